@@ -1,0 +1,104 @@
+"""Startup / restart markers and the server arguments they carry (log_formats.md §1.5, §2.5, §5.13).
+
+* SGLang ``server_args=ServerArgs(k=v, ...)`` (one huge line, often hard-wrapped mid-token) and
+  the 2026 dict-style dump (``'speculative_num_steps': 3, ...``);
+  ``The server is fired up and ready to roll!``.
+* vLLM ``vLLM API server version X``, ``non-default args: {...}``,
+  ``Initializing a V1 LLM engine (vX) with config: ...`` / ``Initializing an LLM engine (vX)``.
+* uvicorn ``Started server process [PID]`` (both).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import Any
+
+# key=value inside ServerArgs(...) / engine config reprs.
+_KV = re.compile(r"(?:^|[(,\s])(\w+)=('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|\[[^\]]*\]|\{[^{}]*\}|[^,()\s]+)")
+# 'key': value inside dict reprs.
+_DKV = re.compile(r"'(\w+)': ('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|\[[^\]]*\]|\{[^{}]*\}|[^,{}\s][^,{}]*)")
+_SPEC_CONFIG = re.compile(r"'speculative_config': \{([^{}]*)\}")
+_SPEC_CONFIG_JSON = re.compile(r"speculative_config=(\{[^{}]*\}|SpeculativeConfig\([^()]*\)|None)")
+_VERSION = re.compile(r"vLLM API server version (\S+)")
+_ENGINE_INIT = re.compile(r"Initializing an? (?:V1 )?LLM engine \((v[^)]+)\) with config: ")
+
+# The args we keep (others are ignored: the dump has hundreds).
+KEYS = {
+    "model_path", "model", "served_model_name", "tp_size", "dp_size", "pp_size", "ep_size",
+    "tensor_parallel_size", "data_parallel_size", "enable_dp_attention", "decode_log_interval",
+    "speculative_algorithm", "speculative_draft_model_path", "speculative_draft_model_revision",
+    "speculative_num_steps", "speculative_eagle_topk", "speculative_num_draft_tokens",
+    "speculative_token_map", "speculative_attention_mode", "speculative_accept_threshold_single",
+    "speculative_accept_threshold_acc", "speculative_config", "num_speculative_tokens", "method",
+    "version", "dtype", "quantization", "kv_cache_dtype",
+}
+
+
+def literal(value: str) -> Any:
+    """A repr'd value to Python: ``'x'`` → x, ``3`` → 3, ``None`` → None; else the text."""
+    v = value.strip()
+    if v in ("None", "True", "False") or v[:1] in "'\"[{-0123456789":
+        try:
+            return ast.literal_eval(v)
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            return v.strip("'\"")
+    return v
+
+
+def parse_kv_args(text: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for m in _KV.finditer(text):
+        if m.group(1) in KEYS:
+            out[m.group(1)] = literal(m.group(2))
+    return out
+
+
+def parse_dict_args(text: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    sc = _SPEC_CONFIG.search(text)
+    if sc:
+        inner = parse_dict_args(sc.group(1))
+        out["speculative_config"] = inner
+    for m in _DKV.finditer(text):
+        key = m.group(1)
+        if key in KEYS and key != "speculative_config" and key not in out:
+            out[key] = literal(m.group(2))
+    return out
+
+
+def looks_like_args_dict(text: str) -> bool:
+    """A fragment of SGLang's dict-style args dump (it may be wrapped mid-key)."""
+    return ("'speculative_" in text or "'model_path': " in text) and text.count("': ") >= 3
+
+
+def detect(text: str) -> tuple[str, str | None, dict[str, Any], str | None] | None:
+    """(kind, family, config, version) of a marker line, or None.
+
+    Cheap substring tests come first: this runs on every non-metric line.
+    """
+    if "server_args=" in text:
+        i = text.find("server_args=")
+        return "server_args", "sglang", parse_kv_args(text[i:]), None
+    if "ready to roll" in text and "The server is fired up" in text:
+        return "ready", "sglang", {}, None
+    if "Started server process" in text:
+        return "uvicorn_start", None, {}, None
+    if "vLLM API server version" in text:
+        m = _VERSION.search(text)
+        return "version", "vllm", {}, m.group(1) if m else None
+    if "non-default args:" in text:
+        i = text.find("non-default args:")
+        return "non_default_args", "vllm", parse_dict_args(text[i:]), None
+    if "LLM engine (" in text and "with config:" in text:
+        m = _ENGINE_INIT.search(text)
+        if m:
+            body = text[m.end() :]
+            cfg = parse_kv_args(body)
+            sc = _SPEC_CONFIG_JSON.search(body)
+            if sc and sc.group(1) != "None":
+                cfg["speculative_config"] = sc.group(1)
+            return "engine_init", "vllm", cfg, m.group(1)
+    if looks_like_args_dict(text):
+        return "args_dict", "sglang", parse_dict_args(text), None
+    return None

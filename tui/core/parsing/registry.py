@@ -1,0 +1,120 @@
+"""The line parser of one source: finds the server family of each line by its message anchor
+(never by one prefix: forks and logging configs change prefixes) and dispatches to the family
+module. It keeps the little state lines need from earlier lines: the vLLM engine line before a
+spec line, V0 cumulative counters, hard-wrapped args dumps, timestamps without a year.
+
+``feed`` never raises: any unexpected failure on a line is reported as :class:`Malformed`.
+"""
+
+from __future__ import annotations
+
+from tui.core.parsing import llamacpp, markers, sglang, vllm
+from tui.core.parsing.text import at_message_start, clean
+from tui.core.parsing.timestamps import TimestampReader
+from tui.core.records import Item, Malformed, Marker, Record
+from tui.core.sources.base import LineBatch
+
+MAX_CONTINUATION = 256 * 1024  # cap on a hard-wrapped args dump being re-joined
+
+# Cheap "is there anything for us on this line" test: every anchor contains one of these.
+_HINTS = ("batch", "metrics:", "Engine ", "acceptance", "server_args", "ready to roll", "Started server",
+          "vLLM API", "non-default", "LLM engine", "': ", "Avg prompt throughput")
+
+
+class LineParser:
+    """Parses the lines of one source into :mod:`tui.core.records` items."""
+
+    def __init__(self, source: str, *, year: int | None = None) -> None:
+        self.source = source
+        self.family: str | None = None  # the first family seen
+        self.lines = 0
+        self._ts = TimestampReader(year)
+        self._vllm = vllm.VllmState()
+        self._pending_args: tuple[str, str] | None = None  # (kind, joined text)
+
+    def reset(self) -> None:
+        """Forget cross-line state (after truncation, rotation, a switch to a newer file)."""
+        self._vllm.reset()
+        self._pending_args = None
+
+    def feed_batch(self, batch: LineBatch) -> list[Item]:
+        out: list[Item] = []
+        no = batch.first_line_no
+        for line, off in zip(batch.lines, batch.offsets):
+            item = self.feed(line, no, off)
+            if item is not None:
+                out.append(item)
+            no += 1
+        return out
+
+    def feed(self, line: str, line_no: int, offset: int) -> Item | None:
+        self.lines += 1
+        try:
+            return self._parse(line, line_no, offset)
+        except Exception as exc:  # never raise on input; say what happened instead
+            return Malformed(self.source, line_no, offset, f"parser error: {type(exc).__name__}: {exc}", line[:4096])
+
+    def _parse(self, line: str, line_no: int, offset: int) -> Item | None:
+        if self._pending_args is not None:
+            cont = self._continue_args(line, line_no, offset)
+            if cont is not None:
+                return cont
+        if not any(h in line for h in _HINTS):
+            return None
+        text = clean(line)
+        at = text.find(sglang.ANCHOR)
+        if at >= 0 and at_message_start(text, at):
+            item = sglang.parse_decode(self.source, line_no, offset, text, at, line)
+            return self._stamp(item, text)
+        at = text.find(vllm.SPEC_ANCHOR)
+        anchor = vllm.SPEC_ANCHOR
+        if at < 0:
+            at = text.find(vllm.V0_ANCHOR)
+            anchor = vllm.V0_ANCHOR
+        if at >= 0 and at_message_start(text, at):
+            item = vllm.parse_spec(self.source, line_no, offset, text, at, anchor, line, self._vllm)
+            return self._stamp(item, text)
+        if "Avg prompt throughput" in text:
+            at = text.find(vllm.ENGINE_ANCHOR)
+            if at < 0 or not at_message_start(text, at):
+                at = text.find("Avg prompt throughput")
+            if at_message_start(text, at):
+                return vllm.parse_engine(self.source, line_no, offset, text, at, self._ts.read(text), self._vllm)
+        at = text.find(llamacpp.ANCHOR)
+        if at >= 0 and ("accepted" in text and "generated" in text):
+            item = llamacpp.parse_timing(self.source, line_no, offset, text, at, line)
+            return self._stamp(item, text) if item is not None else None
+        found = markers.detect(text)
+        if found is None:
+            return None
+        kind, family, config, version = found
+        if kind in ("server_args", "args_dict"):
+            tail = text[text.find("server_args="):] if kind == "server_args" else text
+            if not tail.rstrip().endswith(")") and not tail.rstrip().endswith("}"):
+                self._pending_args = (kind, tail)
+        if family and self.family is None:
+            self.family = family
+        return Marker(self.source, line_no, offset, family, kind, line, self._ts.read(text), config, version)
+
+    def _stamp(self, item: Record | Malformed, text: str) -> Record | Malformed:
+        if isinstance(item, Record):
+            item.timestamp = self._ts.read(text)
+            if self.family is None:
+                self.family = item.family
+        return item
+
+    def _continue_args(self, line: str, line_no: int, offset: int) -> Marker | None:
+        """A hard-wrapped args dump goes on until a line with its own prefix or the closer."""
+        kind, joined = self._pending_args  # type: ignore[misc]
+        s = line.strip()
+        if not s or s.startswith("[") or self._ts.read(s) is not None or len(joined) > MAX_CONTINUATION:
+            self._pending_args = None
+            return None
+        if sglang.ANCHOR in s or vllm.SPEC_ANCHOR in s:
+            self._pending_args = None
+            return None
+        joined += s
+        done = s.endswith(")") or s.endswith("}")
+        self._pending_args = None if done else (kind, joined)
+        config = markers.parse_kv_args(joined) if kind == "server_args" else markers.parse_dict_args(joined)
+        return Marker(self.source, line_no, offset, "sglang", kind, line, None, config, None, continuation=True)

@@ -1,0 +1,98 @@
+"""SGLang: ``Decode batch`` metric lines (log_formats.md §1.2, §1.3, §5).
+
+Every form since 2024 is read: ``Decode batch.`` and ``Decode batch,``, the optional `` [N]``
+iteration tag and the ``iter: N,`` form, the trailing ``, ``, fields that come and go
+(``accept rate``, ``cuda/npu/cpu graph``, PD ``pre-allocated usage``..., hybrid
+``#full token``/``#swa token``/``mamba usage``) and unknown extras, which land in ``extra``.
+Terminal-clipped keys (``token usaccept rate: 0.32``) are recovered by their known suffix.
+"""
+
+from __future__ import annotations
+
+import re
+
+from tui.core.records import Malformed, Record
+from tui.core.parsing.text import rank_of, to_float, to_int
+
+ANCHOR = "Decode batch"
+PREFILL_ANCHOR = "Prefill batch"
+
+_HEAD = re.compile(r"Decode batch(?: \[(\d+)\])?(?:[.,]| iter: (\d+),)(?: iter: (\d+),)?")
+
+# key -> (Record attribute, converter)
+_INT, _FLOAT, _BOOL = 0, 1, 2
+KNOWN: dict[str, tuple[str, int]] = {
+    "#running-req": ("running_req", _INT),
+    "#token": ("tokens", _INT),
+    "#full token": ("tokens", _INT),
+    "token usage": ("token_usage", _FLOAT),
+    "full token usage": ("token_usage", _FLOAT),
+    "accept len": ("accept_len", _FLOAT),
+    "accept rate": ("accept_rate", _FLOAT),
+    "gen throughput (token/s)": ("throughput", _FLOAT),
+    "#queue-req": ("queue_req", _INT),
+}
+# Keys recoverable from a clipped key, longest first so "accept rate" beats "rate".
+_SUFFIXES = sorted((k for k in KNOWN if len(k) >= 8), key=len, reverse=True)
+
+
+def _graph(value: str) -> bool | None:
+    v = value.strip()
+    if v == "True":
+        return True
+    if v == "False":
+        return False
+    return None
+
+
+def parse_decode(source: str, line_no: int, offset: int, text: str, at: int, raw: str) -> Record | Malformed:
+    """``text`` is the cleaned line and ``at`` the index of ``Decode batch`` in it."""
+    m = _HEAD.match(text, at)
+    if m is None:
+        return Malformed(source, line_no, offset, "Decode batch without its separator", raw)
+    rec = Record(source=source, line_no=line_no, offset=offset, family="sglang", kind="decode", raw=raw)
+    rec.rank = rank_of(text[:at])
+    it = m.group(1) or m.group(2) or m.group(3)
+    if it is not None:
+        rec.extra["iter"] = it
+    body = text[m.end() :].strip().rstrip(",").strip()
+    known = 0
+    for part in body.split(", "):
+        key, sep, value = part.partition(": ")
+        key = key.strip()
+        if not sep:
+            if part.strip():
+                rec.extra.setdefault("unparsed", part.strip())
+            continue
+        spec = KNOWN.get(key)
+        if spec is None and key.endswith(" graph"):
+            g = _graph(value)
+            if g is None:
+                return Malformed(source, line_no, offset, f"bad value for {key!r}: {value.strip()!r}", raw)
+            rec.graph = g
+            if key != "cuda graph":
+                rec.extra["graph_label"] = key
+            known += 1
+            continue
+        if spec is None:
+            for suffix in _SUFFIXES:
+                if key.endswith(suffix) and key != suffix:
+                    rec.extra["clipped_key"] = key
+                    key, spec = suffix, KNOWN[suffix]
+                    break
+        if spec is None:
+            rec.extra[key] = value.strip()
+            continue
+        attr, kind = spec
+        num = to_int(value) if kind == _INT else to_float(value)
+        if num is None:
+            return Malformed(source, line_no, offset, f"bad value for {key!r}: {value.strip()!r}", raw)
+        if key.startswith("#full") or key.startswith("full"):
+            rec.extra[key] = value.strip()
+        setattr(rec, attr, num)
+        known += 1
+    if known == 0:
+        return Malformed(source, line_no, offset, "Decode batch line with no readable field", raw)
+    if rec.accept_len is not None and not (rec.accept_len >= 1.0 or rec.accept_len != rec.accept_len):
+        rec.extra["note"] = "accept len below 1 (impossible for SGLang): kept as printed"
+    return rec

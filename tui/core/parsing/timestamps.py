@@ -1,0 +1,128 @@
+"""Timestamps in line prefixes, as naive wall-clock seconds.
+
+The servers print local time with no zone (log_formats.md §1.1, §2.1), so a timestamp is kept
+as ``calendar.timegm`` of the printed fields: comparable within one source, never converted.
+
+Forms read (at the start of the line, after markdown / prose it may also follow a ``[``):
+* SGLang ``[2026-01-02 03:04:05 TP0]`` and the 2024 time-only ``[04:40:55 TP0]``;
+* generic ``2025-12-04 20:35:53[,.mmm]`` (forks, custom logging configs);
+* vLLM ``INFO 05-19 10:30:33[.mmm]`` with no year: inferred (see :class:`TimestampReader`);
+* docker ``logs -t`` RFC3339 ``2026-05-12T07:51:39.301802920Z`` (preferred when present);
+* llama.cpp elapsed time ``0.06.895.980 I`` (minutes.seconds.ms.us since start).
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+import time
+
+_DOCKER = re.compile(r"(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(?:\.(\d+))?(?:Z|[+-]\d\d:?\d\d)? ")
+_FULL = re.compile(r"(\d{4})-(\d\d)-(\d\d)[ T](\d\d):(\d\d):(\d\d)(?:[.,](\d{1,6}))?")
+_VLLM = re.compile(r"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL|WARN) (\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:\.(\d{1,6}))?")
+_TIME_ONLY = re.compile(r"\[(\d\d):(\d\d):(\d\d)(?:[ \]])")
+_LLAMA = re.compile(r"(\d+)\.(\d\d)\.(\d{3})\.(\d{3}) [IWEDT] ")
+
+_DAY = 86400.0
+
+
+def _frac(digits: str | None) -> float:
+    return int(digits) / 10 ** len(digits) if digits else 0.0
+
+
+class TimestampReader:
+    """Reads the timestamp of each line of one source, keeping the state that needs:
+
+    * vLLM prints no year. The first one is taken from ``year`` (default: this year, or last
+      year when the month-day would be more than a day in the future), then carried forward;
+      a month that goes backwards (December → January) moves to the next year.
+    * 2024 SGLang prints the time only: days are counted from 1970-01-01, and a time that goes
+      back by more than 12 hours is taken as the next day.
+    """
+
+    __slots__ = ("_year", "_last_md", "_day_base", "_last_tod", "_cache")
+
+    def __init__(self, year: int | None = None) -> None:
+        self._year = year
+        self._last_md: tuple[int, int] | None = None
+        self._day_base = 0.0
+        self._last_tod: float | None = None
+        self._cache: dict[str, float] = {}
+
+    def read(self, line: str) -> float | None:
+        head = line[:160]
+        m = _DOCKER.match(head)
+        if m:
+            return self._full(m)
+        # SGLang: "[YYYY-MM-DD HH:MM:SS ..." possibly after prose ("sever logs: [2025-...").
+        i = head.find("[")
+        if i >= 0 and head[i + 1 : i + 3].isdigit():
+            if head[i + 5 : i + 6] == "-":
+                m = _FULL.match(head, i + 1)
+                if m:
+                    return self._full(m)
+            m = _TIME_ONLY.match(head, i)
+            if m:
+                return self._time_only(m)
+        m = _FULL.search(head)
+        if m and (m.start() == 0 or not head[m.start() - 1].isdigit()):
+            return self._full(m)
+        m = _VLLM.search(head)
+        if m:
+            return self._vllm(m)
+        m = _LLAMA.match(head.lstrip())
+        if m:
+            mi, s, ms, us = (int(g) for g in m.groups())
+            return mi * 60 + s + ms / 1e3 + us / 1e6
+        return None
+
+    def _full(self, m: re.Match[str]) -> float | None:
+        date = m.group(0)[:10]
+        base = self._cache.get(date)
+        if base is None:
+            try:
+                y, mo, d = int(m.group(1)), int(m.group(2)), int(m.group(3))
+                if not (1 <= mo <= 12 and 1 <= d <= 31):
+                    return None
+                base = float(calendar.timegm((y, mo, d, 0, 0, 0, 0, 0, 0)))
+            except (ValueError, OverflowError):
+                return None
+            if len(self._cache) > 1024:
+                self._cache.clear()
+            self._cache[date] = base
+        h, mi, s = int(m.group(4)), int(m.group(5)), int(m.group(6))
+        if h > 23 or mi > 59 or s > 60:
+            return None
+        return base + h * 3600 + mi * 60 + s + _frac(m.group(7))
+
+    def _vllm(self, m: re.Match[str]) -> float | None:
+        mo, d, h, mi, s = (int(g) for g in m.groups()[:5])
+        if not (1 <= mo <= 12 and 1 <= d <= 31) or h > 23 or mi > 59 or s > 60:
+            return None
+        if self._year is None:
+            now = time.gmtime()
+            year = now.tm_year
+            try:
+                guess = calendar.timegm((year, mo, d, h, mi, s, 0, 0, 0))
+            except (ValueError, OverflowError):
+                return None
+            if guess > time.time() + _DAY:
+                year -= 1
+            self._year = year
+        elif self._last_md is not None and (mo, d) < self._last_md and self._last_md[0] - mo >= 6:
+            self._year += 1  # December -> January
+        self._last_md = (mo, d)
+        try:
+            return calendar.timegm((self._year, mo, d, h, mi, s, 0, 0, 0)) + _frac(m.group(6))
+        except (ValueError, OverflowError):
+            return None
+
+    def _time_only(self, m: re.Match[str]) -> float | None:
+        h, mi, s = int(m.group(1)), int(m.group(2)), int(m.group(3))
+        if h > 23 or mi > 59 or s > 60:
+            return None
+        tod = h * 3600.0 + mi * 60 + s
+        if self._last_tod is not None and tod < self._last_tod - 12 * 3600:
+            self._day_base += _DAY
+        self._last_tod = tod
+        return self._day_base + tod

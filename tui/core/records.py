@@ -1,0 +1,201 @@
+"""The typed items the parsers produce.
+
+The hot path uses slotted dataclasses (cheap to build: see ``../shared/reference/stack.md`` §5,
+pydantic per line costs 3-7x more); ``RecordModel`` is the pydantic form used at the boundaries
+(JSON output, validation of data coming from outside).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+Family = Literal["sglang", "vllm", "llamacpp"]
+
+# How the printed accept rate was computed (see log_formats.md §1.3 and §4).
+RATE_SGLANG_AL_OVER_STEPS1 = "sglang_al_over_steps_plus_1"  # Oct-Nov 2025: AL/(steps+1)
+RATE_SGLANG_AL_OVER_NDT = "sglang_al_over_num_draft_tokens"  # Nov 2025-Apr 2026: AL/ndt
+RATE_DRAFTS = "accepted_drafts_over_proposed_drafts"  # SGLang >= Apr 2026, vLLM V1, llama.cpp
+RATE_VLLM_V0_CUMULATIVE = "vllm_v0_cumulative_accepted_over_drafted"
+
+
+@dataclass(slots=True)
+class Record:
+    """One metric line: an SGLang ``Decode batch``, a vLLM spec line or a llama.cpp timing line.
+
+    Every value is the one printed on the line (``accept_rate`` as a fraction: vLLM percentages
+    are divided by 100); ``None`` means "not printed". Derived values live in fields whose names
+    say so.
+    """
+
+    source: str
+    line_no: int
+    offset: int
+    family: str
+    kind: str  # "decode" (SGLang), "spec" (vLLM V1), "spec_v0" (vLLM V0), "timing" (llama.cpp)
+    raw: str
+    timestamp: float | None = None  # naive wall-clock seconds (timegm of the printed local time)
+    rank: str | None = None  # "TP0", "DP1 TP1", "engine 2"; "" = untagged; None = unknown
+    accept_len: float | None = None
+    accept_rate: float | None = None
+    rate_definition: str | None = None
+    accepted: int | None = None  # accepted draft tokens in the interval (no bonus token)
+    drafted: int | None = None  # drafted tokens in the interval
+    num_drafts: float | None = None  # verify steps x requests in the interval, when derivable
+    per_position: tuple[float, ...] | None = None
+    running_req: int | None = None
+    tokens: int | None = None
+    token_usage: float | None = None
+    throughput: float | None = None  # generation throughput, tokens/s
+    queue_req: int | None = None
+    graph: bool | None = None
+    accept_len_derived: float | None = None  # vLLM V0: emitted / (drafted / k), interval
+    accept_rate_derived: float | None = None  # vLLM V0: interval accepted / drafted
+    cumulative: bool = False  # the printed values are running totals since start (vLLM V0)
+    process: str | None = None  # vLLM process tag, e.g. "APIServer pid=1"
+    extra: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def weight(self) -> float | None:
+        """Weight of this interval in a pooled mean, as the server defines the interval.
+
+        SGLang: ``accept len`` = accepted_incl_bonus / forward_ct over the last
+        ``decode_log_interval`` steps, where forward_ct sums the batch size per step; the batch
+        size printed (``#running-req``) is the best available proxy for it.
+        vLLM V1: ``Mean acceptance length`` = 1 + accepted / num_drafts, so num_drafts.
+        llama.cpp: drafted tokens of the request.
+        """
+        if self.num_drafts is not None:
+            return self.num_drafts
+        if self.running_req is not None:
+            return float(self.running_req)
+        if self.drafted is not None:
+            return float(self.drafted)
+        return None
+
+    def to_model(self) -> RecordModel:
+        return RecordModel(
+            source=self.source,
+            line_no=self.line_no,
+            offset=self.offset,
+            family=self.family,
+            kind=self.kind,
+            timestamp=format_ts(self.timestamp),
+            rank=self.rank,
+            accept_len=self.accept_len,
+            accept_rate=self.accept_rate,
+            rate_definition=self.rate_definition,
+            accepted=self.accepted,
+            drafted=self.drafted,
+            num_drafts=self.num_drafts,
+            per_position=list(self.per_position) if self.per_position is not None else None,
+            running_req=self.running_req,
+            tokens=self.tokens,
+            token_usage=self.token_usage,
+            throughput=self.throughput,
+            queue_req=self.queue_req,
+            graph=self.graph,
+            accept_len_derived=self.accept_len_derived,
+            accept_rate_derived=self.accept_rate_derived,
+            cumulative=self.cumulative,
+            process=self.process,
+            extra=dict(self.extra),
+            raw=self.raw,
+        )
+
+
+class RecordModel(BaseModel):
+    """The boundary form of :class:`Record` (JSON, validation)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    source: str
+    line_no: int
+    offset: int
+    family: str
+    kind: str
+    timestamp: str | None = None
+    rank: str | None = None
+    accept_len: float | None = None
+    accept_rate: float | None = None
+    rate_definition: str | None = None
+    accepted: int | None = None
+    drafted: int | None = None
+    num_drafts: float | None = None
+    per_position: list[float] | None = None
+    running_req: int | None = None
+    tokens: int | None = None
+    token_usage: float | None = None
+    throughput: float | None = None
+    queue_req: int | None = None
+    graph: bool | None = None
+    accept_len_derived: float | None = None
+    accept_rate_derived: float | None = None
+    cumulative: bool = False
+    process: str | None = None
+    extra: dict[str, str] = {}
+    raw: str
+
+
+@dataclass(slots=True)
+class Marker:
+    """A startup / restart marker: opens a new segment (or completes the pending one).
+
+    ``config`` holds the server arguments read from the line (raw strings and simple values);
+    ``continuation`` is True for text that continues an args dump started on an earlier line.
+    """
+
+    source: str
+    line_no: int
+    offset: int
+    family: str | None
+    kind: str  # "server_args", "args_dict", "ready", "uvicorn_start", "version", "non_default_args", "engine_init"
+    raw: str
+    timestamp: float | None = None
+    config: dict[str, Any] = field(default_factory=dict)
+    version: str | None = None
+    continuation: bool = False
+
+
+@dataclass(slots=True)
+class Malformed:
+    """A line that looks like a metric line but cannot be read."""
+
+    source: str
+    line_no: int
+    offset: int
+    reason: str
+    raw: str
+
+
+@dataclass(slots=True)
+class EngineStats:
+    """A vLLM ``Engine NNN:`` (or V0 stats) line: throughput and queue numbers, no acceptance."""
+
+    source: str
+    line_no: int
+    offset: int
+    engine: int | None
+    timestamp: float | None
+    throughput: float | None
+    running_req: int | None
+    waiting_req: int | None
+    kv_usage: float | None
+    process: str | None = None
+
+
+Item = Record | Marker | Malformed | EngineStats
+
+
+def format_ts(ts: float | None) -> str | None:
+    """Naive wall-clock seconds to ISO text (no zone: the servers print local time)."""
+    if ts is None:
+        return None
+    try:
+        dt = datetime.fromtimestamp(ts, tz=timezone.utc).replace(tzinfo=None)
+    except (OverflowError, OSError, ValueError):
+        return None
+    return dt.isoformat(sep=" ", timespec="milliseconds" if ts % 1 else "seconds")

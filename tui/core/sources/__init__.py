@@ -1,0 +1,1 @@
+"""Sources: async iterators of line batches and events (see ``base.py``)."""

@@ -1,0 +1,88 @@
+"""The one interface every source implements.
+
+A source is an async iterator of *batches*, each either a :class:`LineBatch` (many lines at once:
+a busy log or a replay never costs one await per line) or a :class:`SourceEvent` (opened,
+truncated, rotated, ...). Items come in stream order: an event sits between the lines that came
+before it and the lines that come after it.
+
+Consumers (``specwatch stream``, the TUI, the summary) feed the lines to a
+:class:`tui.core.parsing.LineParser` and the events to the statistics, which open a new
+segment on ``truncated``, ``rotated``, ``switched`` and ``restarted``.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import AsyncIterator, Protocol, runtime_checkable
+
+MAX_LINE_BYTES = 1 << 20  # a longer line is cut, with CUT_MARKER appended
+CUT_MARKER = " [specwatch: line cut at 1 MiB]"
+
+
+class EventKind(str, Enum):
+    OPENED = "opened"  # a file/stream was opened (data: path, inode, size, start offset)
+    TRUNCATED = "truncated"  # the file shrank; reading again from its new start (new segment)
+    ROTATED = "rotated"  # the name now points at another file; old one finished (new segment)
+    SWITCHED = "switched"  # a glob gained a newer match; old file finished (new segment)
+    WAITING = "waiting"  # the file does not exist (yet / any more); waiting for it
+    IDLE = "idle"  # no new line for a while (data: seconds)
+    EOF = "eof"  # end of input reached and not following
+    ERROR = "error"  # a problem worth a one-line message (data: fatal: bool)
+    RECONNECTING = "reconnecting"  # (ssh) link lost, trying again (data: attempt, delay)
+    CONNECTED = "connected"  # (ssh) connected / reconnected
+    EXITED = "exited"  # (command) the process ended (data: returncode)
+    STDERR = "stderr"  # (command/ssh) a line the process wrote on stderr
+    RESTARTED = "restarted"  # manual "I restarted the server now" boundary (new segment)
+
+
+# Events after which the following lines belong to a new segment.
+SEGMENT_EVENTS = frozenset({EventKind.TRUNCATED, EventKind.ROTATED, EventKind.SWITCHED, EventKind.RESTARTED})
+
+
+@dataclass(slots=True)
+class LineBatch:
+    """Consecutive complete lines of one source (newline and CR stripped, decoded with
+    ``errors="replace"``).
+
+    ``offsets[i]`` is the byte offset of ``lines[i]`` in the file it came from (``path``);
+    ``first_line_no`` is the 1-based line number of ``lines[0]`` in that file (or stream).
+    """
+
+    source: str
+    lines: list[str]
+    offsets: list[int]
+    first_line_no: int
+    path: str | None = None
+
+    def __len__(self) -> int:
+        return len(self.lines)
+
+
+@dataclass(slots=True)
+class SourceEvent:
+    source: str
+    kind: EventKind
+    message: str = ""
+    path: str | None = None
+    time: float = field(default_factory=time.time)
+    data: dict = field(default_factory=dict)
+
+    @property
+    def opens_segment(self) -> bool:
+        return self.kind in SEGMENT_EVENTS
+
+
+Batch = LineBatch | SourceEvent
+
+
+@runtime_checkable
+class Source(Protocol):
+    """What every source offers. ``name`` is the label shown to the user."""
+
+    name: str
+
+    def __aiter__(self) -> AsyncIterator[Batch]: ...
+
+    async def aclose(self) -> None: ...

@@ -1,0 +1,104 @@
+"""Which definition a printed SGLang ``accept rate`` used, and the rate on one definition.
+
+SGLang changed the formula three times (log_formats.md §1.3, §4):
+
+* Oct 2025 (PR #11572): ``AL / (num_steps + 1)``
+* Nov 2025 (PR #13212): ``AL / num_draft_tokens`` (the same as above when topk == 1)
+* Apr 2026 (PR #23530): ``(AL − 1) / (num_draft_tokens − 1)`` = accepted drafts / proposed drafts
+
+The normalised rate is always *accepted drafts / proposed drafts* = ``(AL − 1) / D`` with ``D``
+the drafts proposed per request per verify step (SGLang ``ndt − 1``, vLLM ``k``). It is an exact
+linear function of accept len, so its statistics are those of accept len, re-expressed.
+
+The printed definition is read off the numbers: both values are rounded to 2 decimals, so a
+pair (AL, rate) fits a formula with denominator D when ``|rate − f(AL)| ≤ 0.005 + 0.005/D``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tui.core.records import RATE_DRAFTS, RATE_SGLANG_AL_OVER_NDT, RATE_SGLANG_AL_OVER_STEPS1
+
+MAX_SAMPLES = 200
+_EPS = 1e-9
+
+
+@dataclass(slots=True)
+class RateDefinition:
+    definition: str | None  # one of the RATE_* names, or None (unknown / ambiguous)
+    drafts_per_step: int | None  # D for the normalised rate
+    source: str  # "config", "inferred from values", "printed (vLLM/llama.cpp)", ...
+    consistent: int = 0  # pairs that fit
+    checked: int = 0  # pairs looked at
+    note: str = ""
+
+    def to_dict(self) -> dict:
+        return {
+            "printed_definition": self.definition,
+            "drafts_per_step": self.drafts_per_step,
+            "how_known": self.source,
+            "pairs_checked": self.checked,
+            "pairs_consistent": self.consistent,
+            "note": self.note,
+        }
+
+
+def _fits_drafts(al: float, rate: float, d: int) -> bool:
+    return abs(rate - (al - 1.0) / d) <= 0.005 + 0.005 / d + _EPS
+
+
+def _fits_al_over(al: float, rate: float, denom: int) -> bool:
+    return abs(rate - al / denom) <= 0.005 + 0.005 / denom + _EPS
+
+
+def _all_fit(pairs: list[tuple[float, float]], fn, d: int) -> int:
+    return sum(1 for al, r in pairs if fn(al, r, d))
+
+
+def infer_sglang(pairs: list[tuple[float, float]], num_steps: int | None, ndt: int | None) -> RateDefinition:
+    """Decide the printed definition from (accept len, accept rate) pairs and the config."""
+    n = len(pairs)
+    if ndt is not None and ndt > 1:
+        d = ndt - 1
+        if not pairs:
+            return RateDefinition(None, d, "config (no accept rate printed)")
+        fits = {
+            RATE_DRAFTS: _all_fit(pairs, _fits_drafts, d),
+            RATE_SGLANG_AL_OVER_NDT: _all_fit(pairs, _fits_al_over, ndt),
+        }
+        if num_steps is not None and num_steps + 1 != ndt:
+            fits[RATE_SGLANG_AL_OVER_STEPS1] = _all_fit(pairs, _fits_al_over, num_steps + 1)
+        best = max(fits, key=lambda k: fits[k])
+        tied = [k for k, v in fits.items() if v == fits[best]]
+        if fits[best] == 0:
+            return RateDefinition(None, d, "config", 0, n, "no known formula fits the printed rates")
+        if len(tied) > 1:
+            return RateDefinition(None, d, "config", fits[best], n, "printed rates fit more than one formula")
+        return RateDefinition(best, d, "config + values", fits[best], n)
+    # No config: look for a whole denominator that fits every pair.
+    informative = [(al, r) for al, r in pairs if r > 0.02]
+    if not informative:
+        return RateDefinition(None, None, "unknown (no config, no usable rate)", 0, n)
+    found: list[tuple[str, int, int]] = []
+    for d in range(1, 33):
+        c = _all_fit(pairs, _fits_drafts, d)
+        if c == n:
+            found.append((RATE_DRAFTS, d, c))
+        c2 = _all_fit(pairs, _fits_al_over, d + 1)
+        if c2 == n:
+            found.append((RATE_SGLANG_AL_OVER_NDT, d, c2))
+    if len(found) == 1:
+        definition, d, c = found[0]
+        return RateDefinition(definition, d, "inferred from values (no config)", c, n)
+    if not found:
+        return RateDefinition(None, None, "unknown (no config)", 0, n, "no whole denominator fits every pair")
+    return RateDefinition(None, None, "unknown (no config)", 0, n,
+                          "several denominators fit: " + ", ".join(f"{k}/{d}" for k, d, _ in found[:4]))
+
+
+def normalise_transform(d: int | None) -> tuple[float, float] | None:
+    """(a, b) with normalised rate = a + b · AL = (AL − 1)/D."""
+    if not d:
+        return None
+    return (-1.0 / d, 1.0 / d)
