@@ -32,6 +32,11 @@ class LineParser:
         self._vllm = vllm.VllmState()
         self._pending_args: tuple[str, str] | None = None  # (kind, joined text)
 
+    @property
+    def idle(self) -> bool:
+        """True when no cross-line state is pending (a chunk may then skip this parser)."""
+        return self._pending_args is None and not self._vllm.pending_engine
+
     def reset(self) -> None:
         """Forget cross-line state (after truncation, rotation, a switch to a newer file)."""
         self._vllm.reset()

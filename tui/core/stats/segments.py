@@ -47,12 +47,16 @@ class Segment:
     def records(self) -> int:
         return self.all.records
 
+    def rank_set(self, rank: str) -> MetricSet | None:
+        m = self.ranks.get(rank)
+        if m is None and len(self.ranks) < MAX_RANKS:
+            m = self.ranks[rank] = MetricSet()
+        return m
+
     def add(self, r: Record) -> None:
         self.all.add(r)
         if r.rank is not None:
-            m = self.ranks.get(r.rank)
-            if m is None and len(self.ranks) < MAX_RANKS:
-                m = self.ranks[r.rank] = MetricSet()
+            m = self.rank_set(r.rank)
             if m is not None:
                 m.add(r)
         if r.family == "sglang" and r.accept_rate is not None and r.accept_len is not None \

@@ -1,0 +1,87 @@
+"""``specwatch summary [--json] SOURCE...``: statistics of whole logs, for people and scripts."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+from typing import Any
+
+from tui.core.summary import comparison, segment_comparison, summarize_file, summarize_stream
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser(
+        "summary",
+        help="statistics of whole logs (per source, per segment, A/B comparison)",
+        description="Read each SOURCE once (a file, or - for stdin; label=SOURCE names it) and print "
+        "acceptance statistics per source and per segment; with two sources, B − A.",
+    )
+    p.add_argument("sources", nargs="+", metavar="SOURCE", help="[label=]PATH or - (stdin)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--workers", type=int, default=None, help="scanner processes for large files (default: cores, max 4)")
+    p.set_defaults(run=run)
+
+
+def split_label(spec: str) -> tuple[str | None, str]:
+    """``label=path`` → (label, path); a path that exists as written wins over a label."""
+    if "=" in spec and not os.path.exists(spec):
+        label, _, rest = spec.partition("=")
+        if label and "/" not in label and rest:
+            return label, rest
+    return None, spec
+
+
+def _clean(obj: Any) -> Any:
+    """JSON has no NaN/inf: such values become null (never a made-up number)."""
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, dict):
+        return {k: _clean(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_clean(v) for v in obj]
+    return obj
+
+
+def run(args: argparse.Namespace) -> int:
+    from tui.cli import CliError
+
+    specs = [split_label(s) for s in args.sources]
+    if sum(1 for _, p in specs if p == "-") > 1:
+        raise CliError("specwatch summary: stdin (-) can be read only once")
+    results = []
+    for label, path in specs:
+        try:
+            if path == "-":
+                s = summarize_stream(sys.stdin.buffer, "-", label or "stdin")
+            else:
+                if os.path.isdir(path):
+                    raise CliError(f"specwatch summary: {path}: is a directory")
+                s = summarize_file(path, label or os.path.basename(path), source=path, workers=args.workers)
+        except FileNotFoundError:
+            raise CliError(f"specwatch summary: {path}: no such file") from None
+        except PermissionError:
+            raise CliError(f"specwatch summary: {path}: permission denied") from None
+        except IsADirectoryError:
+            raise CliError(f"specwatch summary: {path}: is a directory") from None
+        except OSError as exc:
+            raise CliError(f"specwatch summary: {path}: {exc.strerror or exc}") from None
+        results.append(s)
+    out = {"sources": [], "comparison": None}
+    for s in results:
+        d = s.result()
+        d["segment_comparison"] = segment_comparison(s.stats)
+        out["sources"].append(d)
+    if len(results) == 2:
+        out["comparison"] = comparison(results[0].stats, results[1].stats)
+    out = _clean(out)
+    if args.json:
+        sys.stdout.write(json.dumps(out, ensure_ascii=False) + "\n")
+    else:
+        from tui.cli.summary_text import render
+
+        sys.stdout.write(render(out))
+    sys.stdout.flush()
+    return 0

@@ -1,0 +1,235 @@
+"""Headless summary of whole logs: stream each input once, in bounded memory.
+
+Files are read in chunks of whole lines. Each chunk goes through the whole-buffer fast path
+(:mod:`tui.core.parsing.fastscan`) when it qualifies and through the line parser otherwise;
+large files are scanned by worker processes (both cores) while this process folds the results
+into the statistics in file order, with a bounded number of chunks in flight.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+from collections import deque
+from typing import BinaryIO, Iterator
+
+from tui.core.parsing import LineParser
+from tui.core.parsing.fastscan import FastChunk, scan_chunk
+from tui.core.sources.base import CUT_MARKER, MAX_LINE_BYTES
+from tui.core.stats import SourceStats, compare
+
+CHUNK = 8 << 20
+PARALLEL_MIN = 48 << 20  # smaller files are faster in one process
+
+
+class Summarizer:
+    """Folds chunks of one source into its :class:`SourceStats`."""
+
+    def __init__(self, source: str, label: str | None = None) -> None:
+        self.parser = LineParser(source)
+        self.stats = SourceStats(source, label)
+        self.lines = 0
+        self.bytes = 0
+        self.fast_chunks = 0
+        self.slow_chunks = 0
+
+    @property
+    def can_fast(self) -> bool:
+        return self.parser.idle
+
+    def feed(self, buf: bytes, offset: int, fast: FastChunk | None) -> None:
+        self.bytes += len(buf)
+        if fast is not None and self.parser.idle:
+            self._apply_fast(fast)
+        else:
+            self._slow(buf, offset)
+
+    def _slow(self, buf: bytes, offset: int) -> None:
+        self.slow_chunks += 1
+        parser, stats = self.parser, self.stats
+        no = self.lines
+        pieces = buf.split(b"\n")
+        if pieces and pieces[-1] == b"":
+            pieces.pop()
+        for raw in pieces:
+            no += 1
+            if len(raw) > MAX_LINE_BYTES:
+                line = raw[:MAX_LINE_BYTES].decode("utf-8", "replace") + CUT_MARKER
+            else:
+                line = raw.decode("utf-8", "replace")
+            if line.endswith("\r"):
+                line = line[:-1]
+            item = parser.feed(line, no, offset)
+            if item is not None:
+                stats.feed((item,))
+            offset += len(raw) + 1
+        self.lines = no
+
+    def _apply_fast(self, fc: FastChunk) -> None:
+        self.fast_chunks += 1
+        self.lines += fc.lines
+        self.parser.lines += fc.lines
+        if not fc.records or fc.cols is None:
+            return
+        st = self.stats
+        seg = st.current
+        st.records += fc.records
+        st.total.add_columns(fc.records, *fc.cols, fc.first_ts, fc.last_ts)
+        seg.all.add_columns(fc.records, *fc.cols, fc.first_ts, fc.last_ts)
+        for rank, cols in fc.by_rank.items():
+            m = seg.rank_set(rank)
+            if m is not None:
+                m.add_columns(len(cols[0]), *cols, None, None)
+        seg.add_rate_pairs(fc.pairs)
+        if not seg.config.family:
+            seg.config.family = "sglang"
+        if self.parser.family is None:
+            self.parser.family = "sglang"
+
+    def result(self) -> dict:
+        d = self.stats.to_dict()
+        d["lines"] = self.lines
+        d["bytes"] = self.bytes
+        d["family"] = self.parser.family
+        return d
+
+
+def iter_chunks(f: BinaryIO, size: int = CHUNK) -> Iterator[tuple[int, bytes]]:
+    """(offset, buffer of whole lines); a last line without newline gets one."""
+    offset = 0
+    rest = b""
+    while True:
+        data = f.read(size)
+        if not data:
+            break
+        buf = rest + data if rest else data
+        cut = buf.rfind(b"\n") + 1
+        if cut == 0:
+            rest = buf
+            if len(rest) > 4 * MAX_LINE_BYTES:  # one enormous line: hand it over in pieces
+                yield offset, rest + b"\n"
+                offset += len(rest)
+                rest = b""
+            continue
+        yield offset, buf[:cut]
+        offset += cut
+        rest = buf[cut:]
+    if rest:
+        yield offset, rest + b"\n"
+
+
+# -- worker processes ------------------------------------------------------------------------
+_worker_fd: dict[str, int] = {}
+
+
+def _scan_range(path: str, start: int, end: int) -> FastChunk | None:
+    fd = _worker_fd.get(path)
+    if fd is None:
+        fd = _worker_fd[path] = os.open(path, os.O_RDONLY)
+    buf = os.pread(fd, end - start, start)
+    if not buf.endswith(b"\n"):
+        buf += b"\n"
+    return scan_chunk(buf)
+
+
+def _ranges(f: BinaryIO, size: int) -> Iterator[tuple[int, int]]:
+    """Chunk boundaries at line ends: [start, end) pairs covering the file."""
+    total = os.fstat(f.fileno()).st_size
+    start = 0
+    while start < total:
+        end = min(start + CHUNK, total)
+        if end < total:
+            f.seek(end)
+            tail = f.read(MAX_LINE_BYTES)
+            nl = tail.find(b"\n")
+            end = end + nl + 1 if nl >= 0 else min(end + len(tail), total)
+        yield start, end
+        start = end
+
+
+def _workers() -> int:
+    try:
+        n = len(os.sched_getaffinity(0))
+    except AttributeError:
+        n = os.cpu_count() or 1
+    return max(1, min(n, 4))
+
+
+def summarize_file(path: str, label: str | None = None, source: str | None = None,
+                   workers: int | None = None) -> Summarizer:
+    s = Summarizer(source or path, label)
+    with open(path, "rb") as f:
+        size = os.fstat(f.fileno()).st_size
+        nw = _workers() if workers is None else workers
+        if nw <= 1 or size < PARALLEL_MIN or not hasattr(os, "pread"):
+            for offset, buf in iter_chunks(f):
+                s.feed(buf, offset, scan_chunk(buf) if s.can_fast else None)
+            return s
+        ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
+        with ctx.Pool(nw) as pool:
+            inflight: deque = deque()
+            for start, end in _ranges(f, CHUNK):
+                inflight.append((start, end, pool.apply_async(_scan_range, (path, start, end))))
+                if len(inflight) >= 2 * nw:
+                    _fold_one(s, f, inflight)
+            while inflight:
+                _fold_one(s, f, inflight)
+    return s
+
+
+def _fold_one(s: Summarizer, f: BinaryIO, inflight: deque) -> None:
+    start, end, res = inflight.popleft()
+    fast = res.get()
+    if fast is not None and s.can_fast:
+        s.bytes += end - start
+        s._apply_fast(fast)
+        return
+    f.seek(start)
+    buf = f.read(end - start)
+    if not buf.endswith(b"\n"):
+        buf += b"\n"
+    s.feed(buf, start, None)
+
+
+def summarize_stream(f: BinaryIO, source: str, label: str | None = None) -> Summarizer:
+    s = Summarizer(source, label)
+    for offset, buf in iter_chunks(f):
+        s.feed(buf, offset, scan_chunk(buf) if s.can_fast else None)
+    return s
+
+
+def last_measured(stats: SourceStats):
+    """The newest segment with accept len values (else the newest segment)."""
+    for seg in reversed(stats.segments):
+        if seg.all.accept_len.n:
+            return seg
+    return stats.current
+
+
+def comparison(a: SourceStats, b: SourceStats) -> dict:
+    """B − A on the newest measured segment of each source (the config each runs now)."""
+    sa, sb = last_measured(a), last_measured(b)
+    out = {
+        "a": {"source": a.source, "label": a.label, "segment": sa.index},
+        "b": {"source": b.source, "label": b.label, "segment": sb.index},
+        "accept_len": compare(sa.all.accept_len, sb.all.accept_len).to_dict(),
+    }
+    if sa.all.accept_rate.n and sb.all.accept_rate.n:
+        da, db = sa.rate_definition().definition, sb.rate_definition().definition
+        c = compare(sa.all.accept_rate, sb.all.accept_rate).to_dict()
+        c["definitions"] = [da, db]
+        if da != db:
+            c["note"] = "the two servers print the rate with different definitions; compare accept len"
+        out["accept_rate"] = c
+    return out
+
+
+def segment_comparison(stats: SourceStats) -> dict | None:
+    """The newest measured segment against the one before it (before/after a restart)."""
+    measured = [s for s in stats.segments if s.all.accept_len.n]
+    if len(measured) < 2:
+        return None
+    before, after = measured[-2], measured[-1]
+    c = compare(before.all.accept_len, after.all.accept_len).to_dict()
+    c["segments"] = [before.index, after.index]
+    return c
