@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+DEFINITION_WORDS = {
+    "accepted_drafts_over_proposed_drafts": "accepted/proposed drafts",
+    "sglang_al_over_num_draft_tokens": "AL/num_draft_tokens",
+    "sglang_al_over_steps_plus_1": "AL/(num_steps+1)",
+    "vllm_v0_cumulative_accepted_over_drafted": "V0 cumulative",
+}
 VERDICT_WORDS = {"higher": "B is higher", "lower": "B is lower", "no_difference": "no significant difference",
                  "insufficient": "insufficient data"}
 
@@ -46,7 +52,7 @@ def render_source(src: dict) -> list[str]:
             seg["label"], str(seg["records"]), mean_ci(seg["accept_len"]),
             mean_ci(seg["accept_rate"], 3) if seg["accept_rate"]["n"] else "—",
             mean_ci(norm, 3) if norm and norm.get("n") else "—",
-            (rd.get("printed_definition") or "unknown").replace("_", " ")[:34] if seg["accept_rate"]["n"] else "—",
+            DEFINITION_WORDS.get(rd.get("printed_definition"), "unknown") if seg["accept_rate"]["n"] else "—",
         ])
     out += _table(rows, ["seg", "opened by", "start", "config", "records", "accept len",
                          "accept rate (printed)", "rate (drafts)", "printed definition"])

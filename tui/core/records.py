@@ -1,17 +1,19 @@
 """The typed items the parsers produce.
 
 The hot path uses slotted dataclasses (cheap to build: see ``../shared/reference/stack.md`` §5,
-pydantic per line costs 3-7x more); ``RecordModel`` is the pydantic form used at the boundaries
-(JSON output, validation of data coming from outside).
+pydantic per line costs 3-7x more); :class:`tui.core.record_model.RecordModel` is the pydantic
+form used at the boundaries (JSON output, validation of data coming from outside), imported
+only there so headless commands start fast.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+if TYPE_CHECKING:
+    from tui.core.record_model import RecordModel
 
 Family = Literal["sglang", "vllm", "llamacpp"]
 
@@ -77,6 +79,8 @@ class Record:
         return None
 
     def to_model(self) -> RecordModel:
+        from tui.core.record_model import RecordModel  # pydantic, imported only when needed
+
         return RecordModel(
             source=self.source,
             line_no=self.line_no,
@@ -105,39 +109,6 @@ class Record:
             extra=dict(self.extra),
             raw=self.raw,
         )
-
-
-class RecordModel(BaseModel):
-    """The boundary form of :class:`Record` (JSON, validation)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    source: str
-    line_no: int
-    offset: int
-    family: str
-    kind: str
-    timestamp: str | None = None
-    rank: str | None = None
-    accept_len: float | None = None
-    accept_rate: float | None = None
-    rate_definition: str | None = None
-    accepted: int | None = None
-    drafted: int | None = None
-    num_drafts: float | None = None
-    per_position: list[float] | None = None
-    running_req: int | None = None
-    tokens: int | None = None
-    token_usage: float | None = None
-    throughput: float | None = None
-    queue_req: int | None = None
-    graph: bool | None = None
-    accept_len_derived: float | None = None
-    accept_rate_derived: float | None = None
-    cumulative: bool = False
-    process: str | None = None
-    extra: dict[str, str] = {}
-    raw: str
 
 
 @dataclass(slots=True)

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict, dataclass, field
 from typing import Any
-
-from pydantic import BaseModel, Field
 
 
 def _int(v: Any) -> int | None:
@@ -24,8 +23,13 @@ def _str(v: Any) -> str | None:
     return s or None
 
 
-class ServerConfig(BaseModel):
-    """What a segment's server was started with (None: not printed / not known)."""
+@dataclass
+class ServerConfig:
+    """What a segment's server was started with (None: not printed / not known).
+
+    A plain dataclass: it is built from log text the parser already checked, on the hot path of
+    ``summary``; pydantic is kept for data that comes from users (config files, themes).
+    """
 
     family: str | None = None
     version: str | None = None
@@ -34,13 +38,13 @@ class ServerConfig(BaseModel):
     draft_model_path: str | None = None
     num_steps: int | None = None
     topk: int | None = None
-    num_draft_tokens: int | None = Field(None, description="SGLang tree size incl. the root token")
-    num_speculative_tokens: int | None = Field(None, description="vLLM k")
+    num_draft_tokens: int | None = None  # SGLang tree size incl. the root token
+    num_speculative_tokens: int | None = None  # vLLM k
     tp_size: int | None = None
     dp_size: int | None = None
-    args: dict[str, Any] = Field(default_factory=dict, description="the raw args that were read")
-    draft: dict[str, Any] = Field(default_factory=dict, description="the draft model's own config.json facts")
-    notes: list[str] = Field(default_factory=list)
+    args: dict[str, Any] = field(default_factory=dict)  # the raw args that were read
+    draft: dict[str, Any] = field(default_factory=dict)  # the draft model's own config.json facts
+    notes: list[str] = field(default_factory=list)
 
     def update(self, family: str | None, args: dict[str, Any], version: str | None = None) -> None:
         if family and not self.family:
@@ -75,11 +79,7 @@ class ServerConfig(BaseModel):
         """SGLang forces ndt = steps + 1 when topk == 1 (§1.3); else the printed value."""
         if self.topk == 1 and self.num_steps is not None:
             return self.num_steps + 1
-        if self.num_draft_tokens is not None:
-            return self.num_draft_tokens
-        if self.num_steps is not None and self.topk is None:
-            return None
-        return None
+        return self.num_draft_tokens
 
     @property
     def drafts_per_step(self) -> int | None:
@@ -117,7 +117,8 @@ class ServerConfig(BaseModel):
         return " ".join(parts) if parts else "config unknown"
 
     def summary_dict(self) -> dict[str, Any]:
-        d = self.model_dump(exclude={"args"})
+        d = asdict(self)
+        del d["args"]
         d["effective_num_draft_tokens"] = self.effective_num_draft_tokens
         d["label"] = self.label()
         return d

@@ -74,12 +74,12 @@ class Summarizer:
         st = self.stats
         seg = st.current
         st.records += fc.records
-        st.total.add_columns(fc.records, *fc.cols, fc.first_ts, fc.last_ts)
-        seg.all.add_columns(fc.records, *fc.cols, fc.first_ts, fc.last_ts)
+        st.total.add_columns(fc.records, fc.cols, fc.first_ts, fc.last_ts)
+        seg.all.add_columns(fc.records, fc.cols, fc.first_ts, fc.last_ts)
         for rank, cols in fc.by_rank.items():
             m = seg.rank_set(rank)
             if m is not None:
-                m.add_columns(len(cols[0]), *cols, None, None)
+                m.add_columns(cols[0].n, cols, None, None)
         seg.add_rate_pairs(fc.pairs)
         if not seg.config.family:
             seg.config.family = "sglang"

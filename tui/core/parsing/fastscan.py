@@ -16,22 +16,28 @@ from __future__ import annotations
 
 import calendar
 import re
-from array import array
 from dataclasses import dataclass
 
-_DECODE = re.compile(
-    rb"\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)((?: [A-Z][A-Z_]*\d+)*)\] Decode batch[,.] "
-    rb"#running-req: (\d+), #token: \d+, token usage: \d+\.\d+, "
+from tui.core.stats.metrics import Columns
+from tui.core.stats.series import ColumnChunk
+
+# The values of a canonical decode line, from its anchor to its newline (a literal start lets
+# the regex engine skip quickly to each anchor).
+_VALUES = re.compile(
+    rb"Decode batch[,.] #running-req: (\d+), #token: \d+, token usage: \d+\.\d+, "
     rb"accept len: (\d+\.\d+), accept rate: (\d+\.\d+), (?:cuda|npu|cpu) graph: (?:True|False), "
     rb"gen throughput \(token/s\): (\d+\.\d+), #queue-req: \d+(?:, ?)?\r?\n"
 )
-# Anything the line parser must see (markers, other families, escapes it would clean away).
-_BLOCKERS = (b"server_args", b"ready to roll", b"Started server", b"metrics:", b"Engine 0",
-             b"draft acceptance", b"vLLM", b"': ", b"\x1b", b"\xef\xbf\xbd", b"`", b"**", b"\x00",
-             b"Avg prompt")
-
-
-Columns = tuple[array, array, array, array]  # accept len, accept rate, throughput, running-req
+# Its prefix: a full-date SGLang timestamp at the start of the line, then rank tags.
+_PREFIX = re.compile(rb"\n\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d([^\]\n]*)\] Decode batch")
+_FIRST_PREFIX = re.compile(rb"\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d([^\]\n]*)\] Decode batch")
+_TAGS = re.compile(rb"(?: [A-Z][A-Z_]*\d+)*")
+_TS = re.compile(rb"\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)")
+# Anything the line parser must see in the lines that are not canonical decode lines: startup
+# markers, the other families, and decode lines the fast pattern did not take.
+_BLOCKERS = (b"Decode batch", b"'", b"ready to roll", b"Started server", b"vLLM API", b"metrics:",
+             b"Avg prompt", b"draft acceptance", b"LLM engine")
+_GROUPS = 4
 
 
 @dataclass(slots=True)
@@ -53,37 +59,58 @@ def _ts(text: bytes) -> float:
     return float(calendar.timegm((y, mo, d, h, mi, s, 0, 0, 0)))
 
 
+def _floats(col: list[bytes]) -> list[float]:
+    """float() of each value; few distinct values (accept len, rates, batch sizes) are
+    converted once each."""
+    distinct = set(col)
+    if len(distinct) * 4 < len(col):
+        table = {k: float(k) for k in distinct}
+        return list(map(table.__getitem__, col))
+    return list(map(float, col))
+
+
+def _columns(al: list, ar: list, tp: list, run: list) -> Columns:
+    return (ColumnChunk.of(al, run), ColumnChunk.of(ar, run), ColumnChunk.of(tp), ColumnChunk.of(run))
+
+
 def scan_chunk(buf: bytes) -> FastChunk | None:
     """``buf`` must hold whole lines (end with a newline)."""
+    n = buf.count(b"Decode batch")
+    parts = _VALUES.split(buf) if n else [buf]
+    step = _GROUPS + 1
+    if (len(parts) - 1) // step != n:
+        return None  # some decode line is not in the canonical form
+    rest = b"".join(parts[0::step]) if n else buf
     for b in _BLOCKERS:
-        if b in buf:
+        if b in rest:
             return None
-    n_anchor = buf.count(b"Decode batch")
-    n_lines = buf.count(b"\n")
-    if n_anchor == 0:
-        # Nothing to read here unless the line parser would find something: Prefill lines,
-        # access logs and the like are not records.
-        if b"batch" in buf and b"Decode" in buf:
-            return None
+    n_lines = rest.count(b"\n") + n  # each decode match took its own newline
+    if n == 0:
         return FastChunk(n_lines, 0, None, {}, None, None, [])
-    rows = _DECODE.findall(buf)
-    if len(rows) != n_anchor:
+    tags = _PREFIX.findall(buf)
+    first = _FIRST_PREFIX.match(buf)
+    if first is not None:
+        tags.insert(0, first.group(1))
+    if len(tags) != n:
+        return None  # a decode line without the canonical "[date time TAGS] " prefix
+    distinct = set(tags)
+    if not all(_TAGS.fullmatch(t) for t in distinct):
         return None
-    ts_col, rank_col, run_col, al_col, ar_col, tp_col = zip(*rows)
     try:
-        first_ts, last_ts = _ts(ts_col[0]), _ts(ts_col[-1])
-    except (ValueError, OverflowError):
+        first_ts = _ts(_TS.search(buf, buf.rfind(b"\n", 0, buf.find(b"Decode batch")) + 1).group(1))
+        last_ts = _ts(_TS.search(buf, buf.rfind(b"\n", 0, buf.rfind(b"Decode batch")) + 1).group(1))
+    except (ValueError, OverflowError, AttributeError):
         return None
-    cols = (array("d", map(float, al_col)), array("d", map(float, ar_col)),
-            array("d", map(float, tp_col)), array("d", map(float, run_col)))
-    ranks = set(rank_col)
-    if len(ranks) == 1:
-        by_rank = {next(iter(ranks)).decode().strip(): cols}
+    run, al, ar = (_floats(parts[i::step]) for i in (1, 2, 3))
+    tp = list(map(float, parts[4::step]))  # throughput: nearly every value differs
+    cols = _columns(al, ar, tp, run)
+    if len(distinct) == 1:
+        by_rank = {next(iter(distinct)).decode().strip(): cols}
     else:
         groups: dict[bytes, list[int]] = {}
-        for i, r in enumerate(rank_col):
+        for i, r in enumerate(tags):
             groups.setdefault(r, []).append(i)
-        by_rank = {r.decode().strip(): tuple(array("d", (c[i] for i in idx)) for c in cols)  # type: ignore[misc]
+        by_rank = {r.decode().strip(): _columns(*([c[i] for i in idx] for c in (al, ar, tp, run)))
                    for r, idx in groups.items()}
-    pairs = [(float(a), float(b)) for a, b in zip(al_col[:200], ar_col[:200])]
-    return FastChunk(n_lines, len(rows), cols, by_rank, first_ts, last_ts, pairs)
+    pairs = list(zip(al[:200], ar[:200]))
+    return FastChunk(n_lines, n, cols, by_rank, first_ts, last_ts, pairs)

@@ -35,6 +35,11 @@ class EventKind(str, Enum):
     EXITED = "exited"  # (command) the process ended (data: returncode)
     STDERR = "stderr"  # (command/ssh) a line the process wrote on stderr
     RESTARTED = "restarted"  # manual "I restarted the server now" boundary (new segment)
+    # (replay) the playhead jumps. data: reset (bool: drop all state of this source, the lines
+    # from the start of the file follow), target, line_no/offset when known. Lines skipped by a
+    # forward jump are still emitted (in fast batches), so statistics stay those of the file up
+    # to the playhead.
+    SEEK = "seek"
 
 
 # Events after which the following lines belong to a new segment.

@@ -59,6 +59,11 @@ class LineSplitter:
         self.line_no = line_no  # number of the next line to be emitted
 
     @property
+    def line_start(self) -> int:
+        """Byte offset where the next line to be emitted starts."""
+        return self._line_start
+
+    @property
     def pending(self) -> int:
         """Bytes held for a line whose newline has not arrived yet."""
         return len(self._partial)

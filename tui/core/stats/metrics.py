@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 
 from tui.core.records import Record
-from tui.core.stats.series import Series
+from tui.core.stats.series import ColumnChunk, Series
+
+# accept len (weighted by #running-req), accept rate (same weights), throughput, running requests
+Columns = tuple[ColumnChunk, ColumnChunk, ColumnChunk, ColumnChunk]
 
 MAX_POSITIONS = 32
 
@@ -68,16 +70,16 @@ class MetricSet:
                 self.first_ts = r.timestamp
             self.last_ts = r.timestamp
 
-    def add_columns(self, n_records: int, accept_len: Sequence[float], accept_rate: Sequence[float],
-                    throughput: Sequence[float], running: Sequence[float], first_ts: float | None,
-                    last_ts: float | None) -> None:
+    def add_columns(self, n_records: int, cols: Columns, first_ts: float | None, last_ts: float | None) -> None:
         """Bulk form of :meth:`add` for SGLang decode records that all print accept len,
-        accept rate, throughput and #running-req (the fast scanner's output)."""
+        accept rate, throughput and #running-req (the fast scanner's output, see
+        :mod:`tui.core.parsing.fastscan`)."""
+        al, ar, tp, run = cols
         self.records += n_records
-        self.accept_len.add_many(accept_len, running)
-        self.accept_rate.add_many(accept_rate, running)
-        self.throughput.add_many(throughput)
-        self.running_req.add_many(running)
+        self.accept_len.merge_chunk(al)
+        self.accept_rate.merge_chunk(ar)
+        self.throughput.merge_chunk(tp)
+        self.running_req.merge_chunk(run)
         if first_ts is not None:
             if self.first_ts is None:
                 self.first_ts = first_ts

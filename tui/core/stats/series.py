@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from collections import deque
+from itertools import accumulate
 from collections.abc import Sequence
 from operator import mul
 
@@ -66,11 +67,12 @@ class BatchMeans:
         if self.cur_n == self.size:
             self._close()
 
-    def add_many(self, xs: Sequence[float]) -> None:
-        i, n = 0, len(xs)
+    def add_prefix(self, prefix: Sequence[float]) -> None:
+        """Add the values whose running sums are ``prefix`` (prefix[0] == 0)."""
+        i, n = 0, len(prefix) - 1
         while i < n:
             take = min(self.size - self.cur_n, n - i)
-            self.cur_sum += math.fsum(xs[i : i + take]) if take > 1 else xs[i]
+            self.cur_sum += prefix[i + take] - prefix[i]
             self.cur_n += take
             i += take
             if self.cur_n == self.size:
@@ -93,6 +95,46 @@ class BatchMeans:
         m = math.fsum(means) / nb
         var = math.fsum((x - m) ** 2 for x in means) / (nb - 1)
         return t975(nb - 1) * math.sqrt(var / nb), nb, self.size
+
+
+TAIL = 400
+
+
+class ColumnChunk:
+    """A run of finite values reduced to what :meth:`Series.merge_chunk` needs: exact sums,
+    extremes, the last ``TAIL`` values and the running sums (for batch boundaries anywhere).
+    Small and picklable, so worker processes can build them."""
+
+    __slots__ = ("n", "sum", "sumsq", "min", "max", "first", "last", "wsum", "wxsum", "wn", "tail", "prefix")
+
+    @classmethod
+    def of(cls, xs: Sequence[float], ws: Sequence[float] | None = None) -> ColumnChunk:
+        c = cls()
+        c.n = len(xs)
+        c.sum = math.fsum(xs)
+        c.sumsq = sum(map(mul, xs, xs))
+        c.min, c.max = (min(xs), max(xs)) if c.n else (math.inf, -math.inf)
+        c.first, c.last = (xs[0], xs[-1]) if c.n else (None, None)
+        c.wsum = c.wxsum = 0.0
+        c.wn = 0
+        if ws is not None and c.n:
+            if min(ws) > 0 and max(ws) < math.inf:  # the common case, at C speed
+                c.wsum, c.wxsum, c.wn = math.fsum(ws), sum(map(mul, ws, xs)), c.n
+            else:
+                good = [(w, x) for w, x in zip(ws, xs) if w > 0 and math.isfinite(w)]
+                c.wsum = math.fsum(w for w, _ in good)
+                c.wxsum = math.fsum(w * x for w, x in good)
+                c.wn = len(good)
+        c.tail = list(xs[-TAIL:])
+        c.prefix = list(accumulate(xs, initial=0.0))
+        return c
+
+    def __getstate__(self):
+        return tuple(getattr(self, k) for k in self.__slots__)
+
+    def __setstate__(self, state) -> None:
+        for k, v in zip(self.__slots__, state):
+            setattr(self, k, v)
 
 
 class Series:
@@ -142,45 +184,41 @@ class Series:
 
     def add_many(self, xs: Sequence[float], ws: Sequence[float] | None = None) -> None:
         """The same as ``add`` for each value in order, at C speed for long runs."""
-        if not xs:
-            return
-        if ws is None and len(xs) < 16:
-            for x in xs:
-                self.add(x)
-            return
-        if not all(map(math.isfinite, xs)):
+        if len(xs) < 16 or not all(map(math.isfinite, xs)):
             for i, x in enumerate(xs):
                 self.add(x, ws[i] if ws is not None else None)
             return
-        self.n += len(xs)
-        self._sum.add(math.fsum(xs))
-        self._sq.add(math.fsum(map(mul, xs, xs)))
-        lo, hi = min(xs), max(xs)
-        self.min = min(self.min, lo)
-        self.max = max(self.max, hi)
+        self.merge_chunk(ColumnChunk.of(xs, ws))
+
+    def merge_chunk(self, c: ColumnChunk) -> None:
+        """Fold in a run of finite values summarised by :meth:`ColumnChunk.of` (possibly in
+        another process): the result equals adding them one by one."""
+        if not c.n:
+            return
+        self.n += c.n
+        self._sum.add(c.sum)
+        self._sq.add(c.sumsq)
+        self.min = min(self.min, c.min)
+        self.max = max(self.max, c.max)
         if self.first is None:
-            self.first = xs[0]
-        self.last = xs[-1]
-        if ws is not None:
-            if all(w > 0 and math.isfinite(w) for w in ws):
-                self._wsum.add(math.fsum(ws))
-                self._wxsum.add(math.fsum(map(mul, ws, xs)))
-                self.wn += len(xs)
-            else:
-                for x, w in zip(xs, ws):
-                    if w > 0 and math.isfinite(w):
-                        self._wsum.add(w)
-                        self._wxsum.add(w * x)
-                        self.wn += 1
-        self.window.extend(xs[-self.window.maxlen :] if self.window.maxlen else xs)
-        # EWMA: weights decay as (1-a)^k; beyond 400 values they are below 1e-18 of the newest.
-        tail = xs[-400:]
-        e = self.ewma if (self.ewma is not None and len(xs) <= 400) else tail[0]
-        start = 0 if (self.ewma is not None and len(xs) <= 400) else 1
+            self.first = c.first
+        self.last = c.last
+        if c.wn:
+            self._wsum.add(c.wsum)
+            self._wxsum.add(c.wxsum)
+            self.wn += c.wn
+        tail = c.tail
+        maxlen = self.window.maxlen or len(tail)
+        self.window.extend(tail[-maxlen:])
+        # EWMA: weights decay as (1-a)^k; beyond TAIL values they are below 1e-18 of the newest.
+        if self.ewma is not None and c.n <= len(tail):
+            e, start = self.ewma, 0
+        else:
+            e, start = tail[0], 1
         for x in tail[start:]:
             e += EWMA_ALPHA * (x - e)
         self.ewma = e
-        self._bm.add_many(xs)
+        self._bm.add_prefix(c.prefix)
 
     # -- reading -----------------------------------------------------------------------------
     @property

@@ -1,0 +1,103 @@
+"""Helpers for the source tests: run a source in a task and wait for what it emits."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from tui.core.sources.base import EventKind, LineBatch, SourceEvent
+
+FAST = dict(poll_interval=0.02, safety_interval=0.2, settle=0.05, idle_after=None)
+
+
+def seq(i: int) -> str:
+    return f"line {i:05d}"
+
+
+def seq_lines(a: int, b: int) -> str:
+    """Lines a..b (inclusive), each with its newline."""
+    return "".join(seq(i) + "\n" for i in range(a, b + 1))
+
+
+class Collector:
+    """Consumes a source in a background task; ``wait_for`` waits (with a timeout) for a
+    condition on what arrived."""
+
+    def __init__(self, source) -> None:
+        self.source = source
+        self.items: list[LineBatch | SourceEvent] = []
+        self.task: asyncio.Task | None = None
+        self.error: BaseException | None = None
+
+    async def __aenter__(self) -> Collector:
+        self.task = asyncio.create_task(self._run())
+        return self
+
+    async def _run(self) -> None:
+        try:
+            async for b in self.source:
+                self.items.append(b)
+        except Exception as exc:  # surfaced by wait_for / the test
+            self.error = exc
+            raise
+
+    async def __aexit__(self, *exc) -> None:
+        assert self.task is not None
+        self.task.cancel()
+        await asyncio.gather(self.task, return_exceptions=True)
+        await self.source.aclose()
+
+    @property
+    def lines(self) -> list[str]:
+        return [line for b in self.items if isinstance(b, LineBatch) for line in b.lines]
+
+    @property
+    def numbered(self) -> list[tuple[int, int, str]]:
+        """(line number, byte offset, text) of every line."""
+        out = []
+        for b in self.items:
+            if isinstance(b, LineBatch):
+                out += [(b.first_line_no + i, off, line) for i, (line, off) in enumerate(zip(b.lines, b.offsets))]
+        return out
+
+    @property
+    def events(self) -> list[SourceEvent]:
+        return [b for b in self.items if isinstance(b, SourceEvent)]
+
+    @property
+    def kinds(self) -> list[EventKind]:
+        return [e.kind for e in self.events]
+
+    def stream(self) -> list[str]:
+        """Lines and events in order, events as ``<kind>``."""
+        out: list[str] = []
+        for b in self.items:
+            if isinstance(b, LineBatch):
+                out += b.lines
+            else:
+                out.append(f"<{b.kind.value}>")
+        return out
+
+    @property
+    def done(self) -> bool:
+        return self.task is not None and self.task.done()
+
+    async def wait_for(self, cond, timeout: float = 3.0, what: str = "") -> None:
+        deadline = time.monotonic() + timeout
+        while not cond(self):
+            if self.error is not None:
+                raise self.error
+            if time.monotonic() > deadline:
+                raise AssertionError(f"timed out waiting for {what or cond}; got {self.stream()[-30:]}")
+            await asyncio.sleep(0.005)
+
+    async def wait_lines(self, n: int, timeout: float = 3.0) -> None:
+        await self.wait_for(lambda c: len(c.lines) >= n, timeout, f"{n} lines")
+
+    async def wait_event(self, kind: EventKind, count: int = 1, timeout: float = 3.0) -> None:
+        await self.wait_for(lambda c: c.kinds.count(kind) >= count, timeout, f"{count} x {kind.value}")
+
+
+def append(path, text: str, mode: str = "a") -> None:
+    with open(path, mode, encoding="utf-8", newline="") as f:
+        f.write(text)

@@ -1,0 +1,264 @@
+"""``specwatch stream [--jsonl] [--from start|end|-N] [--no-follow] SOURCE...``: headless live output.
+
+Follows every source at once (interleaved by arrival) until interrupted (Ctrl-C: exit 0, quietly);
+stops by itself when every source has ended (stdin and commands at their end, files with
+``--no-follow``). Exit status 1 when a source failed (missing file with --no-follow, permission
+denied, a command that exited non-zero), 2 for bad arguments.
+
+``--jsonl`` writes one JSON object per line, flushed as soon as a batch of lines is read:
+
+* ``{"kind": "record", "source", "segment", "timestamp", "accept_len", "accept_rate", ...,
+  "path", "raw"}`` for each metric line (every field of :class:`tui.core.records.RecordModel`,
+  whose own ``kind`` -- decode, spec, spec_v0, timing -- is written as ``record_kind``);
+* ``{"kind": "event", "source", "event", "message", "path", "time", "segment", "data"}`` for
+  source events (opened, truncated, rotated, switched, waiting, idle, eof, error, exited,
+  stderr: one object per stderr line);
+* ``{"kind": "marker", ...}`` for startup/restart markers, ``{"kind": "malformed", ...}`` for
+  metric lines that could not be read, ``{"kind": "engine", ...}`` for vLLM engine stats lines.
+
+Non-finite numbers (vLLM prints ``nan`` when nothing was drafted) are written as ``null``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import math
+import os
+import signal
+import sys
+from contextlib import aclosing
+from datetime import datetime
+from typing import Any
+
+from tui.cli import CliError
+from tui.core.parsing import LineParser
+from tui.core.records import EngineStats, Malformed, Marker, Record, format_ts
+from tui.core.settings import ConfigError, load_settings
+from tui.core.sources.base import EventKind, LineBatch, SourceEvent
+from tui.core.sources.lines import parse_start
+from tui.core.sources.merge import merged
+from tui.core.sources.spec import SourceSpecError, expand_source_args, open_source
+from tui.core.stats import SourceStats
+
+HELP = "print the records of live logs as they arrive (text or JSON lines)"
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    p = subparsers.add_parser(
+        "stream", help=HELP, description=HELP + ". SOURCE is a file (followed by name, like tail -F), "
+        "a quoted glob (follows the newest match), - (stdin), cmd:'COMMAND' (its stdout; use 2>&1 for "
+        "docker logs), or a name from specwatch.toml; LABEL=SOURCE sets the label.")
+    p.add_argument("sources", nargs="+", metavar="SOURCE")
+    p.add_argument("--jsonl", action="store_true", help="one JSON object per line (records and events)")
+    p.add_argument("--from", dest="start", default="start", metavar="start|end|-N",
+                   help="where to start in files: the start (default), the end, or the last N lines")
+    p.add_argument("--no-follow", action="store_true", help="read files to their end and stop")
+    p.add_argument("--config", metavar="FILE", help="specwatch.toml to use (default: the XDG config dir)")
+    p.add_argument("--idle", type=float, default=30.0, metavar="SECONDS",
+                   help="say a source is idle after this long without a line (default 30; 0: never)")
+    p.add_argument("--poll", type=float, default=None, metavar="SECONDS",
+                   help="look at files every SECONDS instead of relying on inotify (network file systems)")
+    p.set_defaults(run=run)
+    return p
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        start = parse_start(args.start)
+    except ValueError as exc:
+        raise CliError(f"specwatch stream: {exc}") from None
+    if args.idle < 0 or (args.poll is not None and args.poll <= 0):
+        raise CliError("specwatch stream: --idle and --poll take a positive number of seconds")
+    try:
+        config = load_settings(args.config)
+        specs = expand_source_args(args.sources, config)
+    except (ConfigError, SourceSpecError) as exc:
+        raise CliError(f"specwatch stream: {exc}") from None
+    options: dict[str, Any] = {"idle_after": args.idle or None}
+    if args.poll is not None:
+        options.update(use_inotify=False, poll_interval=args.poll)
+    streamer = Streamer(specs, jsonl=args.jsonl, follow=not args.no_follow, start=start, options=options)
+    try:
+        return asyncio.run(streamer.run())
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        return 0
+    except BrokenPipeError:
+        _silence_stdout()
+        return 0
+
+
+def _silence_stdout() -> None:
+    """After a broken pipe (``| head``), keep the interpreter from complaining at exit."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
+class _State:
+    __slots__ = ("name", "parser", "stats", "error")
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.parser = LineParser(name)
+        self.stats = SourceStats(name, name)
+        self.error: str | None = None
+
+
+class Streamer:
+    def __init__(self, specs, *, jsonl: bool, follow: bool, start, options: dict[str, Any],
+                 out=None) -> None:
+        self.specs = specs
+        self.jsonl = jsonl
+        self.follow = follow
+        self.start = start
+        self.options = options
+        self.out = out or sys.stdout
+        self.states = [_State(s.name) for s in specs]
+
+    async def run(self) -> int:
+        loop = asyncio.get_running_loop()
+        task = asyncio.current_task()
+        try:
+            loop.add_signal_handler(signal.SIGTERM, task.cancel)  # type: ignore[union-attr]
+        except (NotImplementedError, RuntimeError, ValueError):
+            pass
+        sources = []
+        try:
+            for spec in self.specs:
+                sources.append(open_source(spec, follow=self.follow, start=self.start, **self.options))
+        except SourceSpecError as exc:
+            for s in sources:
+                await s.aclose()
+            print(f"specwatch stream: {exc}", file=sys.stderr)
+            return 2
+        async with aclosing(merged(sources)) as batches:
+            async for i, batch in batches:
+                if batch is None:
+                    err = getattr(sources[i], "error", None)
+                    if err and self.states[i].error is None:
+                        self.states[i].error = err
+                    continue
+                text = self.handle(self.states[i], batch)
+                if text:
+                    self.out.write(text)
+                    self.out.flush()
+        failed = [s for s in self.states if s.error]
+        for s in failed:
+            print(f"specwatch stream: {s.name}: {s.error}", file=sys.stderr)
+        return 1 if failed else 0
+
+    # -- one batch in, text out ---------------------------------------------------------------
+    def handle(self, st: _State, batch: LineBatch | SourceEvent) -> str:
+        out: list[str] = []
+        if isinstance(batch, SourceEvent):
+            if batch.kind == EventKind.SEEK and batch.data.get("reset"):
+                st.parser, st.stats = LineParser(st.name), SourceStats(st.name, st.name)
+            elif batch.opens_segment:
+                st.parser.reset()
+            st.stats.on_event(batch)
+            if batch.kind == EventKind.ERROR and batch.data.get("fatal"):
+                st.error = batch.message
+            self._event(st, batch, out)
+            return "".join(out)
+        items = st.parser.feed_batch(batch)
+        if not items:
+            return ""
+        stats = st.stats
+        if not any(isinstance(it, Marker) for it in items):
+            stats.feed(items)
+            seg = stats.segment_index
+            for it in items:
+                self._item(st, it, seg, batch.path, out)
+        else:
+            for it in items:
+                stats.feed([it])
+                self._item(st, it, stats.segment_index, batch.path, out)
+        return "".join(out)
+
+    def _item(self, st: _State, it, seg: int, path: str | None, out: list[str]) -> None:
+        if isinstance(it, Record):
+            out.append(self._record_json(st, it, seg, path) if self.jsonl else self._record_text(st, it, seg))
+        elif isinstance(it, Marker):
+            if self.jsonl:
+                out.append(_dumps({"kind": "marker", "source": st.name, "segment": seg, "marker": it.kind,
+                                   "line_no": it.line_no, "offset": it.offset, "timestamp": format_ts(it.timestamp),
+                                   "family": it.family, "version": it.version, "continuation": it.continuation,
+                                   "config": it.config, "path": path, "raw": it.raw}))
+            elif not it.continuation:
+                out.append(f"[{st.name}] -- marker {it.kind} at line {it.line_no} (segment {seg})\n")
+        elif isinstance(it, Malformed):
+            if self.jsonl:
+                out.append(_dumps({"kind": "malformed", "source": st.name, "segment": seg, "line_no": it.line_no,
+                                   "offset": it.offset, "reason": it.reason, "path": path, "raw": it.raw}))
+            else:
+                out.append(f"[{st.name}] -- malformed line {it.line_no}: {it.reason}\n")
+        elif isinstance(it, EngineStats) and self.jsonl:
+            out.append(_dumps({"kind": "engine", "source": st.name, "segment": seg, "line_no": it.line_no,
+                               "offset": it.offset, "timestamp": format_ts(it.timestamp), "engine": it.engine,
+                               "throughput": it.throughput, "running_req": it.running_req,
+                               "waiting_req": it.waiting_req, "kv_usage": it.kv_usage, "process": it.process,
+                               "path": path}))
+
+    def _record_json(self, st: _State, r: Record, seg: int, path: str | None) -> str:
+        m = r.to_model().model_dump(mode="json")
+        d: dict[str, Any] = {"kind": "record", "source": st.name, "segment": seg, "timestamp": m.pop("timestamp"),
+                             "accept_len": m.pop("accept_len"), "accept_rate": m.pop("accept_rate")}
+        m.pop("source", None)
+        d["record_kind"] = m.pop("kind")  # decode / spec / spec_v0 / timing
+        raw = m.pop("raw")
+        d.update(m)
+        d["path"] = path
+        d["raw"] = raw
+        return _dumps(d)
+
+    def _record_text(self, st: _State, r: Record, seg: int) -> str:
+        parts = [f"[{st.name}]", format_ts(r.timestamp) or "-", f"seg {seg}"]
+        if r.rank:
+            parts.append(r.rank)
+        for key, value, fmt in (("accept_len", r.accept_len, ".2f"), ("accept_rate", r.accept_rate, ".3f"),
+                                ("accept_len~", r.accept_len_derived, ".2f"),
+                                ("accept_rate~", r.accept_rate_derived, ".3f"),
+                                ("throughput", r.throughput, ".1f"), ("running", r.running_req, "d"),
+                                ("queue", r.queue_req, "d")):
+            if value is not None:
+                parts.append(f"{key}={format(value, fmt)}")
+        return " ".join(parts) + "\n"
+
+    def _event(self, st: _State, ev: SourceEvent, out: list[str]) -> None:
+        seg = st.stats.segment_index
+        lines = ev.data.get("lines") if ev.kind == EventKind.STDERR else None
+        messages = lines if isinstance(lines, list) else [ev.message]
+        data = {k: v for k, v in ev.data.items() if k != "lines"}
+        for msg in messages:
+            if self.jsonl:
+                out.append(_dumps({"kind": "event", "source": st.name, "event": ev.kind.value, "message": msg,
+                                   "path": ev.path, "time": _iso(ev.time), "segment": seg, "data": data}))
+            elif ev.kind == EventKind.STDERR:
+                out.append(f"[{st.name}] stderr: {msg}\n")
+            else:
+                out.append(f"[{st.name}] -- {ev.kind.value}: {msg}\n")
+
+
+def _iso(t: float) -> str:
+    return datetime.fromtimestamp(t).astimezone().isoformat(timespec="milliseconds")
+
+
+def _clean(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {str(k): _clean(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_clean(v) for v in value]
+    return value
+
+
+def _dumps(d: dict) -> str:
+    try:
+        return json.dumps(d, ensure_ascii=False, allow_nan=False, default=str) + "\n"
+    except ValueError:  # a NaN/inf somewhere: write it as null
+        return json.dumps(_clean(d), ensure_ascii=False, allow_nan=False, default=str) + "\n"

@@ -1,0 +1,378 @@
+"""A local file followed by name, with ``tail -F`` semantics.
+
+* Appends arrive promptly: inotify wake-ups through :mod:`.watch`, polling as the fallback (and
+  as a safety net, so a lost notification only costs one poll interval).
+* Truncation (the file shrank, or the bytes before our position changed: truncated and refilled
+  between two looks): ``truncated`` event, read again from the new start.
+* Rotation (the name now points at another file): the old file is read to its end (and given a
+  short grace period to settle, for writers that reopen their log a moment later), then
+  ``rotated`` and the new file is read from its start.
+* The name disappears: ``waiting`` (the old file, still open, keeps being read); when it comes
+  back as a new file: ``rotated``.
+* Permission denied: ``error`` (fatal on the first open, else retried).
+
+The follower reads whole chunks and emits one :class:`LineBatch` per chunk.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import errno
+import os
+import stat
+import time
+from collections.abc import AsyncIterator
+
+from tui.core.sources.base import Batch, EventKind, LineBatch, SourceEvent
+from tui.core.sources.lines import START, LineSplitter, StartAt, count_newlines, find_start, make_batch
+from tui.core.sources.watch import Waker
+
+READ_CHUNK = 1 << 20
+_TAIL_CHECK = 64  # bytes before the read position re-read to notice "truncated and refilled"
+_COUNT_INLINE = 8 << 20  # count newlines in the loop below this size, in a thread above
+
+
+class OpenFile:
+    """An open regular file being read: descriptor, identity, position and line splitter."""
+
+    def __init__(self, path: str, fd: int, st: os.stat_result) -> None:
+        self.path = path
+        self.fd = fd
+        self.identity = (st.st_dev, st.st_ino)
+        self.splitter = LineSplitter()
+        self._tail = b""
+        self._seen = (st.st_size, st.st_mtime_ns)
+
+    @classmethod
+    def open(cls, path: str) -> OpenFile:
+        """Opens ``path`` for reading; raises OSError (IsADirectoryError for a non-file)."""
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        try:
+            st = os.fstat(fd)
+            if stat.S_ISDIR(st.st_mode):
+                raise IsADirectoryError(errno.EISDIR, "is a directory", path)
+            if not stat.S_ISREG(st.st_mode):
+                raise OSError(errno.EINVAL, "not a regular file", path)
+        except BaseException:
+            os.close(fd)
+            raise
+        return cls(path, fd, st)
+
+    @property
+    def pos(self) -> int:
+        return self.splitter.pos
+
+    def seek(self, offset: int, line_no: int) -> None:
+        self.splitter.reset(offset, line_no)
+        self._tail = os.pread(self.fd, min(offset, _TAIL_CHECK), offset - min(offset, _TAIL_CHECK))
+
+    def read(self, source: str, limit: int = READ_CHUNK) -> LineBatch | None | bool:
+        """One chunk as a batch; None when the chunk held no complete line; False at EOF."""
+        data = os.pread(self.fd, limit, self.splitter.pos)
+        if not data:
+            return False
+        self._tail = data[-_TAIL_CHECK:] if len(data) >= _TAIL_CHECK else (self._tail + data)[-_TAIL_CHECK:]
+        return make_batch(source, self.splitter.feed(data), self.path)
+
+    def flush(self, source: str) -> LineBatch | None:
+        return make_batch(source, self.splitter.flush(), self.path)
+
+    def truncation(self) -> str | None:
+        """Why the file must be read again from its start, or None."""
+        st = os.fstat(self.fd)
+        pos = self.splitter.pos
+        if st.st_size < pos:
+            return f"shrank from {pos} to {st.st_size} bytes"
+        seen = (st.st_size, st.st_mtime_ns)
+        if seen != self._seen:
+            self._seen = seen
+            if self._tail and os.pread(self.fd, len(self._tail), pos - len(self._tail)) != self._tail:
+                return "was rewritten (truncated and refilled)"
+        return None
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            try:
+                os.close(self.fd)
+            except OSError:
+                pass
+            self.fd = -1
+
+
+def describe_oserror(exc: OSError, path: str) -> str:
+    if isinstance(exc, PermissionError):
+        return f"permission denied: cannot read {path}"
+    if isinstance(exc, IsADirectoryError):
+        return f"{path} is a directory, not a log file"
+    if isinstance(exc, FileNotFoundError):
+        return f"no such file: {path}"
+    return f"cannot read {path}: {exc.strerror or exc}"
+
+
+class Follower:
+    """The loop shared by :class:`FileSource` and the glob source: read, look, wait.
+
+    Subclasses say what should be read now (:meth:`_target`); this class reads it, notices
+    truncation, switches files (finishing the old one first) and emits the events.
+    """
+
+    SWITCH_KIND = EventKind.ROTATED
+
+    def __init__(self, name: str, *, follow: bool = True, start: StartAt = START,
+                 poll_interval: float = 0.1, safety_interval: float = 0.5, settle: float = 0.25,
+                 idle_after: float | None = 30.0, use_inotify: bool = True) -> None:
+        self.name = name
+        self.follow = follow
+        self.start = start
+        self.poll_interval = poll_interval
+        self.safety_interval = safety_interval
+        self.settle = settle
+        self.idle_after = idle_after
+        self.waker = Waker(use_inotify=use_inotify)
+        self.current: OpenFile | None = None
+        self._pending: OpenFile | None = None
+        self.error: str | None = None  # the fatal error that ended the source, if any
+        self._gen: AsyncIterator[Batch] | None = None
+        self._waiting_said = False
+        self._error_said: str | None = None
+        self._last_data = time.monotonic()
+        self._idle_said = False
+
+    # -- what subclasses provide -------------------------------------------------------------
+    def _target(self, changed: set[str] | None) -> tuple[str, os.stat_result] | None:
+        raise NotImplementedError
+
+    def _waiting_message(self) -> str:
+        raise NotImplementedError
+
+    def _missing_message(self) -> str:
+        raise NotImplementedError
+
+    def _switch_message(self, old: OpenFile, new_path: str) -> str:
+        raise NotImplementedError
+
+    def _open_note(self) -> str:
+        return ""
+
+    def _switch_kind(self, old: OpenFile, new_path: str) -> EventKind:
+        return self.SWITCH_KIND
+
+    def _directories(self) -> set[str]:
+        raise NotImplementedError
+
+    # -- the source interface --------------------------------------------------------------------
+    def __aiter__(self) -> AsyncIterator[Batch]:
+        if self._gen is None:
+            self._gen = self._run()
+        return self._gen
+
+    async def aclose(self) -> None:
+        gen, self._gen = self._gen, None
+        if gen is not None:
+            try:
+                await gen.aclose()  # type: ignore[attr-defined]
+            except RuntimeError:  # being iterated by a task that is being cancelled
+                pass
+        self._cleanup()
+
+    def _cleanup(self) -> None:
+        self.waker.unsubscribe_all()
+        for f in (self.current, self._pending):
+            if f is not None:
+                f.close()
+        self.current = self._pending = None
+
+    def _event(self, kind: EventKind, message: str = "", path: str | None = None, **data) -> SourceEvent:
+        return SourceEvent(self.name, kind, message, path, data=data)
+
+    def _subscribe(self) -> None:
+        dirs = self._directories()
+        for d in dirs:
+            self.waker.subscribe(d)
+        self.waker.keep_only({os.path.abspath(d) for d in dirs})
+
+    # -- the loop ----------------------------------------------------------------------------
+    async def _run(self) -> AsyncIterator[Batch]:
+        try:
+            self._subscribe()
+            first = True
+            changed: set[str] | None = None
+            while True:
+                async for b in self._look(first, changed):
+                    yield b
+                if self.error is not None:
+                    return
+                first = False
+                f = self.current
+                if f is not None:
+                    async for b in self._drain(f):
+                        yield b
+                if not self.follow:
+                    if f is not None:
+                        b = f.flush(self.name)
+                        if b is not None:
+                            yield b
+                        yield self._event(EventKind.EOF, f"end of {f.path}", f.path, offset=f.pos)
+                    return
+                changed = await self._wait()
+                if changed is None:
+                    idle = self.idle_after or 0.0
+                    yield self._event(EventKind.IDLE, f"no new line for {idle:g} s", self._path(), seconds=idle)
+        finally:
+            self._cleanup()
+
+    def _path(self) -> str | None:
+        return self.current.path if self.current is not None else None
+
+    async def _drain(self, f: OpenFile) -> AsyncIterator[Batch]:
+        while True:
+            try:
+                b = f.read(self.name)
+            except OSError as exc:
+                yield self._event(EventKind.ERROR, describe_oserror(exc, f.path), f.path, fatal=False)
+                return
+            if b is False:
+                return
+            self._last_data = time.monotonic()
+            self._idle_said = False
+            if b is not None:
+                yield b
+
+    async def _wait(self) -> set[str] | None:
+        """Wait for a change (or a poll); None means "say idle now"."""
+        interval = self.safety_interval if self.waker.watching else self.poll_interval
+        if self.idle_after and not self._idle_said:
+            left = self._last_data + self.idle_after - time.monotonic()
+            if left <= 0:
+                self._idle_said = True
+                return None
+            interval = min(interval, left)
+        changed = await self.waker.wait(interval)
+        if not changed:
+            self._subscribe()  # a poll: re-establish watches lost to a removed/replaced directory
+        return changed
+
+    async def _look(self, first: bool, changed: set[str] | None) -> AsyncIterator[Batch]:
+        """Truncation, then what the name/pattern points at now."""
+        f = self.current
+        if f is not None:
+            try:
+                why = f.truncation()
+            except OSError:
+                why = None
+            if why is not None:
+                b = f.flush(self.name)
+                if b is not None:
+                    yield b
+                old = f.pos
+                f.seek(0, 1)
+                yield self._event(EventKind.TRUNCATED, f"{f.path} {why}; reading it again from the start",
+                                  f.path, old_size=old, inode=f.identity[1])
+        try:
+            target = self._target(changed)
+        except OSError as exc:
+            target = None
+            if isinstance(exc, PermissionError):
+                async for b in self._say_error(describe_oserror(exc, getattr(exc, "filename", "") or self.name), first):
+                    yield b
+                return
+        if target is None:
+            if not self._waiting_said and (f is None or self.follow):
+                self._waiting_said = True
+                if not self.follow:
+                    self.error = self._missing_message()
+                    yield self._event(EventKind.ERROR, self.error, None, fatal=True)
+                    return
+                yield self._event(EventKind.WAITING, self._waiting_message(), self._path())
+            return
+        path, st = target
+        if f is not None and (st.st_dev, st.st_ino) == f.identity:
+            if self._waiting_said:  # the name is back, on the same file
+                self._waiting_said = False
+                yield self._event(EventKind.OPENED, f"{path} is back", path, inode=st.st_ino, size=st.st_size,
+                                  offset=f.pos)
+            return
+        try:
+            new = OpenFile.open(path)
+        except FileNotFoundError:
+            return  # gone again in between: next look
+        except OSError as exc:
+            async for b in self._say_error(describe_oserror(exc, path), first):
+                yield b
+            return
+        self._pending = new  # closed by _cleanup if we are stopped while finishing the old one
+        if f is not None:
+            # finish the old file: read it to its end, let it settle, read it again
+            async for b in self._drain(f):
+                yield b
+            if self.settle > 0:
+                await asyncio.sleep(self.settle)
+                async for b in self._drain(f):
+                    yield b
+        self._error_said = None
+        if f is not None:
+            b = f.flush(self.name)
+            if b is not None:
+                yield b
+            f.close()
+        self.current, self._pending = new, None
+        self._subscribe()
+        st = os.fstat(new.fd)
+        if first:
+            offset = find_start(new.fd, st.st_size, self.start)
+            if offset <= _COUNT_INLINE:
+                nl = count_newlines(new.fd, offset)
+            else:
+                nl = await asyncio.to_thread(count_newlines, new.fd, offset)
+            new.seek(offset, nl + 1)
+        if f is None:
+            how = f"from line {new.splitter.line_no}" if first and new.pos else "from the start"
+            yield self._event(EventKind.OPENED, f"reading {path} {how}{self._open_note()}", path, inode=st.st_ino,
+                              size=st.st_size, offset=new.pos, start=str(self.start) if first else "start")
+        else:
+            yield self._event(self._switch_kind(f, path), self._switch_message(f, path), path,
+                              old_path=f.path, old_inode=f.identity[1], inode=st.st_ino)
+        self._waiting_said = False
+
+    async def _say_error(self, message: str, first: bool) -> AsyncIterator[Batch]:
+        if first or not self.follow:
+            self.error = message
+            yield self._event(EventKind.ERROR, message, None, fatal=True)
+        elif self._error_said != message:
+            self._error_said = message
+            yield self._event(EventKind.ERROR, message + " (retrying)", None, fatal=False)
+
+
+class FileSource(Follower):
+    """A local file followed by name (``tail -F``); with ``follow=False``, read once to its end."""
+
+    SWITCH_KIND = EventKind.ROTATED
+
+    def __init__(self, path: str, name: str | None = None, **options) -> None:
+        self.path = os.path.expanduser(path)
+        self.where = os.path.abspath(self.path)
+        super().__init__(name or path, **options)
+
+    def _target(self, changed: set[str] | None) -> tuple[str, os.stat_result] | None:
+        try:
+            return self.path, os.stat(self.path)
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+
+    def _directories(self) -> set[str]:
+        return {os.path.dirname(self.where)}
+
+    def _waiting_message(self) -> str:
+        if self.current is not None:
+            return f"{self.path} was removed or renamed; waiting for it to come back"
+        if not os.path.isdir(os.path.dirname(self.where)):
+            return f"no such file: {self.path} (its directory does not exist); waiting for it"
+        return f"no such file: {self.path}; waiting for it to appear"
+
+    def _missing_message(self) -> str:
+        return f"no such file: {self.path}"
+
+    def _switch_message(self, old: OpenFile, new_path: str) -> str:
+        if self._waiting_said:
+            return f"{new_path} is back as a new file; finished reading the old one"
+        return f"{new_path} now points at a new file (rotated); finished reading the old one"
