@@ -10,7 +10,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -29,7 +28,9 @@ ROOT = Path(__file__).resolve().parents[1]
 def opts(request):
     if request.param == "inotify" and not inotify_available():
         pytest.skip("watchfiles not available")
-    return dict(FAST, use_inotify=request.param == "inotify")
+    if request.param == "inotify":  # no safety poll within the test: only inotify can wake us
+        return dict(FAST, use_inotify=True, safety_interval=30.0)
+    return dict(FAST, use_inotify=False)
 
 
 def expected(a: int, b: int) -> list[str]:
@@ -39,8 +40,10 @@ def expected(a: int, b: int) -> list[str]:
 async def test_append_with_partial_line_offsets_and_numbers(tmp_path, opts):
     p = tmp_path / "a.log"
     append(p, seq_lines(1, 3))
-    async with Collector(FileSource(str(p), **opts)) as c:
+    src = FileSource(str(p), **opts)
+    async with Collector(src) as c:
         await c.wait_lines(3)
+        assert src.waker.watching == opts["use_inotify"]
         append(p, seq_lines(4, 5) + "line 000")  # the last line is partial: held back
         await c.wait_lines(5)
         await asyncio.sleep(0.1)
@@ -168,26 +171,27 @@ async def test_idle_is_said_once_per_quiet_spell(tmp_path):
     assert c.stream() == ["<opened>", seq(1), "<idle>", seq(2), "<idle>"]
 
 
-def test_permission_denied_is_a_clear_error():
-    """Run as an unprivileged user when we are root (root reads anything)."""
-    d = Path(tempfile.mkdtemp())
-    try:
-        d.chmod(0o755)
-        p = d / "secret.log"
-        p.write_text(seq_lines(1, 2))
-        p.chmod(0o000)
-        code = ("import asyncio, sys; from tui.core.sources.file import FileSource\n"
-                "async def main():\n"
-                "    async for b in FileSource(sys.argv[1], follow=True, idle_after=None):\n"
-                "        print(b.kind.value, b.data.get('fatal'), b.message)\n"
-                "asyncio.run(main())\n")
-        kw = {"user": 65534} if os.geteuid() == 0 else {}
-        r = subprocess.run([sys.executable, "-c", code, str(p)], capture_output=True, text=True, timeout=20,
-                           cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, **kw)
-        assert r.returncode == 0, r.stderr
-        assert r.stdout.strip() == f"error True permission denied: cannot read {p}"
-    finally:
-        shutil.rmtree(d)
+def test_permission_denied_is_a_clear_error(tmp_path):
+    """In a child process; as root, without the capabilities that let root read anything."""
+    p = tmp_path / "secret.log"
+    p.write_text(seq_lines(1, 2))
+    p.chmod(0o000)
+    code = ("import asyncio, sys; from tui.core.sources.file import FileSource\n"
+            "async def main():\n"
+            "    async for b in FileSource(sys.argv[1], follow=True, idle_after=None):\n"
+            "        print(b.kind.value, b.data.get('fatal'), b.message)\n"
+            "asyncio.run(main())\n")
+    prefix: list[str] = []
+    if os.geteuid() == 0:
+        setpriv = shutil.which("setpriv")
+        if setpriv is None:
+            pytest.skip("running as root and util-linux setpriv is missing")
+        caps = "-dac_override,-dac_read_search"
+        prefix = [setpriv, f"--inh-caps={caps}", f"--bounding-set={caps}"]
+    r = subprocess.run(prefix + [sys.executable, "-c", code, str(p)], capture_output=True, text=True,
+                       timeout=20, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == f"error True permission denied: cannot read {p}"
 
 
 # -- globs -------------------------------------------------------------------------------------

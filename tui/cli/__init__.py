@@ -14,9 +14,12 @@ from tui import __version__
 
 # (command name, module) in the order shown by --help.
 COMMANDS = [
+    ("watch", "tui.cli.tui_commands"),  # registers watch, compare, replay and demo
     ("summary", "tui.cli.summary"),
     ("stream", "tui.cli.stream"),
 ]
+# Commands whose module registers several subcommands.
+ALIASES = {"compare": "watch", "replay": "watch", "demo": "watch"}
 
 
 class CliError(Exception):
@@ -36,7 +39,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"specwatch {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    seen: set[str] = set()
     for name, module in COMMANDS:
+        if module in seen:
+            continue
+        seen.add(module)
         try:
             mod = importlib.import_module(module)
         except ModuleNotFoundError as exc:  # a command whose module is not there yet
@@ -47,10 +54,22 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _route(argv: list[str], known: set[str]) -> list[str]:
+    """``specwatch`` alone runs the demo; ``specwatch SOURCE...`` is ``specwatch watch SOURCE...``."""
+    if not argv:
+        return ["demo"] if "demo" in known else argv
+    first = argv[0]
+    if first.startswith("-") or first in known:
+        return argv
+    return ["watch", *argv] if "watch" in known else argv
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
         parser = build_parser()
+        known = set(parser._subparsers._group_actions[0].choices) if parser._subparsers else set()  # type: ignore[union-attr]
+        argv = _route(argv, known)
         args = parser.parse_args(argv)
         if args.command is None:
             parser.print_help()

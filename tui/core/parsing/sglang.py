@@ -32,8 +32,9 @@ KNOWN: dict[str, tuple[str, int]] = {
     "gen throughput (token/s)": ("throughput", _FLOAT),
     "#queue-req": ("queue_req", _INT),
 }
-# Keys recoverable from a clipped key, longest first so "accept rate" beats "rate".
-_SUFFIXES = sorted((k for k in KNOWN if len(k) >= 8), key=len, reverse=True)
+# Keys recoverable when a terminal clipped the line and glued a cut key to them
+# ("token usaccept rate: 0.32"). Not "token usage": "swa token usage" is a real key.
+_SUFFIXES = ("gen throughput (token/s)", "accept rate", "accept len", "#running-req", "#queue-req")
 
 
 def _graph(value: str) -> bool | None:

@@ -60,6 +60,9 @@ class SegmentIndex:
             self._scan_chunk()
             await asyncio.sleep(0)
 
+    async def scan_all(self) -> None:
+        await self._scan_until(lambda: False)
+
     async def segment_at(self, offset: int) -> int:
         """The index of the segment the line starting at ``offset`` belongs to."""
         await self._scan_until(lambda: self.scanned > offset)
