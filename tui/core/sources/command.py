@@ -140,7 +140,7 @@ class CommandSource:
             return
         for sig, wait in ((signal.SIGTERM, TERM_GRACE), (signal.SIGKILL, 5.0)):
             try:
-                os.kill(proc.pid, sig)
+                os.killpg(proc.pid, sig)
             except (ProcessLookupError, PermissionError):
                 pass
             try:

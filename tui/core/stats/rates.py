@@ -16,6 +16,7 @@ pair (AL, rate) fits a formula with denominator D when ``|rate − f(AL)| ≤ 0.
 
 from __future__ import annotations
 
+import calendar
 from dataclasses import dataclass
 
 from tui.core.records import RATE_DRAFTS, RATE_SGLANG_AL_OVER_NDT, RATE_SGLANG_AL_OVER_STEPS1
@@ -56,8 +57,30 @@ def _all_fit(pairs: list[tuple[float, float]], fn, d: int) -> int:
     return sum(1 for al, r in pairs if fn(al, r, d))
 
 
-def infer_sglang(pairs: list[tuple[float, float]], num_steps: int | None, ndt: int | None) -> RateDefinition:
+# A log line cannot come from a build newer than itself: formulas not merged yet by the date
+# of the first record are ruled out (naive wall-clock seconds, as records carry them).
+DRAFTS_SINCE = calendar.timegm((2026, 4, 23, 0, 0, 0, 0, 0, 0))  # PR #23530
+AL_OVER_NDT_SINCE = calendar.timegm((2025, 11, 13, 0, 0, 0, 0, 0, 0))  # PR #13212
+
+
+def infer_sglang(pairs: list[tuple[float, float]], num_steps: int | None, ndt: int | None,
+                 first_ts: float | None = None) -> RateDefinition:
     """Decide the printed definition from (accept len, accept rate) pairs and the config."""
+    return _infer(pairs, num_steps, ndt, first_ts)
+
+
+def _allowed(definition: str, first_ts: float | None) -> bool:
+    if first_ts is None or first_ts < 946684800:  # unknown or time-only (no date) timestamps
+        return True
+    if definition == RATE_DRAFTS:
+        return first_ts >= DRAFTS_SINCE
+    if definition == RATE_SGLANG_AL_OVER_NDT:
+        return first_ts >= AL_OVER_NDT_SINCE
+    return True
+
+
+def _infer(pairs: list[tuple[float, float]], num_steps: int | None, ndt: int | None,
+           first_ts: float | None) -> RateDefinition:
     n = len(pairs)
     if ndt is not None and ndt > 1:
         d = ndt - 1
@@ -69,6 +92,7 @@ def infer_sglang(pairs: list[tuple[float, float]], num_steps: int | None, ndt: i
         }
         if num_steps is not None and num_steps + 1 != ndt:
             fits[RATE_SGLANG_AL_OVER_STEPS1] = _all_fit(pairs, _fits_al_over, num_steps + 1)
+        fits = {k: (v if _allowed(k, first_ts) else 0) for k, v in fits.items()}
         best = max(fits, key=lambda k: fits[k])
         tied = [k for k, v in fits.items() if v == fits[best]]
         if fits[best] == 0:
@@ -83,10 +107,10 @@ def infer_sglang(pairs: list[tuple[float, float]], num_steps: int | None, ndt: i
     found: list[tuple[str, int, int]] = []
     for d in range(1, 33):
         c = _all_fit(pairs, _fits_drafts, d)
-        if c == n:
+        if c == n and _allowed(RATE_DRAFTS, first_ts):
             found.append((RATE_DRAFTS, d, c))
         c2 = _all_fit(pairs, _fits_al_over, d + 1)
-        if c2 == n:
+        if c2 == n and _allowed(RATE_SGLANG_AL_OVER_NDT, first_ts):
             found.append((RATE_SGLANG_AL_OVER_NDT, d, c2))
     if len(found) == 1:
         definition, d, c = found[0]

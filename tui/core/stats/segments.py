@@ -84,7 +84,7 @@ class Segment:
             if rd.drafts_per_step is None:
                 rd.drafts_per_step = self._vllm_k()
         else:
-            rd = rates.infer_sglang(self._rate_pairs, c.num_steps, c.effective_num_draft_tokens)
+            rd = rates.infer_sglang(self._rate_pairs, c.num_steps, c.effective_num_draft_tokens, self.all.first_ts)
         self._rate_def = rd
         return rd
 

@@ -1,0 +1,116 @@
+"""The numbers a pane shows, as plain data, and how they are written (pure Python).
+
+Every value comes from the core's statistics (:class:`tui.core.stats.Series`), re-expressed the
+way ``specwatch summary`` does (the normalised accept rate is the exact linear transform of
+accept len given by :func:`tui.core.stats.rates.normalise_transform`), so the pane and
+``summary --json`` agree to the last digit.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from tui.core.stats import SourceStats, compare
+from tui.core.stats.rates import normalise_transform
+from tui.core.stats.segments import FEW, Segment
+from tui.core.stats.series import Series
+
+DEFINITION_WORDS = {
+    "accepted_drafts_over_proposed_drafts": "accepted/proposed drafts",
+    "sglang_al_over_num_draft_tokens": "AL/num_draft_tokens",
+    "sglang_al_over_steps_plus_1": "AL/(num_steps+1)",
+    "vllm_v0_cumulative_accepted_over_drafted": "V0 cumulative",
+}
+VERDICT_WORDS = {"higher": "B higher", "lower": "B lower", "no_difference": "no significant difference",
+                 "insufficient": "insufficient data"}
+DASH = "—"
+
+
+def f2(v: float | None, digits: int = 2) -> str:
+    return DASH if v is None or not math.isfinite(v) else f"{v:.{digits}f}"
+
+
+def mean_hw(s: Series, transform: tuple[float, float] | None = None) -> tuple[float | None, float | None]:
+    """(mean, 95% half-width) of a series, optionally re-expressed as a + b·x."""
+    a, b = transform or (0.0, 1.0)
+    m = s.mean
+    hw = s.halfwidth()
+    return (None if m is None else a + b * m), (None if hw is None else abs(b) * hw)
+
+
+def mean_ci_text(mean: float | None, hw: float | None, n: int, digits: int = 2) -> str:
+    if not n or mean is None:
+        return f"{DASH} (n=0)"
+    return f"{mean:.{digits}f}" + (f" ± {hw:.{digits}f}" if hw is not None else "") + f" (n={n})"
+
+
+def segment_by_index(stats: SourceStats, index: int | None) -> Segment:
+    if index is not None:
+        for seg in stats.segments:
+            if seg.index == index:
+                return seg
+    return stats.current
+
+
+def pane_numbers(stats: SourceStats, index: int | None = None) -> dict[str, Any]:
+    """What the numbers block of a pane shows for segment ``index`` (None: the current one)."""
+    seg = segment_by_index(stats, index)
+    m = seg.all
+    al, ar, tp, run = m.accept_len, m.accept_rate, m.throughput, m.running_req
+    rd = seg.rate_definition()
+    tr = normalise_transform(rd.drafts_per_step)
+    mean, hw = mean_hw(al)
+    nmean, nhw = mean_hw(al, tr) if tr else (None, None)
+    pmean, phw = mean_hw(ar)
+    if al.n == 0:
+        warning = "no accept len values yet" if m.records or seg.index == stats.current.index else None
+    elif al.n < FEW:
+        warning = f"n={al.n}: too few to conclude (want ≥ {FEW})"
+    elif hw is None:
+        warning = "not enough data for a confidence interval"
+    else:
+        warning = None
+    return {
+        "segment": seg.index,
+        "segments": len(stats.segments),
+        "current": seg.index == stats.current.index,
+        "reason": seg.reason,
+        "config": seg.label or seg.config.label(),
+        "accept_len": {"last": al.last, "window": al.window_mean, "window_n": len(al.window), "mean": mean,
+                       "hw": hw, "n": al.n, "total_mean": stats.total.accept_len.mean,
+                       "total_n": stats.total.accept_len.n},
+        "accept_rate": {"last": ar.last, "printed_mean": pmean, "printed_hw": phw, "printed_n": ar.n,
+                        "definition": rd.definition,
+                        "definition_words": DEFINITION_WORDS.get(rd.definition or "", "definition unknown"),
+                        "normalised_mean": nmean, "normalised_hw": nhw, "drafts_per_step": rd.drafts_per_step,
+                        "how": rd.source},
+        "throughput": {"last": tp.last, "window": tp.window_mean, "mean": tp.mean, "n": tp.n},
+        "running": {"last": run.last, "window": run.window_mean, "n": run.n},
+        "warning": warning,
+    }
+
+
+def segment_verdict(stats: SourceStats) -> dict[str, Any] | None:
+    """The newest measured segment against the one before (as ``summary``'s segment_comparison)."""
+    measured = [s for s in stats.segments if s.all.accept_len.n]
+    if len(measured) < 2:
+        return None
+    before, after = measured[-2], measured[-1]
+    c = compare(before.all.accept_len, after.all.accept_len)
+    d = c.to_dict()
+    d["segments"] = [before.index, after.index]
+    return d
+
+
+def verdict_text(c: dict[str, Any], a_name: str = "A", b_name: str = "B") -> str:
+    words = {"higher": f"{b_name} higher", "lower": f"{b_name} lower",
+             "no_difference": "no significant difference", "insufficient": "insufficient data"}[c["verdict"]]
+    if c.get("diff") is None or not c.get("ci95"):
+        return f"{words} ({c.get('reason') or 'not enough data'})"
+    lo, hi = c["ci95"]
+    return f"{c['diff']:+.2f} (95% CI {lo:+.2f} … {hi:+.2f}): {words}"
+
+
+def short(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: max(1, width - 1)] + "…"

@@ -1,0 +1,177 @@
+"""What the TUI commands open: one :class:`PaneSpec` per pane (pure Python, no Textual).
+
+A pane spec says what the pane is called, where it reads from, and how to open its source
+(a zero-argument factory, so the app opens sources inside its own event loop). Live sources go
+through :func:`tui.core.sources.spec.open_source`, so every kind the core knows (files, globs,
+stdin, ``cmd:``, config names, and SSH once it is registered) works here unchanged; replays use
+:class:`tui.core.sources.replay.ReplaySource`, which the app drives (pause, speed, segments).
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import shutil
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tui.core.parsing import LineParser
+from tui.core.records import Marker, Record
+from tui.core.sources.base import LineBatch, Source
+from tui.core.sources.spec import SourceSpec
+
+SAMPLE_ENV = "SPECWATCH_SAMPLES"
+DEMO_LOG = "sglang_eagle3_restart.log"
+DEMO_SPEED = 20.0
+DEMO_MAX_GAP = 5.0  # seconds of log time: idle stretches of the sample do not stall the demo
+
+
+@dataclass
+class PaneSpec:
+    label: str
+    where: str
+    open: Callable[[], Source]
+    replay: bool = False
+    path: str | None = None  # the local file, when there is one
+
+
+@dataclass
+class LaunchPlan:
+    """Everything the app needs: the panes, the layout and a title."""
+
+    panes: list[PaneSpec]
+    compare: bool = False
+    title: str = "specwatch"
+    demo: bool = False
+    intro: str | None = None  # a first notification (the demo explains itself)
+    cleanup: list[Callable[[], None]] = field(default_factory=list)
+
+
+def default_label(spec: SourceSpec) -> str:
+    """``label=`` if given, else the config name, else the file name (or host:file)."""
+    if spec.label or spec.config_name:
+        return spec.name
+    if spec.kind in ("file", "pipe", "glob"):
+        return os.path.basename(spec.target.rstrip("/")) or spec.target
+    if spec.kind == "ssh" and spec.ssh is not None:
+        return f"{spec.ssh.host}:{os.path.basename(spec.ssh.path)}"
+    if spec.kind == "command":
+        return "cmd:" + (spec.target.split()[0] if spec.target.split() else spec.target)
+    return spec.name
+
+
+def describe_where(spec: SourceSpec) -> str:
+    if spec.kind == "file":
+        return os.path.abspath(os.path.expanduser(spec.target))
+    if spec.kind == "glob":
+        return f"newest of {os.path.abspath(os.path.expanduser(spec.target))}"
+    if spec.kind == "command":
+        return f"$ {spec.target}"
+    if spec.kind == "stdin":
+        return "standard input"
+    if spec.kind == "ssh" and spec.ssh is not None:
+        user = f"{spec.ssh.user}@" if spec.ssh.user else ""
+        port = f":{spec.ssh.port}" if spec.ssh.port else ""
+        return f"ssh {user}{spec.ssh.host}{port}:{spec.ssh.path}"
+    return spec.target
+
+
+def unique_labels(labels: list[str]) -> list[str]:
+    seen: dict[str, int] = {}
+    out = []
+    for lab in labels:
+        seen[lab] = seen.get(lab, 0) + 1
+        out.append(lab if seen[lab] == 1 else f"{lab} ({seen[lab]})")
+    return out
+
+
+def live_panes(specs: list[SourceSpec], *, follow: bool, start: Any, options: dict[str, Any]) -> list[PaneSpec]:
+    from tui.core.sources.spec import open_source
+
+    labels = unique_labels([default_label(s) for s in specs])
+    panes = []
+    for spec, label in zip(specs, labels):
+        def opener(spec: SourceSpec = spec) -> Source:
+            return open_source(spec, follow=follow, start=start, **options)
+        path = os.path.abspath(spec.target) if spec.kind == "file" else None
+        panes.append(PaneSpec(label, describe_where(spec), opener, False, path))
+    return panes
+
+
+def replay_pane(path: str, label: str | None, *, speed: float | None, max_gap: float | None = None,
+                where: str | None = None) -> PaneSpec:
+    from tui.core.sources.replay import ReplaySource
+
+    name = label or os.path.basename(path)
+
+    def opener() -> Source:
+        return ReplaySource(path, name, speed=speed, max_gap=max_gap, stay_open=True)
+
+    return PaneSpec(name, where or f"replay of {os.path.abspath(path)}", opener, True, os.path.abspath(path))
+
+
+# -- the demo ---------------------------------------------------------------------------------
+def sample_dirs() -> list[Path]:
+    """Where the bundled sample logs may be: $SPECWATCH_SAMPLES, the package, the checkout."""
+    here = Path(__file__).resolve().parent
+    dirs = [Path(os.environ[SAMPLE_ENV])] if os.environ.get(SAMPLE_ENV) else []
+    return dirs + [here / "sample_logs", here.parent / "sample_logs", Path.cwd() / "sample_logs"]
+
+
+def find_sample(name: str) -> Path | None:
+    for d in sample_dirs():
+        if (d / name).is_file():
+            return d / name
+    return None
+
+
+def split_at_restart(path: Path) -> tuple[bytes, bytes]:
+    """The bytes of a log before and from its first restart (a startup marker after records)."""
+    data = path.read_bytes()
+    lines = data.decode("utf-8", "replace").split("\n")
+    parser = LineParser("demo")
+    offsets, off = [], 0
+    for line in lines:
+        offsets.append(off)
+        off += len(line.encode("utf-8", "replace")) + 1
+    seen_record = False
+    for item in parser.feed_batch(LineBatch("demo", lines, offsets, 1)):
+        if isinstance(item, Record):
+            seen_record = True
+        elif isinstance(item, Marker) and not item.continuation and seen_record:
+            return data[:item.offset], data[item.offset:]
+    return data, b""
+
+
+def demo_plan(speed: float = DEMO_SPEED) -> LaunchPlan:
+    """The two runs of the bundled EAGLE-3 sample (broken config, then the fixed restart),
+    replayed side by side from their own starts, with the comparison bar between them."""
+    sample = find_sample(DEMO_LOG)
+    if sample is None:
+        looked = ", ".join(str(d) for d in sample_dirs())
+        raise FileNotFoundError(f"the demo needs the bundled sample logs ({DEMO_LOG}); looked in {looked}. "
+                                f"Set {SAMPLE_ENV}=DIR, run from a specwatch checkout, or use "
+                                f"`specwatch replay FILE`")
+    before, after = split_at_restart(sample)
+    tmp = Path(tempfile.mkdtemp(prefix="specwatch-demo-"))
+
+    def cleanup() -> None:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+    atexit.register(cleanup)
+    broken, fixed = tmp / "broken.log", tmp / "fixed.log"
+    broken.write_bytes(before)
+    fixed.write_bytes(after or before)
+    panes = [
+        replay_pane(str(broken), "broken", speed=speed, max_gap=DEMO_MAX_GAP,
+                    where=f"run 1 of {sample.name}: EAGLE-3 draft on the wrong aux layers"),
+        replay_pane(str(fixed), "fixed", speed=speed, max_gap=DEMO_MAX_GAP,
+                    where=f"run 2 of {sample.name}: restarted with the fixed draft"),
+    ]
+    intro = (f"Demo: the two runs in {sample} (a broken EAGLE-3 config, then the fixed restart) replayed side "
+             f"by side at {speed:g}×. Keys: space pause · +/- speed · c charts · l log · ? help · q quit")
+    return LaunchPlan(panes, compare=True, title="specwatch demo: broken vs fixed EAGLE-3", demo=True,
+                      intro=intro, cleanup=[cleanup])

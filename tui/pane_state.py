@@ -1,0 +1,319 @@
+"""What one pane knows about its source, in bounded memory (pure Python: no Textual here).
+
+The source worker hands every batch to :meth:`PaneState.feed_lines` / :meth:`PaneState.on_event`;
+the screen renders from this object a few times a second. The statistics are the core's
+(:class:`tui.core.stats.SourceStats` fed by :class:`tui.core.parsing.LineParser`, exactly as
+``specwatch stream`` and ``summary`` feed them), so the numbers on screen are the numbers of
+``specwatch summary --json`` for the same input. On top of them this keeps, for charts, the log
+tail and the CSV export:
+
+* ``history``: the most recent records as small :class:`Point` tuples (``HISTORY`` of them);
+* ``boundaries``: where each segment started in that history;
+* ``marks``: user markers (``m``);
+* ``raw``: the last ``RAW_TAIL`` lines of the log, tagged metric / marker / malformed / event;
+* ``notices``: things worth a notification (the screen drains them at its tick).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import deque
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from tui.core.parsing import LineParser
+from tui.core.records import Malformed, Marker, Record
+from tui.core.sources.base import EventKind, LineBatch, SourceEvent
+from tui.core.stats import SourceStats, compare
+from tui.core.stats.segments import Segment
+
+HISTORY = 10_000  # recent records per pane (charts, CSV export)
+RAW_TAIL = 1_000  # recent log lines per pane
+MAX_NOTICES = 32
+STUCK_MIN = 5
+
+
+class Point(NamedTuple):
+    """One record, as charts and the CSV export need it."""
+
+    seq: int  # 1-based record number in this pane (the chart's x axis)
+    line_no: int
+    timestamp: float | None
+    segment: int
+    rank: str | None
+    accept_len: float | None
+    accept_rate: float | None
+    throughput: float | None
+    running_req: int | None
+
+
+class RawLine(NamedTuple):
+    seq: int  # running number of raw lines in this pane
+    line_no: int | None
+    text: str
+    kind: str  # "line", "metric", "marker", "malformed", "event", "stderr", "mark"
+
+
+@dataclass(slots=True)
+class Notice:
+    severity: str  # "information", "warning", "error"
+    title: str
+    message: str
+
+
+# Statuses, as shown in the pane header.
+CONNECTING, LIVE, IDLE, WAITING, RECONNECTING, ERROR, ENDED = (
+    "connecting", "live", "idle", "waiting", "reconnecting", "error", "ended")
+
+
+class PaneState:
+    """One source's parser, statistics, recent history and status."""
+
+    def __init__(self, label: str, where: str = "", *, replay: bool = False, source: Any = None) -> None:
+        self.label = label
+        self.where = where
+        self.replay = replay
+        self.source = source  # the Source object (replay control), when the app opened it
+        self.history: deque[Point] = deque(maxlen=HISTORY)
+        self.raw: deque[RawLine] = deque(maxlen=RAW_TAIL)
+        self.marks: deque[tuple[int, int, str]] = deque(maxlen=100)  # (seq, number, text)
+        self.notices: deque[Notice] = deque(maxlen=MAX_NOTICES)
+        self.status = CONNECTING
+        self.status_message = ""
+        self.attempt = 0
+        self.error: str | None = None
+        self.last_data: float | None = None  # monotonic time of the last line
+        self.idle_since: float | None = None
+        self.lines = 0
+        self.version = 0  # bumped on every change: the screen re-renders only what changed
+        self._reset_stats()
+
+    def _reset_stats(self) -> None:
+        self.parser = LineParser(self.label)
+        self.stats = SourceStats(self.label, self.label)
+        self.history.clear()
+        self.boundaries: deque[tuple[int, int]] = deque(maxlen=500)  # (first seq, segment index)
+        self.seq = 0
+        self._raw_seq = self.raw[-1].seq if self.raw else 0
+        self._seen_segment = 0
+        self._said_significant: set[tuple[int, int]] = set()
+        self._said_stuck: set[int] = set()
+        self.version += 1
+
+    # -- feeding ----------------------------------------------------------------------------
+    def feed_lines(self, batch: LineBatch) -> None:
+        """Parse a batch of lines into the statistics and the recent history."""
+        items = self.parser.feed_batch(batch)
+        self.lines += len(batch.lines)
+        now = time.monotonic()
+        self.last_data = now
+        if self.status in (CONNECTING, IDLE, WAITING, RECONNECTING) or (self.status == ERROR and not self._fatal):
+            self.status, self.status_message, self.idle_since = LIVE, "", None
+        stats = self.stats
+        tags: dict[int, str] = {}
+        if items and not any(isinstance(it, Marker) for it in items):
+            stats.feed(items)
+            seg = stats.current.index
+            self._note_segment(seg)
+            for it in items:
+                if isinstance(it, Record):
+                    self._point(it, seg)
+                    tags[it.line_no] = "metric"
+                elif isinstance(it, Malformed):
+                    tags[it.line_no] = "malformed"
+        else:
+            for it in items:
+                stats.feed((it,))
+                seg = stats.current.index
+                self._note_segment(seg)
+                if isinstance(it, Record):
+                    self._point(it, seg)
+                    tags[it.line_no] = "metric"
+                elif isinstance(it, Marker):
+                    tags[it.line_no] = "marker"
+                elif isinstance(it, Malformed):
+                    tags[it.line_no] = "malformed"
+        self._tail(batch, tags)
+        self.version += 1
+
+    def _point(self, r: Record, seg: int) -> None:
+        self.seq += 1
+        self.history.append(Point(self.seq, r.line_no, r.timestamp, seg, r.rank, r.accept_len, r.accept_rate,
+                                  r.throughput, r.running_req))
+
+    def _note_segment(self, index: int) -> None:
+        """Remember where a segment starts in the history (its first record comes next)."""
+        if index == self._seen_segment:
+            return
+        self._seen_segment = index
+        self.boundaries.append((self.seq + 1, index))
+        seg = self.segment(index)
+        if seg is not None and index > 0:
+            self.notices.append(Notice("information", f"{self.label}: new segment {index}",
+                                       f"opened by {seg.reason}" + self._config_note(seg)))
+
+    @staticmethod
+    def _config_note(seg: Segment) -> str:
+        label = seg.label or seg.config.label()
+        return "" if label == "config unknown" else f" — {label}"
+
+    def _tail(self, batch: LineBatch, tags: dict[int, str]) -> None:
+        lines = batch.lines
+        start = max(0, len(lines) - RAW_TAIL)
+        no = batch.first_line_no + start
+        for text in lines[start:]:
+            self._raw_seq += 1
+            self.raw.append(RawLine(self._raw_seq, no, text, tags.get(no, "line")))
+            no += 1
+
+    def note_raw(self, text: str, kind: str = "event") -> None:
+        self._raw_seq += 1
+        self.raw.append(RawLine(self._raw_seq, None, text, kind))
+        self.version += 1
+
+    @property
+    def raw_seq(self) -> int:
+        return self._raw_seq
+
+    @property
+    def _fatal(self) -> bool:
+        return self.error is not None
+
+    def on_event(self, ev: SourceEvent) -> None:
+        """A source event: statistics first (new segments), then the status it implies."""
+        kind = ev.kind
+        if kind == EventKind.SEEK and ev.data.get("reset"):
+            self._reset_stats()
+        elif ev.opens_segment:
+            self.parser.reset()
+        self.stats.on_event(ev)
+        if ev.opens_segment:
+            self._note_segment(self.stats.current.index)
+        if kind == EventKind.STDERR:
+            lines = ev.data.get("lines") or [ev.message]
+            for line in lines[-50:]:
+                self.note_raw(str(line), "stderr")
+            return
+        if kind != EventKind.SEEK or ev.message:
+            self.note_raw(f"── {kind.value}: {ev.message}" if ev.message else f"── {kind.value}", "event")
+        if kind in (EventKind.OPENED, EventKind.CONNECTED):
+            if kind == EventKind.CONNECTED and self.status == RECONNECTING:
+                self.notices.append(Notice("information", f"{self.label}: connected again", ev.message))
+            self.status, self.status_message, self.idle_since = LIVE, "", None
+            self.attempt = 0
+        elif kind == EventKind.IDLE:
+            self.status = IDLE
+            self.idle_since = self.last_data if self.last_data is not None else time.monotonic()
+            if not self.replay:
+                self.notices.append(Notice("warning", f"{self.label}: idle", ev.message or "no new line"))
+        elif kind == EventKind.WAITING:
+            self.status, self.status_message = WAITING, ev.message
+        elif kind == EventKind.RECONNECTING:
+            self.status = RECONNECTING
+            self.attempt = int(ev.data.get("attempt") or self.attempt + 1)
+            self.status_message = ev.message
+            if self.attempt == 1:
+                self.notices.append(Notice("warning", f"{self.label}: connection lost", ev.message))
+        elif kind == EventKind.ERROR:
+            fatal = bool(ev.data.get("fatal"))
+            if fatal:
+                self.error = ev.message
+            self.status, self.status_message = ERROR, ev.message
+            self.notices.append(Notice("error", f"{self.label}: error", ev.message))
+        elif kind in (EventKind.EOF, EventKind.EXITED):
+            if self.status != ERROR:
+                self.status, self.status_message = ENDED, ev.message
+            if kind == EventKind.EXITED and ev.data.get("returncode"):
+                self.error = ev.message
+                self.status, self.status_message = ERROR, ev.message
+                self.notices.append(Notice("error", f"{self.label}: command ended", ev.message))
+        elif kind == EventKind.SEEK:
+            self.status, self.status_message = LIVE, ""
+        self.version += 1
+
+    def on_finished(self, error: str | None = None) -> None:
+        """The source's iterator ended (or raised)."""
+        if error and self.error is None:
+            self.error = error
+            self.status, self.status_message = ERROR, error
+            self.notices.append(Notice("error", f"{self.label}: error", error))
+        elif self.status != ERROR:
+            self.status = ENDED
+        self.version += 1
+
+    def mark_restart(self) -> None:
+        """The user says: I restarted the server now (manual segment boundary)."""
+        self.on_event(SourceEvent(self.label, EventKind.RESTARTED, "restart marked by you"))
+
+    def add_mark(self, number: int, text: str) -> None:
+        self.marks.append((self.seq, number, text))
+        self.note_raw(f"── mark {number}: {text}", "mark")
+
+    # -- reading ----------------------------------------------------------------------------
+    def segment(self, index: int) -> Segment | None:
+        for seg in reversed(self.stats.segments):
+            if seg.index == index:
+                return seg
+        return None
+
+    def status_text(self, now: float | None = None) -> str:
+        """The header status, always true at the moment it is read."""
+        now = time.monotonic() if now is None else now
+        src = self.source
+        if self.status == IDLE and self.last_data is not None:
+            return f"idle for {now - self.last_data:.0f} s"
+        if self.status == RECONNECTING:
+            return f"reconnecting (attempt {self.attempt})"
+        if self.status == ERROR:
+            return f"error ({self.status_message or self.error})"
+        if self.status == WAITING:
+            return f"waiting ({self.status_message})" if self.status_message else "waiting"
+        if self.replay and src is not None and self.status in (LIVE, CONNECTING):
+            speed = getattr(src, "speed", None)
+            pace = "max" if speed is None else f"{speed:g}×"
+            pct = f" {getattr(src, 'progress', 0.0) * 100:.0f}%"
+            if getattr(src, "seeking", False):
+                return f"seeking{pct}"
+            if getattr(src, "paused", False):
+                return f"paused{pct}"
+            return f"replaying {pace}{pct}"
+        if self.status == LIVE and self.last_data is not None and not self.replay:
+            quiet = now - self.last_data
+            return "live" if quiet < 5 else f"live (last line {quiet:.0f} s ago)"
+        return self.status
+
+    def check(self) -> None:
+        """Conditions noticed on the tick: a significant change between segments, accept len
+        stuck at 1.00 with a draft model configured."""
+        measured = [s for s in self.stats.segments if s.all.accept_len.n]
+        if len(measured) >= 2:
+            before, after = measured[-2], measured[-1]
+            key = (before.index, after.index)
+            if key not in self._said_significant:
+                c = compare(before.all.accept_len, after.all.accept_len)
+                if c.verdict in ("higher", "lower") and c.ci95 is not None:
+                    self._said_significant.add(key)
+                    lo, hi = c.ci95
+                    self.notices.append(Notice(
+                        "information" if c.verdict == "higher" else "warning",
+                        f"{self.label}: segment {after.index} accept len is {c.verdict}",
+                        f"{c.mean_b:.2f} vs {c.mean_a:.2f} in segment {before.index}: "
+                        f"{c.diff:+.2f} (95% CI {lo:+.2f} … {hi:+.2f})"))
+        cur = self.stats.current
+        al = cur.all.accept_len
+        if cur.index not in self._said_stuck and al.n >= STUCK_MIN and al.min == 1.0 and al.max == 1.0 \
+                and cur.config.speculative:
+            self._said_stuck.add(cur.index)
+            self.notices.append(Notice("error", f"{self.label}: accept len stuck at 1.00",
+                                       f"all {al.n} records of segment {cur.index} accept no draft token although "
+                                       f"a draft model is configured ({cur.config.label()}): likely a misconfiguration"))
+
+    def take_notices(self) -> list[Notice]:
+        out = list(self.notices)
+        self.notices.clear()
+        return out
+
+
+def finite(v: float | None) -> bool:
+    return v is not None and math.isfinite(v)

@@ -1,0 +1,75 @@
+"""The numbers block of a pane: accept len, accept rate (printed and normalised), throughput,
+running requests, the segment shown, and a warning when the sample is too small."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.table import Table
+from rich.text import Text
+from textual.widgets import Static
+
+from tui.format import DASH, f2, mean_ci_text, short
+from tui.widgets._colours import hex_color
+
+
+class NumbersPanel(Static):
+    DEFAULT_CSS = """
+    NumbersPanel {
+        height: auto;
+        padding: 0 1;
+    }
+    """
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__("", **kwargs)
+        self.values: dict[str, Any] = {}
+
+    def show(self, v: dict[str, Any], *, pinned: bool = False) -> None:
+        self.values = v
+        app = self.app
+        strong, muted = hex_color(app, "primary"), hex_color(app, "foreground-muted")
+        warn = hex_color(app, "warning")
+        al, ar, tp, run = v["accept_len"], v["accept_rate"], v["throughput"], v["running"]
+        t = Table.grid(padding=(0, 2), expand=True)
+        t.add_column(style="bold", no_wrap=True, min_width=11)
+        t.add_column(ratio=1)
+
+        def kv(*pairs: tuple[str, str, str | None]) -> Text:
+            out = Text(overflow="fold")
+            for i, (key, value, style) in enumerate(pairs):
+                if i:
+                    out.append("   ")
+                out.append(key + " ", style=muted)
+                out.append(value, style=style or "")
+            return out
+
+        seg_text = mean_ci_text(al["mean"], al["hw"], al["n"])
+        pairs = [("last", f2(al["last"]), None), ("window", f2(al["window"]), None),
+                 ("segment", seg_text, f"bold {strong}")]
+        if v["segments"] > 1:
+            pairs.append(("all", f"{f2(al['total_mean'])} (n={al['total_n']})", None))
+        t.add_row("accept len", kv(*pairs))
+        if ar["printed_n"]:
+            rate = kv(("printed", mean_ci_text(ar["printed_mean"], ar["printed_hw"], ar["printed_n"], 3), None),
+                      ("as", ar["definition_words"], muted))
+        else:
+            rate = kv(("printed", DASH, None))
+        if ar["normalised_mean"] is not None:
+            rate.append("\n")
+            rate.append_text(kv(("normalised", mean_ci_text(ar["normalised_mean"], ar["normalised_hw"], al["n"], 3),
+                                 None),
+                                ("as", f"accepted/proposed drafts, (AL−1)/{ar['drafts_per_step']}", muted)))
+        t.add_row("accept rate", rate)
+        t.add_row("throughput", kv(("last", f"{f2(tp['last'], 1)} tok/s", None), ("window", f2(tp["window"], 1), None),
+                                   ("mean", f2(tp["mean"], 1), None)))
+        t.add_row("running req", kv(("last", DASH if run["last"] is None else f"{run['last']:.0f}", None),
+                                    ("window", f2(run["window"], 1), None)))
+        where = f"{v['segment']}" + (" (pinned: ] to follow)" if pinned and not v["current"] else "")
+        seg_line = kv(("", f"{where} of {v['segments']}", "bold"), ("opened by", v["reason"], None))
+        seg_line.append("   ")
+        seg_line.append(short(v["config"], 60), style=muted)
+        t.add_row("segment", seg_line)
+        if v["warning"]:
+            t.add_row(Text("⚠ sample", style=f"bold {warn}"), Text(v["warning"], style=warn))
+        self.update(t)
