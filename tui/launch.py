@@ -63,11 +63,23 @@ def default_label(spec: SourceSpec) -> str:
     return spec.name
 
 
+def nice_path(path: str) -> str:
+    """A path as short as it can be said: relative under the current directory, ~ for home."""
+    full = os.path.abspath(os.path.expanduser(path))
+    cwd = os.getcwd()
+    if full.startswith(cwd + os.sep):
+        return os.path.relpath(full, cwd)
+    home = os.path.expanduser("~")
+    if home not in ("", "/") and full.startswith(home + os.sep):
+        return "~" + full[len(home):]
+    return full
+
+
 def describe_where(spec: SourceSpec) -> str:
     if spec.kind == "file":
-        return os.path.abspath(os.path.expanduser(spec.target))
+        return nice_path(spec.target)
     if spec.kind == "glob":
-        return f"newest of {os.path.abspath(os.path.expanduser(spec.target))}"
+        return f"newest of {nice_path(spec.target)}"
     if spec.kind == "command":
         return f"$ {spec.target}"
     if spec.kind == "stdin":
@@ -88,13 +100,19 @@ def unique_labels(labels: list[str]) -> list[str]:
     return out
 
 
-def live_panes(specs: list[SourceSpec], *, follow: bool, start: Any, options: dict[str, Any]) -> list[PaneSpec]:
+def live_panes(specs: list[SourceSpec], *, follow: bool, start: Any, options: dict[str, Any],
+               stdin_fd: int | None = None) -> list[PaneSpec]:
+    """``stdin_fd``: where the log piped on stdin is now (the keys read the terminal on fd 0)."""
     from tui.core.sources.spec import open_source
+    from tui.core.sources.stdin import PipeSource
 
     labels = unique_labels([default_label(s) for s in specs])
     panes = []
     for spec, label in zip(specs, labels):
         def opener(spec: SourceSpec = spec) -> Source:
+            if spec.kind == "stdin" and stdin_fd is not None:
+                idle = {"idle_after": options["idle_after"]} if "idle_after" in options else {}
+                return PipeSource(stdin_fd, spec.name, where="stdin", **idle)
             return open_source(spec, follow=follow, start=start, **options)
         path = os.path.abspath(spec.target) if spec.kind == "file" else None
         panes.append(PaneSpec(label, describe_where(spec), opener, False, path))
@@ -110,7 +128,7 @@ def replay_pane(path: str, label: str | None, *, speed: float | None, max_gap: f
     def opener() -> Source:
         return ReplaySource(path, name, speed=speed, max_gap=max_gap, stay_open=True)
 
-    return PaneSpec(name, where or f"replay of {os.path.abspath(path)}", opener, True, os.path.abspath(path))
+    return PaneSpec(name, where or f"replay of {nice_path(path)}", opener, True, os.path.abspath(path))
 
 
 # -- the demo ---------------------------------------------------------------------------------

@@ -92,7 +92,8 @@ def load_themes(dirs: list[Path] | None = None) -> tuple[list[Theme], list[str]]
             continue
         for path in sorted(d.glob("*.toml")):
             try:
-                found[(tf := load_theme_file(path)).name] = tf.to_textual()
+                tf = load_theme_file(path)
+                found[tf.name] = tf.to_textual()
             except ValueError as exc:
                 errors.append(str(exc))
     return list(found.values()), errors

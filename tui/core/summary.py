@@ -20,6 +20,7 @@ from tui.core.stats import SourceStats, compare
 
 CHUNK = 8 << 20
 PARALLEL_MIN = 48 << 20  # smaller files are faster in one process
+SLOW_SLICE = 1 << 20
 
 
 class Summarizer:
@@ -46,6 +47,14 @@ class Summarizer:
 
     def _slow(self, buf: bytes, offset: int) -> None:
         self.slow_chunks += 1
+        start = 0
+        while start < len(buf):  # in slices of ~1 MiB of lines: bounded transient memory
+            end = buf.find(b"\n", min(start + SLOW_SLICE, len(buf) - 1))
+            end = len(buf) if end < 0 else end + 1
+            self._slow_lines(buf[start:end], offset + start)
+            start = end
+
+    def _slow_lines(self, buf: bytes, offset: int) -> None:
         parser, stats = self.parser, self.stats
         no = self.lines
         pieces = buf.split(b"\n")

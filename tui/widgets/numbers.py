@@ -39,8 +39,9 @@ class NumbersPanel(Static):
             out = Text(overflow="fold")
             for i, (key, value, style) in enumerate(pairs):
                 if i:
-                    out.append("   ")
-                out.append(key + " ", style=muted)
+                    out.append("   " if key else "  ")
+                if key:
+                    out.append(key + " ", style=muted)
                 out.append(value, style=style or "")
             return out
 
@@ -51,15 +52,15 @@ class NumbersPanel(Static):
             pairs.append(("all", f"{f2(al['total_mean'])} (n={al['total_n']})", None))
         t.add_row("accept len", kv(*pairs))
         if ar["printed_n"]:
-            rate = kv(("printed", mean_ci_text(ar["printed_mean"], ar["printed_hw"], ar["printed_n"], 3), None),
-                      ("as", ar["definition_words"], muted))
+            rate = kv(("printed", mean_ci_text(ar["printed_mean"], ar["printed_hw"], ar["printed_n"], 3)
+                       .rsplit(" (n=", 1)[0], None), ("", ar["definition_words"], muted))
         else:
             rate = kv(("printed", DASH, None))
         if ar["normalised_mean"] is not None:
             rate.append("\n")
-            rate.append_text(kv(("normalised", mean_ci_text(ar["normalised_mean"], ar["normalised_hw"], al["n"], 3),
-                                 None),
-                                ("as", f"accepted/proposed drafts, (AL−1)/{ar['drafts_per_step']}", muted)))
+            rate.append_text(kv(("normalised", mean_ci_text(ar["normalised_mean"], ar["normalised_hw"], al["n"], 3)
+                                 .rsplit(" (n=", 1)[0], None),
+                                ("", f"(AL−1)/{ar['drafts_per_step']} = accepted/proposed drafts", muted)))
         t.add_row("accept rate", rate)
         t.add_row("throughput", kv(("last", f"{f2(tp['last'], 1)} tok/s", None), ("window", f2(tp["window"], 1), None),
                                    ("mean", f2(tp["mean"], 1), None)))

@@ -1,0 +1,75 @@
+"""Helpers for the TUI tests: build apps on sample logs, wait for sources, read the screen."""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import re
+import time
+from pathlib import Path
+
+import pytest
+
+from tui.app import SpecwatchApp
+from tui.launch import LaunchPlan, PaneSpec, replay_pane
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = ROOT / "sample_logs"
+SIZE = (160, 45)
+
+
+@pytest.fixture(autouse=True)
+def _isolated_config(tmp_path, monkeypatch):
+    """Themes remembered in a throwaway XDG config dir, never the user's."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+
+
+def sample(name: str) -> str:
+    return str(SAMPLES / name)
+
+
+def replay_app(*names: str, compare: bool | None = None, speed: float | None = None, save_dir=None,
+               **kw) -> SpecwatchApp:
+    panes = [replay_pane(sample(n) if "/" not in n else n, None, speed=speed) for n in names]
+    plan = LaunchPlan(panes, compare=(len(panes) == 2) if compare is None else compare)
+    return SpecwatchApp(plan, save_dir=save_dir, **kw)
+
+
+def app_for(panes: list[PaneSpec], *, compare: bool = False, save_dir=None) -> SpecwatchApp:
+    return SpecwatchApp(LaunchPlan(panes, compare=compare), save_dir=save_dir)
+
+
+async def wait_for(pilot, cond, timeout: float = 10.0, step: float = 0.05) -> None:
+    end = time.monotonic() + timeout
+    while not cond():
+        if time.monotonic() > end:
+            raise AssertionError("timed out waiting for a condition")
+        await pilot.pause(step)
+
+
+async def wait_ended(pilot, timeout: float = 15.0) -> None:
+    """Every pane's source has reached its end, and the screen has rendered it."""
+    screen = pilot.app.screen
+    await wait_for(pilot, lambda: all(s.status in ("ended", "error") for s in screen.states), timeout)
+    screen.tick()
+    await pilot.pause()
+
+
+def screen_text(app) -> str:
+    """The visible screen as plain text (from the SVG export: one <text> run per span)."""
+    svg = app.export_screenshot()
+    rows: dict[str, list[tuple[float, str]]] = {}
+    for m in re.finditer(r'<text[^>]*x="([\d.]+)" y="([\d.]+)"[^>]*>([^<]*)</text>', svg):
+        rows.setdefault(m.group(2), []).append((float(m.group(1)), html.unescape(m.group(3))))
+    lines = []
+    for y in sorted(rows, key=float):
+        lines.append("".join(t for _, t in sorted(rows[y])).replace("\xa0", " "))
+    return "\n".join(lines)
+
+
+def notifications(app) -> list[str]:
+    return [f"{n.title} {n.message}" for n in app._notifications]
+
+
+async def drain(seconds: float = 0.0) -> None:
+    await asyncio.sleep(seconds)

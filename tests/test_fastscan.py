@@ -1,0 +1,124 @@
+"""The whole-buffer fast path must give exactly what the line parser gives."""
+
+from __future__ import annotations
+
+import io
+import random
+
+import pytest
+
+from tui.core.parsing.fastscan import scan_chunk
+from tui.core.summary import Summarizer, iter_chunks, summarize_file
+
+
+def decode_line(rng: random.Random, ts: str, tag: str, variant: int = 0) -> str:
+    al = rng.uniform(1.0, 4.0)
+    sep = "," if variant % 2 == 0 else "."
+    tail = ", " if variant % 3 == 0 else ""
+    graph = rng.choice(["cuda", "npu"])
+    return (f"[{ts}{tag}] Decode batch{sep} #running-req: {rng.randint(1, 64)}, #token: {rng.randint(1, 99999)}, "
+            f"token usage: {rng.random():.2f}, accept len: {al:.2f}, accept rate: {(al - 1) / 3:.2f}, {graph} graph: "
+            f"{rng.choice(['True', 'False'])}, gen throughput (token/s): {rng.uniform(1, 3000):.2f}, "
+            f"#queue-req: {rng.randint(0, 9)}{tail}")
+
+
+def make_log(seed: int, n: int, odd_every: int = 0, tags=(" TP0",)) -> bytes:
+    rng = random.Random(seed)
+    out = []
+    for i in range(n):
+        ts = f"2026-05-{1 + i // 86400 % 28:02d} {i // 3600 % 24:02d}:{i // 60 % 60:02d}:{i % 60:02d}"
+        r = rng.random()
+        if odd_every and i % odd_every == odd_every - 1:
+            out.append(rng.choice(ODD).replace("TS", ts))
+        elif r < 0.8:
+            out.append(decode_line(rng, ts, rng.choice(tags), i))
+        elif r < 0.9:
+            out.append(f"[{ts}] Prefill batch, #new-seq: 1, #new-token: 9, #cached-token: 0, token usage: 0.01, "
+                       f"#running-req: 3, #queue-req: 0")
+        else:
+            out.append(f'[{ts}] INFO:     127.0.0.1:{rng.randint(1000, 9999)} - "POST /generate HTTP/1.1" 200 OK')
+    return ("\n".join(out) + "\n").encode()
+
+
+# Lines that must send a chunk to the line parser (or that the parser reads differently).
+ODD = [
+    "[TS] server_args=ServerArgs(model_path='m', speculative_algorithm='EAGLE3', speculative_num_steps=3, speculative_eagle_topk=1, speculative_num_draft_tokens=4)",
+    "[TS] The server is fired up and ready to roll!",
+    "[TS TP0] Decode batch, #running-req: 3, #token: 9, token usage: 0.01, cuda graph: True, gen throughput (token/s): 3.00, #queue-req: 0",
+    "[TS TP0] Decode batch, #running-req: x, accept len: 2.00",
+    "> [TS TP0] Decode batch, #running-req: 3, #token: 9, token usage: 0.01, accept len: 2.00, accept rate: 0.33, cuda graph: True, gen throughput (token/s): 3.00, #queue-req: 0`",
+    "[TS DP1 TP1] Decode batch, #running-req: 3, #token: 9, token usage: 0.01, accept len: 3.00, accept rate: 0.67, cuda graph: True, gen throughput (token/s): 3.00, #queue-req: 0",
+    "sever logs: [TS TP0] Decode batch, #running-req: 3, #token: 9, token usage: 0.01, accept len: 2.50, accept rate: 0.50, cuda graph: True, gen throughput (token/s): 3.00, #queue-req: 0",
+    "(APIServer pid=1) INFO 05-15 13:53:53 [metrics.py:101] SpecDecoding metrics: Mean acceptance length: 2.81, Accepted: 472 tokens, Drafted: 783 tokens, Per-position acceptance rate: 0.839, 0.605, 0.364, Avg Draft acceptance rate: 60.3%",
+    "\x1b[1;36m[TS TP0] Decode batch, #running-req: 3, #token: 9, token usage: 0.01, accept len: 2.25, accept rate: 0.42, cuda graph: True, gen throughput (token/s): 3.00, #queue-req: 0",
+]
+
+
+def slow_result(data: bytes) -> dict:
+    s = Summarizer("x")
+    for off, buf in iter_chunks(io.BytesIO(data), 1 << 16):
+        s.feed(buf, off, None)
+    return s.result()
+
+
+def fast_result(data: bytes, chunk: int = 1 << 16) -> tuple[dict, Summarizer]:
+    s = Summarizer("x")
+    for off, buf in iter_chunks(io.BytesIO(data), chunk):
+        s.feed(buf, off, scan_chunk(buf) if s.can_fast else None)
+    return s.result(), s
+
+
+def same(a: dict, b: dict) -> None:
+    """Equal up to float summation order (1e-9 relative)."""
+    assert type(a) is type(b)
+    if isinstance(a, dict):
+        assert a.keys() == b.keys()
+        for k in a:
+            same(a[k], b[k])
+    elif isinstance(a, list):
+        assert len(a) == len(b)
+        for x, y in zip(a, b):
+            same(x, y)
+    elif isinstance(a, float):
+        assert a == pytest.approx(b, rel=1e-9, abs=1e-12)
+    else:
+        assert a == b
+
+
+@pytest.mark.parametrize("seed,odd_every,tags", [
+    (1, 0, (" TP0",)), (2, 0, ("",)), (3, 0, (" DP0 TP0", " DP1 TP1", " DP2 TP2")), (4, 0, (" TP0 EP0",)),
+    (5, 997, (" TP0",)), (6, 211, (" TP0",)), (7, 4999, ("",)),
+])
+def test_fast_equals_slow(seed, odd_every, tags):
+    data = make_log(seed, 12000, odd_every, tags)
+    fast, s = fast_result(data)
+    same(fast, slow_result(data))
+    if odd_every == 0:
+        assert s.slow_chunks == 0 and s.fast_chunks > 5  # the fast path did run
+    else:
+        assert s.slow_chunks > 0
+
+
+def test_fast_path_refuses_what_it_cannot_read():
+    data = make_log(8, 200)
+    assert scan_chunk(data) is not None
+    for odd in ODD:
+        line = odd.replace("TS", "2026-05-01 00:00:00").encode() + b"\n"
+        if " DP1 TP1]" in odd:  # another rank tag in canonical form: read fast, per rank
+            assert sorted(scan_chunk(data + line).by_rank) == ["DP1 TP1", "TP0"]
+        else:
+            assert scan_chunk(data + line) is None, odd
+
+
+def test_parallel_workers_equal_one_process(tmp_path, monkeypatch):
+    import tui.core.summary as summary
+
+    path = tmp_path / "big.log"
+    path.write_bytes(make_log(9, 60000, 7001, (" TP0",)) + b"[2026-01-01 00:00:00 TP0] Decode batch, #running-req: 2")
+    monkeypatch.setattr(summary, "PARALLEL_MIN", 0)
+    monkeypatch.setattr(summary, "CHUNK", 1 << 18)
+    one = summarize_file(str(path), workers=1).result()
+    two = summarize_file(str(path), workers=2).result()
+    same(one, two)
+    assert one["lines"] == 60001  # the last line has no newline and still counts
+    assert one == summarize_file(str(path), workers=1).result()

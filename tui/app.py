@@ -1,0 +1,135 @@
+"""The Textual app: themes, app-wide keys, the command palette, and the watch screen."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from pathlib import Path
+
+from textual.app import App, SystemCommand
+from textual.binding import Binding
+from textual.screen import Screen
+
+from tui.launch import LaunchPlan
+from tui.messages import ScreenshotSaved
+from tui.screens.help import HelpScreen
+from tui.screens.theme_picker import ThemePicker
+from tui.screens.watch import WatchScreen
+from tui.themes import DEFAULT_THEME, load_themes
+from tui.ui_config import load_ui_config, save_ui_config
+
+# (title, help, action on the watch screen or the app) for the command palette.
+PALETTE = [
+    ("Pause / resume", "replay: pause the clock · live: freeze the view (space)", "screen.pause"),
+    ("Replay faster", "next replay speed (+)", "screen.faster"),
+    ("Replay slower", "previous replay speed (-)", "screen.slower"),
+    ("Previous segment", "replay: jump back · live: show the previous segment ([)", "screen.segment(-1)"),
+    ("Next segment", "replay: jump ahead · live: show the next segment (])", "screen.segment(1)"),
+    ("I restarted the server now", "start a new segment in the focused pane (n)", "screen.restart_mark"),
+    ("Add a mark", "a numbered mark on every chart and log tail (m)", "screen.add_mark"),
+    ("Toggle charts", "show / hide the history charts (c)", "screen.toggle_chart"),
+    ("Toggle overlay chart", "compare: both series on one axis (o)", "screen.toggle_overlay"),
+    ("Toggle log tail", "show / hide the raw log tails (l)", "screen.toggle_log"),
+    ("Filter the log tail", "only lines containing a text (/)", "screen.filter"),
+    ("Export records as CSV", "the records shown, every pane (e)", "screen.export"),
+    ("Save a screenshot", "an SVG of the screen (s)", "app.screenshot"),
+    ("Pick a theme", "preview and keep a theme (t)", "app.pick_theme"),
+    ("Help", "keys and what the numbers mean (?)", "app.help"),
+    ("Next pane", "focus the next pane (tab)", "screen.focus_pane(1)"),
+    ("Quit", "leave specwatch (q)", "app.quit"),
+]
+
+
+class SpecwatchApp(App[int]):
+    CSS_PATH = "app.tcss"
+    TITLE = "specwatch"
+    BINDINGS = [
+        Binding("q", "quit", "Quit"),
+        Binding("question_mark", "help", "Help", key_display="?"),
+        Binding("t", "pick_theme", "Theme"),
+        Binding("s", "screenshot", "SVG"),
+    ]
+
+    def __init__(self, plan: LaunchPlan, *, save_dir: Path | None = None, theme: str | None = None,
+                 remember_theme: bool = True) -> None:
+        super().__init__()
+        self.plan = plan
+        self.save_dir = Path(save_dir) if save_dir is not None else Path.cwd()
+        self.remember_theme = remember_theme
+        self.our_themes: list[str] = []
+        self.theme_errors: list[str] = []
+        self._wanted_theme = theme
+
+    def on_mount(self) -> None:
+        themes, self.theme_errors = load_themes()
+        for th in themes:
+            self.register_theme(th)
+        self.our_themes = [th.name for th in themes]
+        wanted = self._wanted_theme or load_ui_config().get("theme") or DEFAULT_THEME
+        if wanted not in self.available_themes:
+            if self._wanted_theme:
+                self.notify(f"no theme {wanted!r}; using {DEFAULT_THEME}", severity="warning", markup=False)
+            wanted = DEFAULT_THEME if DEFAULT_THEME in self.available_themes else "textual-dark"
+        self.theme = wanted
+        for err in self.theme_errors:
+            self.notify(err, title="theme file skipped", severity="warning", timeout=8, markup=False)
+        self.push_screen(WatchScreen(self.plan))
+        if self.plan.intro:
+            self.notify(self.plan.intro, title="specwatch", timeout=12, markup=False)
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        for title, help_text, action in PALETTE:
+            yield SystemCommand(title, help_text, lambda action=action: self._palette(action))
+        yield from (c for c in super().get_system_commands(screen) if c.title not in ("Quit", "Theme"))
+
+    def _palette(self, action: str) -> None:
+        target, _, name = action.partition(".")
+        if target == "screen" and not isinstance(self.screen, WatchScreen):
+            return
+        self.call_later(self.run_action, name if target == "app" else action)
+
+    # -- app-wide actions --------------------------------------------------------------------
+    def action_help(self) -> None:
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen())
+
+    def action_pick_theme(self) -> None:
+        builtin = sorted(n for n in self.available_themes if n not in self.our_themes)
+
+        def chosen(name: str | None) -> None:
+            if name:
+                self.set_theme(name)
+
+        self.push_screen(ThemePicker(self.our_themes, builtin, self.theme), chosen)
+
+    def set_theme(self, name: str) -> None:
+        self.theme = name
+        if self.remember_theme:
+            try:
+                path = save_ui_config(theme=name)
+            except OSError as exc:
+                self.notify(f"theme {name} (not remembered: {exc.strerror or exc})", severity="warning", markup=False)
+                return
+            self.notify(f"theme {name} (remembered in {path})", timeout=3, markup=False)
+
+    def action_screenshot(self) -> None:
+        name = f"specwatch-{time.strftime('%Y%m%d-%H%M%S')}-{int(time.time() * 1000) % 1000:03d}.svg"
+        try:
+            self.save_dir.mkdir(parents=True, exist_ok=True)
+            path = self.save_screenshot(filename=name, path=str(self.save_dir))
+        except OSError as exc:
+            self.notify(f"cannot save a screenshot in {self.save_dir}: {exc.strerror or exc}", severity="error",
+                        markup=False)
+            return
+        self.post_message(ScreenshotSaved(path))
+        self.notify(path, title="screenshot saved", timeout=6, markup=False)
+
+    async def action_quit(self) -> None:
+        self.exit(0)
+
+    def on_unmount(self) -> None:
+        for fn in self.plan.cleanup:
+            try:
+                fn()
+            except Exception:
+                pass

@@ -1,0 +1,1 @@
+"""The TUI's screens: the watch/compare screen, help and the theme picker."""

@@ -1,0 +1,93 @@
+"""The comparison bar: B − A accept len with its 95% CI and a plain verdict, drawn on a scale
+around zero, updated live. The numbers are :func:`tui.core.summary.comparison`'s (the newest
+measured segment of each source), so they match ``specwatch summary --json``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Group
+from rich.text import Text
+from textual.widgets import Static
+
+from tui.format import verdict_text
+from tui.widgets._colours import hex_color
+
+VERDICT_COLOUR = {"higher": "success", "lower": "error", "no_difference": "foreground", "insufficient": "warning"}
+
+
+def ci_strip(lo: float, hi: float, diff: float, width: int) -> tuple[str, int, int, int, int]:
+    """A one-line drawing of [lo, hi] and diff on a scale symmetric around 0; returns the text
+    and the columns of zero, lo, hi and diff."""
+    r = max(abs(lo), abs(hi), 1e-6) * 1.15
+    def col(x: float) -> int:
+        return max(0, min(width - 1, round((x + r) / (2 * r) * (width - 1))))
+    z, a, b, d = col(0.0), col(lo), col(hi), col(diff)
+    cells = ["─"] * width
+    for i in range(a, b + 1):
+        cells[i] = "━"
+    cells[a], cells[b] = "┣", "┫"
+    cells[d] = "●"
+    cells[z] = "┼" if cells[z] in "─━" else cells[z]
+    return "".join(cells), z, a, b, d
+
+
+class CompareBar(Static):
+    DEFAULT_CSS = """
+    CompareBar {
+        height: auto;
+        min-height: 3;
+        padding: 0 1;
+        border: round $accent;
+        border-title-color: $accent;
+        border-title-style: bold;
+    }
+    """
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__("", **kwargs)
+        self.comparison: dict[str, Any] | None = None
+        self.border_title = "B − A"
+
+    def show(self, c: dict[str, Any], a_label: str, b_label: str) -> None:
+        self.comparison = c
+        app = self.app
+        al = c["accept_len"]
+        self.border_title = f"B − A: {b_label} vs {a_label}"
+        colour = hex_color(app, VERDICT_COLOUR[al["verdict"]])
+        muted = hex_color(app, "foreground-muted")
+        rows: list[Text] = []
+        head = Text("accept len ", style="bold", no_wrap=True, overflow="ellipsis")
+        head.append(verdict_text(al, b_label), style=f"bold {colour}")
+        head.append(f"    A = {a_label} (segment {c['a']['segment']}, n={al['n_a']}) · "
+                    f"B = {b_label} (segment {c['b']['segment']}, n={al['n_b']})", style=muted)
+        rows.append(head)
+        width = max(20, (self.size.width or 64) - 4)
+        if al.get("ci95") and al.get("diff") is not None:
+            lo, hi = al["ci95"]
+            strip, z, a, b, d = ci_strip(lo, hi, al["diff"], width)
+            line = Text(strip, style=muted, no_wrap=True)
+            line.stylize(colour, a, b + 1)
+            line.stylize(f"bold {colour}", d, d + 1)
+            line.stylize(f"bold {hex_color(app, 'foreground')}", z, z + 1)
+            rows.append(line)
+            rows.append(Text(" " * z + "0", style=muted, no_wrap=True))
+        else:
+            rows.append(Text(f"means so far: A {_m(al['mean_a'])}, B {_m(al['mean_b'])}", style=muted))
+        rate = c.get("accept_rate")
+        if rate:
+            rt = Text("accept rate (printed) ", style="bold", no_wrap=True, overflow="ellipsis")
+            rt.append(verdict_text(rate, b_label), style=hex_color(app, VERDICT_COLOUR[rate["verdict"]]))
+            if rate.get("note"):
+                rt.append(f"  [{rate['note']}]", style=muted)
+            rows.append(rt)
+        self.update(Group(*rows))
+
+    @property
+    def text(self) -> str:
+        c = self.comparison
+        return "" if c is None else verdict_text(c["accept_len"])
+
+
+def _m(v: float | None) -> str:
+    return "—" if v is None else f"{v:.2f}"

@@ -1,0 +1,146 @@
+"""One source's pane: header, numbers, sparklines, history chart, segment table, per-rank /
+per-position breakdown and the raw log tail. It renders from a :class:`tui.pane_state.PaneState`
+when the screen's tick asks it to (a few times a second), never per line."""
+
+from __future__ import annotations
+
+import time
+from itertools import islice
+
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import Static
+
+from tui.format import pane_numbers, segment_verdict
+from tui.pane_state import PaneState
+from tui.widgets.breakdown import Breakdown
+from tui.widgets.history_chart import ChartData, ChartSeries, HistoryChart
+from tui.widgets.log_tail import LogTail
+from tui.widgets.metric_spark import MetricSpark
+from tui.widgets.numbers import NumbersPanel
+from tui.widgets.pane_header import PaneHeader
+from tui.widgets.segment_table import SegmentTable, verdict_line
+
+CHART_POINTS = 1500  # records drawn in the history chart (more to reach back to the previous segment)
+SPARK_POINTS = 240
+
+Scales = dict[str, tuple[float, float]]
+
+
+def recent(state: PaneState, n: int):
+    h = state.history
+    return list(islice(h, max(0, len(h) - n), None))
+
+
+class SourcePane(Vertical, can_focus=True):
+    DEFAULT_CSS = """
+    SourcePane {
+        border: round $panel;
+        height: 1fr;
+        width: 1fr;
+        padding: 0;
+    }
+    SourcePane:focus-within, SourcePane:focus {
+        border: round $primary;
+    }
+    SourcePane > #verdict {
+        height: 1;
+        padding: 0 1;
+    }
+    SourcePane.-no-chart HistoryChart { display: none; }
+    SourcePane.-no-log LogTail { display: none; }
+    SourcePane.-no-log.-no-chart #verdict { margin-bottom: 1; }
+    """
+
+    def __init__(self, index: int, state: PaneState, *, chart: bool = True, log: bool = True, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.index = index
+        self.state = state
+        self.selected: int | None = None  # pinned segment index (None: follow the newest)
+        self._version = -1
+        self._scales: Scales = {}
+        self.set_class(not chart, "-no-chart")
+        self.set_class(not log, "-no-log")
+
+    def compose(self) -> ComposeResult:
+        yield PaneHeader()
+        yield NumbersPanel()
+        yield MetricSpark("accept len", "primary", 2, id="spark-al")
+        yield MetricSpark("accept rate", "secondary", 2, id="spark-ar")
+        yield MetricSpark("tok/s", "accent", 0, id="spark-tp")
+        yield HistoryChart()
+        yield SegmentTable()
+        yield Static("", id="verdict")
+        yield Breakdown()
+        yield LogTail()
+
+    # -- what the screen calls ---------------------------------------------------------------
+    def show_status(self, *, frozen: bool = False, extra: str = "", now: float | None = None) -> None:
+        st = self.state
+        self.query_one(PaneHeader).show(st.label, st.where, st.status_text(now or time.monotonic()),
+                                        frozen=frozen, extra=extra)
+
+    def show_data(self, scales: Scales, *, force: bool = False) -> None:
+        """Re-render the data widgets if the state (or the shared scales) changed."""
+        st = self.state
+        if not force and st.version == self._version and scales == self._scales:
+            return
+        self._version, self._scales = st.version, dict(scales)
+        stats = st.stats
+        sel = self.selected
+        if sel is not None and all(s.index != sel for s in stats.segments):
+            sel = self.selected = None
+        self.query_one(NumbersPanel).show(pane_numbers(stats, sel), pinned=sel is not None)
+        pts = recent(st, SPARK_POINTS)
+        cur = stats.current.all
+        for wid, attr, key, last in (("#spark-al", 5, "accept_len", cur.accept_len.last),
+                                     ("#spark-ar", 6, "accept_rate", cur.accept_rate.last),
+                                     ("#spark-tp", 7, "throughput", cur.throughput.last)):
+            lo, hi = scales.get(key, (0.0, 1.0))
+            self.query_one(wid, MetricSpark).set_data([p[attr] for p in pts if p[attr] is not None], lo, hi, last)
+        if not self.has_class("-no-chart"):
+            self.query_one(HistoryChart).set_data(self.chart_data(scales.get("accept_len")))
+        self.query_one(SegmentTable).sync(stats, sel)
+        self.query_one("#verdict", Static).update(verdict_line(segment_verdict(stats)))
+        seg = stats.current if sel is None else next(s for s in stats.segments if s.index == sel)
+        self.query_one(Breakdown).show_segment(seg)
+        if not self.has_class("-no-log"):
+            self.query_one(LogTail).sync(st.raw, st.raw_seq)
+
+    def chart_data(self, ylim: tuple[float, float] | None) -> ChartData:
+        st = self.state
+        n = CHART_POINTS
+        if st.boundaries:  # reach back to the start of the previous segment: the step shows
+            prev = st.boundaries[-2][0] if len(st.boundaries) >= 2 else 1
+            n = max(n, st.seq - prev + 1)
+        pts = [p for p in recent(st, n) if p.accept_len is not None]
+        xs = [float(p.seq) for p in pts]
+        bounds = []
+        for seq, idx in st.boundaries:
+            seg = st.segment(idx)
+            label = f"seg {idx}" + (f": {seg.label or seg.config.label()}" if seg is not None else "")
+            bounds.append((float(seq), label.replace(" draft=", " ")[:80], "accent"))
+        return ChartData([ChartSeries("accept len", xs, [p.accept_len for p in pts], "primary")], bounds,
+                         [(float(seq), f"M{n}") for seq, n, _ in st.marks], ylim,
+                         xlabel=f"accept len, last {len(xs):,} records (x: record #)")
+
+    # -- toggles -----------------------------------------------------------------------------
+    def set_chart(self, on: bool) -> None:
+        self.set_class(not on, "-no-chart")
+        if on:
+            self.query_one(HistoryChart).set_data(self.chart_data(self._scales.get("accept_len")))
+
+    def set_log(self, on: bool) -> None:
+        self.set_class(not on, "-no-log")
+        if on:
+            self.query_one(LogTail).rebuild(self.state.raw, self.state.raw_seq)
+
+    def select_segment(self, step: int) -> int | None:
+        """Pin the previous/next segment (live panes); past the newest: follow again."""
+        segs = [s.index for s in self.state.stats.segments]
+        cur = self.selected if self.selected is not None else segs[-1]
+        pos = segs.index(cur) if cur in segs else len(segs) - 1
+        pos = max(0, min(len(segs) - 1, pos + step))
+        self.selected = None if pos == len(segs) - 1 else segs[pos]
+        self.show_data(self._scales, force=True)
+        return segs[pos]
