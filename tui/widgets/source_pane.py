@@ -135,6 +135,13 @@ class SourcePane(Vertical, can_focus=True):
         if on:
             self.query_one(LogTail).rebuild(self.state.raw, self.state.raw_seq)
 
+    def on_log_tail_filter_changed(self, event: LogTail.FilterChanged) -> None:
+        event.stop()
+        self.query_one(LogTail).rebuild(self.state.raw, self.state.raw_seq)
+        self.app.notify(f"log tail: only lines containing {event.text!r}" if event.text else "log tail: every line",
+                        timeout=2, markup=False)
+        self.focus()
+
     def select_segment(self, step: int) -> int | None:
         """Pin the previous/next segment (live panes); past the newest: follow again."""
         segs = [s.index for s in self.state.stats.segments]
