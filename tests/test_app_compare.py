@@ -137,7 +137,11 @@ async def test_source_errors_show_in_the_header_without_crashing(tmp_path):
         assert "error (ConnectionError: link to gpu7 went away)" in text
         await pilot.press("l")  # log tails (off by default in a grid)
         await pilot.pause()
-        assert "hello [not markup]" in screen_text(app)  # raw text shown as is, never as markup
+        from tui.widgets.log_tail import LogTail
+
+        tail = app.screen.query(SourcePane)[1].query_one(LogTail).log_widget
+        shown = [str(s.text) for s in tail.lines]
+        assert "[2026-01-01 00:00:00] hello [not markup]" in shown  # raw text as is, never markup
         notes = " ".join(n.message for n in app._notifications)
         assert "link to gpu7 went away" in notes
         await pilot.press("q")

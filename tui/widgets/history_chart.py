@@ -67,7 +67,7 @@ class HistoryChart(Widget):
     DEFAULT_CSS = """
     HistoryChart {
         height: 1fr;
-        min-height: 6;
+        min-height: 5;
     }
     """
 

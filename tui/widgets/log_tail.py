@@ -32,7 +32,7 @@ class LogTail(Vertical):
     DEFAULT_CSS = """
     LogTail {
         height: 1fr;
-        min-height: 4;
+        min-height: 5;
         border-top: solid $panel;
     }
     LogTail RichLog {

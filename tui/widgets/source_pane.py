@@ -39,6 +39,8 @@ class SourcePane(Vertical, can_focus=True):
         height: 1fr;
         width: 1fr;
         padding: 0;
+        overflow-y: auto;
+        scrollbar-size-vertical: 1;
     }
     SourcePane:focus-within, SourcePane:focus {
         border: round $primary;
