@@ -9,6 +9,7 @@ import os
 import sys
 from typing import Any
 
+from tui.core import draft_config
 from tui.core.summary import comparison, segment_comparison, summarize_file, summarize_stream
 
 
@@ -68,6 +69,7 @@ def run(args: argparse.Namespace) -> int:
             raise CliError(f"specwatch summary: {path}: is a directory") from None
         except OSError as exc:
             raise CliError(f"specwatch summary: {path}: {exc.strerror or exc}") from None
+        draft_config.attach(s.stats)  # local sources: the draft's config.json on this machine
         results.append(s)
     out = {"sources": [], "comparison": None}
     for s in results:

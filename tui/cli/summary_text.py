@@ -62,6 +62,12 @@ def render_source(src: dict) -> list[str]:
         if seg.get("per_position"):
             pp = ", ".join(f"{v:.3f}" for v in seg["per_position"])
             out.append(f"    seg {seg['index']} per-position acceptance: {pp}")
+        draft = (seg.get("config") or {}).get("draft") or {}
+        if draft:
+            ids = draft.get("aux_layer_ids")
+            bits = [draft.get("architecture") or "", f"aux layers {ids}" if ids is not None else "",
+                    draft.get("note") or ""]
+            out.append(f"    seg {seg['index']} draft config: " + "; ".join(b for b in bits if b))
         for d in seg.get("diagnostics") or []:
             out.append(f"    seg {seg['index']} {d['level']}: {d['message']}")
     sc = src.get("segment_comparison")

@@ -46,7 +46,7 @@ class PaneHeader(Static):
         if frozen:
             right.append("view frozen · ", style=hex_color(self.app, "warning"))
         right.append(status, style=f"bold {colour}")
-        grid = Table.grid(expand=True)
+        grid = Table.grid(expand=True, padding=(0, 1))
         grid.add_column(ratio=1, no_wrap=True, overflow="ellipsis")
         grid.add_column(justify="right", no_wrap=True)
         grid.add_row(left, right)

@@ -1,0 +1,98 @@
+"""The draft model's own ``config.json``: which target layers an EAGLE-3 drafter reads.
+
+Neither server logs the aux hidden-state layer ids (log_formats.md §1.6); when acceptance
+collapses after a config change, they are what a user needs to see, per segment. SGLang reads
+``eagle_config.eagle_aux_hidden_state_layer_ids`` (nested) and silently falls back to its default
+layers when it is missing; vLLM reads the top-level ``eagle_aux_hidden_state_layer_ids``.
+
+This module only interprets the file's text; where it comes from (a local path, or the same SSH
+connection as the log) is the caller's business. A missing or unreadable file is a note, never
+an error.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, Callable
+
+MAX_CONFIG_BYTES = 4 << 20
+
+SGLANG_DEFAULT = ("absent: SGLang falls back to its default layers [2, L//2, L-3] of the target "
+                  "(L = the target's layer count; ids are shifted by +1 for the embedding)")
+VLLM_DEFAULT = "absent: vLLM falls back to its per-model default layers"
+
+
+def looks_like_path(path: str | None) -> bool:
+    """A filesystem path (absolute, ~, ./), not a hub id such as ``meta-llama/Llama-3.2-1B``."""
+    return bool(path) and (path.startswith(("/", "~", "./", "../")))  # type: ignore[union-attr]
+
+
+def facts_from_json(text: str | bytes, family: str | None, path: str) -> dict[str, Any]:
+    """What a user needs from a draft ``config.json`` (see the module docstring)."""
+    facts: dict[str, Any] = {"config_path": path}
+    try:
+        cfg = json.loads(text)
+    except (ValueError, UnicodeDecodeError) as exc:
+        facts["note"] = f"config.json is not valid JSON: {exc}"
+        return facts
+    if not isinstance(cfg, dict):
+        facts["note"] = "config.json is not a JSON object"
+        return facts
+    archs = cfg.get("architectures")
+    if isinstance(archs, list) and archs:
+        facts["architecture"] = str(archs[0])
+    for key in ("num_hidden_layers", "n_layer", "num_layers"):
+        if isinstance(cfg.get(key), int):
+            facts["num_hidden_layers"] = cfg[key]
+            break
+    nested = cfg.get("eagle_config") if isinstance(cfg.get("eagle_config"), dict) else {}
+    sg_ids = nested.get("eagle_aux_hidden_state_layer_ids")
+    top_ids = cfg.get("eagle_aux_hidden_state_layer_ids")
+    if family == "vllm":
+        ids, where, default = top_ids, "eagle_aux_hidden_state_layer_ids", VLLM_DEFAULT
+        other = sg_ids
+    else:
+        ids, where, default = sg_ids, "eagle_config.eagle_aux_hidden_state_layer_ids", SGLANG_DEFAULT
+        other = top_ids
+    if isinstance(ids, list):
+        facts["aux_layer_ids"] = ids
+        facts["aux_layer_ids_key"] = where
+    else:
+        facts["aux_layer_ids"] = None
+        facts["note"] = default
+        if isinstance(other, list):
+            facts["note"] += f"; the file has {other} under the key the other server reads"
+    return facts
+
+
+def read_local(draft_path: str, family: str | None) -> dict[str, Any]:
+    """Facts from ``DRAFT/config.json`` on this machine; a note when it cannot be read."""
+    path = os.path.join(os.path.expanduser(draft_path), "config.json")
+    if not looks_like_path(draft_path):
+        return {"config_path": None, "note": f"{draft_path!r} is not a local path (a hub id?): config not read"}
+    try:
+        with open(path, "rb") as f:
+            data = f.read(MAX_CONFIG_BYTES + 1)
+    except FileNotFoundError:
+        return {"config_path": path, "note": "config.json not found"}
+    except OSError as exc:
+        return {"config_path": path, "note": f"config.json unreadable: {exc.strerror or exc}"}
+    if len(data) > MAX_CONFIG_BYTES:
+        return {"config_path": path, "note": "config.json larger than 4 MiB: not read"}
+    return facts_from_json(data, family, path)
+
+
+Resolver = Callable[[str, "str | None"], dict[str, Any]]
+
+
+def attach(stats: Any, resolve: Resolver = read_local) -> None:
+    """Fill ``config.draft`` of every segment of a :class:`SourceStats` that names a draft model."""
+    cache: dict[tuple[str, str | None], dict[str, Any]] = {}
+    for seg in stats.segments:
+        cfg = seg.config
+        if cfg.draft_model_path and not cfg.draft:
+            key = (cfg.draft_model_path, cfg.family)
+            if key not in cache:
+                cache[key] = resolve(cfg.draft_model_path, cfg.family)
+            cfg.draft = dict(cache[key])
