@@ -81,34 +81,11 @@ class Record:
     def to_model(self) -> RecordModel:
         from tui.core.record_model import RecordModel  # pydantic, imported only when needed
 
-        return RecordModel(
-            source=self.source,
-            line_no=self.line_no,
-            offset=self.offset,
-            family=self.family,
-            kind=self.kind,
-            timestamp=format_ts(self.timestamp),
-            rank=self.rank,
-            accept_len=self.accept_len,
-            accept_rate=self.accept_rate,
-            rate_definition=self.rate_definition,
-            accepted=self.accepted,
-            drafted=self.drafted,
-            num_drafts=self.num_drafts,
-            per_position=list(self.per_position) if self.per_position is not None else None,
-            running_req=self.running_req,
-            tokens=self.tokens,
-            token_usage=self.token_usage,
-            throughput=self.throughput,
-            queue_req=self.queue_req,
-            graph=self.graph,
-            accept_len_derived=self.accept_len_derived,
-            accept_rate_derived=self.accept_rate_derived,
-            cumulative=self.cumulative,
-            process=self.process,
-            extra=dict(self.extra),
-            raw=self.raw,
-        )
+        data = {name: getattr(self, name) for name in self.__slots__}  # type: ignore[attr-defined]
+        data["timestamp"] = format_ts(self.timestamp)
+        data["per_position"] = list(self.per_position) if self.per_position is not None else None
+        data["extra"] = dict(self.extra)
+        return RecordModel(**data)
 
 
 @dataclass(slots=True)
