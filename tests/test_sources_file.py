@@ -128,6 +128,27 @@ async def test_missing_file_waits_then_opens(tmp_path, opts):
     assert c.stream() == ["<waiting>", "<opened>"] + expected(1, 4)
 
 
+async def test_symlink_follows_appends_and_a_repointed_link(tmp_path, opts):
+    """``current.log -> runs/run1.log``: appends land in another directory; re-pointing the link
+    (atomically) is a rotation."""
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    link = tmp_path / "current.log"
+    append(runs / "run1.log", seq_lines(1, 2))
+    link.symlink_to(runs / "run1.log")
+    async with Collector(FileSource(str(link), **opts)) as c:
+        await c.wait_lines(2)
+        append(runs / "run1.log", seq_lines(3, 4))
+        await c.wait_lines(4)
+        append(runs / "run2.log", seq_lines(5, 6))
+        (tmp_path / "tmp.link").symlink_to(runs / "run2.log")
+        os.replace(tmp_path / "tmp.link", link)
+        await c.wait_lines(6)
+        append(runs / "run2.log", seq_lines(7, 7))
+        await c.wait_lines(7)
+    assert c.stream() == ["<opened>"] + expected(1, 4) + ["<rotated>"] + expected(5, 7)
+
+
 async def test_from_end_and_last_n(tmp_path):
     p = tmp_path / "a.log"
     append(p, seq_lines(1, 10) + "line 000")  # a partial last line

@@ -15,9 +15,10 @@ from tui.core.settings import ConfigError, default_config_path, load_settings, p
 from tui.core.sources.base import CUT_MARKER, MAX_LINE_BYTES, EventKind as K
 from tui.core.sources.command import CommandSource
 from tui.core.sources.file import FileSource
-from tui.core.sources.lines import LineSplitter, StartAt, find_start, parse_start
+from tui.core.sources.lines import END, LineSplitter, StartAt, find_start, parse_start
 from tui.core.sources.merge import merged
-from tui.core.sources.spec import SourceSpecError, expand_source_args, open_source, parse_source_spec
+from tui.core.sources import spec as spec_module
+from tui.core.sources.spec import SourceSpecError, SshTarget, expand_source_args, open_source, parse_source_spec
 from tui.core.sources.stdin import PipeSource
 
 # -- the splitter ---------------------------------------------------------------------------------
@@ -220,13 +221,38 @@ def test_source_texts(tmp_path, monkeypatch):
     for text, (kind, target, label, name) in cases.items():
         s = parse_source_spec(text)
         assert (s.kind, s.target, s.label, s.name) == (kind, target, label, name), text
-    for text in ("gpu1:/data/x.log", "me@gpu1:/data/x.log", "ssh://me@gpu1:2222/data/x.log", "L=gpu1:x.log"):
-        with pytest.raises(SourceSpecError, match="SSH sources are not supported yet"):
-            parse_source_spec(text)
     for text, msg in (("", "empty source"), ("cmd:", "needs a command"), ("logs", "is a directory"),
-                      ("http://h/metrics", "http:// sources are not supported")):
+                      ("foo://h/metrics", "foo:// sources are not supported")):
         with pytest.raises(SourceSpecError, match=msg):
             parse_source_spec(text)
+
+
+SSH_TEXTS = {
+    "gpu1:/data/x.log": SshTarget("gpu1", "/data/x.log", None, None),
+    "me@gpu1:/data/*.log": SshTarget("gpu1", "/data/*.log", "me", None),
+    "ssh://me@gpu1:2222/data/x.log": SshTarget("gpu1", "/data/x.log", "me", 2222),
+    "L=gpu1:logs/x.log": SshTarget("gpu1", "logs/x.log", None, None),
+    "me@[::1]:/x.log": SshTarget("::1", "/x.log", "me", None),
+}
+
+
+def test_ssh_texts_without_an_ssh_opener_are_a_clear_error(monkeypatch):
+    monkeypatch.delitem(spec_module._OPENERS, "ssh", raising=False)
+    for text in SSH_TEXTS:
+        with pytest.raises(SourceSpecError, match="SSH sources are not supported yet"):
+            parse_source_spec(text)
+
+
+def test_ssh_texts_go_to_the_registered_opener(monkeypatch):
+    opened = []
+    monkeypatch.setitem(spec_module._OPENERS, "ssh", lambda spec, **kw: opened.append((spec, kw)) or "src")
+    for text, target in SSH_TEXTS.items():
+        s = parse_source_spec(text)
+        assert (s.kind, s.ssh, s.target) == ("ssh", target, target.path), text
+    s = parse_source_spec("L=gpu1:logs/x.log")
+    assert s.name == "L" and parse_source_spec("gpu1:/data/x.log").name == "gpu1:/data/x.log"
+    assert open_source(s, follow=False, start=END, idle_after=5) == "src"
+    assert opened == [(s, {"follow": False, "start": END, "idle_after": 5})]
 
 
 def test_config_names_and_pairs(tmp_path):
@@ -284,23 +310,18 @@ async def test_merged_interleaves_by_arrival_and_reports_a_broken_source(tmp_pat
     sa = open_source(parse_source_spec(f"A={a}"), **FAST)
     sb = open_source(parse_source_spec(f"B={b}"), **FAST)
 
-    class Broken:
+    class Raises:
         name = "broken"
 
         def __aiter__(self):
             return self._gen()
 
         async def _gen(self):
-            yield  # pragma: no cover - never reached
-            raise AssertionError
+            raise RuntimeError("boom")
+            yield  # pragma: no cover - makes this an async generator
 
         async def aclose(self):
             pass
-
-    class Raises(Broken):
-        async def _gen(self):
-            raise RuntimeError("boom")
-            yield  # pragma: no cover
 
     lines: list[tuple[int, str]] = []
     errors: list[tuple[int, str]] = []

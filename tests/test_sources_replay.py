@@ -38,7 +38,7 @@ def write(tmp_path, lines: list[str]) -> str:
     return str(p)
 
 
-async def settle(clock: FakeClock | None = None) -> None:
+async def settle() -> None:
     """Let the replay run until it blocks (on the clock or on a control)."""
     for _ in range(200):
         await asyncio.sleep(0)
@@ -69,7 +69,6 @@ async def test_original_pacing_at_speed_one(tmp_path):
         clock.advance(1.0)  # t=2: the line at 2 s, the one without a timestamp and the next at 2 s
         await settle()
         assert emitted(c) == LOG[2:5]
-        assert len([b for b in c.items]) == 0
         clock.advance(2.9)
         await settle()
         assert emitted(c) == []
@@ -164,6 +163,24 @@ async def test_backward_clock_does_not_wait_and_max_gap_caps_waits(tmp_path):
         clock.advance(5.0)
         await settle()
         assert emitted(c) == [lines[3], "<eof>"]
+
+
+async def test_a_capped_gap_survives_a_pause_without_a_burst(tmp_path):
+    lines = [dec(10, 1), dec(50, 2), dec(51, 3)]
+    clock = FakeClock()
+    src = ReplaySource(write(tmp_path, lines), speed=1.0, clock=clock, max_gap=5.0)
+    async with Collector(src) as c:
+        await settle()
+        assert emitted(c) == ["<opened>", lines[0]] and clock.next_deadline == pytest.approx(5.0)
+        clock.advance(1.0)
+        src.pause()  # 1 s into the (capped) 5 s gap
+        clock.advance(100.0)
+        src.resume()
+        await settle()
+        assert emitted(c) == [] and clock.next_deadline == pytest.approx(105.0)  # the 4 s left
+        clock.advance(4.0)
+        await settle()
+        assert emitted(c) == [lines[1]] and clock.next_deadline == pytest.approx(106.0)
 
 
 async def test_vllm_year_rollover_pacing(tmp_path):

@@ -175,10 +175,10 @@ def test_a_missing_file_without_follow_fails_in_one_line(tmp_path):
     assert r.returncode == 1 and r.stderr.strip() == f"specwatch stream: {missing}: no such file: {missing}"
 
 
-def test_an_ssh_source_is_refused_clearly():
-    r = subprocess.run(cmd("gpu1:/var/log/x.log"), capture_output=True, text=True, cwd=ROOT, env=ENV, timeout=30)
+def test_an_unknown_kind_of_source_is_refused_clearly():
+    r = subprocess.run(cmd("foo://host/x.log"), capture_output=True, text=True, cwd=ROOT, env=ENV, timeout=30)
     assert r.returncode == 2 and r.stdout == "" and r.stderr.strip() == (
-        "specwatch stream: gpu1:/var/log/x.log: SSH sources are not supported yet")
+        "specwatch stream: foo://host/x.log: foo:// sources are not supported")
 
 
 def test_ctrl_c_exits_0_quietly_and_stops_commands(tmp_path):

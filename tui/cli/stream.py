@@ -33,6 +33,7 @@ from datetime import datetime
 from typing import Any
 
 from tui.cli import CliError
+from tui.cli.ssh_args import add_ssh_arguments, ssh_options
 from tui.core.parsing import LineParser
 from tui.core.records import EngineStats, Malformed, Marker, Record, format_ts
 from tui.core.settings import ConfigError, load_settings
@@ -49,7 +50,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     p = subparsers.add_parser(
         "stream", help=HELP, description=HELP + ". SOURCE is a file (followed by name, like tail -F), "
         "a quoted glob (follows the newest match), - (stdin), cmd:'COMMAND' (its stdout; use 2>&1 for "
-        "docker logs), or a name from specwatch.toml; LABEL=SOURCE sets the label.")
+        "docker logs), host:/path or host:'/dir/*.log' (over ssh), or a name from specwatch.toml; LABEL=SOURCE sets the label.")
     p.add_argument("sources", nargs="+", metavar="SOURCE")
     p.add_argument("--jsonl", action="store_true", help="one JSON object per line (records and events)")
     p.add_argument("--from", dest="start", default="start", metavar="start|end|-N",
@@ -60,6 +61,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
                    help="say a source is idle after this long without a line (default 30; 0: never)")
     p.add_argument("--poll", type=float, default=None, metavar="SECONDS",
                    help="look at files every SECONDS instead of relying on inotify (network file systems)")
+    add_ssh_arguments(p)
     p.set_defaults(run=run)
     return p
 
@@ -79,6 +81,7 @@ def run(args: argparse.Namespace) -> int:
     options: dict[str, Any] = {"idle_after": args.idle or None}
     if args.poll is not None:
         options.update(use_inotify=False, poll_interval=args.poll)
+    options.update(ssh_options(args))
     streamer = Streamer(specs, jsonl=args.jsonl, follow=not args.no_follow, start=start, options=options)
     try:
         return asyncio.run(streamer.run())

@@ -20,9 +20,13 @@ def add_parser(sub: Any) -> None:
         description="Read each SOURCE once (a file, or - for stdin; label=SOURCE names it) and print "
         "acceptance statistics per source and per segment; with two sources, B − A.",
     )
-    p.add_argument("sources", nargs="+", metavar="SOURCE", help="[label=]PATH or - (stdin)")
+    p.add_argument("sources", nargs="+", metavar="SOURCE",
+                   help="[label=]PATH, - (stdin), or host:/path (read once over ssh; a quoted glob reads the newest match)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--workers", type=int, default=None, help="scanner processes for large files (default: cores, max 4)")
+    from tui.cli.ssh_args import add_ssh_arguments
+
+    add_ssh_arguments(p)
     p.set_defaults(run=run)
 
 
@@ -46,6 +50,34 @@ def _clean(obj: Any) -> Any:
     return obj
 
 
+def _remote_target(path: str):
+    """The SSH target of ``host:/path`` (None for local paths and stdin)."""
+    if path == "-" or os.path.exists(path):
+        return None
+    from tui.core.sources.spec import SourceSpecError, parse_source_spec
+
+    try:
+        spec = parse_source_spec(path)
+    except SourceSpecError:
+        return None
+    return spec.ssh if spec.kind == "ssh" else None
+
+
+def _summarize_remote(target: Any, label: str | None, text: str, args: argparse.Namespace):
+    """The remote file streamed once over ssh; its draft configs read on the same host."""
+    from tui.cli import CliError
+    from tui.cli.ssh_args import ssh_options
+    from tui.core.sources.ssh import settings_from_options
+    from tui.core.sources.ssh_summary import RemoteReadError, summarize_ssh
+
+    settings = settings_from_options(ssh_options(args))
+    name = label or f"{target.host}:{os.path.basename(target.path)}"
+    try:
+        return summarize_ssh(target, name, text, settings)
+    except RemoteReadError as exc:
+        raise CliError(f"specwatch summary: {exc.message}") from None
+
+
 def run(args: argparse.Namespace) -> int:
     from tui.cli import CliError
 
@@ -54,6 +86,10 @@ def run(args: argparse.Namespace) -> int:
         raise CliError("specwatch summary: stdin (-) can be read only once")
     results = []
     for label, path in specs:
+        remote = _remote_target(path)
+        if remote is not None:
+            results.append(_summarize_remote(remote, label, path, args))
+            continue
         try:
             if path == "-":
                 s = summarize_stream(sys.stdin.buffer, "-", label or "stdin")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import math
 import time
+from collections import deque
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -75,6 +76,7 @@ class WatchScreen(Screen):
         self.marks = 0
         self.ticks = 0
         self.render_seconds = 0.0
+        self.tick_log: deque[tuple[float, float]] = deque(maxlen=2000)  # (start, duration): the bench reads it
         self._seg_seen = [0] * len(self.states)
         self._cmp_version: tuple = ()
 
@@ -174,7 +176,9 @@ class WatchScreen(Screen):
                 pane.show_data(scales)
             self._show_compare(scales)
         self._drain_notices()
-        self.render_seconds += time.perf_counter() - t0
+        took = time.perf_counter() - t0
+        self.render_seconds += took
+        self.tick_log.append((t0, took))
 
     def _pane_extra(self, pane: SourcePane) -> str:
         st = pane.state

@@ -64,7 +64,7 @@ class LineParser:
             cont = self._continue_args(line, line_no, offset)
             if cont is not None:
                 return cont
-        if not any(h in line for h in _HINTS):
+        if "Decode batch" not in line and not any(h in line for h in _HINTS):
             return None
         text = clean(line)
         at = text.find(sglang.ANCHOR)

@@ -46,8 +46,29 @@ def _graph(value: str) -> bool | None:
     return None
 
 
+# The common modern forms (2025-05 onwards, non-hybrid), read in one match; every other form
+# goes through the general key-by-key reader below, which gives the same values for these.
+_CANON = re.compile(
+    r"Decode batch(?: \[(\d+)\])?[,.] #running-req: (\d+), #token: (\d+), token usage: (\d+\.\d+), "
+    r"(?:accept len: (\d+\.\d+), (?:accept rate: (\d+\.\d+), )?)?(cuda|npu|cpu) graph: (True|False), "
+    r"gen throughput \(token/s\): (\d+\.\d+), #queue-req: (\d+)(?:, ?)?$"
+)
+
+
 def parse_decode(source: str, line_no: int, offset: int, text: str, at: int, raw: str) -> Record | Malformed:
     """``text`` is the cleaned line and ``at`` the index of ``Decode batch`` in it."""
+    c = _CANON.match(text, at)
+    if c is not None:
+        it, run, tok, usage, al, ar, label, graph, tput, queue = c.groups()
+        rec = Record(source, line_no, offset, "sglang", "decode", raw, None, rank_of(text[:at]),
+                     float(al) if al is not None else None, float(ar) if ar is not None else None,
+                     running_req=int(run), tokens=int(tok), token_usage=float(usage), throughput=float(tput),
+                     queue_req=int(queue), graph=graph == "True")
+        if it is not None:
+            rec.extra["iter"] = it
+        if label != "cuda":
+            rec.extra["graph_label"] = f"{label} graph"
+        return rec
     m = _HEAD.match(text, at)
     if m is None:
         return Malformed(source, line_no, offset, "Decode batch without its separator", raw)

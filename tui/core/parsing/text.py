@@ -20,6 +20,8 @@ def clean(line: str) -> str:
         line = line.replace("`", "")
     if "**" in line:
         line = line.replace("**", "")
+    if line[:1] == "[":  # the common case: a prefix right at the start
+        return line
     s = line.lstrip()
     if s[:1] == ">":  # markdown quote: "> ", "> > "
         while s[:1] == ">":
@@ -40,6 +42,9 @@ def at_message_start(text: str, i: int) -> bool:
     return before[-1] in "]:|" or before.endswith("INFO") or before.endswith(">")
 
 
+_RANK_CACHE: dict[str, str] = {}
+
+
 def rank_of(prefix: str) -> str:
     """Rank tags of an SGLang prefix: ``[2025-05-31 18:31:21 DP6 TP6] `` → ``"DP6 TP6"``.
 
@@ -51,8 +56,16 @@ def rank_of(prefix: str) -> str:
     start = prefix.rfind("[", 0, end)
     if start < 0:
         return ""
-    tags = [t for t in prefix[start + 1 : end].split() if _RANK_TOKEN.fullmatch(t)]
-    return " ".join(tags)
+    inner = prefix[start + 1 : end]
+    if len(inner) > 20 and inner[4] == "-" and inner[19] == " ":
+        inner = inner[20:]  # "YYYY-MM-DD HH:MM:SS TAGS": only the tags vary (and rarely)
+    rank = _RANK_CACHE.get(inner)
+    if rank is None:
+        rank = " ".join(t for t in inner.split() if _RANK_TOKEN.fullmatch(t))
+        if len(_RANK_CACHE) > 4096:
+            _RANK_CACHE.clear()
+        _RANK_CACHE[inner] = rank
+    return rank
 
 
 def process_of(prefix: str) -> str | None:

@@ -50,6 +50,18 @@ class TimestampReader:
         self._cache: dict[str, float] = {}
 
     def read(self, line: str) -> float | None:
+        # The common SGLang case first, without a regex: "[YYYY-MM-DD HH:MM:SS".
+        if line[:1] == "[" and line[5:6] == "-" and line[11:12] == " " and line[20:21] in (" ", "]"):
+            base = self._cache.get(line[1:11])
+            t = line[12:20]
+            if base is not None and t[2] == ":" and t[5] == ":" and t.isascii():
+                try:
+                    h, mi, sec = int(t[0:2]), int(t[3:5]), int(t[6:8])
+                except ValueError:
+                    pass
+                else:
+                    if h < 24 and mi < 60 and sec <= 60:
+                        return base + h * 3600 + mi * 60 + sec
         head = line[:160]
         m = _DOCKER.match(head)
         if m:
@@ -78,6 +90,8 @@ class TimestampReader:
 
     def _full(self, m: re.Match[str]) -> float | None:
         date = m.group(0)[:10]
+        if not date[:4].isdigit():  # "Z"-less docker forms start differently; key on the digits
+            date = f"{m.group(1)}-{m.group(2)}-{m.group(3)}"
         base = self._cache.get(date)
         if base is None:
             try:

@@ -7,8 +7,8 @@
 * Rotation (the name now points at another file): the old file is read to its end (and given a
   short grace period to settle, for writers that reopen their log a moment later), then
   ``rotated`` and the new file is read from its start.
-* The name disappears: ``waiting`` (the old file, still open, keeps being read); when it comes
-  back as a new file: ``rotated``.
+* The name disappears (for longer than a rename-then-create takes): ``waiting``; the old file,
+  still open, keeps being read. When the name comes back as a new file: ``rotated``.
 * Permission denied: ``error`` (fatal on the first open, else retried).
 
 The follower reads whole chunks and emits one :class:`LineBatch` per chunk.
@@ -137,6 +137,8 @@ class Follower:
         self._error_said: str | None = None
         self._last_data = time.monotonic()
         self._idle_said = False
+        self._gone_since: float | None = None
+        self._gone_grace = max(settle, poll_interval, 0.05)
 
     # -- what subclasses provide -------------------------------------------------------------
     def _target(self, changed: set[str] | None) -> tuple[str, os.stat_result] | None:
@@ -228,19 +230,23 @@ class Follower:
         while True:
             try:
                 b = f.read(self.name)
-            except OSError as exc:
-                yield self._event(EventKind.ERROR, describe_oserror(exc, f.path), f.path, fatal=False)
+            except OSError as exc:  # EIO, ESTALE, ...: said once, retried on the next look
+                async for e in self._say_error(describe_oserror(exc, f.path), False):
+                    yield e
                 return
             if b is False:
                 return
             self._last_data = time.monotonic()
             self._idle_said = False
+            self._error_said = None
             if b is not None:
                 yield b
 
     async def _wait(self) -> set[str] | None:
         """Wait for a change (or a poll); None means "say idle now"."""
         interval = self.safety_interval if self.waker.watching else self.poll_interval
+        if self._gone_since is not None and not self._waiting_said:
+            interval = min(interval, self._gone_grace / 2)
         if self.idle_after and not self._idle_said:
             left = self._last_data + self.idle_after - time.monotonic()
             if left <= 0:
@@ -277,6 +283,14 @@ class Follower:
                     yield b
                 return
         if target is None:
+            if f is not None and self.follow and not self._waiting_said:
+                # a rotation (rename, then create) is not atomic: say "waiting" only when the
+                # name stays away for longer than that takes
+                now = time.monotonic()
+                if self._gone_since is None:
+                    self._gone_since = now
+                if now - self._gone_since < self._gone_grace:
+                    return
             if not self._waiting_said and (f is None or self.follow):
                 self._waiting_said = True
                 if not self.follow:
@@ -286,6 +300,7 @@ class Follower:
                 yield self._event(EventKind.WAITING, self._waiting_message(), self._path())
             return
         path, st = target
+        self._gone_since = None
         if f is not None and (st.st_dev, st.st_ino) == f.identity:
             if self._waiting_said:  # the name is back, on the same file
                 self._waiting_said = False
@@ -360,7 +375,10 @@ class FileSource(Follower):
             return None
 
     def _directories(self) -> set[str]:
-        return {os.path.dirname(self.where)}
+        dirs = {os.path.dirname(self.where)}
+        if self.current is not None:  # a symlink: appends happen where the file really is
+            dirs.add(os.path.dirname(os.path.realpath(self.current.path)))
+        return dirs
 
     def _waiting_message(self) -> str:
         if self.current is not None:

@@ -94,7 +94,7 @@ class GlobSource(Follower):
         if self._pattern_dir is not None:
             dirs.add(self._pattern_dir)
         if self.current is not None:
-            dirs.add(os.path.dirname(os.path.abspath(self.current.path)))
+            dirs.add(os.path.dirname(os.path.realpath(self.current.path)))
         return dirs
 
     def _waiting_message(self) -> str:

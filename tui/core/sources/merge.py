@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator, Sequence
 from tui.core.sources.base import Batch, EventKind, Source, SourceEvent
 
 
-async def merged(sources: Sequence[Source], *, queue_size: int = 64) -> AsyncIterator[tuple[int, Batch | None]]:
+async def merged(sources: Sequence[Source], *, queue_size: int = 8) -> AsyncIterator[tuple[int, Batch | None]]:
     """Yields ``(index, batch)`` in arrival order, and ``(index, None)`` when source ``index``
     has ended; returns when all have ended."""
     queue: asyncio.Queue[tuple[int, Batch | None]] = asyncio.Queue(queue_size)

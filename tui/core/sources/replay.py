@@ -24,6 +24,7 @@ import asyncio
 import os
 from collections import deque
 from collections.abc import AsyncIterator, Callable
+from itertools import islice
 
 from tui.core.parsing.timestamps import TimestampReader
 from tui.core.sources.base import Batch, EventKind, LineBatch, SourceEvent
@@ -147,7 +148,6 @@ class ReplaySource:
         self._next_off = 0
         self.position: float | None = None  # log time of the last line emitted
         self._anchor: tuple[float, float] | None = None  # (wall, log) pacing anchor
-        self._last_due = 0.0
         self._paused_at: float | None = None
 
     def _fill(self) -> bool:
@@ -185,20 +185,22 @@ class ReplaySource:
         """How many pending lines are due at ``now``, and when the first other one is due."""
         n = 0
         read = self._ts.read
-        for line in self._lines[:MAX_BATCH]:
+        for line in islice(self._lines, MAX_BATCH):
             ts = read(line)
             if ts is not None:
-                pos = self.position
-                if self._anchor is None:
-                    self._anchor = (now, ts)  # start, or after a jump: this line is due now
-                elif pos is not None and ts < pos:
-                    self._anchor = (self._last_due, ts)  # the clock went back: no wait
-                elif pos is not None and self.max_gap is not None and ts - pos > self.max_gap:
-                    self._anchor = (self._last_due + self.max_gap / speed, ts)
-                due = self._anchor[0] + (ts - self._anchor[1]) / speed
+                pos, anchor = self.position, self._anchor
+                if anchor is None or pos is None:
+                    anchor = (now, ts)  # start, or after a jump: this line is due now
+                else:
+                    prev_due = anchor[0] + (pos - anchor[1]) / speed  # when the last line was due
+                    if ts < pos:
+                        anchor = (prev_due, ts)  # the clock went back: no wait
+                    elif self.max_gap is not None and ts - pos > self.max_gap:
+                        anchor = (prev_due + self.max_gap / speed, ts)
+                due = anchor[0] + (ts - anchor[1]) / speed
                 if due > now:
-                    return n, due
-                self._last_due = due
+                    return n, due  # (the anchor is kept only once a line is emitted under it)
+                self._anchor = anchor
                 self.position = ts
             n += 1
         return n, None

@@ -218,3 +218,12 @@ def open_source(spec: SourceSpec, *, follow: bool = True, start: StartAt = START
     if opener is None:
         raise SourceSpecError(f"{spec.text}: {spec.kind} sources are not supported yet")
     return opener(spec, follow=follow, start=start, **options)
+
+
+def _open_ssh(spec: SourceSpec, **kwargs) -> Source:
+    from tui.core.sources.ssh import open_ssh  # asyncssh is imported only when an SSH source is opened
+
+    return open_ssh(spec, **kwargs)
+
+
+register_source_kind("ssh", _open_ssh)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import fcntl
 import os
+import selectors
 import stat
 from collections.abc import AsyncIterator
 
@@ -85,6 +86,12 @@ class PipeSource:
                 await asyncio.sleep(0)
         if stat.S_ISDIR(st.st_mode):
             raise _Fatal(f"{self.where} is a directory")
+        if not _pollable(self.fd):  # /dev/null and other devices epoll refuses: plain reads
+            while True:
+                data = await asyncio.to_thread(os.read, self.fd, READ_CHUNK)
+                if not data:
+                    return
+                yield data
         loop = asyncio.get_running_loop()
         reader = asyncio.StreamReader(limit=READ_CHUNK * 4, loop=loop)
         self._flags = fcntl.fcntl(self.fd, fcntl.F_GETFL)
@@ -143,6 +150,15 @@ class PipeSource:
 
 class _Fatal(Exception):
     pass
+
+
+def _pollable(fd: int) -> bool:
+    try:
+        with selectors.DefaultSelector() as sel:
+            sel.register(fd, selectors.EVENT_READ)
+        return True
+    except (OSError, ValueError):
+        return False
 
 
 def stdin_source(name: str = "stdin", **options) -> PipeSource:

@@ -1,0 +1,257 @@
+"""SSH test servers: asyncssh's own in-process server running the real command as a local
+subprocess, and Debian's OpenSSH sshd on 127.0.0.1 with its own keys, config and pid file."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+import asyncssh
+import pytest
+
+from tui.core.sources.ssh_connect import SshSettings
+
+SSHD = "/usr/sbin/sshd"
+FAST_SSH = dict(keepalive_interval=1.0, keepalive_count_max=2, connect_timeout=3.0, reconnect_initial=0.1,
+                reconnect_max=0.5, status_interval=0.2, settle=0.05)
+
+
+def write_keypair(path: Path) -> asyncssh.SSHKey:
+    key = asyncssh.generate_private_key("ssh-ed25519")
+    key.write_private_key(str(path))
+    key.write_public_key(str(path) + ".pub")
+    os.chmod(path, 0o600)
+    return key
+
+
+def known_hosts_line(host: str, port: int, key: asyncssh.SSHKey) -> str:
+    return f"[{host}]:{port} {key.export_public_key('openssh').decode().strip()}\n"
+
+
+class ExecServer:
+    """asyncssh server on 127.0.0.1 that runs each exec request with the local ``sh`` (the real
+    ``tail``/``stat``), as sshd would. ``env`` replaces the command's environment (e.g. a PATH
+    without tail); ``connections`` counts the connections accepted."""
+
+    def __init__(self, tmp: Path, env: dict | None = None) -> None:
+        self.tmp = tmp
+        self.env = env
+        self.host_key = write_keypair(tmp / "host_key")
+        self.client_key = write_keypair(tmp / "client_key")
+        (tmp / "authorized_keys").write_text(self.client_key.export_public_key("openssh").decode())
+        self.server = None
+        self.port = 0
+        self.connections = 0
+        self.conns: list = []
+        self.procs: set[asyncio.subprocess.Process] = set()
+        self.user: int | None = None  # run the commands as this uid (permission tests)
+
+    async def start(self, port: int = 0) -> None:
+        outer = self
+
+        class Server(asyncssh.SSHServer):
+            def connection_made(self, conn):
+                outer.connections += 1
+                outer.conns.append(conn)
+
+        self.server = await asyncssh.create_server(
+            Server, "127.0.0.1", port, server_host_keys=[str(self.tmp / "host_key")],
+            authorized_client_keys=str(self.tmp / "authorized_keys"), process_factory=self._exec, encoding=None)
+        self.port = self.server.sockets[0].getsockname()[1]
+
+    async def _exec(self, process: asyncssh.SSHServerProcess) -> None:
+        local = await asyncio.create_subprocess_shell(
+            process.command or "true", stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE, env=self.env, cwd="/" if self.user else str(self.tmp),
+            start_new_session=True, **({"user": self.user} if self.user else {}))
+        self.procs.add(local)
+
+        async def copy(src: asyncio.StreamReader, dst) -> None:
+            while True:
+                data = await src.read(65536)
+                if not data or process.is_closing():
+                    return
+                try:
+                    dst.write(data)
+                    await dst.drain()
+                except (OSError, asyncssh.Error):
+                    return
+
+        try:
+            pumps = asyncio.gather(copy(local.stdout, process.stdout), copy(local.stderr, process.stderr),
+                                   return_exceptions=True)
+            closed = asyncio.ensure_future(process.wait_closed())
+            await asyncio.wait({pumps, closed}, return_when=asyncio.FIRST_COMPLETED)
+            if pumps.done() and not process.is_closing():
+                code = await local.wait()
+                process.exit(code)
+            pumps.cancel()
+            closed.cancel()
+        except Exception:  # noqa: BLE001 - a closing channel must not take the connection down
+            pass
+        finally:
+            if local.returncode is None:
+                try:
+                    os.killpg(local.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+                await local.wait()
+            self.procs.discard(local)
+
+    async def stop(self) -> None:
+        """Like a crashed host: the listener and every connection go away at once."""
+        if self.server is not None:
+            self.server.close()
+            for c in self.conns:
+                c.abort()
+            self.conns = []
+            await self.server.wait_closed()
+            self.server = None
+        for p in list(self.procs):
+            if p.returncode is None:
+                try:
+                    os.killpg(p.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+        for _ in range(100):  # let the exec handlers reap their processes
+            if not self.procs:
+                break
+            await asyncio.sleep(0.01)
+
+    def known_hosts(self, key: asyncssh.SSHKey | None = None) -> Path:
+        path = self.tmp / "known_hosts"
+        path.write_text(known_hosts_line("127.0.0.1", self.port, key or self.host_key))
+        return path
+
+    def settings(self, **overrides) -> SshSettings:
+        opts = dict(config=None, known_hosts=str(self.known_hosts()), client_keys=[str(self.tmp / "client_key")],
+                    agent_path=None)
+        opts.update(overrides.pop("connect_options", {}))
+        return SshSettings(**{**FAST_SSH, **overrides}, connect_options=opts)
+
+
+# -- OpenSSH sshd --------------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def require_sshd() -> None:
+    if not os.access(SSHD, os.X_OK) or shutil.which("ssh-keygen") is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI=true but {SSHD} (openssh-server) is missing: the end-to-end SSH suite must run")
+        pytest.skip("openssh-server is not installed (apt-get install openssh-server)")
+
+
+class Sshd:
+    """Debian's sshd on 127.0.0.1:PORT, with its own host key, authorized key, config and pid."""
+
+    def __init__(self, d: Path) -> None:
+        self.d = d
+        self.port = free_port()
+        self.proc: subprocess.Popen | None = None
+        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "test-host", "-f", str(d / "host_ed25519")],
+                       check=True)
+        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "test-client", "-f",
+                        str(d / "client_ed25519")], check=True)
+        shutil.copy(d / "client_ed25519.pub", d / "authorized_keys")
+        os.chmod(d / "authorized_keys", 0o600)
+        self.config = d / "sshd_config"
+        self.config.write_text(f"""Port {self.port}
+ListenAddress 127.0.0.1
+HostKey {d}/host_ed25519
+PidFile {d}/sshd.pid
+AuthorizedKeysFile {d}/authorized_keys
+StrictModes no
+PubkeyAuthentication yes
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+PermitRootLogin prohibit-password
+UsePAM no
+LogLevel VERBOSE
+""")
+        os.makedirs("/run/sshd", exist_ok=True)
+        os.chmod("/run/sshd", 0o755)
+        subprocess.run([SSHD, "-t", "-f", str(self.config)], check=True)
+
+    @property
+    def host_key_line(self) -> str:
+        return f"[127.0.0.1]:{self.port} " + " ".join((self.d / "host_ed25519.pub").read_text().split()[:2]) + "\n"
+
+    def start(self) -> None:
+        log = open(self.d / "sshd.log", "ab")
+        self.proc = subprocess.Popen([SSHD, "-D", "-e", "-f", str(self.config)], stdin=subprocess.DEVNULL,
+                                     stdout=subprocess.DEVNULL, stderr=log)
+        deadline = time.time() + 10
+        while time.time() < deadline:
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.5) as s:
+                    s.settimeout(1.0)
+                    if s.recv(64).startswith(b"SSH-"):
+                        return
+            except OSError:
+                time.sleep(0.05)
+        raise RuntimeError(f"sshd did not start: {(self.d / 'sshd.log').read_text()[-2000:]}")
+
+    def kill(self) -> None:
+        """The listener and its per-connection processes (children), as in a crash."""
+        if self.proc is None:
+            return
+        pids = _children(self.proc.pid)
+        for pid in [self.proc.pid, *pids]:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        self.proc.wait()
+        self.proc = None
+
+    def stop(self) -> None:
+        self.kill()
+
+
+def _children(pid: int) -> list[int]:
+    """All descendants of ``pid`` (from /proc)."""
+    kids: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        kids.setdefault(ppid, []).append(int(entry))
+    out, todo = [], [pid]
+    while todo:
+        for k in kids.get(todo.pop(), []):
+            out.append(k)
+            todo.append(k)
+    return out
+
+
+def user_home(home: Path, sshd: Sshd, alias: str = "logbox", user: str = "root") -> Path:
+    """A user's ~/.ssh as on a real machine: config with a Host alias, the key and known_hosts."""
+    ssh = home / ".ssh"
+    ssh.mkdir(parents=True, exist_ok=True)
+    os.chmod(ssh, 0o700)
+    shutil.copy(sshd.d / "client_ed25519", ssh / "id_logbox")
+    os.chmod(ssh / "id_logbox", 0o600)
+    (ssh / "config").write_text(f"""Host {alias}
+    HostName 127.0.0.1
+    Port {sshd.port}
+    User {user}
+    IdentityFile ~/.ssh/id_logbox
+    IdentitiesOnly yes
+""")
+    (ssh / "known_hosts").write_text(sshd.host_key_line)
+    return home

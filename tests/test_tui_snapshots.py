@@ -1,0 +1,38 @@
+"""SVG snapshots of finished replays (deterministic: the files are fixed and the replay is at
+its end). Regenerate with ``pytest tests/test_tui_snapshots.py --snapshot-update`` after a
+deliberate change, and look at the report before committing the new SVGs."""
+
+from __future__ import annotations
+
+import pytest
+from _tui_util import ROOT, _isolated_config, replay_app, wait_ended  # noqa: F401
+
+
+@pytest.fixture(autouse=True)
+def _at_repo_root(monkeypatch):
+    monkeypatch.chdir(ROOT)  # paths are shown relative to the current directory
+
+
+async def _finished(pilot) -> None:
+    await wait_ended(pilot)
+    await pilot.pause(0.3)
+    pilot.app.clear_notifications()  # toasts expire on a timer: not part of a stable picture
+    pilot.app.screen.tick()
+    await pilot.pause()
+
+
+def test_snapshot_single_replay(snap_compare):
+    assert snap_compare(replay_app("sglang_eagle3_restart.log"), terminal_size=(160, 45), run_before=_finished)
+
+
+def test_snapshot_compare_replay(snap_compare):
+    assert snap_compare(replay_app("ab_a.log", "ab_b.log"), terminal_size=(160, 45), run_before=_finished)
+
+
+def test_snapshot_help(snap_compare):
+    async def help_open(pilot):
+        await _finished(pilot)
+        await pilot.press("question_mark")
+        await pilot.pause()
+
+    assert snap_compare(replay_app("ab_a.log"), terminal_size=(160, 45), run_before=help_open)

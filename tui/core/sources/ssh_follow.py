@@ -1,0 +1,401 @@
+"""The follow loop of an SSH source on one connection: the reader channel (header, data, status,
+tail's messages), the lister channel of a glob, and the timers (retry, idle).
+
+Identity checks: the header names the file the remote side opened; the first status record
+names the file ``tail`` really has open (``/proc/PID/fd``). Data is held back until they agree,
+so a rotation between the two cannot mix two files. A rotation or a newer glob match is
+carried out only once everything the old file held when it was last looked at has arrived.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING
+
+from tui.core.sources.base import Batch, EventKind
+from tui.core.sources.lines import make_batch
+from tui.core.sources.ssh_remote import (Entry, ReaderDemux, Status, describe_tail_message, lister_command,
+                                         parse_entries)
+
+if TYPE_CHECKING:
+    from tui.core.sources.ssh import SshSource
+
+_NEED = {"tail": "tail", "stat": "stat", "head": "head", "wc": "wc"}
+
+
+def _ino(identity: str | None) -> int | None:
+    try:
+        return int(identity.split(":")[1]) if identity else None
+    except (IndexError, ValueError):
+        return None
+
+
+class Session:
+    def __init__(self, src: SshSource, conn) -> None:
+        self.src = src
+        self.conn = conn
+        self.q: asyncio.Queue = asyncio.Queue(64)
+        self.loop = asyncio.get_running_loop()
+        self.reader = None
+        self.demux: ReaderDemux | None = None
+        self.pending_name: str | None = None  # being opened
+        self.header = False
+        self.verified = True
+        self.held: list[tuple[str, object]] = []
+        self.open_size: int | None = None
+        self.switch: tuple[str, float] | None = None  # name to switch to, when decided
+        self.retry_at: float | None = None
+        self.waiting_said = False
+        self.error_said: str | None = None
+        self.last_data = self.loop.time()
+        self.idle_said = False
+        self.done = False
+        self.matches = 0
+        self.lister_block = b""
+        self.listed = False
+
+    def ev(self, kind: EventKind, message: str, name: str | None = None, **data):
+        return self.src._event(kind, message, name, **data)
+
+    def display(self, name: str | None) -> str:
+        return self.src.path_of(name) or self.src.name
+
+    # -- the loop ----------------------------------------------------------------------------
+    async def run(self) -> AsyncIterator[Batch]:
+        src = self.src
+        if src.rp.glob:
+            await src._start(self.conn, "lister", lister_command(src._tag, src.rp,
+                                                                 interval=src.settings.status_interval,
+                                                                 once=not src.follow), self.q)
+            if src.current is not None:
+                await self.open(src.current)
+        else:
+            await self.open(src.rp.base)
+        while not self.done:
+            item = await self._next()
+            if item is None:
+                async for b in self._timers():
+                    yield b
+                continue
+            role, proc, value = item
+            if role == "reader" and proc is self.reader:
+                assert self.demux is not None
+                for part in self.demux.feed(value):
+                    async for b in self._part(part):
+                        yield b
+                    if self.done or proc is not self.reader:
+                        break
+            elif role == "reader_eof" and proc is self.reader:
+                async for b in self._reader_end(value):
+                    yield b
+            elif role == "lister":
+                for entries in self._blocks(value):
+                    async for b in self._listed(entries):
+                        yield b
+            elif role == "lister_eof":
+                exc, stderr = value
+                src._lost_or(self.conn, exc)
+                await asyncio.sleep(0.05)
+                src._lost_or(self.conn, exc)
+                if not src.follow:
+                    if not self.listed:
+                        src.error = f"cannot list {self.display(src.rp.base)}: {_text(stderr) or 'no answer'}"
+                        yield self.ev(EventKind.ERROR, src.error, fatal=True)
+                        return
+                    continue
+                yield self.ev(EventKind.ERROR, f"listing {src.rp.text} on {src.host} stopped "
+                              f"({_text(stderr) or 'no answer'}); restarting", fatal=False)
+                await asyncio.sleep(src.settings.delay(1))
+                await src._start(self.conn, "lister", lister_command(
+                    src._tag, src.rp, interval=src.settings.status_interval), self.q)
+
+    async def _next(self):
+        deadlines = [d for d in (self.retry_at,) if d is not None]
+        src = self.src
+        if src.idle_after and not self.idle_said and src.current is not None and src.follow:
+            deadlines.append(self.last_data + src.idle_after)
+        if not deadlines:
+            return await self.q.get()
+        timeout = max(0.0, min(deadlines) - self.loop.time())
+        try:
+            return await asyncio.wait_for(self.q.get(), timeout)
+        except asyncio.TimeoutError:
+            return None
+
+    async def _timers(self) -> AsyncIterator[Batch]:
+        now = self.loop.time()
+        if self.retry_at is not None and now >= self.retry_at:
+            self.retry_at = None
+            name = self.pending_name or self.src.current or self.src.rp.base
+            await self.open(name)
+        src = self.src
+        if src.idle_after and not self.idle_said and now >= self.last_data + src.idle_after:
+            self.idle_said = True
+            yield self.ev(EventKind.IDLE, f"no new line for {src.idle_after:g} s", seconds=src.idle_after)
+
+    # -- the reader --------------------------------------------------------------------------
+    async def open(self, name: str) -> None:
+        src = self.src
+        mode = "first" if not src._opened_once and src.identity is None else "resume"
+        self.pending_name = name
+        self.header = False
+        self.verified = not src.follow
+        self.held = []
+        self.open_size = None
+        self.demux = ReaderDemux(src._tag, src._nonce)
+        await src._start(self.conn, "reader", src._reader_cmd(name, mode), self.q)
+        self.reader = src._procs["reader"]
+
+    async def _part(self, part: tuple[str, object]) -> AsyncIterator[Batch]:
+        kind, value = part
+        if kind == "header":
+            async for b in self._header(value):  # type: ignore[arg-type]
+                yield b
+            return
+        if not self.verified:
+            if kind != "status":
+                self.held.append(part)
+                return
+            st: Status = value  # type: ignore[assignment]
+            if st.open is not None and st.open.identity != self.src.identity:
+                # the name changed between the remote stat and tail's open: read it again
+                self.held = []
+                await self.open(self.pending_name or self.src.rp.base)
+                return
+            self.verified = True
+            held, self.held = self.held, []
+            for p in held:
+                async for b in self._part(p):
+                    yield b
+        if kind == "data":
+            src = self.src
+            self.last_data = self.loop.time()
+            self.idle_said = False
+            b = make_batch(src.name, src.splitter.feed(value), self.display(src.current))  # type: ignore[arg-type]
+            if b is not None:
+                yield b
+        elif kind == "status":
+            async for b in self._status(value):  # type: ignore[arg-type]
+                yield b
+        elif kind == "tail":
+            what, msg = describe_tail_message(value, self.src._nonce)  # type: ignore[arg-type]
+            if what == "truncated":
+                async for b in self._truncated(f"{self.display(self.src.current)} was truncated; reading it again "
+                                               "from the start"):
+                    yield b
+            else:
+                yield self.ev(EventKind.STDERR, msg, lines=[msg])
+
+    async def _truncated(self, message: str) -> AsyncIterator[Batch]:
+        src = self.src
+        b = make_batch(src.name, src.splitter.flush(), self.display(src.current))
+        if b is not None:
+            yield b
+        old = src.splitter.pos
+        src.splitter.reset(0, 1)
+        yield self.ev(EventKind.TRUNCATED, message, old_size=old, inode=_ino(src.identity))
+
+    async def _header(self, fields: list[str]) -> AsyncIterator[Batch]:
+        src = self.src
+        name = self.pending_name or src.rp.base
+        self.header = True
+        if not fields or fields[0] != "ok" or len(fields) < 5:
+            async for b in self._open_failed(fields[1] if len(fields) > 1 else "unknown", fields[2:], name):
+                yield b
+            return
+        identity, size, start = fields[1], int(fields[2]), int(fields[3])
+        line_no = int(fields[4]) if fields[4].isdigit() else src.splitter.line_no
+        prev, prev_name = src.identity, src.current
+        self.waiting_said = False
+        self.error_said = None
+        self.switch = None
+        self.last_data = self.loop.time()
+        self.retry_at = None
+        if prev is not None and identity == prev and start == src.splitter.pos:
+            pass  # resumed exactly where we were
+        elif prev is not None and identity == prev:
+            src.current = name
+            async for b in self._truncated(f"{self.display(name)} shrank to {size} bytes (it was read to byte "
+                                           f"{src.splitter.pos}); reading it again from the start"):
+                yield b
+        elif prev is not None:
+            b = make_batch(src.name, src.splitter.flush(), self.display(prev_name))
+            if b is not None:
+                yield b
+            src.splitter.reset(start, line_no)
+            src.identity, src.current = identity, name
+            kind = EventKind.ROTATED if name == prev_name else EventKind.SWITCHED
+            if kind == EventKind.ROTATED:
+                msg = f"{self.display(name)} now points at a new file (rotated); finished reading the old one"
+            else:
+                msg = f"{self.display(name)} is a newer match of {src.rp.text}; finished reading {self.display(prev_name)}"
+            yield self.ev(kind, msg, name, old_path=self.display(prev_name), old_inode=_ino(prev), inode=_ino(identity))
+        else:
+            src.splitter.reset(start, line_no)
+            how = f"from line {line_no}" if start else "from the start"
+            note = f" (the newest of {self.matches} matching files)" if self.matches > 1 else ""
+            src.identity, src.current = identity, name
+            yield self.ev(EventKind.OPENED, f"reading {self.display(name)} {how}{note}", name, inode=_ino(identity),
+                          size=size, offset=start, start=str(src.start) if not src._opened_once else "start")
+        src.identity, src.current = identity, name
+        src._opened_once = True
+
+    async def _open_failed(self, kind: str, detail: list[str], name: str) -> AsyncIterator[Batch]:
+        src = self.src
+        path = self.display(name)
+        fatal = not src.follow
+        if kind == "enoent":
+            if src.follow:
+                self.retry_at = None if src.rp.glob else self.loop.time() + src.settings.status_interval
+                if not self.waiting_said:
+                    self.waiting_said = True
+                    msg = (f"{path} was removed or renamed; waiting for it to come back" if src.identity
+                           else f"no such file: {path}; waiting for it to appear")
+                    yield self.ev(EventKind.WAITING, msg, name)
+                if src.rp.glob:
+                    self.pending_name = None
+                return
+            message = f"no such file: {path}"
+        elif kind == "eacces":
+            message = f"permission denied: cannot read {path}"
+            fatal = fatal or not src._opened_once
+        elif kind == "isdir":
+            message, fatal = f"{path} is a directory, not a log file", True
+        elif kind == "notregular":
+            message, fatal = f"{path} is not a regular file", True
+        elif kind == "notfound":
+            tool = detail[0] if detail else "?"
+            message, fatal = (f"`{tool}` was not found on {src.host} (not in the remote PATH); specwatch needs "
+                              "the POSIX shell and GNU coreutils (tail, stat, head, wc) there"), True
+        else:
+            message = f"cannot open {path} on {src.host} ({kind})"
+        if fatal:
+            src.error = message
+            self.done = True
+            yield self.ev(EventKind.ERROR, message, name, fatal=True)
+            return
+        if self.error_said != message:
+            self.error_said = message
+            yield self.ev(EventKind.ERROR, message + " (retrying)", name, fatal=False)
+        self.retry_at = self.loop.time() + src.settings.status_interval
+
+    async def _status(self, st: Status) -> AsyncIterator[Batch]:
+        src = self.src
+        self.open_size = st.open.size if st.open is not None else None
+        if not src.rp.glob:
+            if st.name is None:
+                if not self.waiting_said:
+                    self.waiting_said = True
+                    yield self.ev(EventKind.WAITING, f"{self.display(src.current)} was removed or renamed; "
+                                  "waiting for it to come back")
+            elif st.name.identity != src.identity:
+                if self.switch is None:
+                    self.switch = (src.rp.base, self.loop.time())
+            elif self.waiting_said:
+                self.waiting_said = False
+                yield self.ev(EventKind.OPENED, f"{self.display(src.current)} is back", inode=_ino(src.identity),
+                              size=st.name.size, offset=src.splitter.pos)
+        if self.switch is not None:
+            name, since = self.switch
+            drained = self.open_size is None or src.splitter.pos >= self.open_size
+            if drained and self.loop.time() >= since + src.settings.settle:
+                self.switch = None
+                await self.open(name)
+
+    async def _reader_end(self, value) -> AsyncIterator[Batch]:
+        src = self.src
+        exc, stderr = value
+        src._lost_or(self.conn, exc)
+        await asyncio.sleep(0.05)  # a closing connection says so a moment after its channels end
+        src._lost_or(self.conn, exc)
+        if not self.header:
+            text = _text(stderr) or "no answer"
+            message = f"cannot run the reader on {src.host}: {text}"
+            if not src._opened_once:
+                src.error = message
+                self.done = True
+                yield self.ev(EventKind.ERROR, message, fatal=True)
+                return
+            yield self.ev(EventKind.ERROR, message + " (retrying)", fatal=False)
+            self.retry_at = self.loop.time() + src.settings.delay(1)
+            return
+        if self.retry_at is not None or src.error is not None:
+            return  # the open failed and said so; the retry timer runs
+        if not src.follow:
+            if self.demux is not None and self.demux.pending:  # bytes held as a possible marker are data
+                b = make_batch(src.name, src.splitter.feed(self.demux.pending), self.display(src.current))
+                self.demux.pending = b""
+                if b is not None:
+                    yield b
+            b = make_batch(src.name, src.splitter.flush(), self.display(src.current))
+            if b is not None:
+                yield b
+            self.done = True
+            yield self.ev(EventKind.EOF, f"end of {self.display(src.current)}", offset=src.splitter.pos)
+            return
+        msg = _text(stderr)
+        yield self.ev(EventKind.ERROR, f"tail on {src.host} ended{': ' + msg if msg else ''}; restarting",
+                      fatal=False)
+        self.retry_at = self.loop.time() + src.settings.delay(1)
+
+    # -- the lister (globs) ------------------------------------------------------------------
+    def _blocks(self, data: bytes) -> list[list[Entry]]:
+        tag = self.src._tag.encode()
+        buf = self.lister_block + data
+        out = []
+        start_mark, end_mark = tag + b" S\n", b"\n" + tag + b" E\n"
+        while True:
+            i = buf.find(start_mark)
+            if i < 0:
+                break
+            j = buf.find(end_mark, i)
+            if j < 0:
+                break
+            out.append(parse_entries(buf[i + len(start_mark):j], True))
+            buf = buf[j + len(end_mark):]
+        self.lister_block = buf[-(1 << 20):] if len(buf) > (1 << 20) else buf
+        if tag + b" H err notfound" in buf:
+            self.lister_block = b""
+            out.append([Entry("error", "notfound", 0, 0.0, "stat")])
+        return out
+
+    async def _listed(self, entries: list[Entry]) -> AsyncIterator[Batch]:
+        src = self.src
+        self.listed = True
+        if entries and entries[0].kind == "error":
+            async for b in self._open_failed("notfound", ["stat"], src.rp.base):
+                yield b
+            return
+        found = sorted((e for e in entries if e.regular), key=lambda e: (e.mtime, e.name))
+        self.matches = len(found)
+        if src.current is None:
+            if self.pending_name is not None and self.reader is not None and not self.header:
+                return  # opening one already
+            if not found:
+                if not src.follow:
+                    src.error = f"no file matches {self.display(src.rp.base)}"
+                    self.done = True
+                    yield self.ev(EventKind.ERROR, src.error, fatal=True)
+                elif not self.waiting_said:
+                    self.waiting_said = True
+                    yield self.ev(EventKind.WAITING, f"no file matches {self.display(src.rp.base)} yet; "
+                                  "waiting for one")
+                return
+            src.known = {e.identity for e in found}
+            await self.open(found[-1].name)
+            return
+        for e in found:
+            if e.identity == src.identity:
+                src.cur_mtime = e.mtime
+        known = src.known or set()
+        newer = [e for e in found if e.identity not in known and e.identity != src.identity
+                 and e.mtime >= src.cur_mtime]
+        if newer and self.switch is None:
+            src.known = {e.identity for e in found}
+            self.switch = (newer[-1].name, self.loop.time())
+
+
+def _text(stderr: list[bytes]) -> str:
+    text = b"".join(stderr).decode("utf-8", "replace").strip()
+    return text.splitlines()[-1][:300] if text else ""
