@@ -147,3 +147,31 @@ def format_ts(ts: float | None) -> str | None:
     except (OverflowError, OSError, ValueError):
         return None
     return dt.isoformat(sep=" ", timespec="milliseconds" if ts % 1 else "seconds")
+
+
+def metrics_item(source: str, line_no: int, offset: int, line: str) -> Record | Marker:
+    """A record (or a restart marker) sent by a metrics source as one JSON line.
+
+    ``{"marker": "counter_reset", ...}`` is a restart seen as counters going back; anything else
+    holds :class:`Record` fields. The record's ``raw`` is the JSON line itself.
+    """
+    import json
+
+    data = json.loads(line)
+    if not isinstance(data, dict):
+        raise ValueError("not a JSON object")
+    ts = data.get("timestamp")
+    if ts is not None and not isinstance(ts, (int, float)):
+        raise ValueError("timestamp must be seconds")
+    if "marker" in data:
+        return Marker(source, line_no, offset, data.get("family"), str(data["marker"]), line, ts,
+                      dict(data.get("config") or {}), data.get("version"))
+    allowed = set(Record.__slots__) - {"source", "line_no", "offset", "raw", "kind"}  # type: ignore[attr-defined]
+    unknown = set(data) - allowed
+    if unknown:
+        raise ValueError(f"unknown fields {sorted(unknown)}")
+    fields = dict(data)
+    if fields.get("per_position") is not None:
+        fields["per_position"] = tuple(float(v) for v in fields["per_position"])
+    fields.setdefault("family", "vllm")
+    return Record(source=source, line_no=line_no, offset=offset, kind="metrics", raw=line, **fields)

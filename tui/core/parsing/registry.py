@@ -11,7 +11,7 @@ from __future__ import annotations
 from tui.core.parsing import llamacpp, markers, sglang, vllm
 from tui.core.parsing.text import at_message_start, clean
 from tui.core.parsing.timestamps import TimestampReader
-from tui.core.records import Item, Malformed, Marker, Record
+from tui.core.records import Item, Malformed, Marker, Record, metrics_item
 from tui.core.sources.base import LineBatch
 
 MAX_CONTINUATION = 256 * 1024  # cap on a hard-wrapped args dump being re-joined
@@ -43,6 +43,8 @@ class LineParser:
         self._pending_args = None
 
     def feed_batch(self, batch: LineBatch) -> list[Item]:
+        if batch.kind == "metrics":
+            return self._metrics_batch(batch)
         out: list[Item] = []
         no = batch.first_line_no
         for line, off in zip(batch.lines, batch.offsets):
@@ -100,6 +102,21 @@ class LineParser:
         if family and self.family is None:
             self.family = family
         return Marker(self.source, line_no, offset, family, kind, line, self._ts.read(text), config, version)
+
+    def _metrics_batch(self, batch: LineBatch) -> list[Item]:
+        """Records that a metrics source already computed, one JSON object per line."""
+        out: list[Item] = []
+        for i, (line, off) in enumerate(zip(batch.lines, batch.offsets)):
+            no = batch.first_line_no + i
+            self.lines += 1
+            try:
+                item = metrics_item(self.source, no, off, line)
+            except (ValueError, TypeError) as exc:
+                item = Malformed(self.source, no, off, f"bad metrics record: {exc}", line[:4096])
+            if isinstance(item, Record) and self.family is None:
+                self.family = item.family
+            out.append(item)
+        return out
 
     def _stamp(self, item: Record | Malformed, text: str) -> Record | Malformed:
         if isinstance(item, Record):

@@ -53,6 +53,11 @@ class LineBatch:
 
     ``offsets[i]`` is the byte offset of ``lines[i]`` in the file it came from (``path``);
     ``first_line_no`` is the 1-based line number of ``lines[0]`` in that file (or stream).
+
+    ``kind`` is ``"log"`` for log text. Sources that are not logs (a Prometheus ``/metrics``
+    scrape) send ``"metrics"`` batches whose lines are JSON objects of
+    :class:`tui.core.records.RecordModel` fields: the line parser turns them into records marked
+    ``kind="metrics"``, so every consumer that feeds batches to a parser handles them unchanged.
     """
 
     source: str
@@ -60,6 +65,7 @@ class LineBatch:
     offsets: list[int]
     first_line_no: int
     path: str | None = None
+    kind: str = "log"
 
     def __len__(self) -> int:
         return len(self.lines)
