@@ -23,27 +23,10 @@ PARALLEL_MIN = 48 << 20  # smaller files are faster in one process
 SLOW_SLICE = 1 << 20
 
 
-def _steady_allocator() -> None:
-    """Ask glibc to serve large blocks (the chunk buffers) by mmap and give them back when freed.
-
-    By default glibc raises its mmap threshold after the first big free, so later 8 MiB buffers
-    come from the heap, which keeps growing by fragmentation: RSS would then creep up with the
-    file size instead of staying flat. Elsewhere (musl, macOS) this does nothing.
-    """
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL("libc.so.6")
-        libc.mallopt(-3, 256 * 1024)  # M_MMAP_THRESHOLD
-    except (OSError, AttributeError):
-        pass
-
-
 class Summarizer:
     """Folds chunks of one source into its :class:`SourceStats`."""
 
     def __init__(self, source: str, label: str | None = None) -> None:
-        _steady_allocator()
         self.parser = LineParser(source)
         self.stats = SourceStats(source, label)
         self.lines = 0
@@ -120,8 +103,9 @@ class Summarizer:
         return d
 
 
-def iter_chunks(f: BinaryIO, size: int = CHUNK) -> Iterator[tuple[int, bytes]]:
+def iter_chunks(f: BinaryIO, size: int | None = None) -> Iterator[tuple[int, bytes]]:
     """(offset, buffer of whole lines); a last line without newline gets one."""
+    size = size or CHUNK
     offset = 0
     rest = b""
     while True:
