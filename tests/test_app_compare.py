@@ -139,8 +139,8 @@ async def test_source_errors_show_in_the_header_without_crashing(tmp_path):
         await pilot.pause()
         from tui.widgets.log_tail import LogTail
 
-        tail = app.screen.query(SourcePane)[1].query_one(LogTail).log_widget
-        shown = [str(s.text) for s in tail.lines]
+        tail = app.screen.query(SourcePane)[1].query_one(LogTail)
+        shown = [r.text for r in tail.shown]
         assert "[2026-01-01 00:00:00] hello [not markup]" in shown  # raw text as is, never markup
         notes = " ".join(n.message for n in app._notifications)
         assert "link to gpu7 went away" in notes

@@ -220,7 +220,7 @@ async def test_c_l_and_filter_toggle(tmp_path):
         await pilot.press(*"prefill", "enter")
         assert tail.filter == "prefill"
         await pilot.pause()
-        lines = [str(s.text) for s in tail.log_widget.lines]
+        lines = [r.text for r in tail.shown]
         assert lines and all("prefill" in line.lower() for line in lines)
 
 

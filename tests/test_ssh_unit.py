@@ -379,3 +379,22 @@ async def test_summary_streams_the_remote_file_and_reads_the_draft_config_there(
     assert segs[0]["config"]["draft"]["config_path"] == f"u@127.0.0.1:{server.port}:{draft}/config.json"
     assert segs[1]["config"]["draft"]["note"] == "config.json not found"
     assert server.connections == 1  # the log and both config.json files over one connection
+
+
+async def test_live_source_reads_the_draft_config_over_its_own_connection(server, tmp_path):
+    draft = tmp_path / "draft"
+    draft.mkdir()
+    (draft / "config.json").write_text(json.dumps({"architectures": ["Eagle3"],
+                                                   "eagle_aux_hidden_state_layer_ids": [2, 16, 29]}))
+    p = tmp_path / "a.log"
+    append(p, "x\n")
+    src = source(server, p)
+    async with Collector(src) as c:
+        await c.wait_lines(1)
+        facts = await src.read_draft_config(str(draft), "vllm")
+        missing = await src.read_draft_config(str(tmp_path / "nope"), "vllm")
+        hub = await src.read_draft_config("org/model", "vllm")
+    assert facts["aux_layer_ids"] == [2, 16, 29] and facts["architecture"] == "Eagle3"
+    assert missing["note"] == "config.json not found" and "hub id" in hub["note"]
+    assert src.draft_resolver()(str(draft), "vllm")["aux_layer_ids"] == [2, 16, 29]
+    assert server.connections == 1

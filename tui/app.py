@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+import sys
 import time
 from collections.abc import Iterable
 from pathlib import Path
@@ -61,6 +63,8 @@ class SpecwatchApp(App[int]):
         self._wanted_theme = theme
 
     def on_mount(self) -> None:
+        # Charts are built in a thread: hand the GIL back to the UI loop often.
+        sys.setswitchinterval(0.001)
         themes, self.theme_errors = load_themes()
         for th in themes:
             self.register_theme(th)
@@ -74,6 +78,10 @@ class SpecwatchApp(App[int]):
         for err in self.theme_errors:
             self.notify(err, title="theme file skipped", severity="warning", timeout=8, markup=False)
         self.push_screen(WatchScreen(self.plan))
+        # Everything built so far (Textual, the widgets, modules) lives as long as the app:
+        # keep it out of the cyclic GC's full collections, which would otherwise walk it every
+        # time and pause the UI for 100+ ms while a log streams in.
+        self.call_after_refresh(gc.freeze)
         if self.plan.intro:
             self.notify(self.plan.intro, title="specwatch", timeout=12, markup=False)
 

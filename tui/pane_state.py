@@ -27,6 +27,7 @@ from tui.core.records import Malformed, Marker, Record
 from tui.core.sources.base import EventKind, LineBatch, SourceEvent
 from tui.core.stats import SourceStats, compare
 from tui.core.stats.segments import Segment
+from tui.core.stats.series import ColumnChunk
 
 HISTORY = 10_000  # recent records per pane (charts, CSV export)
 RAW_TAIL = 1_000  # recent log lines per pane
@@ -65,6 +66,30 @@ class Notice:
 # Statuses, as shown in the pane header.
 CONNECTING, LIVE, IDLE, WAITING, RECONNECTING, ERROR, ENDED = (
     "connecting", "live", "idle", "waiting", "reconnecting", "error", "ended")
+
+
+FOLD_MIN = 16  # shorter runs of records are added one by one
+
+
+def _plain_decode(r: Record) -> bool:
+    """An SGLang decode record with every value printed and finite, and nothing else: what
+    :meth:`MetricSet.add` would turn into exactly four weighted series values."""
+    return (r.kind == "decode" and r.family == "sglang" and r.accept_len is not None and r.accept_rate is not None
+            and r.throughput is not None and r.running_req is not None and r.num_drafts is None
+            and r.drafted is None and r.accepted is None and r.per_position is None and r.rate_definition is None
+            and r.accept_len_derived is None and r.accept_rate_derived is None and not r.cumulative
+            and math.isfinite(r.accept_len) and math.isfinite(r.accept_rate) and math.isfinite(r.throughput))
+
+
+def _columns(al: list[float], ar: list[float], tp: list[float], run: list[float]) -> tuple:
+    """The four columns of :meth:`MetricSet.add_columns` (accept len and rate weighted by
+    #running-req, as :meth:`MetricSet.add` weights them)."""
+    return (ColumnChunk.of(al, run), ColumnChunk.of(ar, run), ColumnChunk.of(tp), ColumnChunk.of(run))
+
+
+def rr_cols(recs: list[Record]):
+    return _columns([r.accept_len for r in recs], [r.accept_rate for r in recs], [r.throughput for r in recs],
+                    [float(r.running_req) for r in recs])
 
 
 class PaneState:
@@ -112,30 +137,62 @@ class PaneState:
             self.status, self.status_message, self.idle_since = LIVE, "", None
         stats = self.stats
         tags: dict[int, str] = {}
-        if items and not any(isinstance(it, Marker) for it in items):
-            stats.feed(items)
+        run: list[Record] = []  # consecutive plain SGLang decode records: folded in as columns
+        for it in items:
+            if isinstance(it, Record) and _plain_decode(it):
+                run.append(it)
+                continue
+            if run:
+                self._fold(run, tags)
+                run = []
+            stats.feed((it,))
             seg = stats.current.index
             self._note_segment(seg)
-            for it in items:
-                if isinstance(it, Record):
-                    self._point(it, seg)
-                    tags[it.line_no] = "metric"
-                elif isinstance(it, Malformed):
-                    tags[it.line_no] = "malformed"
-        else:
-            for it in items:
-                stats.feed((it,))
-                seg = stats.current.index
-                self._note_segment(seg)
-                if isinstance(it, Record):
-                    self._point(it, seg)
-                    tags[it.line_no] = "metric"
-                elif isinstance(it, Marker):
-                    tags[it.line_no] = "marker"
-                elif isinstance(it, Malformed):
-                    tags[it.line_no] = "malformed"
+            if isinstance(it, Record):
+                self._point(it, seg)
+                tags[it.line_no] = "metric"
+            elif isinstance(it, Marker):
+                tags[it.line_no] = "marker"
+            elif isinstance(it, Malformed):
+                tags[it.line_no] = "malformed"
+        if run:
+            self._fold(run, tags)
         self._tail(batch, tags)
         self.version += 1
+
+    def _fold(self, recs: list[Record], tags: dict[int, str]) -> None:
+        """Add a run of plain SGLang decode records to the statistics. A long run goes in as
+        columns, exactly as ``summary`` folds its fast-path chunks
+        (:meth:`tui.core.stats.MetricSet.add_columns`); the result equals adding them one by one."""
+        stats = self.stats
+        seg = stats.current
+        self._note_segment(seg.index)
+        if len(recs) < FOLD_MIN:
+            stats.feed(recs)
+        else:
+            al = [r.accept_len for r in recs]
+            ar = [r.accept_rate for r in recs]
+            stamps = [r.timestamp for r in recs if r.timestamp is not None]
+            first, last = (stamps[0], stamps[-1]) if stamps else (None, None)
+            cols = _columns(al, ar, [r.throughput for r in recs], [float(r.running_req) for r in recs])
+            stats.records += len(recs)
+            stats.total.add_columns(len(recs), cols, first, last)
+            seg.all.add_columns(len(recs), cols, first, last)
+            ranks: dict[str, list[Record]] = {}
+            for r in recs:
+                if r.rank is not None:
+                    ranks.setdefault(r.rank, []).append(r)
+            for rank, rr in ranks.items():
+                m = seg.rank_set(rank)
+                if m is not None:
+                    m.add_columns(len(rr), rr_cols(rr) if len(rr) != len(recs) else cols, None, None)
+            seg.add_rate_pairs(zip(al, ar))
+            if not seg.config.family:
+                seg.config.family = "sglang"
+        index = seg.index
+        for r in recs:
+            self._point(r, index)
+            tags[r.line_no] = "metric"
 
     def _point(self, r: Record, seg: int) -> None:
         self.seq += 1

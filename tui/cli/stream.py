@@ -33,15 +33,15 @@ from datetime import datetime
 from typing import Any
 
 from tui.cli import CliError
+from tui.cli.metrics_args import add_metrics_arguments, metrics_options
 from tui.cli.ssh_args import add_ssh_arguments, ssh_options
-from tui.core.parsing import LineParser
+from tui.core.follow import Followed
+from tui.core.follow import follow as follow_sources
 from tui.core.records import EngineStats, Malformed, Marker, Record, format_ts
 from tui.core.settings import ConfigError, load_settings
 from tui.core.sources.base import EventKind, LineBatch, SourceEvent
 from tui.core.sources.lines import parse_start
-from tui.core.sources.merge import merged
 from tui.core.sources.spec import SourceSpecError, expand_source_args, open_source
-from tui.core.stats import SourceStats
 
 HELP = "print the records of live logs as they arrive (text or JSON lines)"
 
@@ -50,7 +50,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     p = subparsers.add_parser(
         "stream", help=HELP, description=HELP + ". SOURCE is a file (followed by name, like tail -F), "
         "a quoted glob (follows the newest match), - (stdin), cmd:'COMMAND' (its stdout; use 2>&1 for "
-        "docker logs), host:/path or host:'/dir/*.log' (over ssh), or a name from specwatch.toml; LABEL=SOURCE sets the label.")
+        "docker logs), host:/path or host:'/dir/*.log' (over ssh), metrics+http://HOST:PORT/metrics (a server's "
+        "Prometheus endpoint, scraped), or a name from specwatch.toml; LABEL=SOURCE sets the label.")
     p.add_argument("sources", nargs="+", metavar="SOURCE")
     p.add_argument("--jsonl", action="store_true", help="one JSON object per line (records and events)")
     p.add_argument("--from", dest="start", default="start", metavar="start|end|-N",
@@ -62,6 +63,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     p.add_argument("--poll", type=float, default=None, metavar="SECONDS",
                    help="look at files every SECONDS instead of relying on inotify (network file systems)")
     add_ssh_arguments(p)
+    add_metrics_arguments(p)
     p.set_defaults(run=run)
     return p
 
@@ -82,6 +84,7 @@ def run(args: argparse.Namespace) -> int:
     if args.poll is not None:
         options.update(use_inotify=False, poll_interval=args.poll)
     options.update(ssh_options(args))
+    options.update(metrics_options(args))
     streamer = Streamer(specs, jsonl=args.jsonl, follow=not args.no_follow, start=start, options=options)
     try:
         return asyncio.run(streamer.run())
@@ -101,16 +104,6 @@ def _silence_stdout() -> None:
         pass
 
 
-class _State:
-    __slots__ = ("name", "parser", "stats", "error")
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-        self.parser = LineParser(name)
-        self.stats = SourceStats(name, name)
-        self.error: str | None = None
-
-
 class Streamer:
     def __init__(self, specs, *, jsonl: bool, follow: bool, start, options: dict[str, Any],
                  out=None) -> None:
@@ -120,7 +113,7 @@ class Streamer:
         self.start = start
         self.options = options
         self.out = out or sys.stdout
-        self.states = [_State(s.name) for s in specs]
+        self.states = [Followed(s.name) for s in specs]
 
     async def run(self) -> int:
         loop = asyncio.get_running_loop()
@@ -138,14 +131,9 @@ class Streamer:
                 await s.aclose()
             print(f"specwatch stream: {exc}", file=sys.stderr)
             return 2
-        async with aclosing(merged(sources)) as batches:
-            async for i, batch in batches:
-                if batch is None:
-                    err = getattr(sources[i], "error", None)
-                    if err and self.states[i].error is None:
-                        self.states[i].error = err
-                    continue
-                text = self.handle(self.states[i], batch)
+        async with aclosing(follow_sources(sources, self.states)) as batches:
+            async for i, batch, items in batches:
+                text = self.render(self.states[i], batch, items)
                 if text:
                     self.out.write(text)
                     self.out.flush()
@@ -155,34 +143,20 @@ class Streamer:
         return 1 if failed else 0
 
     # -- one batch in, text out ---------------------------------------------------------------
-    def handle(self, st: _State, batch: LineBatch | SourceEvent) -> str:
+    def handle(self, st: Followed, batch: LineBatch | SourceEvent) -> str:
+        return self.render(st, batch, st.apply(batch))
+
+    def render(self, st: Followed, batch: LineBatch | SourceEvent, items: list) -> str:
+        """The output for a batch already fed to ``st`` (``items``: what it held, with segments)."""
         out: list[str] = []
         if isinstance(batch, SourceEvent):
-            if batch.kind == EventKind.SEEK and batch.data.get("reset"):
-                st.parser, st.stats = LineParser(st.name), SourceStats(st.name, st.name)
-            elif batch.opens_segment:
-                st.parser.reset()
-            st.stats.on_event(batch)
-            if batch.kind == EventKind.ERROR and batch.data.get("fatal"):
-                st.error = batch.message
             self._event(st, batch, out)
             return "".join(out)
-        items = st.parser.feed_batch(batch)
-        if not items:
-            return ""
-        stats = st.stats
-        if not any(isinstance(it, Marker) for it in items):
-            stats.feed(items)
-            seg = stats.segment_index
-            for it in items:
-                self._item(st, it, seg, batch.path, out)
-        else:
-            for it in items:
-                stats.feed([it])
-                self._item(st, it, stats.segment_index, batch.path, out)
+        for it, seg in items:
+            self._item(st, it, seg, batch.path, out)
         return "".join(out)
 
-    def _item(self, st: _State, it, seg: int, path: str | None, out: list[str]) -> None:
+    def _item(self, st: Followed, it, seg: int, path: str | None, out: list[str]) -> None:
         if isinstance(it, Record):
             out.append(self._record_json(st, it, seg, path) if self.jsonl else self._record_text(st, it, seg))
         elif isinstance(it, Marker):
@@ -206,7 +180,7 @@ class Streamer:
                                "waiting_req": it.waiting_req, "kv_usage": it.kv_usage, "process": it.process,
                                "path": path}))
 
-    def _record_json(self, st: _State, r: Record, seg: int, path: str | None) -> str:
+    def _record_json(self, st: Followed, r: Record, seg: int, path: str | None) -> str:
         m = r.to_model().model_dump(mode="json")
         d: dict[str, Any] = {"kind": "record", "source": st.name, "segment": seg, "timestamp": m.pop("timestamp"),
                              "accept_len": m.pop("accept_len"), "accept_rate": m.pop("accept_rate")}
@@ -218,7 +192,7 @@ class Streamer:
         d["raw"] = raw
         return _dumps(d)
 
-    def _record_text(self, st: _State, r: Record, seg: int) -> str:
+    def _record_text(self, st: Followed, r: Record, seg: int) -> str:
         parts = [f"[{st.name}]", format_ts(r.timestamp) or "-", f"seg {seg}"]
         if r.rank:
             parts.append(r.rank)
@@ -231,7 +205,7 @@ class Streamer:
                 parts.append(f"{key}={format(value, fmt)}")
         return " ".join(parts) + "\n"
 
-    def _event(self, st: _State, ev: SourceEvent, out: list[str]) -> None:
+    def _event(self, st: Followed, ev: SourceEvent, out: list[str]) -> None:
         seg = st.stats.segment_index
         lines = ev.data.get("lines") if ev.kind == EventKind.STDERR else None
         messages = lines if isinstance(lines, list) else [ev.message]

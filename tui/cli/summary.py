@@ -21,12 +21,18 @@ def add_parser(sub: Any) -> None:
         "acceptance statistics per source and per segment; with two sources, B − A.",
     )
     p.add_argument("sources", nargs="+", metavar="SOURCE",
-                   help="[label=]PATH, - (stdin), or host:/path (read once over ssh; a quoted glob reads the newest match)")
+                   help="[label=]PATH, - (stdin), host:/path (read once over ssh; a quoted glob reads the newest match), "
+                   "or metrics+http://HOST:PORT/metrics (scraped for --duration seconds)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--workers", type=int, default=None, help="scanner processes for large files (default: cores, max 4)")
+    p.add_argument("--duration", type=float, default=None, metavar="SECONDS",
+                   help="metrics sources: scrape for this long, every --scrape-interval (default 10 s: a baseline and "
+                   "two 5 s windows); 0 reads once (the server's lifetime totals only)")
+    from tui.cli.metrics_args import add_metrics_arguments
     from tui.cli.ssh_args import add_ssh_arguments
 
     add_ssh_arguments(p)
+    add_metrics_arguments(p)
     p.set_defaults(run=run)
 
 
@@ -78,14 +84,40 @@ def _summarize_remote(target: Any, label: str | None, text: str, args: argparse.
         raise CliError(f"specwatch summary: {exc.message}") from None
 
 
+def _summarize_metrics(label: str | None, text: str, args: argparse.Namespace):
+    """A metrics endpoint, scraped for --duration seconds (see :mod:`tui.core.metrics_summary`)."""
+    from tui.cli import CliError
+    from tui.cli.metrics_args import metrics_options
+    from tui.cli.ssh_args import ssh_options
+    from tui.core.metrics_summary import DEFAULT_DURATION, summarize_metrics
+    from tui.core.sources.spec import SourceSpecError, parse_source_spec
+
+    duration = DEFAULT_DURATION if args.duration is None else args.duration
+    if duration < 0:
+        raise CliError("specwatch summary: --duration takes a number of seconds ≥ 0")
+    try:
+        spec = parse_source_spec(text)
+    except SourceSpecError as exc:
+        raise CliError(f"specwatch summary: {exc}") from None
+    options = {**ssh_options(args), **metrics_options(args)}
+    ms = summarize_metrics(spec, label or spec.name, duration=duration, options=options)
+    if ms.followed.error and not ms.stats.records and not (ms.source and ms.source.lifetime):
+        raise CliError(f"specwatch summary: {ms.followed.error}")
+    return ms
+
+
 def run(args: argparse.Namespace) -> int:
     from tui.cli import CliError
+    from tui.core.sources.metrics import is_metrics
 
     specs = [split_label(s) for s in args.sources]
     if sum(1 for _, p in specs if p == "-") > 1:
         raise CliError("specwatch summary: stdin (-) can be read only once")
     results = []
     for label, path in specs:
+        if is_metrics(path):
+            results.append(_summarize_metrics(label, path, args))
+            continue
         remote = _remote_target(path)
         if remote is not None:
             results.append(_summarize_remote(remote, label, path, args))

@@ -70,9 +70,27 @@ def render_source(src: dict) -> list[str]:
             out.append(f"    seg {seg['index']} draft config: " + "; ".join(b for b in bits if b))
         for d in seg.get("diagnostics") or []:
             out.append(f"    seg {seg['index']} {d['level']}: {d['message']}")
+    out += render_metrics(src.get("metrics"))
     sc = src.get("segment_comparison")
     if sc:
         out.append(f"  last two segments ({sc['segments'][0]} → {sc['segments'][1]}): {_cmp(sc)}")
+    return out
+
+
+def render_metrics(m: dict | None) -> list[str]:
+    """What a metrics source adds: scrapes, and vLLM's lifetime totals since the server started."""
+    if not m:
+        return []
+    out = [f"  scraped {m['where']} {m['scrapes']} times" + (f", every {m['interval']:g} s" if m.get("interval") else "")
+           + (f"; error: {m['error']}" if m.get("error") else "")]
+    for rank, t in (m.get("lifetime") or {}).items():
+        if not t.get("drafts"):
+            out.append(f"    {rank} since start: no draft yet")
+            continue
+        pp = t.get("per_position")
+        out.append(f"    {rank} since start: accept len {_f(t.get('accept_len'))}, accept rate "
+                   f"{_f(t.get('accept_rate'), 3)} ({t['accepted']} accepted / {t.get('draft_tokens')} drafted tokens, "
+                   f"{t['drafts']} drafts)" + (f", per position {', '.join(f'{v:.3f}' for v in pp)}" if pp else ""))
     return out
 
 

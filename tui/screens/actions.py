@@ -99,7 +99,6 @@ def add_mark(self: WatchScreen) -> None:
         st.add_mark(self.marks, text)
     self.post_message(MarkAdded(self.marks, text))
     self.app.notify(f"mark M{self.marks} at {text} (on the charts and in the log tails)", timeout=2)
-    self.tick()
 
 
 def toggle_chart(self: WatchScreen) -> None:

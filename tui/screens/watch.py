@@ -26,7 +26,8 @@ from tui.widgets.history_chart import ChartData, ChartSeries, HistoryChart
 from tui.widgets.source_pane import CHART_POINTS, SPARK_POINTS, SourcePane, recent
 
 TICK = 0.25  # seconds between renders: 4 Hz however fast lines arrive
-SLICE = 1000  # lines parsed between two yields to the event loop (keys stay responsive)
+SLICE = 250  # lines parsed between two yields to the event loop (keys stay responsive)
+BURST = 0.020  # seconds of parsing after which a source rests briefly, so the UI's messages flow
 MAX_NOTICES_PER_TICK = 3
 
 
@@ -135,6 +136,16 @@ class WatchScreen(Screen):
             self.post_message(SourceFinished(i, state.error))
             return
         state.source = src
+        burst = time.perf_counter()
+
+        async def rest() -> None:
+            nonlocal burst
+            if time.perf_counter() - burst > BURST:
+                await asyncio.sleep(0.004)  # a real pause: key presses and renders get through
+                burst = time.perf_counter()
+            else:
+                await asyncio.sleep(0)
+
         try:
             async for batch in src:
                 if isinstance(batch, LineBatch):
@@ -145,11 +156,11 @@ class WatchScreen(Screen):
                             state.feed_lines(LineBatch(batch.source, batch.lines[k:k + SLICE],
                                                        batch.offsets[k:k + SLICE], batch.first_line_no + k,
                                                        batch.path))
-                            await asyncio.sleep(0)
+                            await rest()
                 else:
                     state.on_event(batch)
                     self.post_message(SourceStatusChanged(i, state.status, batch.message))
-                await asyncio.sleep(0)
+                await rest()
             state.on_finished(getattr(src, "error", None))
         except asyncio.CancelledError:
             raise

@@ -8,6 +8,8 @@ nothing that outlives it: the figure is cleared each time).
 
 from __future__ import annotations
 
+import threading
+import time
 from dataclasses import dataclass, field
 
 import plotext as plt
@@ -36,7 +38,7 @@ class ChartData:
 
 
 def downsample(xs: list[float], ys: list[float], n: int) -> tuple[list[float], list[float]]:
-    """At most ``n`` points: bucket means (braille draws two points per column)."""
+    """At most ``n`` points: bucket means (one per column; braille still draws the line between)."""
     if len(xs) <= n:
         return xs, ys
     ox, oy = [], []
@@ -63,7 +65,69 @@ def nice_ticks(lo: float, hi: float, count: int) -> list[float]:
     return out
 
 
+# plotext keeps its figure in module globals: one build at a time, whichever chart asks.
+_PLOTEXT = threading.Lock()
+MIN_INTERVAL = 0.5  # seconds between two builds of one chart (plotext takes 20-150 ms a build)
+
+COLOUR_NAMES = ("primary", "secondary", "accent", "warning", "foreground-muted")
+
+
+def build_chart(d: ChartData, w: int, h: int, colours: dict[str, tuple[int, int, int]]) -> Text:
+    """The chart as Rich text; pure (no app access), so it can run in a thread."""
+    if w < 10 or h < 4:
+        return Text("")
+    if not any(s.xs for s in d.series):
+        return Text(d.empty_text, style="dim", justify="center")
+    xs_all = [x for s in d.series for x in s.xs]
+    x0, x1 = min(xs_all), max(xs_all)
+    if d.ylim is not None:
+        lo, hi = d.ylim
+    else:
+        ys_all = [y for s in d.series for y in s.ys]
+        lo, hi = min(ys_all), max(ys_all)
+    if hi <= lo:
+        hi = lo + 1.0
+    cols = max(1, w - 8)
+    span = max(1e-9, x1 - x0)
+    with _PLOTEXT:
+        plt.clear_figure()
+        plt.limit_size(False, False)
+        plt.plotsize(w, h)
+        plt.theme("clear")
+        plt.ticks_color(colours["foreground-muted"])
+        plt.axes_color("default")
+        plt.canvas_color("default")
+        plt.ylim(lo, hi)
+        ticks = nice_ticks(lo, hi, max(2, min(6, h // 3)))
+        plt.yticks(ticks, [f"{t:.2f}" for t in ticks])
+        if x1 > x0:
+            plt.xlim(x0, x1)
+        for s in d.series:
+            if s.xs:
+                xs, ys = downsample(s.xs, s.ys, cols)
+                plt.plot(xs, ys, color=colours[s.colour], marker="braille",
+                         label=s.name if len(d.series) > 1 else None)
+        for x, label, colour in d.boundaries:
+            if not x0 <= x <= x1:
+                continue
+            plt.vline(x, colours[colour])
+            room = int((x1 - x) / span * cols) - 2
+            if room >= 4:
+                plt.text(label[:room], x + span / cols * 1.2, hi, color=colours[colour])
+        for x, label in d.marks:
+            if x0 <= x <= x1:
+                plt.vline(x, colours["warning"])
+                plt.text(label, x + span / cols * 1.2, lo + (hi - lo) * 0.05, color=colours["warning"])
+        plt.xlabel(d.xlabel)
+        out = plt.build()
+        plt.clear_figure()
+    return Text.from_ansi(out, no_wrap=True)
+
+
 class HistoryChart(Widget):
+    """Shows the last chart built; builds run in a worker thread, at most every MIN_INTERVAL
+    seconds, the newest data winning (a build never blocks the keys)."""
+
     DEFAULT_CSS = """
     HistoryChart {
         height: 1fr;
@@ -75,74 +139,71 @@ class HistoryChart(Widget):
         super().__init__(**kwargs)
         self.data = ChartData()
         self._version = 0
-        self._cache: tuple[tuple, Text] | None = None
+        self._built_key: tuple | None = None
+        self._text = Text("")
+        self._busy = False
+        self._last_build = 0.0
+        self._timer = None
         self.builds = 0
 
     def set_data(self, data: ChartData) -> None:
         self.data = data
         self._version += 1
+        self._request()
+
+    def on_resize(self) -> None:
+        self._request()
+
+    @property
+    def settled(self) -> bool:
+        """The chart shows the newest data at the current size (tests wait for this)."""
+        return not self._busy and self._built_key == self._key()
+
+    def _key(self) -> tuple:
+        return (self._version, self.size.width, self.size.height, self.app.theme)
+
+    def _request(self) -> None:
+        if self._busy or self._built_key == self._key() or not self.is_mounted:
+            return
+        wait = self._last_build + MIN_INTERVAL - time.monotonic()
+        if wait > 0:
+            if self._timer is None:
+                self._timer = self.set_timer(wait, self._timer_fired)
+            return
+        self._start()
+
+    def _timer_fired(self) -> None:
+        self._timer = None
+        self._request()
+
+    def _start(self) -> None:
+        key = self._key()
+        colours = {name: rgb(self.app, name) for name in COLOUR_NAMES}
+        data, w, h = self.data, self.size.width, self.size.height
+        self._busy = True
+        self._last_build = time.monotonic()
+
+        def work() -> None:
+            try:
+                text = build_chart(data, w, h, colours)
+            except Exception as exc:  # a plotting problem must not take the app down
+                text = Text(f"chart unavailable: {exc}", style="dim")
+            try:
+                self.app.call_from_thread(self._done, key, text)
+            except RuntimeError:  # the app is closing
+                pass
+
+        self.run_worker(work, thread=True, group="chart", exit_on_error=False)
+
+    def _done(self, key: tuple, text: Text) -> None:
+        self._busy = False
+        self._built_key = key
+        self._text = text
+        self.builds += 1
         self.refresh()
+        self._request()  # newer data may have arrived meanwhile
 
     def render(self) -> Text:
-        key = (self._version, self.size.width, self.size.height, self.app.theme)
-        if self._cache is not None and self._cache[0] == key:
-            return self._cache[1]
-        text = self._build()
-        self._cache = (key, text)
-        return text
-
-    def _build(self) -> Text:
-        d = self.data
-        w, h = self.size.width, self.size.height
-        if w < 10 or h < 4:
-            return Text("")
-        if not any(s.xs for s in d.series):
-            return Text(d.empty_text, style="dim", justify="center")
-        self.builds += 1
-        app = self.app
-        plt.clear_figure()
-        plt.limit_size(False, False)
-        plt.plotsize(w, h)
-        plt.theme("clear")
-        fg = rgb(app, "foreground-muted")
-        plt.ticks_color(fg)
-        plt.axes_color("default")
-        plt.canvas_color("default")
-        xs_all = [x for s in d.series for x in s.xs]
-        x0, x1 = min(xs_all), max(xs_all)
-        if d.ylim is not None:
-            lo, hi = d.ylim
-        else:
-            ys_all = [y for s in d.series for y in s.ys]
-            lo, hi = min(ys_all), max(ys_all)
-        if hi <= lo:
-            hi = lo + 1.0
-        plt.ylim(lo, hi)
-        ticks = nice_ticks(lo, hi, max(2, min(6, h // 3)))
-        plt.yticks(ticks, [f"{t:.2f}" for t in ticks])
-        if x1 > x0:
-            plt.xlim(x0, x1)
-        for s in d.series:
-            if s.xs:
-                xs, ys = downsample(s.xs, s.ys, 2 * max(1, w - 8))
-                plt.plot(xs, ys, color=rgb(app, s.colour), marker="braille",
-                         label=s.name if len(d.series) > 1 else None)
-        cols = max(1, w - 8)
-        span = max(1e-9, x1 - x0)
-        for x, label, colour in d.boundaries:
-            if not x0 <= x <= x1:
-                continue
-            c = rgb(app, colour)
-            plt.vline(x, c)
-            room = int((x1 - x) / span * cols) - 2
-            if room >= 4:
-                plt.text(label[:room], x + span / cols * 1.2, hi, color=c)
-        for x, label in d.marks:
-            if x0 <= x <= x1:
-                c = rgb(app, "warning")
-                plt.vline(x, c)
-                plt.text(label, x + span / cols * 1.2, lo + (hi - lo) * 0.05, color=c)
-        plt.xlabel(d.xlabel)
-        out = Text.from_ansi(plt.build(), no_wrap=True)
-        plt.clear_figure()
-        return out
+        if self._built_key != self._key():
+            self.call_later(self._request)
+        return self._text

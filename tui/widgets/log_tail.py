@@ -1,5 +1,9 @@
 """The raw tail of a pane's log, metric lines highlighted, with a filter.
 
+It draws only what fits: the newest lines (of those that match the filter) from the pane's
+bounded raw deque, each cut at the width, rebuilt at most once per tick. A fast log therefore
+costs the same as a slow one (writing every line into a scrollback widget does not scale).
+
 Log text is never parsed as Rich markup (SGLang lines begin with ``[2026-… TP0]``): every line
 becomes a ``rich.text.Text`` built from the plain string.
 """
@@ -7,25 +11,63 @@ becomes a ``rich.text.Text`` built from the plain string.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Sequence
 
 from rich.text import Text
 from textual import events, on
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.message import Message
-from textual.widgets import Input, RichLog
+from textual.widget import Widget
+from textual.widgets import Input
 
 from tui.pane_state import RawLine
 from tui.widgets._colours import hex_color
 
-MAX_LINES = 500
-PER_TICK = 200  # lines written per refresh at most (a fast log only shows its newest lines)
+MAX_CHARS = 400  # the part of a line that is looked at (args dumps run to thousands of characters)
 _NUMBERS = re.compile(r"(accept len|accept rate|Mean acceptance length|Avg Draft acceptance rate|"
                       r"acceptance rate)(:?\s*)([\d.]+%?)")
 
 KIND_STYLE = {"metric": "primary", "marker": "accent", "malformed": "error", "event": "secondary",
               "stderr": "warning", "mark": "warning"}
+
+
+class TailView(Widget):
+    """The visible lines themselves."""
+
+    DEFAULT_CSS = """
+    TailView {
+        height: 1fr;
+        background: $surface;
+    }
+    """
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.lines: list[RawLine] = []
+
+    def render(self) -> Text:
+        out = Text(no_wrap=True, overflow="ellipsis")
+        width = max(1, self.size.width)
+        colours = {k: hex_color(self.app, v) for k, v in KIND_STYLE.items()}
+        for i, line in enumerate(self.lines[-self.size.height:] if self.size.height else []):
+            if i:
+                out.append("\n")
+            out.append_text(render_line(line, colours, width))
+        return out
+
+
+def render_line(line: RawLine, colours: dict[str, str], width: int) -> Text:
+    raw = line.text[:MAX_CHARS]
+    text = Text(raw, no_wrap=True, overflow="ellipsis")  # plain text, never markup
+    colour = colours.get(line.kind)
+    if colour is not None:
+        text.stylize(colour)
+        if line.kind == "metric":
+            for m in _NUMBERS.finditer(raw):
+                text.stylize(f"bold reverse {colour}", m.start(3), m.end(3))
+    text.truncate(width, overflow="ellipsis")
+    return text
 
 
 class LogTail(Vertical):
@@ -34,12 +76,6 @@ class LogTail(Vertical):
         height: 1fr;
         min-height: 5;
         border-top: solid $panel;
-    }
-    LogTail RichLog {
-        height: 1fr;
-        background: $surface;
-        scrollbar-size-vertical: 1;
-        scrollbar-size-horizontal: 1;
     }
     LogTail Input {
         display: none;
@@ -54,53 +90,36 @@ class LogTail(Vertical):
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self.filter = ""
-        self._seen = 0
-        self.written = 0
+        self._seen = -1
+        self.shown: list[RawLine] = []
 
     def compose(self) -> ComposeResult:
-        yield RichLog(max_lines=MAX_LINES, wrap=False, markup=False, highlight=False, auto_scroll=True)
+        yield TailView()
         yield Input(placeholder="filter the log tail (text, case-insensitive; empty: all lines)")
-
-    @property
-    def log_widget(self) -> RichLog:
-        return self.query_one(RichLog)
 
     def _matches(self, line: RawLine) -> bool:
         return not self.filter or self.filter in line.text.lower()
 
-    def _render_line(self, line: RawLine) -> Text:
-        text = Text(line.text, no_wrap=True)  # plain text, never markup
-        style = KIND_STYLE.get(line.kind)
-        if style is not None:
-            colour = hex_color(self.app, style)
-            if line.kind == "metric":
-                text.stylize(colour)
-                for m in _NUMBERS.finditer(line.text):
-                    text.stylize(f"bold reverse {colour}", m.start(3), m.end(3))
-            else:
-                text.stylize(colour)
-        return text
-
-    def sync(self, raw: Iterable[RawLine], newest: int) -> None:
-        """Write the lines that arrived since the last call (at most PER_TICK of them)."""
+    def sync(self, raw: Sequence[RawLine], newest: int) -> None:
+        """Show the newest matching lines (no work when nothing arrived)."""
         if newest == self._seen:
             return
-        fresh = []
-        for r in reversed(raw):  # newest first: stop at what was already written
-            if r.seq <= self._seen or len(fresh) >= 4 * PER_TICK:
-                break
-            fresh.append(r)
-        fresh.reverse()
         self._seen = newest
-        shown = [r for r in fresh if self._matches(r)][-PER_TICK:]
-        log = self.log_widget
-        for r in shown:
-            log.write(self._render_line(r))
-        self.written += len(shown)
+        view = self.query_one(TailView)
+        room = max(1, view.size.height or 20)
+        picked: list[RawLine] = []
+        for r in reversed(raw):
+            if self._matches(r):
+                picked.append(r)
+                if len(picked) >= room:
+                    break
+        picked.reverse()
+        self.shown = picked
+        view.lines = picked
+        view.refresh()
 
-    def rebuild(self, raw: Iterable[RawLine], newest: int) -> None:
-        self.log_widget.clear()
-        self._seen = 0
+    def rebuild(self, raw: Sequence[RawLine], newest: int) -> None:
+        self._seen = -1
         self.sync(raw, newest)
 
     def open_filter(self) -> None:
@@ -130,3 +149,6 @@ class LogTail(Vertical):
             self.close_filter()
             if self.parent is not None:
                 self.parent.focus()
+
+    def on_resize(self) -> None:
+        self._seen = -1

@@ -5,7 +5,9 @@ SOURCE is, in this order:
 * ``-``: standard input;
 * ``cmd:COMMAND``: a command whose standard output is the log (see :mod:`.command`);
 * a name from ``specwatch.toml`` (``[sources]``; see :mod:`tui.core.settings`);
-* ``ssh://[user@]host[:port]/path`` (other ``scheme://`` sources plug in the same way);
+* ``ssh://[user@]host[:port]/path`` (other ``scheme://`` sources plug in the same way:
+  ``metrics+http://host:port/metrics``, ``metrics+https://...`` and
+  ``metrics+ssh://host/PORT`` scrape a server's Prometheus endpoint, see :mod:`.metrics`);
 * an existing local path (a path containing ``:`` or ``=`` that exists is a local file; a FIFO or
   character device, such as ``<(kubectl logs -f pod)``, is read as a stream);
 * ``[user@]host:path`` (scp style): SSH. SSH sources plug in through
@@ -74,11 +76,16 @@ class SourceSpec:
 # kind -> opener(spec, follow=..., start=..., **options). The SSH issue registers "ssh" here.
 Opener = Callable[..., Source]
 _OPENERS: dict[str, Opener] = {}
+_CHECKS: dict[str, Callable[["SourceSpec"], None]] = {}
 
 
-def register_source_kind(kind: str, opener: Opener) -> None:
-    """Plug in a source kind (``"ssh"``); ``opener(spec, *, follow, start, **options)``."""
+def register_source_kind(kind: str, opener: Opener, check: Callable[["SourceSpec"], None] | None = None) -> None:
+    """Plug in a source kind (``"ssh"``); ``opener(spec, *, follow, start, **options)``.
+    ``check(spec)``, when given, validates a ``kind://`` text as it is read (raising
+    :class:`SourceSpecError`), so a bad address is said before anything is opened."""
     _OPENERS[kind] = opener
+    if check is not None:
+        _CHECKS[kind] = check
 
 
 _LABEL_RX = re.compile(r"([^=/:\\]+)=(.+)", re.S)
@@ -130,7 +137,10 @@ def parse_source_spec(text: str, config: Settings | None = None) -> SourceSpec:
         kind = scheme.group(1).lower()
         if kind not in _OPENERS:
             raise SourceSpecError(f"{text}: {kind}:// sources are not supported")
-        return SourceSpec(kind, rest, label, text)
+        spec = SourceSpec(kind, rest, label, text)
+        if kind in _CHECKS:
+            _CHECKS[kind](spec)
+        return spec
     local = os.path.expanduser(rest)
     try:
         st = os.stat(local)
@@ -227,3 +237,19 @@ def _open_ssh(spec: SourceSpec, **kwargs) -> Source:
 
 
 register_source_kind("ssh", _open_ssh)
+
+
+def _open_metrics(spec: SourceSpec, **kwargs) -> Source:
+    from tui.core.sources.metrics import open_metrics  # imported only when a metrics source is opened
+
+    return open_metrics(spec, **kwargs)
+
+
+def _check_metrics(spec: SourceSpec) -> None:
+    from tui.core.sources.metrics import check_metrics_spec
+
+    check_metrics_spec(spec)
+
+
+for _kind in ("metrics+http", "metrics+https", "metrics+ssh"):
+    register_source_kind(_kind, _open_metrics, _check_metrics)

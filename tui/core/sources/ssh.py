@@ -34,6 +34,10 @@ class _Lost(Exception):
     """The connection under this source failed (the source reconnects)."""
 
 
+class ChannelRefused(Exception):
+    """The connection is up but the host refused a new channel (sshd's MaxSessions, ...)."""
+
+
 class SshSource:
     """A remote file (or the newest match of a remote glob) followed by name."""
 
@@ -90,7 +94,12 @@ class SshSource:
         self._stop_channels()
         if self.shared is not None:
             shared, self.shared = self.shared, None
-            await release(shared)
+            await release(shared, self.channels)
+
+    @property
+    def channels(self) -> int:
+        """Long-lived channels this source keeps open: the reader, and a glob's lister."""
+        return 2 if self.rp.glob else 1
 
     def _stop_channels(self) -> None:
         for task in self._tasks:
@@ -105,7 +114,7 @@ class SshSource:
 
     # -- connection loop ---------------------------------------------------------------------
     async def _run(self) -> AsyncIterator[Batch]:
-        self.shared = acquire(self.target, self.settings)
+        self.shared = acquire(self.target, self.settings, self.channels)
         said_error: str | None = None
         last_conn = None
         try:
@@ -150,7 +159,7 @@ class SshSource:
 
     def _lost_or(self, conn, exc: BaseException | None) -> None:
         if conn.is_closed() or isinstance(exc, (asyncssh.ConnectionLost, asyncssh.DisconnectError,
-                                                 asyncssh.ChannelOpenError, BrokenPipeError, ConnectionError)):
+                                                 BrokenPipeError, ConnectionError)):
             raise _Lost(getattr(exc, "reason", None) or str(exc or "") or "connection closed")
 
     # -- channels ----------------------------------------------------------------------------
@@ -160,6 +169,11 @@ class SshSource:
             old.close()
         try:
             proc = await conn.create_process(command, encoding=None, stdin=asyncssh.DEVNULL)
+        except asyncssh.ChannelOpenError as exc:
+            if conn.is_closed():
+                raise _Lost(exc.reason or str(exc)) from None
+            raise ChannelRefused(f"{self.host} refused a new session ({exc.reason or exc}); sshd allows "
+                                 "MaxSessions (10 by default) per connection") from None
         except (asyncssh.Error, OSError) as exc:
             self._lost_or(conn, exc)
             raise _Lost(str(exc)) from None
@@ -231,6 +245,23 @@ class SshSource:
             got = self._draft_cache.get((draft_path, family))
             return dict(got) if got is not None else {"config_path": None, "note": "config.json not read yet"}
         return resolve
+
+
+def lister_blocks(buf: bytes, tag: bytes) -> tuple[list[list[Entry]], bytes]:
+    """The complete ``TAG S``..``TAG E`` blocks of a lister's output, and what is left over; a
+    lister that cannot run ``stat`` gives one ``error`` entry."""
+    out = []
+    start_mark, end_mark = tag + b" S\n", b"\n" + tag + b" E\n"
+    while True:
+        i = buf.find(start_mark)
+        j = buf.find(end_mark, i) if i >= 0 else -1
+        if j < 0:
+            break
+        out.append(parse_entries(buf[i + len(start_mark):j], True))
+        buf = buf[j + len(end_mark):]
+    if tag + b" H err notfound" in buf:
+        return out + [[Entry("error", "notfound", 0, 0.0, "stat")]], b""
+    return out, buf[-(1 << 20):]
 
 
 def settings_from_options(options: dict[str, Any]) -> SshSettings:

@@ -38,6 +38,7 @@ class SshSettings:
     reconnect_max: float = 10.0  # retries at most this far apart (5-10 s with jitter)
     status_interval: float = 1.0  # how often the remote side looks at the file's name
     settle: float = 0.25  # how long a rotated-away file is given to finish
+    max_sessions: int = 10  # channels one connection may carry (OpenSSH's MaxSessions default)
     connect_options: dict[str, Any] = field(default_factory=dict)  # extra asyncssh.connect() arguments
 
     def delay(self, attempt: int) -> float:
@@ -161,6 +162,11 @@ def host_key_message(check: HostKeyCheck, who: str, exc: Exception) -> str:
 
 def describe_error(exc: BaseException, who: str, where: str, check: HostKeyCheck | None) -> SshError:
     """``who``: what the user typed (``gpu1``); ``where``: resolved ``user@addr:port``."""
+    if who == where or where.endswith("@" + who) or where.startswith(who):
+        where_ = where
+    else:
+        where_ = f"{where} ({who})"
+    where = where_
     if isinstance(exc, SshError):
         return exc
     if isinstance(exc, asyncssh.HostKeyNotVerifiable):
@@ -221,6 +227,7 @@ class SharedConnection:
         self.who = target_text(target)
         self.where = self.who
         self.refs = 0
+        self.channels = 0  # long-lived channels the sources on it use
         self.conn: asyncssh.SSHClientConnection | None = None
         self.connects = 0  # successful connections so far
         self.failures = 0  # failed attempts since the last success
@@ -291,6 +298,7 @@ class SharedConnection:
     async def _connect(self) -> tuple[asyncssh.SSHClientConnection, HostKeyCheck]:
         t, s = self.target, self.settings
         kwargs = dict(s.connect_options)
+        kwargs.setdefault("config", ())  # () = ~/.ssh/config (the constructor's own default is none)
         if t.user:
             kwargs["username"] = t.user
         opts = await asyncssh.SSHClientConnectionOptions.construct(
@@ -348,18 +356,30 @@ def _key(target: SshTarget, settings: SshSettings) -> tuple:
     return (id(loop), target.host, target.port, target.user, settings.accept_new_host_key, opts)
 
 
-def acquire(target: SshTarget, settings: SshSettings) -> SharedConnection:
-    """The shared connection for ``target`` (made on first :meth:`SharedConnection.get`)."""
-    key = _key(target, settings)
-    shared = _POOL.get(key)
-    if shared is None or shared._closing:
-        shared = _POOL[key] = SharedConnection(key, target, settings)
+def acquire(target: SshTarget, settings: SshSettings, channels: int = 0) -> SharedConnection:
+    """A shared connection for ``target`` (made on first :meth:`SharedConnection.get`) with room
+    for ``channels`` more long-lived channels: sshd allows ``MaxSessions`` (10) per connection,
+    one is kept free for short reads, so a host with many files gets a connection per 9 channels."""
+    base = _key(target, settings)
+    budget = max(1, settings.max_sessions - 1)
+    n = 0
+    while True:
+        key = (*base, n)
+        shared = _POOL.get(key)
+        if shared is None or shared._closing:
+            shared = _POOL[key] = SharedConnection(key, target, settings)
+            break
+        if shared.channels + channels <= budget or channels == 0:
+            break
+        n += 1
     shared.refs += 1
+    shared.channels += channels
     return shared
 
 
-async def release(shared: SharedConnection) -> None:
+async def release(shared: SharedConnection, channels: int = 0) -> None:
     shared.refs -= 1
+    shared.channels -= channels
     if shared.refs <= 0:
         if _POOL.get(shared.key) is shared:
             del _POOL[shared.key]

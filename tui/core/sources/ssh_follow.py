@@ -18,6 +18,8 @@ from tui.core.sources.lines import make_batch
 from tui.core.sources.ssh_remote import (Entry, ReaderDemux, Status, describe_tail_message, lister_command,
                                          parse_entries)
 
+from tui.core.sources.ssh import ChannelRefused, lister_blocks
+
 if TYPE_CHECKING:
     from tui.core.sources.ssh import SshSource
 
@@ -54,6 +56,7 @@ class Session:
         self.matches = 0
         self.lister_block = b""
         self.listed = False
+        self.refused: str | None = None
 
     def ev(self, kind: EventKind, message: str, name: str | None = None, **data):
         return self.src._event(kind, message, name, **data)
@@ -65,14 +68,27 @@ class Session:
     async def run(self) -> AsyncIterator[Batch]:
         src = self.src
         if src.rp.glob:
-            await src._start(self.conn, "lister", lister_command(src._tag, src.rp,
-                                                                 interval=src.settings.status_interval,
-                                                                 once=not src.follow), self.q)
+            attempt = 0
+            while True:
+                try:
+                    await src._start(self.conn, "lister", lister_command(
+                        src._tag, src.rp, interval=src.settings.status_interval, once=not src.follow), self.q)
+                    break
+                except ChannelRefused as exc:
+                    attempt += 1
+                    if attempt == 1:
+                        yield self.ev(EventKind.ERROR, f"{exc} (retrying)", fatal=False)
+                    await asyncio.sleep(src.settings.delay(attempt))
             if src.current is not None:
                 await self.open(src.current)
         else:
             await self.open(src.rp.base)
         while not self.done:
+            if self.refused is not None:
+                if self.refused != self.error_said:
+                    self.error_said = self.refused
+                    yield self.ev(EventKind.ERROR, self.refused + " (retrying)", fatal=False)
+                self.refused = None
             item = await self._next()
             if item is None:
                 async for b in self._timers():
@@ -144,7 +160,14 @@ class Session:
         self.held = []
         self.open_size = None
         self.demux = ReaderDemux(src._tag, src._nonce)
-        await src._start(self.conn, "reader", src._reader_cmd(name, mode), self.q)
+        try:
+            await src._start(self.conn, "reader", src._reader_cmd(name, mode), self.q)
+        except ChannelRefused as exc:
+            self.refused = str(exc)
+            self.header = True
+            self.reader = None
+            self.retry_at = self.loop.time() + src.settings.delay(2)
+            return
         self.reader = src._procs["reader"]
 
     async def _part(self, part: tuple[str, object]) -> AsyncIterator[Batch]:
@@ -341,24 +364,8 @@ class Session:
 
     # -- the lister (globs) ------------------------------------------------------------------
     def _blocks(self, data: bytes) -> list[list[Entry]]:
-        tag = self.src._tag.encode()
-        buf = self.lister_block + data
-        out = []
-        start_mark, end_mark = tag + b" S\n", b"\n" + tag + b" E\n"
-        while True:
-            i = buf.find(start_mark)
-            if i < 0:
-                break
-            j = buf.find(end_mark, i)
-            if j < 0:
-                break
-            out.append(parse_entries(buf[i + len(start_mark):j], True))
-            buf = buf[j + len(end_mark):]
-        self.lister_block = buf[-(1 << 20):] if len(buf) > (1 << 20) else buf
-        if tag + b" H err notfound" in buf:
-            self.lister_block = b""
-            out.append([Entry("error", "notfound", 0, 0.0, "stat")])
-        return out
+        blocks, self.lister_block = lister_blocks(self.lister_block + data, self.src._tag.encode())
+        return blocks
 
     async def _listed(self, entries: list[Entry]) -> AsyncIterator[Batch]:
         src = self.src

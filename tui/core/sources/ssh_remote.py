@@ -379,6 +379,8 @@ class ReaderDemux:
 
 def _prefix_overlap(data: bytes, marks: tuple[bytes, ...]) -> int:
     """Length of the longest end of ``data`` that is a proper start of one of ``marks``."""
+    if not data or all(data[-1] not in m for m in marks):  # the usual case: a chunk ends with a newline
+        return 0
     best = 0
     for m in marks:
         for k in range(min(len(m) - 1, len(data)), best, -1):

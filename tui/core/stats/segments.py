@@ -67,6 +67,7 @@ class Segment:
             self.printed_def = r.rate_definition
         if r.family and not self.config.family:
             self.config.family = r.family
+            self._rate_def = None
 
     def add_rate_pairs(self, pairs: Iterable[tuple[float, float]]) -> None:
         room = rates.MAX_SAMPLES - len(self._rate_pairs)
@@ -78,13 +79,13 @@ class Segment:
         if self._rate_def is not None:
             return self._rate_def
         c = self.config
-        if c.family in ("vllm", "llamacpp"):
+        if c.family in ("vllm", "llamacpp"):  # cheap, and it changes as records come: not cached
             rd = rates.RateDefinition(self.printed_def, c.drafts_per_step,
                                       "as the server defines it (vLLM / llama.cpp)")
             if rd.drafts_per_step is None:
                 rd.drafts_per_step = self._vllm_k()
-        else:
-            rd = rates.infer_sglang(self._rate_pairs, c.num_steps, c.effective_num_draft_tokens, self.all.first_ts)
+            return rd
+        rd = rates.infer_sglang(self._rate_pairs, c.num_steps, c.effective_num_draft_tokens, self.all.first_ts)
         self._rate_def = rd
         return rd
 
@@ -197,10 +198,12 @@ class SourceStats:
         self.markers += 1
         if m.continuation:
             self.current.config.update(m.family, m.config, m.version)
+            self.current._rate_def = None  # the config it was read with changed
             return
         seg = self.new_segment(m.kind, m.line_no, m.timestamp)
         seg.markers.append(m.kind)
         seg.config.update(m.family, m.config, m.version)
+        seg._rate_def = None
 
     def on_event(self, ev: SourceEvent) -> None:
         self.events.append(ev)

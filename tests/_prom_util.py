@@ -1,0 +1,183 @@
+"""Test servers for metrics sources: vLLM- and SGLang-like ``/metrics`` endpoints built with
+prometheus-client from the metric names of log_formats.md §1.7 / §2.6 and the PR 24049 paste
+(``../shared/reference/real_logs/vllm_prom_vllm-project-vllm_24049.txt``), served over real
+sockets on 127.0.0.1."""
+
+from __future__ import annotations
+
+import gzip
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, generate_latest
+
+MODEL = "/home/models/Qwen3-0.6B"  # as in the PR 24049 paste
+
+
+class FakeVllm:
+    """vLLM V1 spec-decode counters per engine (labels engine, model_name), plus the generation
+    tokens counter and the running requests gauge."""
+
+    def __init__(self, engines: int = 2, k: int = 3, model: str = MODEL) -> None:
+        self.engines, self.k, self.model = engines, k, model
+        self.restart()
+
+    def restart(self) -> None:
+        """A new server process: every counter from zero, new _created times."""
+        r = self.registry = CollectorRegistry()
+        lab = ["model_name", "engine"]
+        self.drafts = Counter("vllm:spec_decode_num_drafts", "Number of spec decoding drafts.", lab, registry=r)
+        self.draft_tokens = Counter("vllm:spec_decode_num_draft_tokens", "Number of draft tokens.", lab, registry=r)
+        self.accepted = Counter("vllm:spec_decode_num_accepted_tokens", "Number of accepted tokens.", lab, registry=r)
+        self.per_pos = Counter("vllm:spec_decode_num_accepted_tokens_per_pos", "Accepted tokens per draft position.",
+                               lab + ["position"], registry=r)
+        self.gen = Counter("vllm:generation_tokens", "Number of generation tokens processed.", lab, registry=r)
+        self.running = Gauge("vllm:num_requests_running", "Number of requests in model execution batches.", lab,
+                             registry=r)
+        for e in range(self.engines):
+            for c in (self.drafts, self.draft_tokens, self.accepted, self.gen):
+                c.labels(self.model, str(e))
+            self.running.labels(self.model, str(e)).set(0)
+            for i in range(self.k):
+                self.per_pos.labels(self.model, str(e), str(i))
+
+    def step(self, engine: int, drafts: int, per_pos: list[int], running: int = 4) -> None:
+        """``drafts`` drafts of k tokens, ``per_pos[i]`` accepted at position i (prefix-accepted)."""
+        e = str(engine)
+        self.drafts.labels(self.model, e).inc(drafts)
+        self.draft_tokens.labels(self.model, e).inc(drafts * self.k)
+        self.accepted.labels(self.model, e).inc(sum(per_pos))
+        for i, v in enumerate(per_pos):
+            self.per_pos.labels(self.model, e, str(i)).inc(v)
+        self.gen.labels(self.model, e).inc(drafts + sum(per_pos))
+        self.running.labels(self.model, e).set(running)
+
+    def text(self) -> str:
+        return generate_latest(self.registry).decode()
+
+
+class FakeSglang:
+    """SGLang scheduler gauges per rank (labels model_name, engine_type, tp_rank, pp_rank, dp_rank),
+    set as log_decode_stats sets them, and a tokenizer counter."""
+
+    def __init__(self, dp: int = 2, model: str = "Qwen/Qwen3-8B") -> None:
+        self.dp, self.model = dp, model
+        self.restart()
+
+    def restart(self) -> None:
+        r = self.registry = CollectorRegistry()
+        lab = ["model_name", "engine_type", "tp_rank", "pp_rank", "dp_rank"]
+        self.al = Gauge("sglang:spec_accept_length", "The average acceptance length of speculative decoding.", lab,
+                        registry=r)
+        self.rate = Gauge("sglang:spec_accept_rate", "The average acceptance rate of speculative decoding "
+                          "(`accepted drafts / proposed drafts` in batch).", lab, registry=r)
+        self.tput = Gauge("sglang:gen_throughput", "The generation throughput (token/s).", lab, registry=r)
+        self.run = Gauge("sglang:num_running_reqs", "The number of running requests.", lab, registry=r)
+        self.gen = Counter("sglang:generation_tokens", "Number of generation tokens processed.", ["model_name"],
+                           registry=r)
+        self.gen.labels(self.model)
+        for d in range(self.dp):
+            for g in (self.al, self.rate, self.tput, self.run):
+                g.labels(*self._lv(d)).set(0)
+
+    def _lv(self, dp: int) -> list[str]:
+        return [self.model, "unified", str(dp), "0", str(dp)]
+
+    def decode(self, dp: int, al: float, rate: float, tput: float, running: int = 8) -> None:
+        lv = self._lv(dp)
+        self.al.labels(*lv).set(al)
+        self.rate.labels(*lv).set(rate)
+        self.tput.labels(*lv).set(tput)
+        self.run.labels(*lv).set(running)
+        self.gen.labels(self.model).inc(int(tput))
+
+    def prefill(self, dp: int, running: int) -> None:
+        """A prefill log line re-sets every gauge; the spec ones keep their values."""
+        self.run.labels(*self._lv(dp)).set(running)
+
+    def text(self) -> str:
+        return generate_latest(self.registry).decode()
+
+
+class PromServer:
+    """``GET /metrics`` on 127.0.0.1 (real sockets) answering ``body()``; ``stop()`` then
+    ``start()`` again is a server that goes away and comes back on the same port.
+    ``mode``: "plain" (Content-Length), "chunked", "gzip" (when asked), "close" (no length),
+    or an int HTTP status to answer instead."""
+
+    def __init__(self, body, port: int = 0, mode: str | int = "plain") -> None:
+        self.body = body
+        self.port = port
+        self.mode = mode
+        self.requests = 0
+        self.server: ThreadingHTTPServer | None = None
+
+    def start(self) -> PromServer:
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *a) -> None:
+                pass
+
+            def do_GET(self) -> None:
+                outer.requests += 1
+                if self.path.split("?")[0] != "/metrics":
+                    return self._send(404, b"not found\n")
+                if isinstance(outer.mode, int):
+                    return self._send(outer.mode, b"no\n")
+                self._send(200, outer.body().encode())
+
+            def _send(self, code: int, data: bytes) -> None:
+                mode = outer.mode
+                self.send_response(code)
+                self.send_header("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+                if mode == "gzip" and "gzip" in (self.headers.get("Accept-Encoding") or ""):
+                    data = gzip.compress(data)
+                    self.send_header("Content-Encoding", "gzip")
+                if mode == "chunked":
+                    self.send_header("Transfer-Encoding", "chunked")
+                    self.end_headers()
+                    for i in range(0, len(data), 700):
+                        part = data[i:i + 700]
+                        self.wfile.write(b"%x\r\n%s\r\n" % (len(part), part))
+                    self.wfile.write(b"0\r\n\r\n")
+                    return
+                if mode == "close":
+                    self.send_header("Connection", "close")
+                    self.end_headers()
+                    self.wfile.write(data)
+                    self.close_connection = True
+                    return
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
+        self.server.daemon_threads = True
+        self.port = self.server.server_address[1]
+        threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+        return self
+
+    def stop(self) -> None:
+        if self.server is not None:
+            self.server.shutdown()
+            self.server.server_close()
+            self.server = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/metrics"
+
+
+def reference_exposition(path) -> str:
+    """The PR 24049 paste (a Prometheus query table) written back as exposition text."""
+    lines = []
+    for row in open(path, encoding="utf-8").read().splitlines()[1:]:
+        if "|" not in row or row.startswith("--"):
+            continue
+        series, _, value = row.rpartition("|")
+        series = series.strip().replace(", ", ",")
+        lines.append(f"{series} {value.strip()}")
+    return "\n".join(lines) + "\n"
