@@ -48,10 +48,22 @@ async def wait_for(pilot, cond, timeout: float = 10.0, step: float = 0.05) -> No
 
 
 async def wait_ended(pilot, timeout: float = 15.0) -> None:
-    """Every pane's source has reached its end, and the screen has rendered it."""
+    """Every pane's source has reached its end, and the screen has rendered it (charts, which
+    are drawn in a thread, included)."""
     screen = pilot.app.screen
     await wait_for(pilot, lambda: all(s.status in ("ended", "error") for s in screen.states), timeout)
     screen.tick()
+    await pilot.pause()
+    await wait_charts(pilot)
+
+
+async def wait_charts(pilot, timeout: float = 10.0) -> None:
+    from tui.widgets.history_chart import HistoryChart
+
+    def settled() -> bool:
+        return all(c.settled for c in pilot.app.screen.query(HistoryChart) if c.display and c.size.area)
+
+    await wait_for(pilot, settled, timeout)
     await pilot.pause()
 
 

@@ -215,18 +215,29 @@ def test_cli_daemon_serves_and_stops_on_sigterm():
         proc.stderr.close()
 
 
+def run_cli(*args) -> int:
+    """The export command in this process (its errors are CliError, exit status 2)."""
+    import argparse
+
+    from tui.cli import export
+
+    parser = argparse.ArgumentParser()
+    export.add_parser(parser.add_subparsers())
+    ns = parser.parse_args(["export", *args])
+    return ns.run(ns)
+
+
 def test_cli_errors():
-    def run(*args):
-        return subprocess.run([sys.executable, "-c", CLI, "export", *args], cwd=ROOT, capture_output=True, text=True,
-                              timeout=30)
-    r = run("--prometheus", "nope", "x.log")
-    assert r.returncode == 2 and "give [ADDR:]PORT" in r.stderr
-    r = run("--prometheus", "9477", "-")
-    assert r.returncode == 2 and "stdin" in r.stderr
-    r = run("--prometheus", "9477", "metrics+ssh://gpu1/metrics")
-    assert r.returncode == 2 and "give the port" in r.stderr
+    from tui.cli import CliError
+
+    for args, said in ((["--prometheus", "nope", "x.log"], "give [ADDR:]PORT"),
+                       (["--prometheus", "9477", "-"], "stdin"),
+                       (["--prometheus", "9477", "metrics+ssh://gpu1/metrics"], "give the port"),
+                       (["--prometheus", "9477", "--segments", "0", "x.log"], "--segments")):
+        with pytest.raises(CliError, match=re.escape(said)):
+            run_cli(*args)
     with __import__("socket").socket() as busy:
         busy.bind(("127.0.0.1", 0))
         busy.listen()
-        r = run("--prometheus", f"127.0.0.1:{busy.getsockname()[1]}", str(SAMPLES / "ab_a.log"))
-    assert r.returncode == 2 and "cannot listen" in r.stderr
+        with pytest.raises(CliError, match="cannot listen"):
+            run_cli("--prometheus", f"127.0.0.1:{busy.getsockname()[1]}", "--quiet", str(SAMPLES / "ab_a.log"))

@@ -198,3 +198,16 @@ def test_reference_paste_metric_names_and_labels():
     assert sorted(res.lifetime) == sorted(f"localhost:8000 engine {e}" for e in range(8))
     assert res.lifetime["localhost:8000 engine 0"]["drafts"] == 22
     assert res.lifetime["localhost:8000 engine 2"]["accept_len"] == pytest.approx(1 + 2 / 29)
+
+
+def test_rate_definition_follows_what_arrives_after_a_first_look():
+    """A screen reads the rate definition before any record: it must not stay stuck on that."""
+    srv, conv = FakeVllm(engines=1, k=3), Converter()
+    parser, stats = LineParser("m"), SourceStats("m")
+    assert stats.current.rate_definition().drafts_per_step is None  # nothing known yet
+    feed_stats(stats, parser, conv.feed(srv.text(), mono=0.0))
+    srv.step(0, 10, [5, 3, 1])
+    feed_stats(stats, parser, conv.feed(srv.text(), mono=1.0))
+    rd = stats.current.rate_definition()
+    assert (rd.definition, rd.drafts_per_step) == (RATE_DRAFTS, 3)
+    assert stats.current.to_dict()["accept_rate_normalized"]["mean"] == pytest.approx(0.9 / 3)

@@ -4,8 +4,16 @@ deliberate change, and look at the report before committing the new SVGs."""
 
 from __future__ import annotations
 
+import importlib.util
+import os
+
 import pytest
 from _tui_util import ROOT, _isolated_config, replay_app, wait_ended  # noqa: F401
+
+if importlib.util.find_spec("pytest_textual_snapshot") is None:
+    if os.environ.get("CI", "").lower() == "true":
+        raise RuntimeError("pytest-textual-snapshot is required in CI (pip install pytest-textual-snapshot)")
+    pytest.skip("pytest-textual-snapshot is not installed", allow_module_level=True)
 
 
 @pytest.fixture(autouse=True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import atexit
 import os
+import sys
 import shutil
 import tempfile
 from collections.abc import Callable
@@ -136,7 +137,8 @@ def sample_dirs() -> list[Path]:
     """Where the bundled sample logs may be: $SPECWATCH_SAMPLES, the package, the checkout."""
     here = Path(__file__).resolve().parent
     dirs = [Path(os.environ[SAMPLE_ENV])] if os.environ.get(SAMPLE_ENV) else []
-    return dirs + [here / "sample_logs", here.parent / "sample_logs", Path.cwd() / "sample_logs"]
+    shared = Path(sys.prefix) / "share" / "specwatch" / "sample_logs"  # pip install (data-files)
+    return dirs + [here / "sample_logs", here.parent / "sample_logs", shared, Path.cwd() / "sample_logs"]
 
 
 def find_sample(name: str) -> Path | None:

@@ -6,6 +6,7 @@ built-ins. The chosen theme is remembered in the user's config dir (see :mod:`tu
 from __future__ import annotations
 
 import tomllib
+import sys
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -17,6 +18,7 @@ from tui.ui_config import config_dir
 DEFAULT_THEME = "specwatch-dark"
 _REPO_THEMES = Path(__file__).resolve().parent.parent / "themes"
 _PACKAGE_THEMES = Path(__file__).resolve().parent / "themes"
+_SHARED_THEMES = Path(sys.prefix) / "share" / "specwatch" / "themes"  # pip install (data-files)
 
 
 class ThemeFile(BaseModel):
@@ -63,7 +65,7 @@ class ThemeFile(BaseModel):
 
 def theme_dirs() -> list[Path]:
     """Where theme files are looked for, shipped ones first (a user file may override one)."""
-    dirs = [d for d in (_PACKAGE_THEMES, _REPO_THEMES) if d.is_dir()]
+    dirs = [d for d in (_PACKAGE_THEMES, _REPO_THEMES, _SHARED_THEMES) if d.is_dir()]
     return dirs + [config_dir() / "themes"]
 
 

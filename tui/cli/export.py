@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import signal
 import socket
 import sys
@@ -140,8 +141,12 @@ class Exporter:
         self.quiet = quiet
         self.err = err or sys.stderr
         labels = unique_labels([default_label(s) for s in specs])
+        def where(spec) -> str:  # a daemon's cwd means nothing to a dashboard: absolute paths
+            return os.path.abspath(os.path.expanduser(spec.target)) if spec.kind in ("file", "glob") else \
+                describe_where(spec)
+
         self.sources = [Exported(Followed(s.name, lab, track_arrivals=True), host_label(s, local_host), s.kind,
-                                 describe_where(s)) for s, lab in zip(specs, labels)]
+                                 where(s)) for s, lab in zip(specs, labels)]
         self.server = None
         self.url = ""
         self.started = time.time()

@@ -197,6 +197,9 @@ class SpecwatchCollector:
     def collect(self) -> Iterable[Metric]:
         loop = self.loop
         if loop is not None and loop.is_running() and threading.get_ident() != self._loop_thread:
-            fut = asyncio.run_coroutine_threadsafe(self._build_async(), loop)
+            try:
+                fut = asyncio.run_coroutine_threadsafe(self._build_async(), loop)
+            except RuntimeError:  # the loop closed meanwhile (shutting down): nothing changes any more
+                return self._build()
             return fut.result(timeout=30)
         return self._build()

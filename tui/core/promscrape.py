@@ -152,7 +152,7 @@ class Converter:
         self._prev_mono = mono
         if engines:
             res.found.append(f"vLLM V1 spec-decode counters ({_count(len(engines), 'engine')})")
-            self._vllm(engines, ts, dt, restarted, first, res)
+            self._vllm(engines, ts, dt, restarted, res)
         elif v0:
             res.found.append("vLLM V0 spec-decode gauges")
             self._fingerprinted("vllm", v0, ts, restarted, first, res)
@@ -239,7 +239,7 @@ class Converter:
             self._marker("counter_reset", family, ts, config, res)
 
     # -- vLLM V1 ---------------------------------------------------------------------------------
-    def _vllm(self, engines: dict[tuple, _Engine], ts: float, dt: float | None, restarted: bool, first: bool,
+    def _vllm(self, engines: dict[tuple, _Engine], ts: float, dt: float | None, restarted: bool,
               res: ScrapeResult) -> None:
         any_e = next(iter(engines.values()))
         k = max((len(e.pos) for e in engines.values()), default=0)
@@ -253,7 +253,7 @@ class Converter:
         for key, e in sorted(engines.items(), key=lambda kv: _engine_order(kv[1].labels)):
             res.lifetime[vllm_rank(e.labels) or "all"] = _lifetime(e)
             prev = self._engines.get(key)
-            if prev is None and not (restarted and not first):
+            if prev is None and not restarted:
                 continue  # the baseline of this engine
             base = None if (prev is None or restarted or key in went_back) else prev
             rec = _window(e, base, dt, ts)

@@ -8,6 +8,7 @@ import asyncio
 import math
 import time
 from collections import deque
+from dataclasses import replace
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -26,7 +27,7 @@ from tui.widgets.history_chart import ChartData, ChartSeries, HistoryChart
 from tui.widgets.source_pane import CHART_POINTS, SPARK_POINTS, SourcePane, recent
 
 TICK = 0.25  # seconds between renders: 4 Hz however fast lines arrive
-SLICE = 250  # lines parsed between two yields to the event loop (keys stay responsive)
+SLICE = 100  # lines parsed between two yields to the event loop (keys stay responsive)
 BURST = 0.020  # seconds of parsing after which a source rests briefly, so the UI's messages flow
 MAX_NOTICES_PER_TICK = 3
 
@@ -153,9 +154,9 @@ class WatchScreen(Screen):
                         state.feed_lines(batch)
                     else:
                         for k in range(0, len(batch.lines), SLICE):
-                            state.feed_lines(LineBatch(batch.source, batch.lines[k:k + SLICE],
-                                                       batch.offsets[k:k + SLICE], batch.first_line_no + k,
-                                                       batch.path))
+                            state.feed_lines(replace(batch, lines=batch.lines[k:k + SLICE],
+                                                     offsets=batch.offsets[k:k + SLICE],
+                                                     first_line_no=batch.first_line_no + k))
                             await rest()
                 else:
                     state.on_event(batch)

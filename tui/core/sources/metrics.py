@@ -238,8 +238,8 @@ class MetricsSource:
                     last_record, idle_said = now, False
                 elif self.idle_after and not idle_said and now - last_record >= self.idle_after:
                     idle_said = True
-                    yield self._event(EventKind.IDLE, f"no decoding for {now - last_record:.0f} s "
-                                      "(the counters did not move)", seconds=round(now - last_record, 1))
+                    yield self._event(EventKind.IDLE, f"no decoding for {now - last_record:.0f} s (no new "
+                                      "decode interval in the metrics)", seconds=round(now - last_record, 1))
                 if self.max_scrapes and self.scrapes >= self.max_scrapes:
                     yield self._event(EventKind.EOF, f"{self.scrapes} scrapes done")
                     return
