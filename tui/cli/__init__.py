@@ -17,6 +17,7 @@ COMMANDS = [
     ("watch", "tui.cli.tui_commands"),  # registers watch, compare, replay and demo
     ("summary", "tui.cli.summary"),
     ("stream", "tui.cli.stream"),
+    ("export", "tui.cli.export"),
 ]
 # Commands whose module registers several subcommands.
 ALIASES = {"compare": "watch", "replay": "watch", "demo": "watch"}

@@ -35,9 +35,11 @@ def _live(p: argparse.ArgumentParser) -> None:
                    help="say a source is idle after this long without a line (default 30; 0: never)")
     p.add_argument("--poll", type=float, default=None, metavar="SECONDS",
                    help="look at files every SECONDS instead of relying on inotify (network file systems)")
+    from tui.cli.metrics_args import add_metrics_arguments
     from tui.cli.ssh_args import add_ssh_arguments
 
     add_ssh_arguments(p)
+    add_metrics_arguments(p)
 
 
 def add_parser(sub: Any) -> None:
@@ -101,9 +103,11 @@ def _live_plan(args: argparse.Namespace, compare: bool):
     options: dict[str, Any] = {"idle_after": args.idle or None}
     if args.poll is not None:
         options.update(use_inotify=False, poll_interval=args.poll)
+    from tui.cli.metrics_args import metrics_options
     from tui.cli.ssh_args import ssh_options
 
     options.update(ssh_options(args))
+    options.update(metrics_options(args))
     stdin_fd = None
     if any(s.kind == "stdin" for s in specs) and not _isatty(sys.__stdin__):
         stdin_fd = _keys_from_tty(cmd)
