@@ -310,3 +310,12 @@ def test_parser_never_raises_on_odd_text():
                  "SpecDecoding metrics: Per-position acceptance rate: , , ,", "server_args=" + "(" * 5000,
                  "'speculative_x': " * 100, "draft acceptance = x (1 accepted / 2 generated)"]:
         p.feed(line, 1, 0)
+
+
+def test_record_dict_is_the_validated_model():
+    from tui.core.record_model import RecordModel
+
+    for line in (NEW, "0.06.895.980 I slot print_timing: id  1 | task 0 | draft acceptance = 0.64479 (  167 "
+                 "accepted /   259 generated), mean acceptance length =  2.92, acceptance rate per position = (0.8, 0.6)"):
+        r = rec(line)
+        assert RecordModel(**r.as_dict()).model_dump(mode="json") == r.as_dict()

@@ -181,7 +181,7 @@ class Streamer:
                                "path": path}))
 
     def _record_json(self, st: Followed, r: Record, seg: int, path: str | None) -> str:
-        m = r.to_model().model_dump(mode="json")
+        m = r.as_dict()
         d: dict[str, Any] = {"kind": "record", "source": st.name, "segment": seg, "timestamp": m.pop("timestamp"),
                              "accept_len": m.pop("accept_len"), "accept_rate": m.pop("accept_rate")}
         m.pop("source", None)

@@ -78,14 +78,19 @@ class Record:
             return float(self.drafted)
         return None
 
-    def to_model(self) -> RecordModel:
-        from tui.core.record_model import RecordModel  # pydantic, imported only when needed
-
+    def as_dict(self) -> dict[str, Any]:
+        """The fields of :class:`RecordModel` as plain JSON-ready data, without pydantic's cost
+        (the hot path of ``stream --jsonl``; tests check it validates as a RecordModel)."""
         data = {name: getattr(self, name) for name in self.__slots__}  # type: ignore[attr-defined]
         data["timestamp"] = format_ts(self.timestamp)
         data["per_position"] = list(self.per_position) if self.per_position is not None else None
         data["extra"] = dict(self.extra)
-        return RecordModel(**data)
+        return data
+
+    def to_model(self) -> RecordModel:
+        from tui.core.record_model import RecordModel  # pydantic, imported only when needed
+
+        return RecordModel(**self.as_dict())
 
 
 @dataclass(slots=True)

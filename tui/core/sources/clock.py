@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 from typing import Protocol
 
+from tui.core.sources.aio import wait_for
+
 
 class Clock(Protocol):
     def now(self) -> float:
@@ -24,7 +26,7 @@ class RealClock:
         if timeout is not None and timeout <= 0:
             return False
         try:
-            await asyncio.wait_for(event.wait(), timeout)
+            await wait_for(event.wait(), timeout)
             return True
         except asyncio.TimeoutError:
             return False

@@ -17,6 +17,7 @@ import os
 import signal
 from collections.abc import AsyncIterator
 
+from tui.core.sources.aio import wait_for
 from tui.core.sources.base import Batch, EventKind, SourceEvent
 from tui.core.sources.lines import LineSplitter, make_batch
 
@@ -101,7 +102,7 @@ class CommandSource:
             while open_streams:
                 try:
                     if self.idle_after and not idle_said:
-                        tag, data = await asyncio.wait_for(queue.get(), self.idle_after)
+                        tag, data = await wait_for(queue.get(), self.idle_after)
                     else:
                         tag, data = await queue.get()
                 except asyncio.TimeoutError:
@@ -144,7 +145,7 @@ class CommandSource:
             except (ProcessLookupError, PermissionError):
                 pass
             try:
-                await asyncio.wait_for(asyncio.shield(proc.wait()), wait)
+                await wait_for(asyncio.shield(proc.wait()), wait)
                 return
             except asyncio.TimeoutError:
                 continue

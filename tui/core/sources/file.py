@@ -24,7 +24,14 @@ import time
 from collections.abc import AsyncIterator
 
 from tui.core.sources.base import Batch, EventKind, LineBatch, SourceEvent
-from tui.core.sources.lines import START, LineSplitter, StartAt, count_newlines, find_start, make_batch
+from tui.core.sources.lines import (
+    START,
+    LineSplitter,
+    StartAt,
+    count_newlines,
+    find_start,
+    make_batch,
+)
 from tui.core.sources.watch import Waker
 
 READ_CHUNK = 1 << 20
@@ -128,7 +135,7 @@ class Follower:
         self.safety_interval = safety_interval
         self.settle = settle
         self.idle_after = idle_after
-        self.waker = Waker(use_inotify=use_inotify)
+        self.waker = Waker(use_inotify=use_inotify, interested=self._interested)
         self.current: OpenFile | None = None
         self._pending: OpenFile | None = None
         self.error: str | None = None  # the fatal error that ended the source, if any
@@ -139,6 +146,7 @@ class Follower:
         self._idle_said = False
         self._gone_since: float | None = None
         self._gone_grace = max(settle, poll_interval, 0.05)
+        self._current_names: tuple[OpenFile, set[str]] | None = None
 
     # -- what subclasses provide -------------------------------------------------------------
     def _target(self, changed: set[str] | None) -> tuple[str, os.stat_result] | None:
@@ -161,6 +169,19 @@ class Follower:
 
     def _directories(self) -> set[str]:
         raise NotImplementedError
+
+    def _interested(self, path: str) -> bool:
+        """Whether a change to ``path`` (in a watched directory) may concern this follower."""
+        return True
+
+    def _is_current(self, path: str) -> bool:
+        f = self.current
+        if f is None:
+            return False
+        names = self._current_names
+        if names is None or names[0] is not f:  # computed once per file (realpath costs syscalls)
+            names = self._current_names = (f, {f.path, os.path.abspath(f.path), os.path.realpath(f.path)})
+        return path in names[1]
 
     # -- the source interface --------------------------------------------------------------------
     def __aiter__(self) -> AsyncIterator[Batch]:
@@ -373,6 +394,9 @@ class FileSource(Follower):
             return self.path, os.stat(self.path)
         except (FileNotFoundError, NotADirectoryError):
             return None
+
+    def _interested(self, path: str) -> bool:
+        return path == self.where or self._is_current(path)  # inotify paths are absolute
 
     def _directories(self) -> set[str]:
         dirs = {os.path.dirname(self.where)}

@@ -14,6 +14,7 @@ file's name, that is reported as ``rotated``. Truncation is handled as for a sin
 from __future__ import annotations
 
 import glob as _glob
+import fnmatch
 import os
 import re
 import stat
@@ -88,6 +89,9 @@ class GlobSource(Follower):
             return f.path, cur
         self._known = {(st.st_dev, st.st_ino) for _, st in found}
         return newer[-1]
+
+    def _interested(self, path: str) -> bool:
+        return fnmatch.fnmatchcase(path, self.where) or self._is_current(path)  # inotify paths are absolute
 
     def _directories(self) -> set[str]:
         dirs = set()

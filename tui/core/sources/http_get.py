@@ -14,6 +14,8 @@ import ssl
 import zlib
 from dataclasses import dataclass, field
 
+from tui.core.sources.aio import wait_for
+
 MAX_BODY = 64 << 20
 MAX_HEADER_LINES = 200
 ACCEPT = "text/plain;version=0.0.4;q=1,*/*;q=0.1"
@@ -116,7 +118,7 @@ async def _get(host: str, port: int, path: str, tls: ssl.SSLContext | None, serv
     finally:
         writer.close()
         try:
-            await asyncio.wait_for(writer.wait_closed(), 1.0)
+            await wait_for(writer.wait_closed(), 1.0)
         except (OSError, asyncio.TimeoutError, ssl.SSLError):
             pass
 

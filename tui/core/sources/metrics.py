@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+from tui.core.sources.aio import wait_for
 from tui.core.sources.base import Batch, EventKind, LineBatch, SourceEvent
 from tui.core.sources.http_get import HttpError, http_get
 from tui.core.sources.spec import SourceSpec, SourceSpecError, SshTarget
@@ -307,7 +308,7 @@ class MetricsSource:
         if listener is not None:
             listener.close()
             try:
-                await asyncio.wait_for(listener.wait_closed(), 1.0)
+                await wait_for(listener.wait_closed(), 1.0)
             except Exception:  # noqa: BLE001
                 pass
 

@@ -231,7 +231,9 @@ def open_source(spec: SourceSpec, *, follow: bool = True, start: StartAt = START
 
 
 def _open_ssh(spec: SourceSpec, **kwargs) -> Source:
-    from tui.core.sources.ssh import open_ssh  # asyncssh is imported only when an SSH source is opened
+    from tui.core.sources.ssh import (
+        open_ssh,  # asyncssh is imported only when an SSH source is opened
+    )
 
     return open_ssh(spec, **kwargs)
 
@@ -240,7 +242,9 @@ register_source_kind("ssh", _open_ssh)
 
 
 def _open_metrics(spec: SourceSpec, **kwargs) -> Source:
-    from tui.core.sources.metrics import open_metrics  # imported only when a metrics source is opened
+    from tui.core.sources.metrics import (
+        open_metrics,  # imported only when a metrics source is opened
+    )
 
     return open_metrics(spec, **kwargs)
 

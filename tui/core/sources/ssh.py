@@ -22,9 +22,26 @@ import asyncssh
 from tui.core.sources.base import Batch, EventKind, SourceEvent
 from tui.core.sources.lines import START, LineSplitter, StartAt, make_batch
 from tui.core.sources.spec import SourceSpec, SourceSpecError, SshTarget
-from tui.core.sources.ssh_connect import SharedConnection, SshError, SshSettings, acquire, release, target_text
-from tui.core.sources.ssh_remote import (Entry, ReaderDemux, RemotePathError, parse_entries, parse_remote_path,
-                                         describe_tail_message, lister_command, new_nonce, new_tag, reader_command)
+from tui.core.sources.ssh_connect import (
+    SharedConnection,
+    SshError,
+    SshSettings,
+    acquire,
+    release,
+    target_text,
+)
+from tui.core.sources.ssh_remote import (
+    Entry,
+    ReaderDemux,
+    RemotePathError,
+    describe_tail_message,
+    lister_command,
+    new_nonce,
+    new_tag,
+    parse_entries,
+    parse_remote_path,
+    reader_command,
+)
 
 READ_CHUNK = 1 << 16
 _SETTINGS = {f for f in SshSettings.__dataclass_fields__}

@@ -22,6 +22,7 @@ from typing import Any
 
 import asyncssh
 
+from tui.core.sources.aio import wait_for
 from tui.core.sources.spec import SshTarget
 
 DEFAULT_KEEPALIVE = (5.0, 2)  # a dead link is noticed after ~interval * (count + 1) = 15 s
@@ -337,7 +338,7 @@ class SharedConnection:
         if conn is not None:
             conn.close()
             try:
-                await asyncio.wait_for(conn.wait_closed(), 2.0)
+                await wait_for(conn.wait_closed(), 2.0)
             except (asyncio.TimeoutError, Exception):  # noqa: BLE001
                 pass
 

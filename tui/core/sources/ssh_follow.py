@@ -13,12 +13,18 @@ import asyncio
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 
+from tui.core.sources.aio import wait_for
 from tui.core.sources.base import Batch, EventKind
 from tui.core.sources.lines import make_batch
-from tui.core.sources.ssh_remote import (Entry, ReaderDemux, Status, describe_tail_message, lister_command,
-                                         parse_entries)
-
 from tui.core.sources.ssh import ChannelRefused, lister_blocks
+from tui.core.sources.ssh_remote import (
+    Entry,
+    ReaderDemux,
+    Status,
+    describe_tail_message,
+    lister_command,
+    parse_entries,
+)
 
 if TYPE_CHECKING:
     from tui.core.sources.ssh import SshSource
@@ -135,7 +141,7 @@ class Session:
             return await self.q.get()
         timeout = max(0.0, min(deadlines) - self.loop.time())
         try:
-            return await asyncio.wait_for(self.q.get(), timeout)
+            return await wait_for(self.q.get(), timeout)
         except asyncio.TimeoutError:
             return None
 

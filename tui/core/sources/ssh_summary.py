@@ -11,9 +11,22 @@ import asyncssh
 from tui.core import draft_config
 from tui.core.parsing.fastscan import scan_chunk
 from tui.core.sources.spec import SshTarget
-from tui.core.sources.ssh_connect import SharedConnection, SshError, SshSettings, acquire, release, target_text
-from tui.core.sources.ssh_remote import (RemotePathError, cat_command, lister_command, new_tag, parse_entries,
-                                         parse_remote_path)
+from tui.core.sources.ssh_connect import (
+    SharedConnection,
+    SshError,
+    SshSettings,
+    acquire,
+    release,
+    target_text,
+)
+from tui.core.sources.ssh_remote import (
+    RemotePathError,
+    cat_command,
+    lister_command,
+    new_tag,
+    parse_entries,
+    parse_remote_path,
+)
 from tui.core.summary import CHUNK, Summarizer
 
 READ = 1 << 16

@@ -15,6 +15,7 @@ import selectors
 import stat
 from collections.abc import AsyncIterator
 
+from tui.core.sources.aio import wait_for
 from tui.core.sources.base import Batch, EventKind, SourceEvent
 from tui.core.sources.lines import LineSplitter, make_batch
 
@@ -105,7 +106,7 @@ class PipeSource:
         while True:
             if self.idle_after:
                 try:
-                    data = await asyncio.wait_for(reader.read(READ_CHUNK), self.idle_after)
+                    data = await wait_for(reader.read(READ_CHUNK), self.idle_after)
                 except asyncio.TimeoutError:
                     yield None
                     continue

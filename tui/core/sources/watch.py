@@ -14,6 +14,8 @@ import os
 import threading
 from collections.abc import Callable
 
+from tui.core.sources.aio import wait_for
+
 try:  # pragma: no cover - import guard
     from watchfiles._rust_notify import RustNotify
 except Exception:  # pragma: no cover - watchfiles missing or unusable: poll
@@ -84,13 +86,20 @@ class Waker:
     file, a directory that appears later); failures are silent and leave the follower polling.
     """
 
-    def __init__(self, *, use_inotify: bool = True) -> None:
+    def __init__(self, *, use_inotify: bool = True, interested: Callable[[str], bool] | None = None) -> None:
         self.event = asyncio.Event()
         self.changed: set[str] = set()
         self.use_inotify = use_inotify and RustNotify is not None
         self._dirs: dict[str, _DirWatch] = {}
+        # Which changed paths concern this follower: many followers of one directory (32 logs
+        # side by side) must not all wake up for every write to any of them.
+        self.interested = interested
 
     def _on_change(self, paths: set[str]) -> None:
+        if self.interested is not None:
+            paths = {p for p in paths if p in self._dirs or self.interested(p)}
+            if not paths:
+                return
         self.changed |= paths
         if len(self.changed) > 4096:  # only a hint: keep it bounded
             self.changed = set(list(self.changed)[:4096])
@@ -150,7 +159,7 @@ class Waker:
         """Wait for a change or ``timeout`` seconds; returns the changed paths (maybe none)."""
         if not self.event.is_set():
             try:
-                await asyncio.wait_for(self.event.wait(), timeout)
+                await wait_for(self.event.wait(), timeout)
             except asyncio.TimeoutError:
                 pass
         self.event.clear()
