@@ -315,6 +315,8 @@ class SharedConnection:
         if s.keepalive_count_max is not None or opts.config.get("ServerAliveCountMax") is None:
             extra["keepalive_count_max"] = (s.keepalive_count_max if s.keepalive_count_max is not None
                                             else DEFAULT_KEEPALIVE[1])
+        if "encryption_algs" not in kwargs and opts.config.get("Ciphers") is None:
+            extra["encryption_algs"] = _preferred_ciphers()
         timeout = s.connect_timeout or opts.connect_timeout or DEFAULT_CONNECT_TIMEOUT
         extra["connect_timeout"] = timeout
         conn = await asyncssh.connect(t.host, port=t.port if t.port else (), options=opts,
@@ -389,3 +391,17 @@ async def release(shared: SharedConnection, channels: int = 0) -> None:
 
 def pool_size() -> int:
     return len(_POOL)
+
+
+def _preferred_ciphers() -> list[str]:
+    """asyncssh's own ciphers, AES-GCM first (unless the user's ``Ciphers`` says otherwise).
+
+    asyncssh puts chacha20-poly1305 first, which it runs as three cryptography calls per packet
+    plus Python glue; AES-GCM is one call (and AES-NI): with 32 followed logs on one host this
+    roughly halves the client's decryption cost. Both are what OpenSSH offers by default.
+    """
+    from asyncssh.encryption import get_default_encryption_algs
+
+    algs = [a.decode() for a in get_default_encryption_algs()]
+    first = [a for a in ("aes128-gcm@openssh.com", "aes256-gcm@openssh.com") if a in algs]
+    return first + [a for a in algs if a not in first]
