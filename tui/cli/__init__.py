@@ -32,7 +32,14 @@ class _Parser(argparse.ArgumentParser):
         raise CliError(f"{self.prog}: {message}")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _module_of(command: str) -> str | None:
+    name = ALIASES.get(command, command)
+    return next((module for cmd, module in COMMANDS if cmd == name), None)
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser; with ``only``, just that command's module is imported (a headless command
+    then starts without loading the others: pydantic, asyncio, textual...)."""
     parser = _Parser(
         prog="specwatch",
         description="Watch speculative-decoding acceptance (accept len / accept rate) in SGLang, "
@@ -42,7 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     seen: set[str] = set()
     for name, module in COMMANDS:
-        if module in seen:
+        if module in seen or (only is not None and module != only):
             continue
         seen.add(module)
         try:
@@ -68,9 +75,10 @@ def _route(argv: list[str], known: set[str]) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
-        parser = build_parser()
-        known = set(parser._subparsers._group_actions[0].choices) if parser._subparsers else set()  # type: ignore[union-attr]
+        known = {name for name, _ in COMMANDS} | set(ALIASES)
         argv = _route(argv, known)
+        wanted = _module_of(argv[0]) if argv and argv[0] in known else None
+        parser = build_parser(only=wanted)
         args = parser.parse_args(argv)
         if args.command is None:
             parser.print_help()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import os
+import stat
 from collections import deque
 from typing import BinaryIO, Iterator
 
@@ -21,6 +22,7 @@ from tui.core.stats import SourceStats, compare
 CHUNK = 8 << 20
 PARALLEL_MIN = 48 << 20  # smaller files are faster in one process
 SLOW_SLICE = 1 << 20
+SPLIT_MIN = 64 << 10  # a refused chunk is halved down to this size
 
 
 class Summarizer:
@@ -39,11 +41,31 @@ class Summarizer:
         return self.parser.idle
 
     def feed(self, buf: bytes, offset: int, fast: FastChunk | None) -> None:
+        """``fast``: ``scan_chunk(buf)`` when it was tried, else None."""
         self.bytes += len(buf)
         if fast is not None and self.parser.idle:
             self._apply_fast(fast)
         else:
+            self._split(buf, offset)
+
+    def _split(self, buf: bytes, offset: int) -> None:
+        """A chunk the fast path refused as a whole: most of it is usually canonical, around a
+        few lines that are not (a restart's args dump, a malformed line). Halve it until the
+        halves qualify or are small; only the small pieces around those lines go line by line.
+        The order of everything is kept, so segments and sequences are the same."""
+        if len(buf) <= SPLIT_MIN or not self.parser.idle:
             self._slow(buf, offset)
+            return
+        mid = buf.find(b"\n", len(buf) // 2) + 1
+        if mid <= 0 or mid >= len(buf):
+            self._slow(buf, offset)
+            return
+        for part, off in ((buf[:mid], offset), (buf[mid:], offset + mid)):
+            fast = scan_chunk(part) if self.parser.idle else None
+            if fast is not None and self.parser.idle:
+                self._apply_fast(fast)
+            else:
+                self._split(part, off)
 
     def _slow(self, buf: bytes, offset: int) -> None:
         self.slow_chunks += 1
@@ -171,9 +193,17 @@ def summarize_file(path: str, label: str | None = None, source: str | None = Non
     with open(path, "rb") as f:
         size = os.fstat(f.fileno()).st_size
         nw = _workers() if workers is None else workers
-        if nw <= 1 or size < PARALLEL_MIN or not hasattr(os, "pread"):
+        if not hasattr(os, "pread") or not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
             for offset, buf in iter_chunks(f):
                 s.feed(buf, offset, scan_chunk(buf) if s.can_fast else None)
+            return s
+        if nw <= 1 or size < PARALLEL_MIN:
+            fd = f.fileno()
+            for start, end in _ranges(f, CHUNK):  # exact line-aligned reads: no buffer joining
+                buf = os.pread(fd, end - start, start)
+                if not buf.endswith(b"\n"):
+                    buf += b"\n"
+                s.feed(buf, start, scan_chunk(buf) if s.can_fast else None)
             return s
         ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
         with ctx.Pool(nw) as pool:

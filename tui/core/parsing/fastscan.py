@@ -7,9 +7,10 @@ the line parser (no startup marker, no other family, no malformed look-alike), i
 values as columns, computed by one ``findall`` and C-level conversions. Otherwise it returns
 ``None`` and the caller parses the buffer line by line with :class:`LineParser`.
 
-The count check makes this exact, not heuristic: the buffer qualifies only if the number of
-canonical matches equals the number of ``Decode batch`` occurrences, so no line can be
-skipped or read differently from the line parser (tests compare both on the same input).
+This is exact, not heuristic: the buffer qualifies only if no ``Decode batch`` is left outside
+the canonical matches (nor any other text the line parser would act on), and every match has
+the canonical ``[date time TAGS] `` prefix at its line start, so no line can be skipped or read
+differently from the line parser (tests compare both on the same input).
 """
 
 from __future__ import annotations
@@ -75,11 +76,10 @@ def _columns(al: list, ar: list, tp: list, run: list) -> Columns:
 
 def scan_chunk(buf: bytes) -> FastChunk | None:
     """``buf`` must hold whole lines (end with a newline)."""
-    n = buf.count(b"Decode batch")
-    parts = _VALUES.split(buf) if n else [buf]
+    parts = _VALUES.split(buf)
     step = _GROUPS + 1
-    if (len(parts) - 1) // step != n:
-        return None  # some decode line is not in the canonical form
+    n = (len(parts) - 1) // step
+    # A decode line the pattern did not take stays in the rest: "Decode batch" is a blocker.
     rest = b"".join(parts[0::step]) if n else buf
     for b in _BLOCKERS:
         if b in rest:

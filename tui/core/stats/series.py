@@ -98,6 +98,7 @@ class BatchMeans:
 
 
 TAIL = 400
+PENDING = 256  # values held by Series.add before they are folded in
 
 
 class ColumnChunk:
@@ -138,49 +139,55 @@ class ColumnChunk:
 
 
 class Series:
-    """Streaming statistics of one metric (NaN and inf values are counted apart, never mixed in)."""
+    """Streaming statistics of one metric (NaN and inf values are counted apart, never mixed in).
 
-    __slots__ = ("n", "_sum", "_sq", "min", "max", "first", "last", "nonfinite", "_wsum", "_wxsum", "wn",
-                 "window", "ewma", "_bm")
+    :meth:`add` only appends to a short pending list; the aggregates take it in as one
+    :class:`ColumnChunk` when it is full or when anything is read, so a record costs a list
+    append instead of a dozen float updates (the line-by-line paths: stream, replay, the TUI).
+    """
+
+    __slots__ = ("_n", "_sum", "_sq", "_min", "_max", "_first", "_last", "nonfinite", "_wsum", "_wxsum", "_wn",
+                 "_window", "_ewma", "_bm", "_px", "_pw")
 
     def __init__(self, window: int = WINDOW) -> None:
-        self.n = 0
+        self._n = 0
         self._sum = _Sum()
         self._sq = _Sum()
-        self.min = math.inf
-        self.max = -math.inf
-        self.first: float | None = None
-        self.last: float | None = None
+        self._min = math.inf
+        self._max = -math.inf
+        self._first: float | None = None
+        self._last: float | None = None
         self.nonfinite = 0
         self._wsum = _Sum()
         self._wxsum = _Sum()
-        self.wn = 0
-        self.window: deque[float] = deque(maxlen=window)
-        self.ewma: float | None = None
+        self._wn = 0
+        self._window: deque[float] = deque(maxlen=window)
+        self._ewma: float | None = None
         self._bm = BatchMeans()
+        self._px: list[float] = []
+        self._pw: list[float | None] = []
 
     # -- feeding -----------------------------------------------------------------------------
     def add(self, x: float, w: float | None = None) -> None:
         if not math.isfinite(x):
             self.nonfinite += 1
             return
-        self.n += 1
-        self._sum.add(x)
-        self._sq.add(x * x)
-        if x < self.min:
-            self.min = x
-        if x > self.max:
-            self.max = x
-        if self.first is None:
-            self.first = x
-        self.last = x
-        if w is not None and w > 0 and math.isfinite(w):
-            self._wsum.add(w)
-            self._wxsum.add(w * x)
-            self.wn += 1
-        self.window.append(x)
-        self.ewma = x if self.ewma is None else self.ewma + EWMA_ALPHA * (x - self.ewma)
-        self._bm.add(x)
+        self._px.append(x)
+        self._pw.append(w)
+        if len(self._px) >= PENDING:
+            self._flush()
+
+    def _flush(self) -> None:
+        xs = self._px
+        if not xs:
+            return
+        pw = self._pw
+        self._px, self._pw = [], []
+        if any(w is not None for w in pw):
+            ws: list[float] | None = [w if w is not None and 0 < w < math.inf else 0.0 for w in pw]
+        else:
+            ws = None
+        self.merge_chunk(ColumnChunk.of(xs, ws))
 
     def add_many(self, xs: Sequence[float], ws: Sequence[float] | None = None) -> None:
         """The same as ``add`` for each value in order, at C speed for long runs."""
@@ -188,6 +195,7 @@ class Series:
             for i, x in enumerate(xs):
                 self.add(x, ws[i] if ws is not None else None)
             return
+        self._flush()
         self.merge_chunk(ColumnChunk.of(xs, ws))
 
     def merge_chunk(self, c: ColumnChunk) -> None:
@@ -195,52 +203,95 @@ class Series:
         another process): the result equals adding them one by one."""
         if not c.n:
             return
-        self.n += c.n
+        if self._px:  # values added one by one before this run come first
+            self._flush()
+        self._n += c.n
         self._sum.add(c.sum)
         self._sq.add(c.sumsq)
-        self.min = min(self.min, c.min)
-        self.max = max(self.max, c.max)
-        if self.first is None:
-            self.first = c.first
-        self.last = c.last
+        self._min = min(self._min, c.min)
+        self._max = max(self._max, c.max)
+        if self._first is None:
+            self._first = c.first
+        self._last = c.last
         if c.wn:
             self._wsum.add(c.wsum)
             self._wxsum.add(c.wxsum)
-            self.wn += c.wn
+            self._wn += c.wn
         tail = c.tail
-        maxlen = self.window.maxlen or len(tail)
-        self.window.extend(tail[-maxlen:])
+        maxlen = self._window.maxlen or len(tail)
+        self._window.extend(tail[-maxlen:])
         # EWMA: weights decay as (1-a)^k; beyond TAIL values they are below 1e-18 of the newest.
-        if self.ewma is not None and c.n <= len(tail):
-            e, start = self.ewma, 0
+        if self._ewma is not None and c.n <= len(tail):
+            e, start = self._ewma, 0
         else:
             e, start = tail[0], 1
         for x in tail[start:]:
             e += EWMA_ALPHA * (x - e)
-        self.ewma = e
+        self._ewma = e
         self._bm.add_prefix(c.prefix)
 
     # -- reading -----------------------------------------------------------------------------
     @property
+    def n(self) -> int:
+        return self._n + len(self._px)
+
+    @property
+    def wn(self) -> int:
+        self._flush()
+        return self._wn
+
+    @property
+    def min(self) -> float:
+        self._flush()
+        return self._min
+
+    @property
+    def max(self) -> float:
+        self._flush()
+        return self._max
+
+    @property
+    def first(self) -> float | None:
+        return self._first if self._first is not None else (self._px[0] if self._px else None)
+
+    @property
+    def last(self) -> float | None:
+        return self._px[-1] if self._px else self._last
+
+    @property
+    def window(self) -> deque[float]:
+        self._flush()
+        return self._window
+
+    @property
+    def ewma(self) -> float | None:
+        self._flush()
+        return self._ewma
+
+    @property
     def mean(self) -> float | None:
-        return self._sum.value / self.n if self.n else None
+        self._flush()
+        return self._sum.value / self._n if self._n else None
 
     @property
     def weighted_mean(self) -> float | None:
+        self._flush()
         w = self._wsum.value
-        return self._wxsum.value / w if self.wn and w > 0 else None
+        return self._wxsum.value / w if self._wn and w > 0 else None
 
     @property
     def std(self) -> float | None:
-        if self.n < 2:
+        self._flush()
+        if self._n < 2:
             return None
-        m = self._sum.value / self.n
-        var = (self._sq.value - self.n * m * m) / (self.n - 1)
+        m = self._sum.value / self._n
+        var = (self._sq.value - self._n * m * m) / (self._n - 1)
         return math.sqrt(var) if var > 0 else 0.0
 
     @property
     def window_mean(self) -> float | None:
-        return math.fsum(self.window) / len(self.window) if self.window else None
+        self._flush()
+        return math.fsum(self._window) / len(self._window) if self._window else None
 
     def ci95(self) -> tuple[float, float] | None:
         hw = self.halfwidth()
@@ -251,11 +302,13 @@ class Series:
         return (m - hw, m + hw)
 
     def halfwidth(self) -> float | None:
+        self._flush()
         r = self._bm.halfwidth()
         return None if r is None else r[0]
 
     def se_df(self) -> tuple[float, float] | None:
         """(standard error, degrees of freedom) of the mean, from the batch means."""
+        self._flush()
         r = self._bm.halfwidth()
         if r is None:
             return None
@@ -263,6 +316,7 @@ class Series:
         return hw / t975(nb - 1), nb - 1
 
     def ci_method(self) -> str:
+        self._flush()
         r = self._bm.halfwidth()
         if r is None:
             return "none (fewer than 3 values)"
