@@ -19,7 +19,7 @@ from tui.core.parsing.fastscan import FastChunk, scan_chunk
 from tui.core.sources.base import CUT_MARKER, MAX_LINE_BYTES
 from tui.core.stats import SourceStats, compare
 
-CHUNK = 8 << 20
+CHUNK = 4 << 20
 PARALLEL_MIN = 48 << 20  # smaller files are faster in one process
 SLOW_SLICE = 1 << 20
 SPLIT_MIN = 64 << 10  # a refused chunk is halved down to this size
