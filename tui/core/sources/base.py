@@ -97,3 +97,30 @@ class Source(Protocol):
     def __aiter__(self) -> AsyncIterator[Batch]: ...
 
     async def aclose(self) -> None: ...
+
+
+class GeneratorSource:
+    """A source whose batches come from one async generator, ``_run()``: iterating starts it
+    (once); :meth:`aclose` closes it, then runs the source's own ``_after_close`` clean-up."""
+
+    _gen: AsyncIterator[Batch] | None = None
+
+    def __aiter__(self) -> AsyncIterator[Batch]:
+        if self._gen is None:
+            self._gen = self._run()
+        return self._gen
+
+    def _run(self) -> AsyncIterator[Batch]:
+        raise NotImplementedError
+
+    async def aclose(self) -> None:
+        gen, self._gen = self._gen, None
+        if gen is not None:
+            try:
+                await gen.aclose()  # type: ignore[attr-defined]
+            except RuntimeError:  # being iterated by a task that is being cancelled
+                pass
+        await self._after_close()
+
+    async def _after_close(self) -> None:
+        """Release what the source holds (files, processes, connections)."""

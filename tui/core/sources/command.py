@@ -18,7 +18,7 @@ import signal
 from collections.abc import AsyncIterator
 
 from tui.core.sources.aio import wait_for
-from tui.core.sources.base import Batch, EventKind, SourceEvent
+from tui.core.sources.base import Batch, EventKind, GeneratorSource, SourceEvent
 from tui.core.sources.lines import LineSplitter, make_batch
 
 READ_CHUNK = 1 << 16
@@ -40,7 +40,7 @@ def describe_exit(code: int) -> str:
     return f"exited with status {code}"
 
 
-class CommandSource:
+class CommandSource(GeneratorSource):
     def __init__(self, command: str, name: str | None = None, *, idle_after: float | None = 30.0) -> None:
         self.command = command
         self.name = name or f"cmd:{command}"
@@ -52,18 +52,7 @@ class CommandSource:
         self._gen: AsyncIterator[Batch] | None = None
         self._tasks: list[asyncio.Task] = []
 
-    def __aiter__(self) -> AsyncIterator[Batch]:
-        if self._gen is None:
-            self._gen = self._run()
-        return self._gen
-
-    async def aclose(self) -> None:
-        gen, self._gen = self._gen, None
-        if gen is not None:
-            try:
-                await gen.aclose()  # type: ignore[attr-defined]
-            except RuntimeError:
-                pass
+    async def _after_close(self) -> None:
         await self._stop()
 
     def _event(self, kind: EventKind, message: str = "", **data) -> SourceEvent:

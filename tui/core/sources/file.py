@@ -23,7 +23,13 @@ import stat
 import time
 from collections.abc import AsyncIterator
 
-from tui.core.sources.base import Batch, EventKind, LineBatch, SourceEvent
+from tui.core.sources.base import (
+    Batch,
+    EventKind,
+    GeneratorSource,
+    LineBatch,
+    SourceEvent,
+)
 from tui.core.sources.lines import (
     START,
     LineSplitter,
@@ -116,7 +122,7 @@ def describe_oserror(exc: OSError, path: str) -> str:
     return f"cannot read {path}: {exc.strerror or exc}"
 
 
-class Follower:
+class Follower(GeneratorSource):
     """The loop shared by :class:`FileSource` and the glob source: read, look, wait.
 
     Subclasses say what should be read now (:meth:`_target`); this class reads it, notices
@@ -184,18 +190,7 @@ class Follower:
         return path in names[1]
 
     # -- the source interface --------------------------------------------------------------------
-    def __aiter__(self) -> AsyncIterator[Batch]:
-        if self._gen is None:
-            self._gen = self._run()
-        return self._gen
-
-    async def aclose(self) -> None:
-        gen, self._gen = self._gen, None
-        if gen is not None:
-            try:
-                await gen.aclose()  # type: ignore[attr-defined]
-            except RuntimeError:  # being iterated by a task that is being cancelled
-                pass
+    async def _after_close(self) -> None:
         self._cleanup()
 
     def _cleanup(self) -> None:

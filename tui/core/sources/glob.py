@@ -13,8 +13,8 @@ file's name, that is reported as ``rotated``. Truncation is handled as for a sin
 
 from __future__ import annotations
 
-import glob as _glob
 import fnmatch
+import glob as _glob
 import os
 import re
 import stat

@@ -34,7 +34,13 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from tui.core.sources.aio import wait_for
-from tui.core.sources.base import Batch, EventKind, LineBatch, SourceEvent
+from tui.core.sources.base import (
+    Batch,
+    EventKind,
+    GeneratorSource,
+    LineBatch,
+    SourceEvent,
+)
 from tui.core.sources.http_get import HttpError, http_get
 from tui.core.sources.spec import SourceSpec, SourceSpecError, SshTarget
 
@@ -130,7 +136,7 @@ class _Fatal(Exception):
     pass
 
 
-class MetricsSource:
+class MetricsSource(GeneratorSource):
     """Scrapes one ``/metrics`` endpoint at a fixed interval and yields metrics batches."""
 
     def __init__(self, target: MetricsTarget, name: str, *, follow: bool = True,
@@ -159,18 +165,7 @@ class MetricsSource:
         self._line_no = 0
         self._offset = 0
 
-    def __aiter__(self) -> AsyncIterator[Batch]:
-        if self._gen is None:
-            self._gen = self._run()
-        return self._gen
-
-    async def aclose(self) -> None:
-        gen, self._gen = self._gen, None
-        if gen is not None:
-            try:
-                await gen.aclose()  # type: ignore[attr-defined]
-            except RuntimeError:
-                pass
+    async def _after_close(self) -> None:
         await self._close_ssh()
 
     def _event(self, kind: EventKind, message: str = "", **data) -> SourceEvent:

@@ -27,7 +27,13 @@ from collections.abc import AsyncIterator, Callable
 from itertools import islice
 
 from tui.core.parsing.timestamps import TimestampReader
-from tui.core.sources.base import Batch, EventKind, LineBatch, SourceEvent
+from tui.core.sources.base import (
+    Batch,
+    EventKind,
+    GeneratorSource,
+    LineBatch,
+    SourceEvent,
+)
 from tui.core.sources.clock import Clock, RealClock
 from tui.core.sources.lines import LineSplitter
 from tui.core.sources.replay_index import SegmentIndex
@@ -36,7 +42,7 @@ CHUNK = 1 << 20
 MAX_BATCH = 20_000  # lines per batch when paced or stepping (bounded messages)
 
 
-class ReplaySource:
+class ReplaySource(GeneratorSource):
     def __init__(self, path: str, name: str | None = None, *, speed: float | None = 1.0,
                  clock: Clock | None = None, max_gap: float | None = None, stay_open: bool = False,
                  paused: bool = False) -> None:
@@ -206,18 +212,7 @@ class ReplaySource:
         return n, None
 
     # -- the source interface ------------------------------------------------------------------------
-    def __aiter__(self) -> AsyncIterator[Batch]:
-        if self._gen is None:
-            self._gen = self._run()
-        return self._gen
-
-    async def aclose(self) -> None:
-        gen, self._gen = self._gen, None
-        if gen is not None:
-            try:
-                await gen.aclose()  # type: ignore[attr-defined]
-            except RuntimeError:
-                pass
+    async def _after_close(self) -> None:
         self._close()
 
     def _close(self) -> None:

@@ -19,8 +19,8 @@ from typing import Any
 
 import asyncssh
 
-from tui.core.sources.base import Batch, EventKind, SourceEvent
-from tui.core.sources.lines import START, LineSplitter, StartAt, make_batch
+from tui.core.sources.base import Batch, EventKind, GeneratorSource, SourceEvent
+from tui.core.sources.lines import START, LineSplitter, StartAt
 from tui.core.sources.spec import SourceSpec, SourceSpecError, SshTarget
 from tui.core.sources.ssh_connect import (
     SharedConnection,
@@ -32,7 +32,6 @@ from tui.core.sources.ssh_connect import (
 )
 from tui.core.sources.ssh_remote import (
     Entry,
-    ReaderDemux,
     RemotePathError,
     describe_tail_message,
     lister_command,
@@ -55,7 +54,7 @@ class ChannelRefused(Exception):
     """The connection is up but the host refused a new channel (sshd's MaxSessions, ...)."""
 
 
-class SshSource:
+class SshSource(GeneratorSource):
     """A remote file (or the newest match of a remote glob) followed by name."""
 
     def __init__(self, target: SshTarget, name: str | None = None, *, follow: bool = True, start: StartAt = START,
@@ -87,18 +86,7 @@ class SshSource:
         self._draft_cache: dict[tuple[str, str | None], dict] = {}
 
     # -- the source interface ----------------------------------------------------------------
-    def __aiter__(self) -> AsyncIterator[Batch]:
-        if self._gen is None:
-            self._gen = self._run()
-        return self._gen
-
-    async def aclose(self) -> None:
-        gen, self._gen = self._gen, None
-        if gen is not None:
-            try:
-                await gen.aclose()  # type: ignore[attr-defined]
-            except RuntimeError:
-                pass
+    async def _after_close(self) -> None:
         await self._cleanup()
 
     def path_of(self, name: str | None) -> str | None:

@@ -23,7 +23,6 @@ from tui.core.sources.ssh_remote import (
     Status,
     describe_tail_message,
     lister_command,
-    parse_entries,
 )
 
 if TYPE_CHECKING:

@@ -16,14 +16,14 @@ import stat
 from collections.abc import AsyncIterator
 
 from tui.core.sources.aio import wait_for
-from tui.core.sources.base import Batch, EventKind, SourceEvent
+from tui.core.sources.base import Batch, EventKind, GeneratorSource, SourceEvent
 from tui.core.sources.lines import LineSplitter, make_batch
 
 READ_CHUNK = 1 << 16
 FILE_CHUNK = 1 << 20
 
 
-class PipeSource:
+class PipeSource(GeneratorSource):
     """Reads the file descriptor ``fd`` (not closed here; O_NONBLOCK is restored on close)."""
 
     def __init__(self, fd: int, name: str = "stdin", *, where: str = "stdin",
@@ -38,18 +38,7 @@ class PipeSource:
         self._transport: asyncio.BaseTransport | None = None
         self._flags: int | None = None
 
-    def __aiter__(self) -> AsyncIterator[Batch]:
-        if self._gen is None:
-            self._gen = self._run()
-        return self._gen
-
-    async def aclose(self) -> None:
-        gen, self._gen = self._gen, None
-        if gen is not None:
-            try:
-                await gen.aclose()  # type: ignore[attr-defined]
-            except RuntimeError:
-                pass
+    async def _after_close(self) -> None:
         self._cleanup()
 
     def _event(self, kind: EventKind, message: str = "", **data) -> SourceEvent:
