@@ -122,3 +122,20 @@ def test_parallel_workers_equal_one_process(tmp_path, monkeypatch):
     same(one, two)
     assert one["lines"] == 60001  # the last line has no newline and still counts
     assert one == summarize_file(str(path), workers=1).result()
+
+
+def test_over_long_lines_count_once_in_every_reader(tmp_path, monkeypatch):
+    import tui.core.summary as summary
+
+    monkeypatch.setattr(summary, "PARALLEL_MIN", 0)
+    monkeypatch.setattr(summary, "CHUNK", 1 << 18)
+    head = make_log(10, 3000)
+    tail = make_log(11, 3000)
+    path = tmp_path / "long.log"
+    path.write_bytes(head + b"x" * (3 << 20) + b"\n" + tail)
+    results = [summarize_file(str(path), workers=w).result() for w in (1, 2)]
+    same(results[0], results[1])
+    assert results[0]["lines"] == 6001
+    expect = fast_result(head + tail)[0]
+    assert results[0]["accept_len"]["n"] == expect["accept_len"]["n"]
+    assert results[0]["accept_len"]["mean"] == pytest.approx(expect["accept_len"]["mean"])

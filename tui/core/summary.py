@@ -126,26 +126,43 @@ class Summarizer:
 
 
 def iter_chunks(f: BinaryIO, size: int | None = None) -> Iterator[tuple[int, bytes]]:
-    """(offset, buffer of whole lines); a last line without newline gets one."""
+    """(offset, buffer of whole lines), reading ``f`` once.
+
+    A line longer than ``MAX_LINE_BYTES`` is handed over as its first ``MAX_LINE_BYTES + 1``
+    bytes (the line parser cuts it there and says so) and the rest of it is skipped: memory stays
+    bounded, and every line counts once. A last line without a newline gets one.
+    """
     size = size or CHUNK
     offset = 0
     rest = b""
+    skipping = False  # inside an over-long line whose head was already handed over
     while True:
         data = f.read(size)
         if not data:
             break
+        if skipping:
+            nl = data.find(b"\n")
+            if nl < 0:
+                offset += len(data)
+                continue
+            offset += nl + 1
+            data = data[nl + 1 :]
+            skipping = False
+            if not data:
+                continue
         buf = rest + data if rest else data
         cut = buf.rfind(b"\n") + 1
-        if cut == 0:
+        if cut:
+            yield offset, buf[:cut]
+            offset += cut
+            rest = buf[cut:]
+        else:
             rest = buf
-            if len(rest) > 4 * MAX_LINE_BYTES:  # one enormous line: hand it over in pieces
-                yield offset, rest + b"\n"
-                offset += len(rest)
-                rest = b""
-            continue
-        yield offset, buf[:cut]
-        offset += cut
-        rest = buf[cut:]
+        if len(rest) > MAX_LINE_BYTES:
+            yield offset, rest[: MAX_LINE_BYTES + 1] + b"\n"
+            offset += len(rest)
+            rest = b""
+            skipping = True
     if rest:
         yield offset, rest + b"\n"
 
@@ -164,19 +181,24 @@ def _scan_range(path: str, start: int, end: int) -> FastChunk | None:
     return scan_chunk(buf)
 
 
-def _ranges(f: BinaryIO, size: int) -> Iterator[tuple[int, int]]:
-    """Chunk boundaries at line ends: [start, end) pairs covering the file."""
+def _ranges(f: BinaryIO, size: int) -> list[tuple[int, int]] | None:
+    """Chunk boundaries at line ends: [start, end) pairs covering the file; None when a line
+    at a boundary is longer than a line may be (the caller then reads the file in order)."""
     total = os.fstat(f.fileno()).st_size
+    out = []
     start = 0
     while start < total:
-        end = min(start + CHUNK, total)
+        end = min(start + size, total)
         if end < total:
             f.seek(end)
             tail = f.read(MAX_LINE_BYTES)
             nl = tail.find(b"\n")
-            end = end + nl + 1 if nl >= 0 else min(end + len(tail), total)
-        yield start, end
+            if nl < 0 and end + len(tail) < total:
+                return None
+            end = end + nl + 1 if nl >= 0 else total
+        out.append((start, end))
         start = end
+    return out
 
 
 def _workers() -> int:
@@ -193,22 +215,18 @@ def summarize_file(path: str, label: str | None = None, source: str | None = Non
     with open(path, "rb") as f:
         size = os.fstat(f.fileno()).st_size
         nw = _workers() if workers is None else workers
-        if not hasattr(os, "pread") or not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+        ranges = None
+        if nw > 1 and size >= PARALLEL_MIN and hasattr(os, "pread") and stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+            ranges = _ranges(f, CHUNK)
+            f.seek(0)
+        if ranges is None:
             for offset, buf in iter_chunks(f):
                 s.feed(buf, offset, scan_chunk(buf) if s.can_fast else None)
-            return s
-        if nw <= 1 or size < PARALLEL_MIN:
-            fd = f.fileno()
-            for start, end in _ranges(f, CHUNK):  # exact line-aligned reads: no buffer joining
-                buf = os.pread(fd, end - start, start)
-                if not buf.endswith(b"\n"):
-                    buf += b"\n"
-                s.feed(buf, start, scan_chunk(buf) if s.can_fast else None)
             return s
         ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
         with ctx.Pool(nw) as pool:
             inflight: deque = deque()
-            for start, end in _ranges(f, CHUNK):
+            for start, end in ranges:
                 inflight.append((start, end, pool.apply_async(_scan_range, (path, start, end))))
                 if len(inflight) >= 2 * nw:
                     _fold_one(s, f, inflight)
