@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import os
 import random
 
 import pytest
@@ -85,11 +86,25 @@ def same(a: dict, b: dict) -> None:
         assert a == b
 
 
+@pytest.fixture(params=["native", "python"])
+def scanner(request, monkeypatch):
+    """Both scanners: the optional C one (when built) and the pure-Python reference."""
+    import tui.core.parsing.fastscan as fastscan
+
+    if request.param == "python":
+        monkeypatch.setattr(fastscan, "_native", None)
+    elif fastscan._native is None:
+        if os.environ.get("CI", "").lower() == "true":
+            raise RuntimeError("the native scanner was not built (pip install . compiles it)")
+        pytest.skip("the native scanner is not built here")
+    return request.param
+
+
 @pytest.mark.parametrize("seed,odd_every,tags", [
     (1, 0, (" TP0",)), (2, 0, ("",)), (3, 0, (" DP0 TP0", " DP1 TP1", " DP2 TP2")), (4, 0, (" TP0 EP0",)),
     (5, 997, (" TP0",)), (6, 211, (" TP0",)), (7, 4999, ("",)),
 ])
-def test_fast_equals_slow(seed, odd_every, tags):
+def test_fast_equals_slow(seed, odd_every, tags, scanner):
     data = make_log(seed, 12000, odd_every, tags)
     fast, s = fast_result(data)
     same(fast, slow_result(data))
@@ -99,7 +114,7 @@ def test_fast_equals_slow(seed, odd_every, tags):
         assert s.slow_chunks > 0
 
 
-def test_fast_path_refuses_what_it_cannot_read():
+def test_fast_path_refuses_what_it_cannot_read(scanner):
     data = make_log(8, 200)
     assert scan_chunk(data) is not None
     for odd in ODD:
@@ -110,7 +125,7 @@ def test_fast_path_refuses_what_it_cannot_read():
             assert scan_chunk(data + line) is None, odd
 
 
-def test_parallel_workers_equal_one_process(tmp_path, monkeypatch):
+def test_parallel_workers_equal_one_process(tmp_path, monkeypatch, scanner):
     import tui.core.summary as summary
 
     path = tmp_path / "big.log"
@@ -124,7 +139,7 @@ def test_parallel_workers_equal_one_process(tmp_path, monkeypatch):
     assert one == summarize_file(str(path), workers=1).result()
 
 
-def test_over_long_lines_count_once_in_every_reader(tmp_path, monkeypatch):
+def test_over_long_lines_count_once_in_every_reader(tmp_path, monkeypatch, scanner):
     import tui.core.summary as summary
 
     monkeypatch.setattr(summary, "PARALLEL_MIN", 0)
