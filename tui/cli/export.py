@@ -27,8 +27,7 @@ from contextlib import aclosing
 from typing import Any
 
 from tui.cli import CliError
-from tui.cli.metrics_args import add_metrics_arguments, metrics_options
-from tui.cli.ssh_args import add_ssh_arguments, ssh_options
+from tui.cli.live_args import add_live_arguments, live_setup
 
 HELP = "serve live acceptance statistics to Prometheus (a headless daemon for fleets)"
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1", "")
@@ -42,21 +41,14 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         ":PORT or 0.0.0.0:PORT on every interface.")
     p.add_argument("--prometheus", required=True, metavar="[ADDR:]PORT", help="where to serve /metrics")
     p.add_argument("sources", nargs="+", metavar="SOURCE")
-    p.add_argument("--from", dest="start", default="start", metavar="start|end|-N",
-                   help="where to start in files: the start (default), the end, or the last N lines")
-    p.add_argument("--config", metavar="FILE", help="specwatch.toml to use (default: the XDG config dir)")
-    p.add_argument("--idle", type=float, default=30.0, metavar="SECONDS",
-                   help="a source is idle after this long without a record (default 30; 0: never)")
-    p.add_argument("--poll", type=float, default=None, metavar="SECONDS",
-                   help="look at files every SECONDS instead of relying on inotify (network file systems)")
+    add_live_arguments(p, no_follow=False,
+                       idle_help="a source is idle after this long without a record (default 30; 0: never)")
     p.add_argument("--segments", type=int, default=3, metavar="N",
                    help="export the newest N segments of each source that have records, plus the current one "
                    "(default 3; older ones stay in the source totals)")
     p.add_argument("--host", default=None, metavar="NAME",
                    help="the host label of local sources (default: this machine's name)")
     p.add_argument("--quiet", action="store_true", help="do not write source events to stderr")
-    add_ssh_arguments(p)
-    add_metrics_arguments(p)
     p.set_defaults(run=run)
     return p
 
@@ -93,31 +85,15 @@ def host_label(spec, local: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tui.core.settings import ConfigError, load_settings
-    from tui.core.sources.lines import parse_start
-    from tui.core.sources.spec import SourceSpecError, expand_source_args
-
     try:
         addr, port = parse_listen(args.prometheus)
-        start = parse_start(args.start)
     except ValueError as exc:
         raise CliError(f"specwatch export: {exc}") from None
-    if args.idle < 0 or (args.poll is not None and args.poll <= 0):
-        raise CliError("specwatch export: --idle and --poll take a positive number of seconds")
     if args.segments < 1:
         raise CliError("specwatch export: --segments takes a number ≥ 1")
-    try:
-        config = load_settings(args.config)
-        specs = expand_source_args(args.sources, config)
-    except (ConfigError, SourceSpecError) as exc:
-        raise CliError(f"specwatch export: {exc}") from None
+    start, specs, options = live_setup(args, "export")
     if any(s.kind == "stdin" for s in specs):
         raise CliError("specwatch export: a daemon cannot read stdin (give files, cmd:, host:/path or metrics+http://)")
-    options: dict[str, Any] = {"idle_after": args.idle or None}
-    if args.poll is not None:
-        options.update(use_inotify=False, poll_interval=args.poll)
-    options.update(ssh_options(args))
-    options.update(metrics_options(args))
     exporter = Exporter(specs, addr=addr, port=port, start=start, options=options, segments=args.segments,
                         local_host=args.host or socket.gethostname(), quiet=args.quiet)
     try:
@@ -154,7 +130,11 @@ class Exporter:
 
     def serve(self, loop: asyncio.AbstractEventLoop | None) -> None:
         """Start the HTTP server (a thread of prometheus-client); raises CliError when it cannot."""
-        from prometheus_client import CollectorRegistry, ProcessCollector, start_http_server
+        from prometheus_client import (
+            CollectorRegistry,
+            ProcessCollector,
+            start_http_server,
+        )
         from prometheus_client.core import GaugeMetricFamily
 
         from tui import __version__

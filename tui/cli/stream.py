@@ -32,16 +32,12 @@ from contextlib import aclosing
 from datetime import datetime
 from typing import Any
 
-from tui.cli import CliError
-from tui.cli.metrics_args import add_metrics_arguments, metrics_options
-from tui.cli.ssh_args import add_ssh_arguments, ssh_options
+from tui.cli.live_args import add_live_arguments, live_setup
 from tui.core.follow import Followed
 from tui.core.follow import follow as follow_sources
 from tui.core.records import EngineStats, Malformed, Marker, Record, format_ts
-from tui.core.settings import ConfigError, load_settings
 from tui.core.sources.base import EventKind, LineBatch, SourceEvent
-from tui.core.sources.lines import parse_start
-from tui.core.sources.spec import SourceSpecError, expand_source_args, open_source
+from tui.core.sources.spec import SourceSpecError, open_source
 
 HELP = "print the records of live logs as they arrive (text or JSON lines)"
 
@@ -54,37 +50,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         "Prometheus endpoint, scraped), or a name from specwatch.toml; LABEL=SOURCE sets the label.")
     p.add_argument("sources", nargs="+", metavar="SOURCE")
     p.add_argument("--jsonl", action="store_true", help="one JSON object per line (records and events)")
-    p.add_argument("--from", dest="start", default="start", metavar="start|end|-N",
-                   help="where to start in files: the start (default), the end, or the last N lines")
-    p.add_argument("--no-follow", action="store_true", help="read files to their end and stop")
-    p.add_argument("--config", metavar="FILE", help="specwatch.toml to use (default: the XDG config dir)")
-    p.add_argument("--idle", type=float, default=30.0, metavar="SECONDS",
-                   help="say a source is idle after this long without a line (default 30; 0: never)")
-    p.add_argument("--poll", type=float, default=None, metavar="SECONDS",
-                   help="look at files every SECONDS instead of relying on inotify (network file systems)")
-    add_ssh_arguments(p)
-    add_metrics_arguments(p)
+    add_live_arguments(p)
     p.set_defaults(run=run)
     return p
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        start = parse_start(args.start)
-    except ValueError as exc:
-        raise CliError(f"specwatch stream: {exc}") from None
-    if args.idle < 0 or (args.poll is not None and args.poll <= 0):
-        raise CliError("specwatch stream: --idle and --poll take a positive number of seconds")
-    try:
-        config = load_settings(args.config)
-        specs = expand_source_args(args.sources, config)
-    except (ConfigError, SourceSpecError) as exc:
-        raise CliError(f"specwatch stream: {exc}") from None
-    options: dict[str, Any] = {"idle_after": args.idle or None}
-    if args.poll is not None:
-        options.update(use_inotify=False, poll_interval=args.poll)
-    options.update(ssh_options(args))
-    options.update(metrics_options(args))
+    start, specs, options = live_setup(args, "stream")
     streamer = Streamer(specs, jsonl=args.jsonl, follow=not args.no_follow, start=start, options=options)
     try:
         return asyncio.run(streamer.run())

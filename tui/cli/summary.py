@@ -10,7 +10,12 @@ import sys
 from typing import Any
 
 from tui.core import draft_config
-from tui.core.summary import comparison, segment_comparison, summarize_file, summarize_stream
+from tui.core.summary import (
+    comparison,
+    segment_comparison,
+    summarize_file,
+    summarize_stream,
+)
 
 
 def add_parser(sub: Any) -> None:

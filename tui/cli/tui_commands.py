@@ -27,19 +27,9 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 
 def _live(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--from", dest="start", default="start", metavar="start|end|-N",
-                   help="where to start in files: the start (default), the end, or the last N lines")
-    p.add_argument("--no-follow", action="store_true", help="read files to their end and stop following")
-    p.add_argument("--config", metavar="FILE", help="specwatch.toml to use (default: the XDG config dir)")
-    p.add_argument("--idle", type=float, default=30.0, metavar="SECONDS",
-                   help="say a source is idle after this long without a line (default 30; 0: never)")
-    p.add_argument("--poll", type=float, default=None, metavar="SECONDS",
-                   help="look at files every SECONDS instead of relying on inotify (network file systems)")
-    from tui.cli.metrics_args import add_metrics_arguments
-    from tui.cli.ssh_args import add_ssh_arguments
+    from tui.cli.live_args import add_live_arguments
 
-    add_ssh_arguments(p)
-    add_metrics_arguments(p)
+    add_live_arguments(p)
 
 
 def add_parser(sub: Any) -> None:
@@ -81,33 +71,13 @@ def add_parser(sub: Any) -> None:
 
 # -- building the plan -------------------------------------------------------------------------
 def _live_plan(args: argparse.Namespace, compare: bool):
-    from tui.core.settings import ConfigError, load_settings
-    from tui.core.sources.lines import parse_start
-    from tui.core.sources.spec import SourceSpecError, expand_source_args
+    from tui.cli.live_args import live_setup
     from tui.launch import LaunchPlan, live_panes
 
     cmd = "compare" if compare else "watch"
-    try:
-        start = parse_start(args.start)
-    except ValueError as exc:
-        raise CliError(f"specwatch {cmd}: {exc}") from None
-    if args.idle < 0 or (args.poll is not None and args.poll <= 0):
-        raise CliError(f"specwatch {cmd}: --idle and --poll take a positive number of seconds")
-    try:
-        config = load_settings(args.config)
-        specs = expand_source_args(args.sources, config)
-    except (ConfigError, SourceSpecError) as exc:
-        raise CliError(f"specwatch {cmd}: {exc}") from None
+    start, specs, options = live_setup(args, cmd)
     if compare and len(specs) != 2:
         raise CliError(f"specwatch compare: needs two sources (A B) or one pair name; got {len(specs)}")
-    options: dict[str, Any] = {"idle_after": args.idle or None}
-    if args.poll is not None:
-        options.update(use_inotify=False, poll_interval=args.poll)
-    from tui.cli.metrics_args import metrics_options
-    from tui.cli.ssh_args import ssh_options
-
-    options.update(ssh_options(args))
-    options.update(metrics_options(args))
     stdin_fd = None
     if any(s.kind == "stdin" for s in specs) and not _isatty(sys.__stdin__):
         stdin_fd = _keys_from_tty(cmd)
