@@ -9,9 +9,10 @@ import ssl
 import subprocess
 
 import pytest
-
+from _ci import missing
 from _prom_util import FakeSglang, FakeVllm, PromServer
 from _sources_util import Collector
+
 from tui.core.follow import Followed
 from tui.core.sources.base import EventKind as K
 from tui.core.sources.base import LineBatch
@@ -147,7 +148,7 @@ def tls_files(tmp_path_factory):
                         "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
                         "-keyout", str(d / "key.pem"), "-out", str(d / "cert.pem")], capture_output=True)
     if r.returncode != 0:
-        pytest.skip(f"openssl cannot make a test certificate: {r.stderr[-200:]!r}")
+        missing(f"openssl cannot make a test certificate: {r.stderr[-200:]!r}")
     return d / "cert.pem", d / "key.pem"
 
 

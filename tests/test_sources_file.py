@@ -13,8 +13,9 @@ import sys
 from pathlib import Path
 
 import pytest
-
+from _ci import missing
 from _sources_util import FAST, Collector, append, seq, seq_lines
+
 from tui.core.sources.base import EventKind as K
 from tui.core.sources.file import FileSource
 from tui.core.sources.glob import GlobSource
@@ -27,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 @pytest.fixture(params=["inotify", "polling"])
 def opts(request):
     if request.param == "inotify" and not inotify_available():
-        pytest.skip("watchfiles not available")
+        missing("watchfiles not available")
     if request.param == "inotify":  # no safety poll within the test: only inotify can wake us
         return dict(FAST, use_inotify=True, safety_interval=30.0)
     return dict(FAST, use_inotify=False)
@@ -206,7 +207,7 @@ def test_permission_denied_is_a_clear_error(tmp_path):
     if os.geteuid() == 0:
         setpriv = shutil.which("setpriv")
         if setpriv is None:
-            pytest.skip("running as root and util-linux setpriv is missing")
+            missing("running as root and util-linux setpriv is missing")
         caps = "-dac_override,-dac_read_search"
         prefix = [setpriv, f"--inh-caps={caps}", f"--bounding-set={caps}"]
     r = subprocess.run(prefix + [sys.executable, "-c", code, str(p)], capture_output=True, text=True,
