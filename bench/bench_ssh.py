@@ -39,9 +39,11 @@ from _ssh_util import Sshd, _children, user_home  # noqa: E402
 
 def line(seq: int) -> str:
     us = time.time_ns() // 1000
-    return (f"[2026-01-02 03:04:05 TP0] Decode batch, #running-req: {seq}, #token: {us}, token usage: 0.42, "
-            f"accept len: 2.61, accept rate: 0.65, cuda graph: True, gen throughput (token/s): 812.33, "
-            f"#queue-req: 0\n")
+    return (
+        f"[2026-01-02 03:04:05 TP0] Decode batch, #running-req: {seq}, #token: {us}, token usage: 0.42, "
+        f"accept len: 2.61, accept rate: 0.65, cuda graph: True, gen throughput (token/s): 812.33, "
+        f"#queue-req: 0\n"
+    )
 
 
 def pct(values: list[float], p: float) -> float:
@@ -62,8 +64,10 @@ def cpu_seconds(pids: list[int]) -> float:
     return total / tick
 
 
-_MAIN = ("import faulthandler, signal, sys; faulthandler.register(signal.SIGUSR1); "
-         "from tui.cli import main; sys.exit(main())")
+_MAIN = (
+    "import faulthandler, signal, sys; faulthandler.register(signal.SIGUSR1); "
+    "from tui.cli import main; sys.exit(main())"
+)
 
 
 def stop(proc: subprocess.Popen) -> None:
@@ -76,16 +80,32 @@ def stop(proc: subprocess.Popen) -> None:
         time.sleep(1)
         proc.kill()
         proc.wait()
-        print("stream did not stop on SIGTERM:", proc.stderr.read().decode()[-5000:] if proc.stderr else "",
-              file=sys.stderr)
+        print(
+            "stream did not stop on SIGTERM:",
+            proc.stderr.read().decode()[-5000:] if proc.stderr else "",
+            file=sys.stderr,
+        )
 
 
 def stream(home: Path, paths: list[str], local: bool = False) -> subprocess.Popen:
     env = {**os.environ, "HOME": str(home), "PYTHONPATH": str(ROOT)}
     env.pop("SSH_AUTH_SOCK", None)
-    return subprocess.Popen([sys.executable, "-c", _MAIN, "stream", "--jsonl", "--idle", "0",
-                             *[p if local else f"benchbox:{p}" for p in paths]], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            cwd=ROOT, env=env)
+    return subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            _MAIN,
+            "stream",
+            "--jsonl",
+            "--idle",
+            "0",
+            *[p if local else f"benchbox:{p}" for p in paths],
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=ROOT,
+        env=env,
+    )
 
 
 def latency(home: Path, d: Path, rate: float, seconds: float) -> dict:
@@ -127,13 +147,28 @@ def latency(home: Path, d: Path, rate: float, seconds: float) -> dict:
     done.wait(15)
     stop(proc)
     lat = list(got.values())
-    return {"rate": rate, "lines": n, "received": len(got), "lost": n - len(got), "duplicated": dupes,
-            "p50_ms": round(statistics.median(lat), 2) if lat else None,
-            "p99_ms": round(pct(lat, 99), 2) if lat else None, "max_ms": round(max(lat), 2) if lat else None}
+    return {
+        "rate": rate,
+        "lines": n,
+        "received": len(got),
+        "lost": n - len(got),
+        "duplicated": dupes,
+        "p50_ms": round(statistics.median(lat), 2) if lat else None,
+        "p99_ms": round(pct(lat, 99), 2) if lat else None,
+        "max_ms": round(max(lat), 2) if lat else None,
+    }
 
 
-def cpu(home: Path, d: Path, sshd: Sshd, streams: int, rate: float, seconds: float, warmup: float = 4.0,
-        local: bool = False) -> dict:
+def cpu(
+    home: Path,
+    d: Path,
+    sshd: Sshd,
+    streams: int,
+    rate: float,
+    seconds: float,
+    warmup: float = 4.0,
+    local: bool = False,
+) -> dict:
     paths = [d / f"{'local' if local else 'gpu'}{i:02d}.log" for i in range(streams)]
     for p in paths:
         p.write_text("")
@@ -185,10 +220,16 @@ def cpu(home: Path, d: Path, sshd: Sshd, streams: int, rate: float, seconds: flo
     stop(proc)
     wall = w1 - w0
     conns = (sshd.d / "sshd.log").read_text().count("Accepted publickey")
-    return {"streams": streams, "lines_per_s_each": rate, "records_per_s": round((n1 - n0) / wall, 1),
-            "cpu_percent_of_one_core": round(100 * (c1 - c0) / wall, 1),
-            "remote_cpu_percent": round(100 * (r1 - r0) / wall, 1), "received": records[0], "written": written[0],
-            "ssh_logins": conns}
+    return {
+        "streams": streams,
+        "lines_per_s_each": rate,
+        "records_per_s": round((n1 - n0) / wall, 1),
+        "cpu_percent_of_one_core": round(100 * (c1 - c0) / wall, 1),
+        "remote_cpu_percent": round(100 * (r1 - r0) / wall, 1),
+        "received": records[0],
+        "written": written[0],
+        "ssh_logins": conns,
+    }
 
 
 def main() -> int:
@@ -197,8 +238,11 @@ def main() -> int:
     ap.add_argument("--seconds", type=float, default=10.0)
     ap.add_argument("--streams", type=int, default=32)
     ap.add_argument("--stream-rate", type=float, default=50.0)
-    ap.add_argument("--compare-local", action="store_true",
-                    help="also measure the same files followed locally (the parsing/statistics/JSON share)")
+    ap.add_argument(
+        "--compare-local",
+        action="store_true",
+        help="also measure the same files followed locally (the parsing/statistics/JSON share)",
+    )
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="specwatch-bench-ssh-") as tmp:
         d = Path(tmp)
@@ -212,12 +256,24 @@ def main() -> int:
             usage = cpu(home, d, sshd, args.streams, args.stream_rate, args.seconds)
             print(json.dumps({"cpu": usage}))
             if args.compare_local:
-                print(json.dumps({"cpu_same_files_local": cpu(home, d, sshd, args.streams, args.stream_rate,
-                                                             args.seconds, local=True)}))
+                print(
+                    json.dumps(
+                        {
+                            "cpu_same_files_local": cpu(
+                                home, d, sshd, args.streams, args.stream_rate, args.seconds, local=True
+                            )
+                        }
+                    )
+                )
         finally:
             sshd.stop()
-    ok = lat["p99_ms"] is not None and lat["p99_ms"] < 200 and lat["lost"] == 0 and lat["duplicated"] == 0 \
+    ok = (
+        lat["p99_ms"] is not None
+        and lat["p99_ms"] < 200
+        and lat["lost"] == 0
+        and lat["duplicated"] == 0
         and usage["cpu_percent_of_one_core"] < 50
+    )
     print("targets met" if ok else "TARGETS MISSED")
     return 0 if ok else 1
 

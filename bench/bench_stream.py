@@ -36,9 +36,11 @@ ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
 
 def line(seq: int) -> str:
     us = time.time_ns() // 1000
-    return (f"[2026-01-02 03:04:05 TP0] Decode batch, #running-req: {seq}, #token: {us}, token usage: 0.42, "
-            f"accept len: 2.61, accept rate: 0.65, cuda graph: True, gen throughput (token/s): 812.33, "
-            f"#queue-req: 0\n")
+    return (
+        f"[2026-01-02 03:04:05 TP0] Decode batch, #running-req: {seq}, #token: {us}, token usage: 0.42, "
+        f"accept len: 2.61, accept rate: 0.65, cuda graph: True, gen throughput (token/s): 812.33, "
+        f"#queue-req: 0\n"
+    )
 
 
 def pct(values: list[float], p: float) -> float:
@@ -50,8 +52,13 @@ def latency(n: int, rate: float, extra: list[str]) -> dict:
     with tempfile.TemporaryDirectory(prefix="specwatch-bench-") as d:
         path = Path(d) / "live.log"
         path.write_text("")
-        proc = subprocess.Popen([sys.executable, "-m", "tui", "stream", "--jsonl", *extra, str(path)],
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT, env=ENV)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "tui", "stream", "--jsonl", *extra, str(path)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=ROOT,
+            env=ENV,
+        )
         got: dict[int, float] = {}
         dupes = 0
         opened = threading.Event()
@@ -93,16 +100,32 @@ def latency(n: int, rate: float, extra: list[str]) -> dict:
         if proc.stderr:
             proc.stderr.close()
     lat = list(got.values())
-    return {"lines": n, "received": len(got), "lost": n - len(got), "duplicated": dupes,
-            "p50_ms": statistics.median(lat) if lat else None, "p99_ms": pct(lat, 99) if lat else None,
-            "max_ms": max(lat) if lat else None}
+    return {
+        "lines": n,
+        "received": len(got),
+        "lost": n - len(got),
+        "duplicated": dupes,
+        "p50_ms": statistics.median(lat) if lat else None,
+        "p99_ms": pct(lat, 99) if lat else None,
+        "max_ms": max(lat) if lat else None,
+    }
 
 
 def large_log(n: int) -> Path:
     out = ROOT / "bench" / "out" / f"large_{n}.log"
     if not out.exists():
-        subprocess.run([sys.executable, str(ROOT / "tools" / "gen_sample_logs.py"), "--large", str(n), "--out",
-                        str(out)], check=True, cwd=ROOT)
+        subprocess.run(
+            [
+                sys.executable,
+                str(ROOT / "tools" / "gen_sample_logs.py"),
+                "--large",
+                str(n),
+                "--out",
+                str(out),
+            ],
+            check=True,
+            cwd=ROOT,
+        )
     return out
 
 
@@ -125,8 +148,13 @@ async def replay_rate(path: Path, parse: bool) -> tuple[int, int, float]:
 
 def summary_time(path: Path) -> float:
     t0 = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "tui", "summary", "--json", str(path)], check=True, cwd=ROOT, env=ENV,
-                   stdout=subprocess.DEVNULL)
+    subprocess.run(
+        [sys.executable, "-m", "tui", "summary", "--json", str(path)],
+        check=True,
+        cwd=ROOT,
+        env=ENV,
+        stdout=subprocess.DEVNULL,
+    )
     return time.perf_counter() - t0
 
 
@@ -144,9 +172,11 @@ def main() -> int:
         r = latency(args.lines, args.rate, extra)
         good = r["lost"] == 0 and r["duplicated"] == 0 and r["p99_ms"] is not None and r["p99_ms"] < 100
         ok = ok and (good or label != "inotify")
-        print(f"stream --jsonl latency ({label}): {r['received']}/{r['lines']} lines at {args.rate:g}/s, "
-              f"lost {r['lost']}, duplicated {r['duplicated']}; p50 {r['p50_ms']:.1f} ms, "
-              f"p99 {r['p99_ms']:.1f} ms, max {r['max_ms']:.1f} ms  (target p99 < 100 ms)")
+        print(
+            f"stream --jsonl latency ({label}): {r['received']}/{r['lines']} lines at {args.rate:g}/s, "
+            f"lost {r['lost']}, duplicated {r['duplicated']}; p50 {r['p50_ms']:.1f} ms, "
+            f"p99 {r['p99_ms']:.1f} ms, max {r['max_ms']:.1f} ms  (target p99 < 100 ms)"
+        )
     if not args.skip_replay:
         path = large_log(args.replay_lines)
         path.read_bytes()  # page cache
@@ -154,7 +184,9 @@ def main() -> int:
             n, _, dt = asyncio.run(replay_rate(path, parse=False))
             print(f"replay --max, source only: {n:,} lines in {dt:.2f} s = {n / dt:,.0f} lines/s")
             n, items, dt2 = asyncio.run(replay_rate(path, parse=True))
-            print(f"replay --max + LineParser: {n:,} lines ({items:,} items) in {dt2:.2f} s = {n / dt2:,.0f} lines/s")
+            print(
+                f"replay --max + LineParser: {n:,} lines ({items:,} items) in {dt2:.2f} s = {n / dt2:,.0f} lines/s"
+            )
             st = summary_time(path)
             print(f"summary --json (for comparison, incl. startup): {st:.2f} s = {n / st:,.0f} lines/s")
         finally:

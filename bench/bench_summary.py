@@ -50,8 +50,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "bench" / "out"
 GEN = ROOT / "tools" / "gen_sample_logs.py"
-BASELINE = ("grep 'Decode batch' {file} | awk -F'accept len: ' "
-            "'{{split($2,a,\",\"); s+=a[1]; n++}} END {{printf \"%.6f %d\\n\", s/n, n}}'")
+BASELINE = (
+    "grep 'Decode batch' {file} | awk -F'accept len: ' "
+    '\'{{split($2,a,","); s+=a[1]; n++}} END {{printf "%.6f %d\\n", s/n, n}}\''
+)
 TARGET_RATIO, TARGET_RSS_MB = 2.0, 150.0
 
 # Runs argv[2:], then writes {"elapsed", "rc", "maxrss_kb"} to argv[1]. Stdout and stderr are inherited.
@@ -82,8 +84,11 @@ def ensure_log(n: int) -> Path:
         return path
     print(f"generating {path.relative_to(ROOT)} ({n:,} lines) ...", flush=True)
     t0 = time.perf_counter()
-    subprocess.run([sys.executable, str(GEN), "--large", str(n), "--out", str(path)], check=True,
-                   stdout=subprocess.DEVNULL)
+    subprocess.run(
+        [sys.executable, str(GEN), "--large", str(n), "--out", str(path)],
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
     print(f"  done in {time.perf_counter() - t0:.1f} s")
     return path
 
@@ -156,8 +161,12 @@ class TreeSampler(threading.Thread):
 def measure(argv: list[str]) -> dict:
     """Run argv under the launcher. Returns elapsed, rc, stdout, stderr, maxrss_kb, tree_peak_kb."""
     with tempfile.NamedTemporaryFile("r", suffix=".json") as report:
-        proc = subprocess.Popen([sys.executable, "-c", LAUNCHER, report.name, *argv], cwd=ROOT,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        proc = subprocess.Popen(
+            [sys.executable, "-c", LAUNCHER, report.name, *argv],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
         sampler = TreeSampler(proc.pid, include_root=False)  # the launcher itself is not counted
         sampler.start()
         out, err = proc.communicate()
@@ -166,8 +175,13 @@ def measure(argv: list[str]) -> dict:
             info = json.load(report)
         except json.JSONDecodeError:
             info = {"elapsed": float("nan"), "rc": proc.returncode, "maxrss_kb": 0}
-    info.update(stdout=out.decode(errors="replace"), stderr=err.decode(errors="replace"),
-                tree_peak_kb=sampler.peak_kb, tree_peak_procs=sampler.peak_procs, samples=sampler.samples)
+    info.update(
+        stdout=out.decode(errors="replace"),
+        stderr=err.decode(errors="replace"),
+        tree_peak_kb=sampler.peak_kb,
+        tree_peak_procs=sampler.peak_procs,
+        samples=sampler.samples,
+    )
     return info
 
 
@@ -191,7 +205,9 @@ def fmt_mb(kb: int) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Benchmark specwatch summary --json against grep|awk.")
-    ap.add_argument("--lines", type=int, default=5_000_000, help="lines in the benchmark log (default 5,000,000)")
+    ap.add_argument(
+        "--lines", type=int, default=5_000_000, help="lines in the benchmark log (default 5,000,000)"
+    )
     ap.add_argument("--reps", type=int, default=3, help="repetitions of each command (default 3)")
     ap.add_argument("--keep", action="store_true", help="keep bench/out/large_N.log for the next run")
     ap.add_argument("--ours-cmd", help="replace our command (for testing the bench); {file} is substituted")
@@ -219,15 +235,22 @@ def bench(path: Path, args: argparse.Namespace) -> int:
         for name, cmd in (("baseline", baseline), ("ours", ours)):
             r = measure(cmd)
             runs[name].append(r)
-            print(f"  rep {rep + 1}/{args.reps} {name:8s} {r['elapsed']:7.3f} s  "
-                  f"max RSS {fmt_mb(r['maxrss_kb'])}  tree peak {fmt_mb(r['tree_peak_kb'])}", flush=True)
+            print(
+                f"  rep {rep + 1}/{args.reps} {name:8s} {r['elapsed']:7.3f} s  "
+                f"max RSS {fmt_mb(r['maxrss_kb'])}  tree peak {fmt_mb(r['tree_peak_kb'])}",
+                flush=True,
+            )
             if r["rc"] != 0:
-                print(f"{name} failed (exit {r['rc']}): {' '.join(cmd)}\n{r['stderr'][-2000:]}", file=sys.stderr)
+                print(
+                    f"{name} failed (exit {r['rc']}): {' '.join(cmd)}\n{r['stderr'][-2000:]}", file=sys.stderr
+                )
                 return 2
 
     try:
-        answers = {"baseline": [parse_baseline(r["stdout"]) for r in runs["baseline"]],
-                   "ours": [parse_ours(r["stdout"]) for r in runs["ours"]]}
+        answers = {
+            "baseline": [parse_baseline(r["stdout"]) for r in runs["baseline"]],
+            "ours": [parse_ours(r["stdout"]) for r in runs["ours"]],
+        }
     except (ValueError, KeyError, TypeError, json.JSONDecodeError) as exc:
         print(f"could not read an answer: {exc!r}", file=sys.stderr)
         return 2
@@ -250,16 +273,26 @@ def bench(path: Path, args: argparse.Namespace) -> int:
     print(f"ours       {' '.join(shlex.quote(a) for a in ours)}")
     print(f"{'':24s}{'best':>9s}{'median':>9s}   all runs (s)")
     for k, label in (("baseline", "baseline (grep | awk)"), ("ours", "ours (summary --json)")):
-        print(f"{label:24s}{best[k]:9.3f}{statistics.median(times[k]):9.3f}   "
-              + " ".join(f"{x:.3f}" for x in times[k]))
-    print(f"{'ratio ours/baseline':24s}{ratio:9.2f}            target <= {TARGET_RATIO:.1f}   {ok(ratio <= TARGET_RATIO)}")
-    print(f"{'max RSS, largest proc':24s}{fmt_mb(maxrss):>12s}         target <= {TARGET_RSS_MB:.0f} MB  "
-          f"{ok(maxrss / 1024 <= TARGET_RSS_MB)}")
-    print(f"{'peak RSS, tree sum':24s}{fmt_mb(tree):>12s}         target <= {TARGET_RSS_MB:.0f} MB  "
-          f"{ok(tree / 1024 <= TARGET_RSS_MB)}   (up to {procs} processes, 20 ms samples)")
+        print(
+            f"{label:24s}{best[k]:9.3f}{statistics.median(times[k]):9.3f}   "
+            + " ".join(f"{x:.3f}" for x in times[k])
+        )
+    print(
+        f"{'ratio ours/baseline':24s}{ratio:9.2f}            target <= {TARGET_RATIO:.1f}   {ok(ratio <= TARGET_RATIO)}"
+    )
+    print(
+        f"{'max RSS, largest proc':24s}{fmt_mb(maxrss):>12s}         target <= {TARGET_RSS_MB:.0f} MB  "
+        f"{ok(maxrss / 1024 <= TARGET_RSS_MB)}"
+    )
+    print(
+        f"{'peak RSS, tree sum':24s}{fmt_mb(tree):>12s}         target <= {TARGET_RSS_MB:.0f} MB  "
+        f"{ok(tree / 1024 <= TARGET_RSS_MB)}   (up to {procs} processes, 20 ms samples)"
+    )
     print(f"{'baseline max RSS':24s}{fmt_mb(max(r['maxrss_kb'] for r in runs['baseline'])):>12s}")
-    print(f"answers    baseline n={bn:,} mean={bm:.6f} | ours n={on:,} mean={om:.9f} | "
-          + ("AGREE" if agree else "DISAGREE" + ("" if stable else " (answers changed between runs)")))
+    print(
+        f"answers    baseline n={bn:,} mean={bm:.6f} | ours n={on:,} mean={om:.9f} | "
+        + ("AGREE" if agree else "DISAGREE" + ("" if stable else " (answers changed between runs)"))
+    )
     return 0 if agree else 1
 
 

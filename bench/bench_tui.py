@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import statistics
 import subprocess
 import sys
 import time
@@ -53,8 +52,17 @@ def large_log(n: int) -> Path:
     if not path.exists():
         path.parent.mkdir(parents=True, exist_ok=True)
         print(f"generating {path} ...", flush=True)
-        subprocess.run([sys.executable, str(ROOT / "tools" / "gen_sample_logs.py"), "--large", str(n),
-                        "--out", str(path)], check=True)
+        subprocess.run(
+            [
+                sys.executable,
+                str(ROOT / "tools" / "gen_sample_logs.py"),
+                "--large",
+                str(n),
+                "--out",
+                str(path),
+            ],
+            check=True,
+        )
     return path
 
 
@@ -66,8 +74,11 @@ def tick_stats(screen, since: float) -> tuple[list[float], list[float]]:
 
 async def bench_replay(path: Path) -> dict:
     lines_total = sum(1 for _ in open(path, "rb"))
-    app = SpecwatchApp(LaunchPlan([replay_pane(str(path), None, speed=None)]), save_dir=ROOT / "bench" / "out",
-                       remember_theme=False)
+    app = SpecwatchApp(
+        LaunchPlan([replay_pane(str(path), None, speed=None)]),
+        save_dir=ROOT / "bench" / "out",
+        remember_theme=False,
+    )
     latencies: list[float] = []
     async with app.run_test(size=SIZE) as pilot:
         screen = app.screen
@@ -94,11 +105,22 @@ async def bench_replay(path: Path) -> dict:
         intervals, renders = tick_stats(screen, t_start)
         records = state.stats.records
         await pilot.press("q")
-    return {"lines": lines_total, "records": records, "seconds": elapsed, "lines_per_s": lines_total / elapsed,
-            "presses": len(latencies), "lat_p50": pct(latencies, 50), "lat_p99": pct(latencies, 99),
-            "lat_max": max(latencies), "tick_p50": pct(intervals, 50), "tick_p99": pct(intervals, 99),
-            "tick_max": max(intervals), "ticks_per_s": len(intervals) / elapsed,
-            "render_p50": pct(renders, 50), "render_p99": pct(renders, 99)}
+    return {
+        "lines": lines_total,
+        "records": records,
+        "seconds": elapsed,
+        "lines_per_s": lines_total / elapsed,
+        "presses": len(latencies),
+        "lat_p50": pct(latencies, 50),
+        "lat_p99": pct(latencies, 99),
+        "lat_max": max(latencies),
+        "tick_p50": pct(intervals, 50),
+        "tick_p99": pct(intervals, 99),
+        "tick_max": max(intervals),
+        "ticks_per_s": len(intervals) / elapsed,
+        "render_p50": pct(renders, 50),
+        "render_p99": pct(renders, 99),
+    }
 
 
 class SynthSource:
@@ -122,16 +144,20 @@ class SynthSource:
                 k = self.sent + i
                 if k % 200_000 == 0:
                     steps = 3 + (k // 200_000) % 3
-                    lines.append(f"[2026-11-20 10:00:00] server_args=ServerArgs(model_path='m', "
-                                 f"speculative_algorithm='EAGLE3', speculative_num_steps={steps}, "
-                                 f"speculative_eagle_topk=1, speculative_num_draft_tokens={steps + 1})")
+                    lines.append(
+                        f"[2026-11-20 10:00:00] server_args=ServerArgs(model_path='m', "
+                        f"speculative_algorithm='EAGLE3', speculative_num_steps={steps}, "
+                        f"speculative_eagle_topk=1, speculative_num_draft_tokens={steps + 1})"
+                    )
                     continue
                 s = (k // 10) % 86400
                 al = 1.5 + steps * 0.25 + ((k * 7919) % 100) / 200
-                lines.append(f"[2026-11-20 {s // 3600:02d}:{s // 60 % 60:02d}:{s % 60:02d}] Decode batch, "
-                             f"#running-req: {1 + k % 30}, #token: {k % 9000}, token usage: 0.01, "
-                             f"accept len: {al:.2f}, accept rate: {(al - 1) / steps:.2f}, cuda graph: True, "
-                             f"gen throughput (token/s): {100 + k % 2000:.2f}, #queue-req: 0")
+                lines.append(
+                    f"[2026-11-20 {s // 3600:02d}:{s // 60 % 60:02d}:{s % 60:02d}] Decode batch, "
+                    f"#running-req: {1 + k % 30}, #token: {k % 9000}, token usage: 0.01, "
+                    f"accept len: {al:.2f}, accept rate: {(al - 1) / steps:.2f}, cuda graph: True, "
+                    f"gen throughput (token/s): {100 + k % 2000:.2f}, #queue-req: 0"
+                )
             yield LineBatch(self.name, lines, list(range(self.sent, self.sent + len(lines))), self.sent + 1)
             self.sent += len(lines)
             await asyncio.sleep(0)
@@ -159,14 +185,26 @@ async def bench_long(total: int) -> dict:
         elapsed = time.perf_counter() - t0
         samples.append((state.lines, rss_mb()))
         intervals, renders = tick_stats(screen, t0)
-        sizes = {"history": len(state.history), "raw": len(state.raw), "segments": len(state.stats.segments),
-                 "boundaries": len(state.boundaries)}
+        sizes = {
+            "history": len(state.history),
+            "raw": len(state.raw),
+            "segments": len(state.stats.segments),
+            "boundaries": len(state.boundaries),
+        }
         from tui.widgets.history_chart import HistoryChart
 
         builds = screen.query_one(HistoryChart).builds
         await pilot.press("q")
-    return {"lines": state.lines, "seconds": elapsed, "samples": samples, "sizes": sizes, "chart_builds": builds,
-            "tick_p50": pct(intervals, 50), "tick_p99": pct(intervals, 99), "render_p99": pct(renders, 99)}
+    return {
+        "lines": state.lines,
+        "seconds": elapsed,
+        "samples": samples,
+        "sizes": sizes,
+        "chart_builds": builds,
+        "tick_p50": pct(intervals, 50),
+        "tick_p99": pct(intervals, 99),
+        "render_p99": pct(renders, 99),
+    }
 
 
 def main() -> int:
@@ -182,23 +220,33 @@ def main() -> int:
     finally:
         if not args.keep:
             path.unlink(missing_ok=True)
-    print(f"\nreplay --max of {r['lines']:,} lines ({r['records']:,} records): {r['seconds']:.1f} s, "
-          f"{r['lines_per_s']:,.0f} lines/s through parser + statistics + UI")
-    print(f"  key press -> action handled ({r['presses']} presses): p50 {r['lat_p50'] * 1e3:.1f} ms, "
-          f"p99 {r['lat_p99'] * 1e3:.1f} ms, max {r['lat_max'] * 1e3:.1f} ms   (target p99 < 100 ms)")
-    print(f"  UI tick interval: p50 {r['tick_p50'] * 1e3:.0f} ms, p99 {r['tick_p99'] * 1e3:.0f} ms, "
-          f"max {r['tick_max'] * 1e3:.0f} ms ({r['ticks_per_s']:.2f} renders/s, nominal 4); "
-          f"render p50 {r['render_p50'] * 1e3:.1f} ms, p99 {r['render_p99'] * 1e3:.1f} ms")
+    print(
+        f"\nreplay --max of {r['lines']:,} lines ({r['records']:,} records): {r['seconds']:.1f} s, "
+        f"{r['lines_per_s']:,.0f} lines/s through parser + statistics + UI"
+    )
+    print(
+        f"  key press -> action handled ({r['presses']} presses): p50 {r['lat_p50'] * 1e3:.1f} ms, "
+        f"p99 {r['lat_p99'] * 1e3:.1f} ms, max {r['lat_max'] * 1e3:.1f} ms   (target p99 < 100 ms)"
+    )
+    print(
+        f"  UI tick interval: p50 {r['tick_p50'] * 1e3:.0f} ms, p99 {r['tick_p99'] * 1e3:.0f} ms, "
+        f"max {r['tick_max'] * 1e3:.0f} ms ({r['ticks_per_s']:.2f} renders/s, nominal 4); "
+        f"render p50 {r['render_p50'] * 1e3:.1f} ms, p99 {r['render_p99'] * 1e3:.1f} ms"
+    )
     ok &= r["lat_p99"] < 0.100
     lg = asyncio.run(bench_long(args.long))
     first = lg["samples"][1][1] if len(lg["samples"]) > 1 else lg["samples"][0][1]
     last = lg["samples"][-1][1]
-    print(f"\nlong run: {lg['lines']:,} synthetic decode lines in {lg['seconds']:.1f} s "
-          f"({lg['lines'] / lg['seconds']:,.0f} lines/s), {lg['chart_builds']} chart redraws")
+    print(
+        f"\nlong run: {lg['lines']:,} synthetic decode lines in {lg['seconds']:.1f} s "
+        f"({lg['lines'] / lg['seconds']:,.0f} lines/s), {lg['chart_builds']} chart redraws"
+    )
     print("  RSS by lines read: " + ", ".join(f"{n / 1e6:.2f}M: {m:.0f} MB" for n, m in lg["samples"]))
     print(f"  growth after the first 250k lines: {last - first:+.1f} MB; kept: {lg['sizes']}")
-    print(f"  UI tick interval p50 {lg['tick_p50'] * 1e3:.0f} ms, p99 {lg['tick_p99'] * 1e3:.0f} ms; "
-          f"render p99 {lg['render_p99'] * 1e3:.1f} ms")
+    print(
+        f"  UI tick interval p50 {lg['tick_p50'] * 1e3:.0f} ms, p99 {lg['tick_p99'] * 1e3:.0f} ms; "
+        f"render p99 {lg['render_p99'] * 1e3:.1f} ms"
+    )
     ok &= (last - first) < 40
     return 0 if ok else 1
 

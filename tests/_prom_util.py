@@ -26,14 +26,27 @@ class FakeVllm:
         """A new server process: every counter from zero, new _created times."""
         r = self.registry = CollectorRegistry()
         lab = ["model_name", "engine"]
-        self.drafts = Counter("vllm:spec_decode_num_drafts", "Number of spec decoding drafts.", lab, registry=r)
-        self.draft_tokens = Counter("vllm:spec_decode_num_draft_tokens", "Number of draft tokens.", lab, registry=r)
-        self.accepted = Counter("vllm:spec_decode_num_accepted_tokens", "Number of accepted tokens.", lab, registry=r)
-        self.per_pos = Counter("vllm:spec_decode_num_accepted_tokens_per_pos", "Accepted tokens per draft position.",
-                               lab + ["position"], registry=r)
-        self.gen = Counter("vllm:generation_tokens", "Number of generation tokens processed.", lab, registry=r)
-        self.running = Gauge("vllm:num_requests_running", "Number of requests in model execution batches.", lab,
-                             registry=r)
+        self.drafts = Counter(
+            "vllm:spec_decode_num_drafts", "Number of spec decoding drafts.", lab, registry=r
+        )
+        self.draft_tokens = Counter(
+            "vllm:spec_decode_num_draft_tokens", "Number of draft tokens.", lab, registry=r
+        )
+        self.accepted = Counter(
+            "vllm:spec_decode_num_accepted_tokens", "Number of accepted tokens.", lab, registry=r
+        )
+        self.per_pos = Counter(
+            "vllm:spec_decode_num_accepted_tokens_per_pos",
+            "Accepted tokens per draft position.",
+            lab + ["position"],
+            registry=r,
+        )
+        self.gen = Counter(
+            "vllm:generation_tokens", "Number of generation tokens processed.", lab, registry=r
+        )
+        self.running = Gauge(
+            "vllm:num_requests_running", "Number of requests in model execution batches.", lab, registry=r
+        )
         for e in range(self.engines):
             for c in (self.drafts, self.draft_tokens, self.accepted, self.gen):
                 c.labels(self.model, str(e))
@@ -67,14 +80,24 @@ class FakeSglang:
     def restart(self) -> None:
         r = self.registry = CollectorRegistry()
         lab = ["model_name", "engine_type", "tp_rank", "pp_rank", "dp_rank"]
-        self.al = Gauge("sglang:spec_accept_length", "The average acceptance length of speculative decoding.", lab,
-                        registry=r)
-        self.rate = Gauge("sglang:spec_accept_rate", "The average acceptance rate of speculative decoding "
-                          "(`accepted drafts / proposed drafts` in batch).", lab, registry=r)
+        self.al = Gauge(
+            "sglang:spec_accept_length",
+            "The average acceptance length of speculative decoding.",
+            lab,
+            registry=r,
+        )
+        self.rate = Gauge(
+            "sglang:spec_accept_rate",
+            "The average acceptance rate of speculative decoding "
+            "(`accepted drafts / proposed drafts` in batch).",
+            lab,
+            registry=r,
+        )
         self.tput = Gauge("sglang:gen_throughput", "The generation throughput (token/s).", lab, registry=r)
         self.run = Gauge("sglang:num_running_reqs", "The number of running requests.", lab, registry=r)
-        self.gen = Counter("sglang:generation_tokens", "Number of generation tokens processed.", ["model_name"],
-                           registry=r)
+        self.gen = Counter(
+            "sglang:generation_tokens", "Number of generation tokens processed.", ["model_name"], registry=r
+        )
         self.gen.labels(self.model)
         for d in range(self.dp):
             for g in (self.al, self.rate, self.tput, self.run):
@@ -140,7 +163,7 @@ class PromServer:
                     self.send_header("Transfer-Encoding", "chunked")
                     self.end_headers()
                     for i in range(0, len(data), 700):
-                        part = data[i:i + 700]
+                        part = data[i : i + 700]
                         self.wfile.write(b"%x\r\n%s\r\n" % (len(part), part))
                     self.wfile.write(b"0\r\n\r\n")
                     return
@@ -157,7 +180,9 @@ class PromServer:
         self.server = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
         self.server.daemon_threads = True
         self.port = self.server.server_address[1]
-        threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+        threading.Thread(
+            target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        ).start()
         return self
 
     def stop(self) -> None:

@@ -57,7 +57,9 @@ class Collector:
         out = []
         for b in self.items:
             if isinstance(b, LineBatch):
-                out += [(b.first_line_no + i, off, line) for i, (line, off) in enumerate(zip(b.lines, b.offsets))]
+                out += [
+                    (b.first_line_no + i, off, line) for i, (line, off) in enumerate(zip(b.lines, b.offsets))
+                ]
         return out
 
     @property

@@ -18,8 +18,15 @@ import pytest
 from tui.core.sources.ssh_connect import SshSettings
 
 SSHD = "/usr/sbin/sshd"
-FAST_SSH = dict(keepalive_interval=1.0, keepalive_count_max=2, connect_timeout=3.0, reconnect_initial=0.1,
-                reconnect_max=0.5, status_interval=0.2, settle=0.05)
+FAST_SSH = dict(
+    keepalive_interval=1.0,
+    keepalive_count_max=2,
+    connect_timeout=3.0,
+    reconnect_initial=0.1,
+    reconnect_max=0.5,
+    status_interval=0.2,
+    settle=0.05,
+)
 
 
 def write_keypair(path: Path) -> asyncssh.SSHKey:
@@ -61,15 +68,27 @@ class ExecServer:
                 outer.conns.append(conn)
 
         self.server = await asyncssh.create_server(
-            Server, "127.0.0.1", port, server_host_keys=[str(self.tmp / "host_key")],
-            authorized_client_keys=str(self.tmp / "authorized_keys"), process_factory=self._exec, encoding=None)
+            Server,
+            "127.0.0.1",
+            port,
+            server_host_keys=[str(self.tmp / "host_key")],
+            authorized_client_keys=str(self.tmp / "authorized_keys"),
+            process_factory=self._exec,
+            encoding=None,
+        )
         self.port = self.server.sockets[0].getsockname()[1]
 
     async def _exec(self, process: asyncssh.SSHServerProcess) -> None:
         local = await asyncio.create_subprocess_shell(
-            process.command or "true", stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE, env=self.env, cwd="/" if self.user else str(self.tmp),
-            start_new_session=True, **({"user": self.user} if self.user else {}))
+            process.command or "true",
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            env=self.env,
+            cwd="/" if self.user else str(self.tmp),
+            start_new_session=True,
+            **({"user": self.user} if self.user else {}),
+        )
         self.procs.add(local)
 
         async def copy(src: asyncio.StreamReader, dst) -> None:
@@ -84,8 +103,9 @@ class ExecServer:
                     return
 
         try:
-            pumps = asyncio.gather(copy(local.stdout, process.stdout), copy(local.stderr, process.stderr),
-                                   return_exceptions=True)
+            pumps = asyncio.gather(
+                copy(local.stdout, process.stdout), copy(local.stderr, process.stderr), return_exceptions=True
+            )
             closed = asyncio.ensure_future(process.wait_closed())
             await asyncio.wait({pumps, closed}, return_when=asyncio.FIRST_COMPLETED)
             if pumps.done() and not process.is_closing():
@@ -93,7 +113,7 @@ class ExecServer:
                 process.exit(code)
             pumps.cancel()
             closed.cancel()
-        except Exception:  # noqa: BLE001 - a closing channel must not take the connection down
+        except Exception:
             pass
         finally:
             if local.returncode is None:
@@ -130,8 +150,12 @@ class ExecServer:
         return path
 
     def settings(self, **overrides) -> SshSettings:
-        opts = dict(config=None, known_hosts=str(self.known_hosts()), client_keys=[str(self.tmp / "client_key")],
-                    agent_path=None)
+        opts = dict(
+            config=None,
+            known_hosts=str(self.known_hosts()),
+            client_keys=[str(self.tmp / "client_key")],
+            agent_path=None,
+        )
         opts.update(overrides.pop("connect_options", {}))
         return SshSettings(**{**FAST_SSH, **overrides}, connect_options=opts)
 
@@ -159,10 +183,25 @@ class Sshd:
         self.d = d
         self.port = free_port()
         self.proc: subprocess.Popen | None = None
-        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "test-host", "-f", str(d / "host_ed25519")],
-                       check=True)
-        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "test-client", "-f",
-                        str(d / "client_ed25519")], check=True)
+        subprocess.run(
+            ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "test-host", "-f", str(d / "host_ed25519")],
+            check=True,
+        )
+        subprocess.run(
+            [
+                "ssh-keygen",
+                "-q",
+                "-t",
+                "ed25519",
+                "-N",
+                "",
+                "-C",
+                "test-client",
+                "-f",
+                str(d / "client_ed25519"),
+            ],
+            check=True,
+        )
         shutil.copy(d / "client_ed25519.pub", d / "authorized_keys")
         os.chmod(d / "authorized_keys", 0o600)
         self.config = d / "sshd_config"
@@ -185,12 +224,20 @@ LogLevel VERBOSE
 
     @property
     def host_key_line(self) -> str:
-        return f"[127.0.0.1]:{self.port} " + " ".join((self.d / "host_ed25519.pub").read_text().split()[:2]) + "\n"
+        return (
+            f"[127.0.0.1]:{self.port} "
+            + " ".join((self.d / "host_ed25519.pub").read_text().split()[:2])
+            + "\n"
+        )
 
     def start(self) -> None:
         log = open(self.d / "sshd.log", "ab")
-        self.proc = subprocess.Popen([SSHD, "-D", "-e", "-f", str(self.config)], stdin=subprocess.DEVNULL,
-                                     stdout=subprocess.DEVNULL, stderr=log)
+        self.proc = subprocess.Popen(
+            [SSHD, "-D", "-e", "-f", str(self.config)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=log,
+        )
         deadline = time.time() + 10
         while time.time() < deadline:
             try:

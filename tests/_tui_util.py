@@ -28,8 +28,9 @@ def sample(name: str) -> str:
     return str(SAMPLES / name)
 
 
-def replay_app(*names: str, compare: bool | None = None, speed: float | None = None, save_dir=None,
-               **kw) -> SpecwatchApp:
+def replay_app(
+    *names: str, compare: bool | None = None, speed: float | None = None, save_dir=None, **kw
+) -> SpecwatchApp:
     panes = [replay_pane(sample(n) if "/" not in n else n, None, speed=speed) for n in names]
     plan = LaunchPlan(panes, compare=(len(panes) == 2) if compare is None else compare)
     return SpecwatchApp(plan, save_dir=save_dir, **kw)

@@ -74,8 +74,12 @@ async def test_live_file_follow_and_numbers(tmp_path):
     log = tmp_path / "gpu0.log"
     lines = open(sample("ab_b.log")).read().splitlines(keepends=True)
     log.write_text("".join(lines[:1000]))
-    panes = live_panes([parse_source_spec(f"gpu0={log}")], follow=True, start=START,
-                       options={"idle_after": None, "poll_interval": 0.02, "use_inotify": False})
+    panes = live_panes(
+        [parse_source_spec(f"gpu0={log}")],
+        follow=True,
+        start=START,
+        options={"idle_after": None, "poll_interval": 0.02, "use_inotify": False},
+    )
     app = app_for(panes)
     async with app.run_test(size=(160, 45)) as pilot:
         st = app.screen.states[0]
@@ -118,11 +122,17 @@ async def test_source_errors_show_in_the_header_without_crashing(tmp_path):
     from tui.core.sources.spec import parse_source_spec
     from tui.launch import live_panes
 
-    missing = live_panes([parse_source_spec(str(tmp_path / "nope.log"))], follow=False, start=START,
-                         options={"idle_after": None})
+    missing = live_panes(
+        [parse_source_spec(str(tmp_path / "nope.log"))],
+        follow=False,
+        start=START,
+        options={"idle_after": None},
+    )
     broken = _Broken()
-    panes = missing + [PaneSpec("gpu7", "ssh gpu7:/x.log", lambda: broken),
-                       PaneSpec("bad", "nowhere", lambda: (_ for _ in ()).throw(OSError("cannot connect")))]
+    panes = missing + [
+        PaneSpec("gpu7", "ssh gpu7:/x.log", lambda: broken),
+        PaneSpec("bad", "nowhere", lambda: (_ for _ in ()).throw(OSError("cannot connect"))),
+    ]
     app = app_for(panes)
     async with app.run_test(size=(160, 45)) as pilot:
         states = app.screen.states

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from _tui_util import _isolated_config, replay_app, sample, screen_text, wait_ended, wait_for  # noqa: F401
 
-from tui.launch import PaneSpec, live_panes
+from tui.launch import live_panes
 from tui.messages import MarkAdded, RecordsExported, RestartMarked, ScreenshotSaved
 from tui.screens.help import HelpScreen
 from tui.screens.theme_picker import ThemePicker
@@ -33,8 +33,12 @@ def live_app(path: Path, tmp_path: Path):
     from tui.core.sources.spec import parse_source_spec
     from tui.launch import LaunchPlan
 
-    panes = live_panes([parse_source_spec(str(path))], follow=True, start=START,
-                       options={"idle_after": None, "poll_interval": 0.02, "use_inotify": False})
+    panes = live_panes(
+        [parse_source_spec(str(path))],
+        follow=True,
+        start=START,
+        options={"idle_after": None, "poll_interval": 0.02, "use_inotify": False},
+    )
     return SpecwatchApp(LaunchPlan(panes), save_dir=tmp_path)
 
 
@@ -83,7 +87,11 @@ async def test_space_freezes_a_live_view_but_keeps_reading(tmp_path):
         await pilot.press("space")
         assert not screen.frozen
         screen.tick()
-        assert screen.query_one("NumbersPanel").values["accept_len"]["n"] == state.stats.current.all.accept_len.n > shown
+        assert (
+            screen.query_one("NumbersPanel").values["accept_len"]["n"]
+            == state.stats.current.all.accept_len.n
+            > shown
+        )
         assert state.status_text().startswith("live")
 
 
@@ -117,8 +125,13 @@ async def test_brackets_pin_segments_in_a_live_pane_and_n_starts_one(tmp_path):
         await pilot.press("n")
         assert state.stats.current.reason == "restarted"  # no records yet: the new segment is pending
         with open(log, "a") as f:
-            f.write("".join(l for l in open(sample("ab_a.log")).read().splitlines(keepends=True)
-                            if "Decode batch" in l)[:20000])
+            f.write(
+                "".join(
+                    l
+                    for l in open(sample("ab_a.log")).read().splitlines(keepends=True)
+                    if "Decode batch" in l
+                )[:20000]
+            )
         await wait_for(pilot, lambda: state.stats.current.index == 2 and state.stats.current.records > 0)
         assert [m.segment for m in unique(messages, RestartMarked)] == [2]
 

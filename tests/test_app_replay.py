@@ -21,7 +21,9 @@ def summary_of(name: str) -> dict:
     return d
 
 
-@pytest.mark.parametrize("name", ["sglang_eagle3_restart.log", "sglang_dp_attention.log", "vllm_v1_eagle3.log"])
+@pytest.mark.parametrize(
+    "name", ["sglang_eagle3_restart.log", "sglang_dp_attention.log", "vllm_v1_eagle3.log"]
+)
 async def test_pane_numbers_equal_summary(name):
     ref = summary_of(name)
     app = replay_app(name)
@@ -45,7 +47,9 @@ async def test_pane_numbers_equal_summary(name):
         assert shown["accept_len"]["n"] == last["accept_len"]["n"]
         assert shown["accept_len"]["total_mean"] == pytest.approx(ref["accept_len"]["mean"])
         if last["accept_rate_normalized"]:
-            assert shown["accept_rate"]["normalised_mean"] == pytest.approx(last["accept_rate_normalized"]["mean"])
+            assert shown["accept_rate"]["normalised_mean"] == pytest.approx(
+                last["accept_rate_normalized"]["mean"]
+            )
         hw = (last["accept_len"]["ci95"][1] - last["accept_len"]["ci95"][0]) / 2
         text = screen_text(app)
         assert f"segment {last['accept_len']['mean']:.2f} ± {hw:.2f} (n={last['accept_len']['n']})" in text
@@ -68,8 +72,10 @@ async def test_restart_shows_as_a_segment_boundary():
         first_fixed = ref["segments"][0]["records"] + 1
         assert list(pane.state.boundaries) == [(first_fixed, 1)]
         chart = pane.chart_data(None)
-        assert any(x == first_fixed and "seg 1: EAGLE3 steps=5 topk=1 ndt=6" in label
-                   for x, label, _ in chart.boundaries)
+        assert any(
+            x == first_fixed and "seg 1: EAGLE3 steps=5 topk=1 ndt=6" in label
+            for x, label, _ in chart.boundaries
+        )
         sc = ref["segment_comparison"]
         text = screen_text(app)
         lo, hi = sc["ci95"]

@@ -14,9 +14,9 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from _prom_util import FakeVllm, PromServer
 from prometheus_client.parser import text_string_to_metric_families
 
-from _prom_util import FakeVllm, PromServer
 from tui.cli.export import Exporter, host_label, parse_listen
 from tui.core.sources.http_get import http_get
 from tui.core.sources.lines import START
@@ -27,9 +27,11 @@ from tui.core.summary import summarize_file
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "sample_logs"
 # `specwatch ...` whether or not the command is registered in tui.cli yet
-CLI = ("import sys, tui.cli as c\n"
-       "if 'tui.cli.export' not in [m for _, m in c.COMMANDS]: c.COMMANDS.append(('export', 'tui.cli.export'))\n"
-       "raise SystemExit(c.main(sys.argv[1:]))\n")
+CLI = (
+    "import sys, tui.cli as c\n"
+    "if 'tui.cli.export' not in [m for _, m in c.COMMANDS]: c.COMMANDS.append(('export', 'tui.cli.export'))\n"
+    "raise SystemExit(c.main(sys.argv[1:]))\n"
+)
 
 
 def samples_by_name(text: str) -> dict[tuple[str, frozenset], float]:
@@ -57,8 +59,9 @@ class Running:
     def __init__(self, texts: list[str], **kw) -> None:
         specs = expand_source_args(texts)
         opts = {"idle_after": None, **kw.pop("options", {})}
-        self.exp = Exporter(specs, addr="127.0.0.1", port=0, start=START, options=opts, local_host="box1",
-                            quiet=True, **kw)
+        self.exp = Exporter(
+            specs, addr="127.0.0.1", port=0, start=START, options=opts, local_host="box1", quiet=True, **kw
+        )
         self.task: asyncio.Task | None = None
 
     async def __aenter__(self) -> Running:
@@ -83,8 +86,9 @@ class Running:
             await asyncio.sleep(0.02)
 
 
-@pytest.mark.parametrize("names", [["vllm_v1_eagle3.log", "ab_a.log"], ["sglang_eagle3_restart.log",
-                                                                        "sglang_dp_attention.log"]])
+@pytest.mark.parametrize(
+    "names", [["vllm_v1_eagle3.log", "ab_a.log"], ["sglang_eagle3_restart.log", "sglang_dp_attention.log"]]
+)
 async def test_exported_numbers_equal_the_core_statistics(names):
     ref = {n: summarize_file(str(SAMPLES / n), n, workers=1).stats for n in names}
     async with Running([str(SAMPLES / n) for n in names], segments=10) as run:
@@ -98,23 +102,34 @@ async def test_exported_numbers_equal_the_core_statistics(names):
         assert one(got, "specwatch_source_state", state="live", **base) == 1.0
         assert one(got, "specwatch_source_segments", **base) == len(stats.segments)
         for seg in stats.segments:
-            lab = {**base, "segment": str(seg.index), "rank": "all",
-                   "current": "true" if seg is stats.current else "false"}
+            lab = {
+                **base,
+                "segment": str(seg.index),
+                "rank": "all",
+                "current": "true" if seg is stats.current else "false",
+            }
             labels, _ = find(got, "specwatch_records_total", **lab)[0]
             assert labels["model"] == seg.config.model_path and labels["config"] == seg.config.label()
             assert labels["family"] == seg.config.family
             al = seg.all.accept_len
             assert one(got, "specwatch_records_total", **lab) == seg.records
             assert one(got, "specwatch_accept_len_mean", **lab) == pytest.approx(al.mean, rel=1e-12)
-            assert one(got, "specwatch_accept_len_window_mean", **lab) == pytest.approx(al.window_mean, rel=1e-12)
+            assert one(got, "specwatch_accept_len_window_mean", **lab) == pytest.approx(
+                al.window_mean, rel=1e-12
+            )
             assert one(got, "specwatch_accept_len_last", **lab) == al.last
             assert one(got, "specwatch_accept_len_values", **lab) == al.n
-            assert one(got, "specwatch_accept_len_ci95_halfwidth", **lab) == pytest.approx(al.halfwidth(), rel=1e-9)
+            assert one(got, "specwatch_accept_len_ci95_halfwidth", **lab) == pytest.approx(
+                al.halfwidth(), rel=1e-9
+            )
             a, b = rates.normalise_transform(seg.rate_definition().drafts_per_step)
             want = seg.to_dict()["accept_rate_normalized"]
-            assert one(got, "specwatch_accept_rate_normalized_mean", **lab) == pytest.approx(want["mean"], rel=1e-12)
+            assert one(got, "specwatch_accept_rate_normalized_mean", **lab) == pytest.approx(
+                want["mean"], rel=1e-12
+            )
             assert one(got, "specwatch_accept_rate_normalized_window_mean", **lab) == pytest.approx(
-                a + b * al.window_mean, rel=1e-12)
+                a + b * al.window_mean, rel=1e-12
+            )
             if seg.all.drafted:
                 assert one(got, "specwatch_accepted_tokens_total", **lab) == seg.all.accepted
                 assert one(got, "specwatch_drafted_tokens_total", **lab) == seg.all.drafted
@@ -124,7 +139,9 @@ async def test_exported_numbers_equal_the_core_statistics(names):
             if len(seg.ranks) > 1:
                 for rank, m in seg.ranks.items():
                     rl = {**lab, "rank": rank}
-                    assert one(got, "specwatch_accept_len_mean", **rl) == pytest.approx(m.accept_len.mean, rel=1e-12)
+                    assert one(got, "specwatch_accept_len_mean", **rl) == pytest.approx(
+                        m.accept_len.mean, rel=1e-12
+                    )
                     assert one(got, "specwatch_records_total", **rl) == m.records
 
 
@@ -133,8 +150,9 @@ async def test_states_of_sources_that_are_not_there(tmp_path):
     server = PromServer(lambda: "", mode=500).start()
     port = server.port
     server.stop()  # nobody listens there now
-    async with Running([f"w={missing}", f"m=metrics+http://127.0.0.1:{port}/metrics"],
-                       options={"scrape_interval": 0.05}) as run:
+    async with Running(
+        [f"w={missing}", f"m=metrics+http://127.0.0.1:{port}/metrics"], options={"scrape_interval": 0.05}
+    ) as run:
         end = time.monotonic() + 5
         while {ex.state.state for ex in run.exp.sources} != {"waiting", "reconnecting"}:
             assert time.monotonic() < end, [ex.state.state for ex in run.exp.sources]
@@ -182,16 +200,28 @@ def test_listen_addresses_and_host_labels():
     for bad in ("x", "1:2:3", "[::]", "99999"):
         with pytest.raises(ValueError):
             parse_listen(bad)
-    specs = expand_source_args(["metrics+ssh://gpu7/8000", "metrics+http://127.0.0.1:8000/metrics",
-                                "metrics+https://gpu3.lan/metrics", "gpu2:/var/log/sglang.log", "/tmp/x.log"])
+    specs = expand_source_args(
+        [
+            "metrics+ssh://gpu7/8000",
+            "metrics+http://127.0.0.1:8000/metrics",
+            "metrics+https://gpu3.lan/metrics",
+            "gpu2:/var/log/sglang.log",
+            "/tmp/x.log",
+        ]
+    )
     assert [host_label(s, "me") for s in specs] == ["gpu7", "me", "gpu3.lan", "gpu2", "me"]
 
 
 def test_cli_daemon_serves_and_stops_on_sigterm():
     log = SAMPLES / "ab_a.log"
     ref = summarize_file(str(log), "ab_a.log", workers=1).stats
-    proc = subprocess.Popen([sys.executable, "-c", CLI, "export", "--prometheus", "127.0.0.1:0", str(log)],
-                            cwd=ROOT, stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    proc = subprocess.Popen(
+        [sys.executable, "-c", CLI, "export", "--prometheus", "127.0.0.1:0", str(log)],
+        cwd=ROOT,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     try:
         line = proc.stderr.readline()
         m = re.search(r"serving (http://\S+)", line)
@@ -199,13 +229,16 @@ def test_cli_daemon_serves_and_stops_on_sigterm():
         end = time.monotonic() + 20
         while True:
             got = samples_by_name(urllib.request.urlopen(m.group(1), timeout=5).read().decode())
-            if find(got, "specwatch_source_records_total") and \
-                    one(got, "specwatch_source_records_total", source="ab_a.log") == ref.records:
+            if (
+                find(got, "specwatch_source_records_total")
+                and one(got, "specwatch_source_records_total", source="ab_a.log") == ref.records
+            ):
                 break
             assert time.monotonic() < end
             time.sleep(0.05)
         assert one(got, "specwatch_accept_len_mean", source="ab_a.log", rank="all") == pytest.approx(
-            ref.current.all.accept_len.mean, rel=1e-12)
+            ref.current.all.accept_len.mean, rel=1e-12
+        )
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=10) == 0
     finally:
@@ -230,14 +263,18 @@ def run_cli(*args) -> int:
 def test_cli_errors():
     from tui.cli import CliError
 
-    for args, said in ((["--prometheus", "nope", "x.log"], "give [ADDR:]PORT"),
-                       (["--prometheus", "9477", "-"], "stdin"),
-                       (["--prometheus", "9477", "metrics+ssh://gpu1/metrics"], "give the port"),
-                       (["--prometheus", "9477", "--segments", "0", "x.log"], "--segments")):
+    for args, said in (
+        (["--prometheus", "nope", "x.log"], "give [ADDR:]PORT"),
+        (["--prometheus", "9477", "-"], "stdin"),
+        (["--prometheus", "9477", "metrics+ssh://gpu1/metrics"], "give the port"),
+        (["--prometheus", "9477", "--segments", "0", "x.log"], "--segments"),
+    ):
         with pytest.raises(CliError, match=re.escape(said)):
             run_cli(*args)
     with __import__("socket").socket() as busy:
         busy.bind(("127.0.0.1", 0))
         busy.listen()
         with pytest.raises(CliError, match="cannot listen"):
-            run_cli("--prometheus", f"127.0.0.1:{busy.getsockname()[1]}", "--quiet", str(SAMPLES / "ab_a.log"))
+            run_cli(
+                "--prometheus", f"127.0.0.1:{busy.getsockname()[1]}", "--quiet", str(SAMPLES / "ab_a.log")
+            )

@@ -67,8 +67,12 @@ def test_grafana_dashboard_queries_what_the_exporter_serves():
             seen.add(name)
             for label, _ in MATCHER.findall(matchers or ""):
                 assert label in names[name], f"{name} has no label {label!r} (in {q!r})"
-    assert {"specwatch_accept_len_window_mean", "specwatch_accept_rate_normalized_window_mean",
-            "specwatch_accepted_tokens_total", "specwatch_source_state"} <= seen
+    assert {
+        "specwatch_accept_len_window_mean",
+        "specwatch_accept_rate_normalized_window_mean",
+        "specwatch_accepted_tokens_total",
+        "specwatch_source_state",
+    } <= seen
     variables = {v["name"] for v in dash["templating"]["list"]}
     assert {"datasource", "host", "source", "model", "config"} <= variables
     for p in dash["panels"]:
@@ -97,6 +101,10 @@ def test_prometheus_config_example():
         if os.environ.get("CI") == "true":
             pytest.fail("CI=true but promtool (Debian's prometheus package) is missing")
         pytest.skip("promtool is not installed (apt-get install prometheus)")
-    r = subprocess.run([promtool, "check", "config", str(DOCS / "prometheus.yml")], capture_output=True, text=True,
-                       timeout=60)
+    r = subprocess.run(
+        [promtool, "check", "config", str(DOCS / "prometheus.yml")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert r.returncode == 0, r.stdout + r.stderr

@@ -12,19 +12,23 @@ import time
 from urllib.parse import quote
 
 import pytest
-
 from _ssh_util import free_port
 from test_export import SAMPLES, Running
+
 from tui.core.sources.http_get import HttpError, http_get
 from tui.core.summary import summarize_file
 
 
 def prometheus_binary() -> str:
-    path = shutil.which("prometheus") or ("/usr/bin/prometheus" if os.access("/usr/bin/prometheus", os.X_OK) else None)
+    path = shutil.which("prometheus") or (
+        "/usr/bin/prometheus" if os.access("/usr/bin/prometheus", os.X_OK) else None
+    )
     if path is None:
         if os.environ.get("CI") == "true":
-            pytest.fail("CI=true but prometheus is not installed (Debian package prometheus): the end-to-end "
-                        "exporter test must run")
+            pytest.fail(
+                "CI=true but prometheus is not installed (Debian package prometheus): the end-to-end "
+                "exporter test must run"
+            )
         pytest.skip("prometheus is not installed (apt-get install prometheus)")
     return path
 
@@ -46,12 +50,21 @@ async def test_prometheus_scrapes_the_exporter(tmp_path):
         (tmp_path / "prometheus.yml").write_text(
             "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"
             "scrape_configs:\n  - job_name: specwatch\n    scrape_interval: 1s\n    scrape_timeout: 1s\n"
-            f"    static_configs:\n      - targets: ['{exporter}']\n")
+            f"    static_configs:\n      - targets: ['{exporter}']\n"
+        )
         port = free_port()
         log = open(tmp_path / "prometheus.log", "w")
-        proc = subprocess.Popen([binary, f"--config.file={tmp_path / 'prometheus.yml'}",
-                                 f"--storage.tsdb.path={tmp_path / 'data'}", f"--web.listen-address=127.0.0.1:{port}"],
-                                stdout=log, stderr=subprocess.STDOUT, cwd=tmp_path)
+        proc = subprocess.Popen(
+            [
+                binary,
+                f"--config.file={tmp_path / 'prometheus.yml'}",
+                f"--storage.tsdb.path={tmp_path / 'data'}",
+                f"--web.listen-address=127.0.0.1:{port}",
+            ],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            cwd=tmp_path,
+        )
         try:
             end = time.monotonic() + 30
             while True:
@@ -72,8 +85,10 @@ async def test_prometheus_scrapes_the_exporter(tmp_path):
                 r = by_source[n]
                 assert r["metric"]["job"] == "specwatch" and r["metric"]["config"] == seg.config.label()
                 assert float(r["value"][1]) == pytest.approx(seg.all.accept_len.mean, rel=1e-12)
-            tokens = await query(port, 'specwatch_accepted_tokens_total{rank="all"} / '
-                                       'specwatch_drafted_tokens_total{rank="all"}')
+            tokens = await query(
+                port,
+                'specwatch_accepted_tokens_total{rank="all"} / specwatch_drafted_tokens_total{rank="all"}',
+            )
             v = ref["vllm_v1_eagle3.log"].current.all
             assert [r["metric"]["source"] for r in tokens] == ["vllm_v1_eagle3.log"]
             assert float(tokens[0]["value"][1]) == pytest.approx(v.accepted / v.drafted, rel=1e-12)

@@ -17,10 +17,12 @@ def decode_line(rng: random.Random, ts: str, tag: str, variant: int = 0) -> str:
     sep = "," if variant % 2 == 0 else "."
     tail = ", " if variant % 3 == 0 else ""
     graph = rng.choice(["cuda", "npu"])
-    return (f"[{ts}{tag}] Decode batch{sep} #running-req: {rng.randint(1, 64)}, #token: {rng.randint(1, 99999)}, "
-            f"token usage: {rng.random():.2f}, accept len: {al:.2f}, accept rate: {(al - 1) / 3:.2f}, {graph} graph: "
-            f"{rng.choice(['True', 'False'])}, gen throughput (token/s): {rng.uniform(1, 3000):.2f}, "
-            f"#queue-req: {rng.randint(0, 9)}{tail}")
+    return (
+        f"[{ts}{tag}] Decode batch{sep} #running-req: {rng.randint(1, 64)}, #token: {rng.randint(1, 99999)}, "
+        f"token usage: {rng.random():.2f}, accept len: {al:.2f}, accept rate: {(al - 1) / 3:.2f}, {graph} graph: "
+        f"{rng.choice(['True', 'False'])}, gen throughput (token/s): {rng.uniform(1, 3000):.2f}, "
+        f"#queue-req: {rng.randint(0, 9)}{tail}"
+    )
 
 
 def make_log(seed: int, n: int, odd_every: int = 0, tags=(" TP0",)) -> bytes:
@@ -34,10 +36,14 @@ def make_log(seed: int, n: int, odd_every: int = 0, tags=(" TP0",)) -> bytes:
         elif r < 0.8:
             out.append(decode_line(rng, ts, rng.choice(tags), i))
         elif r < 0.9:
-            out.append(f"[{ts}] Prefill batch, #new-seq: 1, #new-token: 9, #cached-token: 0, token usage: 0.01, "
-                       f"#running-req: 3, #queue-req: 0")
+            out.append(
+                f"[{ts}] Prefill batch, #new-seq: 1, #new-token: 9, #cached-token: 0, token usage: 0.01, "
+                f"#running-req: 3, #queue-req: 0"
+            )
         else:
-            out.append(f'[{ts}] INFO:     127.0.0.1:{rng.randint(1000, 9999)} - "POST /generate HTTP/1.1" 200 OK')
+            out.append(
+                f'[{ts}] INFO:     127.0.0.1:{rng.randint(1000, 9999)} - "POST /generate HTTP/1.1" 200 OK'
+            )
     return ("\n".join(out) + "\n").encode()
 
 
@@ -100,10 +106,18 @@ def scanner(request, monkeypatch):
     return request.param
 
 
-@pytest.mark.parametrize("seed,odd_every,tags", [
-    (1, 0, (" TP0",)), (2, 0, ("",)), (3, 0, (" DP0 TP0", " DP1 TP1", " DP2 TP2")), (4, 0, (" TP0 EP0",)),
-    (5, 997, (" TP0",)), (6, 211, (" TP0",)), (7, 4999, ("",)),
-])
+@pytest.mark.parametrize(
+    "seed,odd_every,tags",
+    [
+        (1, 0, (" TP0",)),
+        (2, 0, ("",)),
+        (3, 0, (" DP0 TP0", " DP1 TP1", " DP2 TP2")),
+        (4, 0, (" TP0 EP0",)),
+        (5, 997, (" TP0",)),
+        (6, 211, (" TP0",)),
+        (7, 4999, ("",)),
+    ],
+)
 def test_fast_equals_slow(seed, odd_every, tags, scanner):
     data = make_log(seed, 12000, odd_every, tags)
     fast, s = fast_result(data)
@@ -129,7 +143,9 @@ def test_parallel_workers_equal_one_process(tmp_path, monkeypatch, scanner):
     import tui.core.summary as summary
 
     path = tmp_path / "big.log"
-    path.write_bytes(make_log(9, 60000, 7001, (" TP0",)) + b"[2026-01-01 00:00:00 TP0] Decode batch, #running-req: 2")
+    path.write_bytes(
+        make_log(9, 60000, 7001, (" TP0",)) + b"[2026-01-01 00:00:00 TP0] Decode batch, #running-req: 2"
+    )
     monkeypatch.setattr(summary, "PARALLEL_MIN", 0)
     monkeypatch.setattr(summary, "CHUNK", 1 << 18)
     one = summarize_file(str(path), workers=1).result()

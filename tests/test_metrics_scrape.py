@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
-
 from _prom_util import FakeSglang, FakeVllm, reference_exposition
+
 from tui.core.parsing import LineParser
 from tui.core.promscrape import Converter, MetricsParseError
 from tui.core.records import RATE_DRAFTS, RATE_VLLM_V0_CUMULATIVE, Marker, Record
@@ -40,7 +40,10 @@ def test_vllm_windows_are_exact_counter_deltas():
     first = conv.feed(srv.text(), mono=0.0)
     assert records(first) == []  # the baseline: a lifetime total is not a window
     assert [d["marker"] for d in items(first)] == ["metrics_start"]
-    assert items(first)[0]["config"] == {"model": srv.model, "speculative_config": {"num_speculative_tokens": 3}}
+    assert items(first)[0]["config"] == {
+        "model": srv.model,
+        "speculative_config": {"num_speculative_tokens": 3},
+    }
     srv.step(0, drafts=40, per_pos=[30, 20, 10], running=5)
     srv.step(1, drafts=10, per_pos=[5, 1, 0], running=2)
     res = conv.feed(srv.text(), mono=5.0)
@@ -111,8 +114,10 @@ def test_vllm_records_feed_the_core_statistics():
     # pooled per position = Σ accepted_i / Σ drafts
     assert e0.per_position() == pytest.approx([60 / 75, 44 / 75, 34 / 75])
     assert seg.rate_definition().drafts_per_step == 3
-    assert all(isinstance(it, Record) and it.kind == "metrics" for it in
-               parser.feed_batch(LineBatch("m", records_lines(conv, srv), [0], 1, kind="metrics")))
+    assert all(
+        isinstance(it, Record) and it.kind == "metrics"
+        for it in parser.feed_batch(LineBatch("m", records_lines(conv, srv), [0], 1, kind="metrics"))
+    )
 
 
 def records_lines(conv: Converter, srv: FakeVllm) -> list[str]:
@@ -129,7 +134,9 @@ def test_sglang_gauges_one_record_per_new_interval_none_when_idle():
     srv.decode(1, 2.65, 0.55, 6.70321)
     got = records(conv.feed(srv.text()))
     assert [(r["rank"], r["accept_len"], r["accept_rate"], r["throughput"]) for r in got] == [
-        ("DP0 TP0", 2.9, 0.63, 7.501234), ("DP1 TP1", 2.65, 0.55, 6.70321)]
+        ("DP0 TP0", 2.9, 0.63, 7.501234),
+        ("DP1 TP1", 2.65, 0.55, 6.70321),
+    ]
     assert all(r["family"] == "sglang" and "running_req" not in r for r in got)
     srv.prefill(0, running=3)  # a prefill line re-sets the gauges with the same spec values
     for _ in range(3):
@@ -161,11 +168,13 @@ def test_sglang_rate_definition_inferred_from_the_values():
 
 
 def test_vllm_v0_gauges_are_cumulative_records():
-    text = ('# TYPE vllm:spec_decode_draft_acceptance_rate gauge\n'
-            'vllm:spec_decode_draft_acceptance_rate{model_name="m"} %s\n'
-            '# TYPE vllm:spec_decode_efficiency gauge\nvllm:spec_decode_efficiency{model_name="m"} %s\n'
-            '# TYPE vllm:spec_decode_num_emitted_tokens_total counter\n'
-            'vllm:spec_decode_num_emitted_tokens_total{model_name="m"} %s\n')
+    text = (
+        "# TYPE vllm:spec_decode_draft_acceptance_rate gauge\n"
+        'vllm:spec_decode_draft_acceptance_rate{model_name="m"} %s\n'
+        '# TYPE vllm:spec_decode_efficiency gauge\nvllm:spec_decode_efficiency{model_name="m"} %s\n'
+        "# TYPE vllm:spec_decode_num_emitted_tokens_total counter\n"
+        'vllm:spec_decode_num_emitted_tokens_total{model_name="m"} %s\n'
+    )
     conv = Converter()
     assert records(conv.feed(text % (0.642, 0.598, 100))) == []
     rec = records(conv.feed(text % (0.65, 0.6, 250)))[0]
@@ -190,8 +199,11 @@ def test_reference_paste_metric_names_and_labels():
     # the paste holds the drafts counters of 8 engines but no accepted-token counters: nothing to
     # derive a window from, and said so instead of a made-up number
     assert res.lines == [] and res.note
-    full = text + "".join(f'vllm:spec_decode_num_accepted_tokens_total{{engine="{e}",instance="localhost:8000",'
-                          f'job="vllm",model_name="/home/models/Qwen3-0.6B"}} {e}\n' for e in range(8))
+    full = text + "".join(
+        f'vllm:spec_decode_num_accepted_tokens_total{{engine="{e}",instance="localhost:8000",'
+        f'job="vllm",model_name="/home/models/Qwen3-0.6B"}} {e}\n'
+        for e in range(8)
+    )
     conv = Converter()
     res = conv.feed(full)
     assert res.found == ["vLLM V1 spec-decode counters (8 engines)"]

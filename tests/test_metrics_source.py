@@ -24,8 +24,13 @@ FAST = dict(scrape_interval=0.05, scrape_timeout=1.0, idle_after=None)
 
 
 def metric_records(c: Collector) -> list[dict]:
-    return [json.loads(line) for b in c.items if isinstance(b, LineBatch) for line in b.lines
-            if "marker" not in json.loads(line)]
+    return [
+        json.loads(line)
+        for b in c.items
+        if isinstance(b, LineBatch)
+        for line in b.lines
+        if "marker" not in json.loads(line)
+    ]
 
 
 def test_spec_syntax():
@@ -34,11 +39,22 @@ def test_spec_syntax():
     t = parse_metrics_target("metrics+https://vllm.example.org/stats/metrics?x=1")
     assert (t.scheme, t.port, t.path) == ("https", 443, "/stats/metrics?x=1")
     t = parse_metrics_target("metrics+ssh://me@gpu1:2222/8000")
-    assert (t.host, t.port, t.path, t.ssh.host, t.ssh.user, t.ssh.port) == ("127.0.0.1", 8000, "/metrics", "gpu1",
-                                                                           "me", 2222)
+    assert (t.host, t.port, t.path, t.ssh.host, t.ssh.user, t.ssh.port) == (
+        "127.0.0.1",
+        8000,
+        "/metrics",
+        "gpu1",
+        "me",
+        2222,
+    )
     t = parse_metrics_target("metrics+ssh://gpu1/10.0.0.5:9000/m")
     assert (t.host, t.port, t.path) == ("10.0.0.5", 9000, "/m") and t.where.endswith("via ssh gpu1")
-    for bad in ("metrics+ssh://gpu1/", "metrics+ssh://gpu1/x", "metrics+http://u:p@h/metrics", "metrics+http:///m"):
+    for bad in (
+        "metrics+ssh://gpu1/",
+        "metrics+ssh://gpu1/x",
+        "metrics+http://u:p@h/metrics",
+        "metrics+http:///m",
+    ):
         with pytest.raises(SourceSpecError):
             parse_metrics_target(bad)
     spec = parse_source_spec("gpu=metrics+http://127.0.0.1:8000/metrics")
@@ -76,7 +92,9 @@ async def test_scrapes_records_and_restart_after_the_server_went_away():
                 st.apply(b)
             assert [s.reason for s in st.stats.segments] == ["metrics_start", "counter_reset"]
             assert st.stats.current.ranks["engine 1"].accept_len.last == pytest.approx(4.0)
-            assert c.events[-1].data.get("reconnect") is True or any(e.data.get("reconnect") for e in c.events)
+            assert c.events[-1].data.get("reconnect") is True or any(
+                e.data.get("reconnect") for e in c.events
+            )
     finally:
         server.stop()
 
@@ -98,12 +116,17 @@ async def test_http_errors_are_one_line_events():
     try:
         with pytest.raises(HttpError, match="HTTP 503"):
             await http_get("127.0.0.1", server.port, "/metrics", timeout=2)
-        src = MetricsSource(parse_metrics_target(f"metrics+http://127.0.0.1:{server.port}/nothing"), "x",
-                            interval=0.05, idle_after=None)
+        src = MetricsSource(
+            parse_metrics_target(f"metrics+http://127.0.0.1:{server.port}/nothing"),
+            "x",
+            interval=0.05,
+            idle_after=None,
+        )
         async with Collector(src) as c:
             await c.wait_event(K.RECONNECTING, 3)
             assert [e.message for e in c.events if e.kind == K.ERROR] == [
-                f"http://127.0.0.1:{server.port}/nothing: HTTP 404 Not Found (retrying)"]  # said once
+                f"http://127.0.0.1:{server.port}/nothing: HTTP 404 Not Found (retrying)"
+            ]  # said once
     finally:
         server.stop()
 
@@ -119,8 +142,9 @@ async def test_not_following_reads_one_window_then_ends_and_fails_when_nobody_an
         port = server.port
     finally:
         server.stop()
-    src = MetricsSource(parse_metrics_target(f"metrics+http://127.0.0.1:{port}/metrics"), "x", follow=False,
-                        interval=0.1)
+    src = MetricsSource(
+        parse_metrics_target(f"metrics+http://127.0.0.1:{port}/metrics"), "x", follow=False, interval=0.1
+    )
     async with Collector(src) as c:
         await c.wait_for(lambda c: c.done, what="the end")
         assert c.events[-1].kind == K.ERROR and c.events[-1].data["fatal"] and src.error
@@ -144,9 +168,27 @@ async def test_idle_when_the_counters_do_not_move():
 @pytest.fixture(scope="module")
 def tls_files(tmp_path_factory):
     d = tmp_path_factory.mktemp("tls")
-    r = subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj",
-                        "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
-                        "-keyout", str(d / "key.pem"), "-out", str(d / "cert.pem")], capture_output=True)
+    r = subprocess.run(
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "2",
+            "-subj",
+            "/CN=localhost",
+            "-addext",
+            "subjectAltName=DNS:localhost,IP:127.0.0.1",
+            "-keyout",
+            str(d / "key.pem"),
+            "-out",
+            str(d / "cert.pem"),
+        ],
+        capture_output=True,
+    )
     if r.returncode != 0:
         missing(f"openssl cannot make a test certificate: {r.stderr[-200:]!r}")
     return d / "cert.pem", d / "key.pem"
@@ -160,14 +202,22 @@ async def test_https_verifies_the_certificate(tls_files, monkeypatch):
     ctx.load_cert_chain(str(cert), str(key))
     server.server.socket = ctx.wrap_socket(server.server.socket, server_side=True)
     try:
-        untrusted = MetricsSource(parse_metrics_target(f"metrics+https://localhost:{server.port}/metrics"), "x",
-                                  interval=0.05, idle_after=None)
+        untrusted = MetricsSource(
+            parse_metrics_target(f"metrics+https://localhost:{server.port}/metrics"),
+            "x",
+            interval=0.05,
+            idle_after=None,
+        )
         async with Collector(untrusted) as c:
             await c.wait_event(K.ERROR)
             assert "TLS certificate not trusted" in c.events[0].message
         monkeypatch.setenv("SSL_CERT_FILE", str(cert))  # now the system trusts it
-        trusted = MetricsSource(parse_metrics_target(f"metrics+https://localhost:{server.port}/metrics"), "x",
-                                interval=0.05, idle_after=None)
+        trusted = MetricsSource(
+            parse_metrics_target(f"metrics+https://localhost:{server.port}/metrics"),
+            "x",
+            interval=0.05,
+            idle_after=None,
+        )
         async with Collector(trusted) as c:
             await c.wait_event(K.CONNECTED)
             fake.decode(0, 3.25, 0.75, 42.125)
@@ -180,7 +230,9 @@ async def test_https_verifies_the_certificate(tls_files, monkeypatch):
 async def test_garbage_is_an_error_event_not_a_crash():
     server = PromServer(lambda: "<html>this is not prometheus{</html>\n").start()
     try:
-        src = MetricsSource(parse_metrics_target("metrics+" + server.url), "x", interval=0.05, idle_after=None)
+        src = MetricsSource(
+            parse_metrics_target("metrics+" + server.url), "x", interval=0.05, idle_after=None
+        )
         async with Collector(src) as c:
             await c.wait_event(K.RECONNECTING, 2)
             assert "not Prometheus text" in [e for e in c.events if e.kind == K.ERROR][0].message

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import asyncssh
 import pytest
-
 from _prom_util import FakeVllm, PromServer
 from _sources_util import Collector
 from _ssh_util import FAST_SSH, free_port, known_hosts_line, write_keypair
+
 from tui.core.sources import ssh_connect
 from tui.core.sources.base import EventKind as K
 from tui.core.sources.base import LineBatch
@@ -44,8 +44,12 @@ class ForwardServer:
                 return True
 
         self.server = await asyncssh.create_server(
-            Server, "127.0.0.1", port, server_host_keys=[str(self.tmp / "host_key")],
-            authorized_client_keys=str(self.tmp / "authorized_keys"))
+            Server,
+            "127.0.0.1",
+            port,
+            server_host_keys=[str(self.tmp / "host_key")],
+            authorized_client_keys=str(self.tmp / "authorized_keys"),
+        )
         self.port = self.server.sockets[0].getsockname()[1]
 
     async def stop(self) -> None:
@@ -58,8 +62,12 @@ class ForwardServer:
     def settings(self) -> SshSettings:
         kh = self.tmp / "known_hosts"
         kh.write_text(known_hosts_line("127.0.0.1", self.port, self.host_key))
-        return SshSettings(**FAST_SSH, connect_options=dict(config=None, known_hosts=str(kh), agent_path=None,
-                                                            client_keys=[str(self.tmp / "client_key")]))
+        return SshSettings(
+            **FAST_SSH,
+            connect_options=dict(
+                config=None, known_hosts=str(kh), agent_path=None, client_keys=[str(self.tmp / "client_key")]
+            ),
+        )
 
 
 def records(c: Collector) -> list[dict]:
@@ -126,8 +134,12 @@ async def test_unknown_host_key_is_fatal(tmp_path):
     try:
         settings = sshd.settings()
         (tmp_path / "known_hosts").write_text("")
-        src = open_source(parse_source_spec(f"metrics+ssh://127.0.0.1:{sshd.port}/8000"), scrape_interval=0.05,
-                          idle_after=None, ssh_settings=settings)
+        src = open_source(
+            parse_source_spec(f"metrics+ssh://127.0.0.1:{sshd.port}/8000"),
+            scrape_interval=0.05,
+            idle_after=None,
+            ssh_settings=settings,
+        )
         async with Collector(src) as c:
             await c.wait_for(lambda c: c.done, what="the end")
             ev = c.events[-1]

@@ -9,9 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from _prom_util import FakeVllm, PromServer
 from _ssh_util import free_port
+
 from tui.core.metrics_summary import summarize_metrics
 from tui.core.sources.spec import parse_source_spec
 
@@ -25,14 +25,16 @@ def busy_vllm() -> tuple[FakeVllm, PromServer]:
     def body() -> str:
         fake.step(0, 10, [4, 3, 1])
         return fake.text()
+
     return fake, PromServer(body).start()
 
 
 def test_summarize_metrics_windows_and_lifetime():
     fake, server = busy_vllm()
     try:
-        ms = summarize_metrics(parse_source_spec(f"v=metrics+{server.url}"), duration=0.3,
-                               options={"scrape_interval": 0.1})
+        ms = summarize_metrics(
+            parse_source_spec(f"v=metrics+{server.url}"), duration=0.3, options={"scrape_interval": 0.1}
+        )
     finally:
         server.stop()
     d = ms.result()
@@ -47,8 +49,13 @@ def test_summarize_metrics_windows_and_lifetime():
 
 
 def cli(*args, timeout=60):
-    return subprocess.run([sys.executable, "-m", "tui", "summary", *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "tui", "summary", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 def test_summary_cli_on_a_metrics_source():

@@ -18,7 +18,9 @@ async def test_watch_shows_a_metrics_source():
     server = PromServer(fake.text).start()
     try:
         specs = expand_source_args([f"gpu1=metrics+{server.url}"])
-        panes = live_panes(specs, follow=True, start=START, options={"idle_after": None, "scrape_interval": 0.05})
+        panes = live_panes(
+            specs, follow=True, start=START, options={"idle_after": None, "scrape_interval": 0.05}
+        )
         app = app_for(panes)
         async with app.run_test(size=(160, 45)) as pilot:
             pane = app.screen.query_one(SourcePane)
@@ -26,7 +28,7 @@ async def test_watch_shows_a_metrics_source():
             for n in range(1, 4):
                 fake.step(0, 20, [15, 10, 5])
                 fake.step(1, 10, [9, 8, 7])
-                await wait_for(pilot, lambda: pane.state.stats.records >= 2 * n)
+                await wait_for(pilot, lambda n=n: pane.state.stats.records >= 2 * n)
             seg = pane.state.stats.current
             assert seg.config.model_path == fake.model and seg.config.num_speculative_tokens == 3
             assert seg.ranks["engine 0"].accept_len.mean == pytest.approx(2.5)

@@ -76,8 +76,9 @@ EXPECTED = {
 
 
 def summary_json(*args: str) -> dict:
-    out = subprocess.run([sys.executable, "-m", "tui", "summary", "--json", *args],
-                         capture_output=True, text=True, timeout=60)
+    out = subprocess.run(
+        [sys.executable, "-m", "tui", "summary", "--json", *args], capture_output=True, text=True, timeout=60
+    )
     assert out.returncode == 0, out.stderr
     assert out.stderr == ""
     return json.loads(out.stdout)
@@ -141,9 +142,13 @@ def test_vllm_engines_tokens_and_positions():
     # num_drafts = drafted / k = 261 and 260; MAL weighted by them.
     assert seg["accept_len"]["weighted_mean"] == pytest.approx((2.81 * 261 + 3.11 * 260) / 521)
     # Per-position pooled by num_drafts: (0.839*261 + 0.862*260)/521 ...
-    assert seg["per_position"] == pytest.approx([(0.839 * 261 + 0.862 * 260) / 521,
-                                                (0.605 * 261 + 0.692 * 260) / 521,
-                                                (0.364 * 261 + 0.554 * 260) / 521])
+    assert seg["per_position"] == pytest.approx(
+        [
+            (0.839 * 261 + 0.862 * 260) / 521,
+            (0.605 * 261 + 0.692 * 260) / 521,
+            (0.364 * 261 + 0.554 * 260) / 521,
+        ]
+    )
     ascend = summary_json(str(FIXTURES / "vllm_issue_vllm-project-vllm-ascend_12521.log"))["sources"][0]
     ranks = ascend["segments"][0]["ranks"]
     assert ranks["engine 2"]["accept_len"]["mean"] == 2.87

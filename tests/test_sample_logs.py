@@ -18,24 +18,30 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 GEN = ROOT / "tools" / "gen_sample_logs.py"
 SAMPLES = ROOT / "sample_logs"
-NAMES = ["sglang_eagle3_restart.log", "ab_a.log", "ab_b.log", "sglang_dp_attention.log",
-         "vllm_v1_eagle3.log"]
+NAMES = ["sglang_eagle3_restart.log", "ab_a.log", "ab_b.log", "sglang_dp_attention.log", "vllm_v1_eagle3.log"]
 SGLANG = ["sglang_eagle3_restart.log", "ab_a.log", "ab_b.log", "sglang_dp_attention.log"]
 
 SGL_TS = re.compile(r"^\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)((?: [A-Z]+\d+)*)\] ")
 DECODE = re.compile(r"\] Decode batch, #running-req: (\d+), .*accept len: ([\d.]+), accept rate: ([\d.]+),")
-ARGS = re.compile(r"server_args=ServerArgs\(.*speculative_num_steps=(\d+), speculative_eagle_topk=(\d+), "
-                  r"speculative_num_draft_tokens=(\d+),")
+ARGS = re.compile(
+    r"server_args=ServerArgs\(.*speculative_num_steps=(\d+), speculative_eagle_topk=(\d+), "
+    r"speculative_num_draft_tokens=(\d+),"
+)
 VLLM_TS = re.compile(r"^\(APIServer pid=\d+\) INFO (\d\d-\d\d \d\d:\d\d:\d\d) ")
 VLLM_SPEC = re.compile(
     r"SpecDecoding metrics: Mean acceptance length: ([\d.]+), Accepted throughput: ([\d.]+) tokens/s, "
     r"Drafted throughput: ([\d.]+) tokens/s, Accepted: (\d+) tokens, Drafted: (\d+) tokens, "
-    r"Per-position acceptance rate: ([\d., ]+), Avg Draft acceptance rate: ([\d.]+)%$")
+    r"Per-position acceptance rate: ([\d., ]+), Avg Draft acceptance rate: ([\d.]+)%$"
+)
 
 
 def generate(out_dir: Path, *extra: str) -> None:
-    subprocess.run([sys.executable, str(GEN), "--out-dir", str(out_dir), *extra], check=True,
-                   capture_output=True, timeout=120)
+    subprocess.run(
+        [sys.executable, str(GEN), "--out-dir", str(out_dir), *extra],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -55,8 +61,9 @@ def sglang_runs(path: Path):
         if (d := DECODE.search(line)) is not None:
             ts = SGL_TS.match(line)
             assert ts is not None and runs, line
-            runs[-1][3].append((ts.group(1), ts.group(2).strip(), int(d.group(1)), float(d.group(2)),
-                                float(d.group(3))))
+            runs[-1][3].append(
+                (ts.group(1), ts.group(2).strip(), int(d.group(1)), float(d.group(2)), float(d.group(3)))
+            )
     return runs
 
 
@@ -76,7 +83,8 @@ def test_committed_samples_match_the_generator(generated):
         committed = SAMPLES / name
         assert committed.exists(), f"{committed} missing: run python tools/gen_sample_logs.py"
         assert committed.read_bytes() == (generated / name).read_bytes(), (
-            f"{name} differs from the generator's output: regenerate with python tools/gen_sample_logs.py")
+            f"{name} differs from the generator's output: regenerate with python tools/gen_sample_logs.py"
+        )
 
 
 def test_other_seed_changes_the_data(generated, tmp_path):
@@ -97,9 +105,9 @@ def test_sizes_are_reasonable(generated):
 def test_sglang_rate_follows_from_accept_len(generated, name):
     runs = sglang_runs(generated / name)
     assert runs
-    for steps, topk, ndt, recs in runs:
+    for steps, _topk, ndt, recs in runs:
         assert recs
-        for ts, tag, running, al, rate in recs:
+        for ts, _tag, running, al, rate in recs:
             assert 1.0 <= al <= steps + 1, (ts, al)
             # PR #23530: rate = (AL - 1) / (ndt - 1), re-derivable from the printed AL within 0.01
             assert abs(rate - round((al - 1) / (ndt - 1), 2)) <= 0.01 + 1e-9, (ts, al, rate)
@@ -126,7 +134,7 @@ def test_restart_segments(generated):
     broken, fixed = (mean([x[3] for x in r[3]]) for r in runs)
     assert abs(broken - 1.5) <= 0.1, broken
     assert abs(fixed - 2.4) <= 0.1, fixed
-    gap = (datetime.fromisoformat(runs[1][3][0][0]) - datetime.fromisoformat(runs[0][3][-1][0]))
+    gap = datetime.fromisoformat(runs[1][3][0][0]) - datetime.fromisoformat(runs[0][3][-1][0])
     assert 60 <= gap.total_seconds() <= 300
     text = (generated / "sglang_eagle3_restart.log").read_text()
     assert text.count("The server is fired up and ready to roll!") == 2
@@ -134,7 +142,7 @@ def test_restart_segments(generated):
 
 
 def test_sglang_has_idle_gaps_and_bursts(generated):
-    (_, _, _, recs), = sglang_runs(generated / "ab_a.log")
+    ((_, _, _, recs),) = sglang_runs(generated / "ab_a.log")
     times = [datetime.fromisoformat(r[0]) for r in recs]
     gaps = [(b - a).total_seconds() for a, b in zip(times, times[1:])]
     assert sum(g >= 15 for g in gaps) >= 3  # idle periods with no lines at all
@@ -145,7 +153,7 @@ def test_sglang_has_idle_gaps_and_bursts(generated):
 
 
 def test_sglang_values_are_autocorrelated(generated):
-    (_, _, _, recs), = sglang_runs(generated / "ab_b.log")
+    ((_, _, _, recs),) = sglang_runs(generated / "ab_b.log")
     xs = [r[3] for r in recs]
     m = mean(xs)
     lag1 = sum((a - m) * (b - m) for a, b in zip(xs, xs[1:])) / sum((a - m) ** 2 for a in xs)
@@ -153,8 +161,8 @@ def test_sglang_values_are_autocorrelated(generated):
 
 
 def test_ab_pair(generated):
-    (sa, _, nda, a), = sglang_runs(generated / "ab_a.log")
-    (sb, _, ndb, b), = sglang_runs(generated / "ab_b.log")
+    ((sa, _, nda, a),) = sglang_runs(generated / "ab_a.log")
+    ((sb, _, ndb, b),) = sglang_runs(generated / "ab_b.log")
     assert (sa, nda, sb, ndb) == (3, 4, 5, 6)
     assert abs(mean([r[3] for r in a]) - 2.30) <= 0.1
     assert abs(mean([r[3] for r in b]) - 2.55) <= 0.1
@@ -166,7 +174,7 @@ def test_ab_pair(generated):
 def test_dp_attention_ranks(generated):
     text = (generated / "sglang_dp_attention.log").read_text()
     assert "dp_size=4" in text and "tp_size=4" in text and "enable_dp_attention=True" in text
-    (_, _, _, recs), = sglang_runs(generated / "sglang_dp_attention.log")
+    ((_, _, _, recs),) = sglang_runs(generated / "sglang_dp_attention.log")
     by_rank: dict = {}
     for r in recs:
         by_rank.setdefault(r[1], []).append(r[3])
@@ -217,9 +225,11 @@ def test_vllm_lines_are_consistent(generated):
 
 
 def test_vllm_idle_periods_have_no_lines(generated):
-    stamps = [datetime.strptime("2026-" + m.group(1), "%Y-%m-%d %H:%M:%S")
-              for line in (generated / "vllm_v1_eagle3.log").read_text().splitlines()
-              if "SpecDecoding" in line and (m := VLLM_TS.match(line))]
+    stamps = [
+        datetime.strptime("2026-" + m.group(1), "%Y-%m-%d %H:%M:%S")
+        for line in (generated / "vllm_v1_eagle3.log").read_text().splitlines()
+        if "SpecDecoding" in line and (m := VLLM_TS.match(line))
+    ]
     steps = [(b - a).total_seconds() for a, b in zip(stamps, stamps[1:])]
     assert all(s % 10 == 0 and s >= 10 for s in steps)
     assert sum(s >= 30 for s in steps) >= 5  # idle gaps, no zero lines
@@ -228,8 +238,12 @@ def test_vllm_idle_periods_have_no_lines(generated):
 # ------------------------------------------------------------------------------ large mode
 def test_large_mode(tmp_path):
     out = tmp_path / "large.log"
-    subprocess.run([sys.executable, str(GEN), "--large", "20000", "--out", str(out)], check=True,
-                   capture_output=True, timeout=120)
+    subprocess.run(
+        [sys.executable, str(GEN), "--large", "20000", "--out", str(out)],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
     lines = out.read_text().splitlines()
     assert "server_args=ServerArgs(" in lines[0] and "tp_size=2" in lines[0]
     body = lines[1:]
@@ -248,6 +262,10 @@ def test_large_mode(tmp_path):
         assert 1 <= al <= 4
         assert abs(rate - round(al / 4, 2)) <= 0.01 + 1e-9  # Feb 2026 build: AL / ndt
     again = tmp_path / "again.log"
-    subprocess.run([sys.executable, str(GEN), "--large", "20000", "--out", str(again)], check=True,
-                   capture_output=True, timeout=120)
+    subprocess.run(
+        [sys.executable, str(GEN), "--large", "20000", "--out", str(again)],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
     assert again.read_bytes() == out.read_bytes()

@@ -7,18 +7,25 @@ import asyncio
 import os
 
 import pytest
+from _sources_util import FAST, Collector, append, seq, seq_lines
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from _sources_util import FAST, Collector, append, seq, seq_lines
 from tui.core.settings import ConfigError, default_config_path, load_settings, parse_settings
-from tui.core.sources.base import CUT_MARKER, MAX_LINE_BYTES, EventKind as K
+from tui.core.sources import spec as spec_module
+from tui.core.sources.base import CUT_MARKER, MAX_LINE_BYTES
+from tui.core.sources.base import EventKind as K
 from tui.core.sources.command import CommandSource
 from tui.core.sources.file import FileSource
 from tui.core.sources.lines import END, LineSplitter, StartAt, find_start, parse_start
 from tui.core.sources.merge import merged
-from tui.core.sources import spec as spec_module
-from tui.core.sources.spec import SourceSpecError, SshTarget, expand_source_args, open_source, parse_source_spec
+from tui.core.sources.spec import (
+    SourceSpecError,
+    SshTarget,
+    expand_source_args,
+    open_source,
+    parse_source_spec,
+)
 from tui.core.sources.stdin import PipeSource
 
 # -- the splitter ---------------------------------------------------------------------------------
@@ -31,8 +38,11 @@ def reference(data: bytes) -> list[tuple[int, str]]:
     for i, p in enumerate(parts):
         if i == len(parts) - 1 and not p:
             break
-        text = p[:MAX_LINE_BYTES].decode("utf-8", "replace") + CUT_MARKER if len(p) > MAX_LINE_BYTES \
+        text = (
+            p[:MAX_LINE_BYTES].decode("utf-8", "replace") + CUT_MARKER
+            if len(p) > MAX_LINE_BYTES
             else p.decode("utf-8", "replace").removesuffix("\r")
+        )
         out.append((off, text))
         off += len(p) + 1
     return out
@@ -43,7 +53,7 @@ def split_all(data: bytes, sizes: list[int]) -> list[tuple[int, int, str]]:
     while i < len(data):
         n = sizes[k % len(sizes)] if sizes else len(data)
         k += 1
-        lines, offs, first = sp.feed(data[i:i + n])
+        lines, offs, first = sp.feed(data[i : i + n])
         i += n
         assert first == len(got) + 1
         got += [(first + j, o, t) for j, (o, t) in enumerate(zip(offs, lines))]
@@ -53,9 +63,15 @@ def split_all(data: bytes, sizes: list[int]) -> list[tuple[int, int, str]]:
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.lists(st.binary(max_size=12).map(lambda b: b.replace(b"\n", b"")) | st.sampled_from(
-    [b"", b"\r", b"abc\r", b"\xff\xfe", "é€".encode(), b"\xe2\x82"]), max_size=20),
-    st.booleans(), st.lists(st.integers(1, 40), min_size=1, max_size=5))
+@given(
+    st.lists(
+        st.binary(max_size=12).map(lambda b: b.replace(b"\n", b""))
+        | st.sampled_from([b"", b"\r", b"abc\r", b"\xff\xfe", "é€".encode(), b"\xe2\x82"]),
+        max_size=20,
+    ),
+    st.booleans(),
+    st.lists(st.integers(1, 40), min_size=1, max_size=5),
+)
 def test_splitter_matches_a_plain_split_for_any_chunking(pieces, final_nl, sizes):
     data = b"\n".join(pieces) + (b"\n" if final_nl else b"")
     got = split_all(data, sizes)
@@ -99,9 +115,19 @@ async def test_file_source_cuts_a_3_mib_line(tmp_path):
 # -- start positions --------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("content,start,expect", [
-    (b"a\nb\nc\n", "end", 6), (b"a\nb\nc", "end", 4), (b"a\nb\nc\n", "-2", 2), (b"a\nb\nc", "-1", 4),
-    (b"a\nb\nc\n", "-9", 0), (b"a\nb\nc\n", "start", 0), (b"", "-3", 0), (b"a\nb\nc\n", "-0", 6)])
+@pytest.mark.parametrize(
+    "content,start,expect",
+    [
+        (b"a\nb\nc\n", "end", 6),
+        (b"a\nb\nc", "end", 4),
+        (b"a\nb\nc\n", "-2", 2),
+        (b"a\nb\nc", "-1", 4),
+        (b"a\nb\nc\n", "-9", 0),
+        (b"a\nb\nc\n", "start", 0),
+        (b"", "-3", 0),
+        (b"a\nb\nc\n", "-0", 6),
+    ],
+)
 def test_find_start(tmp_path, content, start, expect):
     p = tmp_path / "f"
     p.write_bytes(content)
@@ -160,8 +186,9 @@ async def test_pipe_source_says_idle():
 
 
 async def test_command_stdout_lines_stderr_events_and_exit():
-    src = CommandSource(f"printf '{seq_lines(1, 3)}'; echo 'oops' >&2; sleep 0.05; printf 'tail'; exit 3",
-                        idle_after=None)
+    src = CommandSource(
+        f"printf '{seq_lines(1, 3)}'; echo 'oops' >&2; sleep 0.05; printf 'tail'; exit 3", idle_after=None
+    )
     async with Collector(src) as c:
         await c.wait_for(lambda c: c.done)
     assert c.lines == [seq(1), seq(2), seq(3), "tail"]
@@ -221,8 +248,12 @@ def test_source_texts(tmp_path, monkeypatch):
     for text, (kind, target, label, name) in cases.items():
         s = parse_source_spec(text)
         assert (s.kind, s.target, s.label, s.name) == (kind, target, label, name), text
-    for text, msg in (("", "empty source"), ("cmd:", "needs a command"), ("logs", "is a directory"),
-                      ("foo://h/metrics", "foo:// sources are not supported")):
+    for text, msg in (
+        ("", "empty source"),
+        ("cmd:", "needs a command"),
+        ("logs", "is a directory"),
+        ("foo://h/metrics", "foo:// sources are not supported"),
+    ):
         with pytest.raises(SourceSpecError, match=msg):
             parse_source_spec(text)
 
@@ -256,8 +287,10 @@ def test_ssh_texts_go_to_the_registered_opener(monkeypatch):
 
 
 def test_config_names_and_pairs(tmp_path):
-    cfg = parse_settings('[sources]\nbroken = "/l/broken.log"\nfixed = { source = "/l/*.log", label = "fixed cfg" }\n'
-                         '[pairs]\neagle3 = ["broken", "fixed"]\n')
+    cfg = parse_settings(
+        '[sources]\nbroken = "/l/broken.log"\nfixed = { source = "/l/*.log", label = "fixed cfg" }\n'
+        '[pairs]\neagle3 = ["broken", "fixed"]\n'
+    )
     s = parse_source_spec("broken", cfg)
     assert (s.kind, s.target, s.name, s.config_name) == ("file", "/l/broken.log", "broken", "broken")
     assert parse_source_spec("fixed", cfg).name == "fixed cfg"
@@ -269,18 +302,25 @@ def test_config_names_and_pairs(tmp_path):
         expand_source_args(["-", "x=-"], cfg)
 
 
-@pytest.mark.parametrize("text,message", [
-    ('[sources]\nfixed = { source = "a", lable = "x" }\n',
-     "sources.fixed.lable: unknown key (did you mean 'label'?)"),
-    ('[soruces]\na = "x"\n', "soruces: unknown key (did you mean 'sources'?)"),
-    ('[sources]\nfixed = "/f.log"\n[pairs]\nab = { a = "fixed", b = "fixd" }\n',
-     "pairs.ab.b: 'fixd' is not a name in [sources] (did you mean 'fixed'?)"),
-    ('[pairs]\nab = ["x.log"]\n', "pairs.ab: a pair is two sources, [A, B]; got 1"),
-    ('[sources]\n"a b" = "x"\n', "sources.'a b': not a usable name"),
-    ('[sources]\na = { label = "x" }\n', "sources.a.source: required key is missing"),
-    ('[sources]\nb = 5\n', "sources.b: expected a source text"),
-    ('[sources\n', "not valid TOML"),
-])
+@pytest.mark.parametrize(
+    "text,message",
+    [
+        (
+            '[sources]\nfixed = { source = "a", lable = "x" }\n',
+            "sources.fixed.lable: unknown key (did you mean 'label'?)",
+        ),
+        ('[soruces]\na = "x"\n', "soruces: unknown key (did you mean 'sources'?)"),
+        (
+            '[sources]\nfixed = "/f.log"\n[pairs]\nab = { a = "fixed", b = "fixd" }\n',
+            "pairs.ab.b: 'fixd' is not a name in [sources] (did you mean 'fixed'?)",
+        ),
+        ('[pairs]\nab = ["x.log"]\n', "pairs.ab: a pair is two sources, [A, B]; got 1"),
+        ('[sources]\n"a b" = "x"\n', "sources.'a b': not a usable name"),
+        ('[sources]\na = { label = "x" }\n', "sources.a.source: required key is missing"),
+        ("[sources]\nb = 5\n", "sources.b: expected a source text"),
+        ("[sources\n", "not valid TOML"),
+    ],
+)
 def test_config_errors_point_at_the_key(text, message):
     with pytest.raises(ConfigError) as e:
         parse_settings(text, "specwatch.toml")

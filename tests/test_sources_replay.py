@@ -25,8 +25,10 @@ T0 = "2026-01-02 03:04:"
 
 def dec(sec: int, n: int) -> str:
     """An SGLang decode line at second ``sec``; ``n`` (as #running-req) numbers it."""
-    return (f"[{T0}{sec:02d} TP0] Decode batch, #running-req: {n}, #token: 10, token usage: 0.01, "
-            f"accept len: 2.00, accept rate: 0.50, cuda graph: True, gen throughput (token/s): 10.00, #queue-req: 0")
+    return (
+        f"[{T0}{sec:02d} TP0] Decode batch, #running-req: {n}, #token: 10, token usage: 0.01, "
+        f"accept len: 2.00, accept rate: 0.50, cuda graph: True, gen throughput (token/s): 10.00, #queue-req: 0"
+    )
 
 
 def args(sec: int, steps: int) -> str:
@@ -51,8 +53,17 @@ def emitted(c: Collector) -> list[str]:
     return out
 
 
-LOG = [args(0, 3), dec(1, 1), dec(2, 2), "a line without a timestamp", dec(2, 3), dec(5, 4),
-       args(10, 5), dec(11, 5), dec(12, 6)]
+LOG = [
+    args(0, 3),
+    dec(1, 1),
+    dec(2, 2),
+    "a line without a timestamp",
+    dec(2, 3),
+    dec(5, 4),
+    args(10, 5),
+    dec(11, 5),
+    dec(12, 6),
+]
 
 
 async def test_original_pacing_at_speed_one(tmp_path):
@@ -185,8 +196,10 @@ async def test_a_capped_gap_survives_a_pause_without_a_burst(tmp_path):
 
 
 async def test_vllm_year_rollover_pacing(tmp_path):
-    lines = ["INFO 12-31 23:59:58 [loggers.py:1] SpecDecoding metrics: Mean acceptance length: 2.00",
-             "INFO 01-01 00:00:01 [loggers.py:1] SpecDecoding metrics: Mean acceptance length: 2.10"]
+    lines = [
+        "INFO 12-31 23:59:58 [loggers.py:1] SpecDecoding metrics: Mean acceptance length: 2.00",
+        "INFO 01-01 00:00:01 [loggers.py:1] SpecDecoding metrics: Mean acceptance length: 2.10",
+    ]
     clock = FakeClock()
     async with Collector(ReplaySource(write(tmp_path, lines), speed=1.0, clock=clock)) as c:
         await settle()
@@ -198,8 +211,10 @@ async def test_vllm_year_rollover_pacing(tmp_path):
 
 
 async def test_docker_prefix_pacing_with_fractions(tmp_path):
-    lines = ["2026-05-12T07:51:39.250000000Z (APIServer pid=1) INFO 05-12 07:51:39 [x.py:1] a",
-             "2026-05-12T07:51:39.750000000Z (APIServer pid=1) INFO 05-12 07:51:39 [x.py:1] b"]
+    lines = [
+        "2026-05-12T07:51:39.250000000Z (APIServer pid=1) INFO 05-12 07:51:39 [x.py:1] a",
+        "2026-05-12T07:51:39.750000000Z (APIServer pid=1) INFO 05-12 07:51:39 [x.py:1] b",
+    ]
     clock = FakeClock()
     async with Collector(ReplaySource(write(tmp_path, lines), speed=1.0, clock=clock)) as c:
         await settle()

@@ -15,17 +15,24 @@ import time
 from pathlib import Path
 
 import pytest
-
 from _sources_util import Collector, append, seq, seq_lines
 from _ssh_util import Sshd, _children, require_sshd, user_home
+
 from tui.core.sources.base import EventKind as K
-from tui.core.sources.spec import SshTarget, parse_source_spec
+from tui.core.sources.spec import parse_source_spec
 from tui.core.sources.ssh import SshSource
 from tui.core.sources.ssh_connect import SshSettings
 
 ROOT = Path(__file__).resolve().parents[1]
-FAST = dict(keepalive_interval=1.0, keepalive_count_max=2, connect_timeout=3.0, reconnect_initial=0.1,
-            reconnect_max=0.5, status_interval=0.2, settle=0.05)
+FAST = dict(
+    keepalive_interval=1.0,
+    keepalive_count_max=2,
+    connect_timeout=3.0,
+    reconnect_initial=0.1,
+    reconnect_max=0.5,
+    status_interval=0.2,
+    settle=0.05,
+)
 
 
 @pytest.fixture(scope="module")
@@ -137,8 +144,12 @@ async def test_several_files_share_one_connection(home, sshd, tmp_path):
     log = sshd.d / "sshd.log"
     before = log.read_text().count("Accepted publickey")
     settings = SshSettings(**FAST)
-    cols = [Collector(SshSource(parse_source_spec(f"logbox:{p}").ssh, f"s{i}", settings=settings, idle_after=None))
-            for i, p in enumerate(paths)]
+    cols = [
+        Collector(
+            SshSource(parse_source_spec(f"logbox:{p}").ssh, f"s{i}", settings=settings, idle_after=None)
+        )
+        for i, p in enumerate(paths)
+    ]
     for c in cols:
         await c.__aenter__()
     try:
@@ -154,8 +165,15 @@ async def test_several_files_share_one_connection(home, sshd, tmp_path):
 def _cli(args: list[str], home: Path, **kw) -> subprocess.Popen:
     env = {**os.environ, "HOME": str(home)}
     env.pop("SSH_AUTH_SOCK", None)
-    return subprocess.Popen([sys.executable, "-m", "tui", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, env=env, cwd=ROOT, **kw)
+    return subprocess.Popen(
+        [sys.executable, "-m", "tui", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        **kw,
+    )
 
 
 DECODE = "[2026-06-01 00:00:{s:02d}] Decode batch, #running-req: 1, accept len: {al:.2f}, accept rate: 0.50\n"
@@ -208,8 +226,9 @@ def test_cli_unknown_host_refused_then_accepted_with_the_flag(home, sshd, tmp_pa
     proc = _cli(["stream", "--jsonl", "--no-follow", f"logbox:{p}"], home)
     out, err = proc.communicate(timeout=20)
     assert proc.returncode == 1 and '"record"' not in out
-    fp = subprocess.run(["ssh-keygen", "-lf", str(sshd.d / "host_ed25519.pub")], capture_output=True,
-                        text=True).stdout.split()[1]
+    fp = subprocess.run(
+        ["ssh-keygen", "-lf", str(sshd.d / "host_ed25519.pub")], capture_output=True, text=True
+    ).stdout.split()[1]
     assert fp in err and "--accept-new-host-key" in err and "Traceback" not in err
     proc = _cli(["stream", "--jsonl", "--no-follow", "--accept-new-host-key", f"logbox:{p}"], home)
     out, err = proc.communicate(timeout=20)
@@ -217,16 +236,19 @@ def test_cli_unknown_host_refused_then_accepted_with_the_flag(home, sshd, tmp_pa
     assert [json.loads(x)["accept_len"] for x in out.splitlines() if '"record"' in x] == [2.5]
     assert kh.read_text().startswith(f"[127.0.0.1]:{sshd.port} ssh-ed25519 ")
     # a changed key is refused even with the flag
-    kh.write_text(f"[127.0.0.1]:{sshd.port} " + " ".join(
-        (sshd.d / "client_ed25519.pub").read_text().split()[:2]) + "\n")
+    kh.write_text(
+        f"[127.0.0.1]:{sshd.port} " + " ".join((sshd.d / "client_ed25519.pub").read_text().split()[:2]) + "\n"
+    )
     proc = _cli(["stream", "--jsonl", "--no-follow", "--accept-new-host-key", f"logbox:{p}"], home)
     out, err = proc.communicate(timeout=20)
     assert proc.returncode == 1 and "CHANGED" in err and '"record"' not in out
 
 
 def test_cli_errors_are_one_line(home, sshd, tmp_path):
-    cases = [(f"logbox:{tmp_path}/missing.log", "no such file"),
-             ("no-such-host.invalid:/x.log", "unknown host name")]
+    cases = [
+        (f"logbox:{tmp_path}/missing.log", "no such file"),
+        ("no-such-host.invalid:/x.log", "unknown host name"),
+    ]
     for text, want in cases:
         proc = _cli(["stream", "--no-follow", text], home)
         out, err = proc.communicate(timeout=20)

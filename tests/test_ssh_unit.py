@@ -8,16 +8,15 @@ import json
 import os
 import random
 import shutil
-import stat as stat_mod
 from pathlib import Path
 
 import asyncssh
 import pytest
-
 from _sources_util import Collector, append, seq, seq_lines
 from _ssh_util import ExecServer, known_hosts_line, write_keypair
+
 from tui.core.sources.base import EventKind as K
-from tui.core.sources.lines import END, START, StartAt, find_start
+from tui.core.sources.lines import END, StartAt, find_start
 from tui.core.sources.spec import SourceSpecError, SshTarget, open_source, parse_source_spec
 from tui.core.sources.ssh import SshSource
 from tui.core.sources.ssh_connect import pool_size
@@ -35,8 +34,13 @@ async def server(tmp_path):
 
 def source(srv: ExecServer, path, **kw) -> SshSource:
     settings = kw.pop("settings", None) or srv.settings(**kw.pop("ssh", {}))
-    return SshSource(SshTarget("127.0.0.1", str(path), "u", srv.port), kw.pop("name", "remote"),
-                     settings=settings, idle_after=kw.pop("idle_after", None), **kw)
+    return SshSource(
+        SshTarget("127.0.0.1", str(path), "u", srv.port),
+        kw.pop("name", "remote"),
+        settings=settings,
+        idle_after=kw.pop("idle_after", None),
+        **kw,
+    )
 
 
 def evs(c: Collector, kind) -> list:
@@ -54,9 +58,14 @@ def test_remote_paths_are_validated_before_any_shell():
     assert parse_remote_path("/data/logs/x.log").base == "x.log"
     assert parse_remote_path("~/logs/*.log").dir == "logs" and parse_remote_path("~/logs/*.log").glob
     assert parse_remote_path("x.log").dir == "."
-    for bad, why in [("/data/*/x.log", "last path component"), ("/data/logs/", "directory"),
-                     ("/a/x\n.log", "newline"), ("~bob/x.log", "~user"), ("/a/[ab.log", "unclosed"),
-                     ("/a/x\\*.log", "not allowed")]:
+    for bad, why in [
+        ("/data/*/x.log", "last path component"),
+        ("/data/logs/", "directory"),
+        ("/a/x\n.log", "newline"),
+        ("~bob/x.log", "~user"),
+        ("/a/[ab.log", "unclosed"),
+        ("/a/x\\*.log", "not allowed"),
+    ]:
         with pytest.raises(RemotePathError, match=why):
             parse_remote_path(bad)
     with pytest.raises(SourceSpecError, match="last path component"):
@@ -65,10 +74,14 @@ def test_remote_paths_are_validated_before_any_shell():
 
 def test_demux_finds_records_and_tail_messages_split_anywhere():
     tag, nonce = "\x1fspecwatch-abc", "./././/./"
-    stream = (f"{tag} H ok 1:2 10 0 1\n".encode() + b"line one\nhalf a li"
-              + f"{tag} S\nregular file|1:2|30|./x\nregular file|1:2|30|/proc/9/fd/3\n{tag} E\n".encode()
-              + b"ne\nthis tail: is data\ntail: " + f"{nonce}x.log: file truncated\n".encode()
-              + b"after\ntail: inotify cannot be used, reverting to polling\nlast\n")
+    stream = (
+        f"{tag} H ok 1:2 10 0 1\n".encode()
+        + b"line one\nhalf a li"
+        + f"{tag} S\nregular file|1:2|30|./x\nregular file|1:2|30|/proc/9/fd/3\n{tag} E\n".encode()
+        + b"ne\nthis tail: is data\ntail: "
+        + f"{nonce}x.log: file truncated\n".encode()
+        + b"after\ntail: inotify cannot be used, reverting to polling\nlast\n"
+    )
     for cut in range(1, len(stream)):
         d = ReaderDemux(tag, nonce)
         parts = d.feed(stream[:cut]) + d.feed(stream[cut:])
@@ -358,20 +371,32 @@ async def test_file_replaced_while_disconnected_is_a_rotation(server, tmp_path):
 async def test_summary_streams_the_remote_file_and_reads_the_draft_config_there(server, tmp_path):
     draft = tmp_path / "eagle3"
     draft.mkdir()
-    (draft / "config.json").write_text(json.dumps({"architectures": ["LlamaForCausalLMEagle3"],
-                                                   "num_hidden_layers": 1,
-                                                   "eagle_config": {"eagle_aux_hidden_state_layer_ids": [1, 23, 44]}}))
+    (draft / "config.json").write_text(
+        json.dumps(
+            {
+                "architectures": ["LlamaForCausalLMEagle3"],
+                "num_hidden_layers": 1,
+                "eagle_config": {"eagle_aux_hidden_state_layer_ids": [1, 23, 44]},
+            }
+        )
+    )
     log = tmp_path / "x.log"
     rng = random.Random(1)
-    body = "".join(f"[2026-06-01 00:01:{i % 60:02d}] Decode batch, #running-req: 1, accept len: "
-                   f"{rng.uniform(1, 4):.2f}, accept rate: 0.50\n" for i in range(3000))
+    body = "".join(
+        f"[2026-06-01 00:01:{i % 60:02d}] Decode batch, #running-req: 1, accept len: "
+        f"{rng.uniform(1, 4):.2f}, accept rate: 0.50\n"
+        for i in range(3000)
+    )
     log.write_text(
         f"[2026-06-01 00:00:00] server_args=ServerArgs(speculative_algorithm='EAGLE3', "
-        f"speculative_draft_model_path='{draft}')\n" + body +
-        f"[2026-06-01 01:00:00] server_args=ServerArgs(speculative_algorithm='EAGLE3', "
-        f"speculative_draft_model_path='{tmp_path}/gone')\n")
-    s = await summarize_remote(SshTarget("127.0.0.1", str(log), "u", server.port), "remote", "x",
-                               server.settings())
+        f"speculative_draft_model_path='{draft}')\n"
+        + body
+        + f"[2026-06-01 01:00:00] server_args=ServerArgs(speculative_algorithm='EAGLE3', "
+        f"speculative_draft_model_path='{tmp_path}/gone')\n"
+    )
+    s = await summarize_remote(
+        SshTarget("127.0.0.1", str(log), "u", server.port), "remote", "x", server.settings()
+    )
     d = s.result()
     assert s.bytes == log.stat().st_size and s.stats.records == 3000
     segs = d["segments"]
@@ -384,8 +409,9 @@ async def test_summary_streams_the_remote_file_and_reads_the_draft_config_there(
 async def test_live_source_reads_the_draft_config_over_its_own_connection(server, tmp_path):
     draft = tmp_path / "draft"
     draft.mkdir()
-    (draft / "config.json").write_text(json.dumps({"architectures": ["Eagle3"],
-                                                   "eagle_aux_hidden_state_layer_ids": [2, 16, 29]}))
+    (draft / "config.json").write_text(
+        json.dumps({"architectures": ["Eagle3"], "eagle_aux_hidden_state_layer_ids": [2, 16, 29]})
+    )
     p = tmp_path / "a.log"
     append(p, "x\n")
     src = source(server, p)

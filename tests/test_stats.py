@@ -11,11 +11,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tui.core.records import RATE_DRAFTS, RATE_SGLANG_AL_OVER_NDT
 from tui.core.stats import Series, compare
 from tui.core.stats.rates import infer_sglang
 from tui.core.stats.series import MIN_BATCHES, ColumnChunk
 from tui.core.stats.tdist import t975, t_ppf
-from tui.core.records import RATE_DRAFTS, RATE_SGLANG_AL_OVER_NDT
 
 
 def ar1(rng: random.Random, n: int, mean: float, sd: float, phi: float) -> list[float]:
@@ -36,8 +36,10 @@ def test_t_quantiles_match_tables():
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.floats(min_value=-1e6, max_value=1e6, allow_nan=False), min_size=1, max_size=300),
-       st.integers(min_value=1, max_value=7))
+@given(
+    st.lists(st.floats(min_value=-1e6, max_value=1e6, allow_nan=False), min_size=1, max_size=300),
+    st.integers(min_value=1, max_value=7),
+)
 def test_series_matches_textbook_values(xs, pieces):
     s = Series()
     size = max(1, len(xs) // pieces)
@@ -53,7 +55,7 @@ def test_series_matches_textbook_values(xs, pieces):
     assert (s.min, s.max, s.first, s.last) == (min(xs), max(xs), xs[0], xs[-1])
     if len(xs) > 1:
         assert s.std == pytest.approx(statistics.stdev(xs), rel=1e-6, abs=1e-3)
-    assert list(s.window) == xs[-s.window.maxlen:]
+    assert list(s.window) == xs[-s.window.maxlen :]
 
 
 def test_bulk_and_single_adds_agree_exactly_on_batches_and_ewma():

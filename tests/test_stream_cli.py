@@ -20,9 +20,11 @@ ENV = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"}
 
 def dec(n: int) -> str:
     """A metric line numbered by its #token field."""
-    return (f"[2026-01-02 03:04:05 TP0] Decode batch, #running-req: 4, #token: {n}, token usage: 0.01, "
-            f"accept len: 2.50, accept rate: 0.50, cuda graph: True, gen throughput (token/s): 99.00, "
-            f"#queue-req: 0\n")
+    return (
+        f"[2026-01-02 03:04:05 TP0] Decode batch, #running-req: 4, #token: {n}, token usage: 0.01, "
+        f"accept len: 2.50, accept rate: 0.50, cuda graph: True, gen throughput (token/s): 99.00, "
+        f"#queue-req: 0\n"
+    )
 
 
 def decs(a: int, b: int) -> str:
@@ -37,8 +39,9 @@ class Live:
     """A running ``specwatch stream``; its stdout lines arrive on a queue."""
 
     def __init__(self, *args: str, cwd: Path = ROOT, env: dict | None = None) -> None:
-        self.proc = subprocess.Popen(cmd(*args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                     cwd=cwd, env=env or ENV)
+        self.proc = subprocess.Popen(
+            cmd(*args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=cwd, env=env or ENV
+        )
         self.q: queue.Queue[str] = queue.Queue()
         self.out: list[dict] = []
         self.reader = threading.Thread(target=self._read, daemon=True)
@@ -122,20 +125,30 @@ def test_appended_truncated_rotated_and_newer_glob_match(tmp_path):
 
 
 def test_stdin_to_eof_and_text_output():
-    r = subprocess.run(cmd("-"), input=decs(1, 2) + "noise\n" + dec(3).rstrip("\n"), capture_output=True,
-                       text=True, cwd=ROOT, env=ENV, timeout=30)
+    r = subprocess.run(
+        cmd("-"),
+        input=decs(1, 2) + "noise\n" + dec(3).rstrip("\n"),
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=ENV,
+        timeout=30,
+    )
     assert r.returncode == 0 and r.stderr == ""
     lines = r.stdout.splitlines()
     assert lines[0] == "[stdin] -- opened: reading stdin"
-    assert lines[1] == ("[stdin] 2026-01-02 03:04:05 seg 0 TP0 accept_len=2.50 accept_rate=0.500 "
-                        "throughput=99.0 running=4 queue=0")
+    assert lines[1] == (
+        "[stdin] 2026-01-02 03:04:05 seg 0 TP0 accept_len=2.50 accept_rate=0.500 "
+        "throughput=99.0 running=4 queue=0"
+    )
     assert len(lines) == 5 and lines[-1].startswith("[stdin] -- eof")
 
 
 def test_command_source_with_stderr_and_exit(tmp_path):
     script = f"printf '{decs(1, 2)}'; echo 'warming up' >&2; printf '{dec(3)}'"
-    r = subprocess.run(cmd("--jsonl", f"cmd:{script}"), capture_output=True, text=True, cwd=ROOT, env=ENV,
-                       timeout=30)
+    r = subprocess.run(
+        cmd("--jsonl", f"cmd:{script}"), capture_output=True, text=True, cwd=ROOT, env=ENV, timeout=30
+    )
     assert r.returncode == 0, r.stderr
     out = [json.loads(line) for line in r.stdout.splitlines()]
     assert [o["tokens"] for o in out if o["kind"] == "record"] == [1, 2, 3]
@@ -149,36 +162,52 @@ def test_from_last_lines_no_follow_and_a_config_name(tmp_path):
     log.write_text(decs(1, 10))
     cfg = tmp_path / "specwatch.toml"
     cfg.write_text(f'[sources]\nrun = {{ source = "{log}", label = "the run" }}\n')
-    r = subprocess.run(cmd("--jsonl", "--from", "-2", "--no-follow", "--config", str(cfg), "run"),
-                       capture_output=True, text=True, cwd=ROOT, env=ENV, timeout=30)
+    r = subprocess.run(
+        cmd("--jsonl", "--from", "-2", "--no-follow", "--config", str(cfg), "run"),
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=ENV,
+        timeout=30,
+    )
     assert r.returncode == 0, r.stderr
     out = [json.loads(line) for line in r.stdout.splitlines()]
     recs = [o for o in out if o["kind"] == "record"]
-    assert [(o["tokens"], o["line_no"], o["source"]) for o in recs] == [(9, 9, "the run"), (10, 10, "the run")]
+    assert [(o["tokens"], o["line_no"], o["source"]) for o in recs] == [
+        (9, 9, "the run"),
+        (10, 10, "the run"),
+    ]
     assert out[-1]["event"] == "eof"
 
 
 def test_a_config_error_names_the_key(tmp_path):
     cfg = tmp_path / "bad.toml"
     cfg.write_text('[sources]\nrun = { source = "x.log", lable = "x" }\n')
-    r = subprocess.run(cmd("--config", str(cfg), "run"), capture_output=True, text=True, cwd=ROOT, env=ENV,
-                       timeout=30)
+    r = subprocess.run(
+        cmd("--config", str(cfg), "run"), capture_output=True, text=True, cwd=ROOT, env=ENV, timeout=30
+    )
     assert r.returncode == 2 and r.stdout == ""
-    assert r.stderr.strip() == (f"specwatch stream: {cfg}: sources.run.lable: unknown key "
-                                "(did you mean 'label'?); allowed: source, label")
+    assert r.stderr.strip() == (
+        f"specwatch stream: {cfg}: sources.run.lable: unknown key "
+        "(did you mean 'label'?); allowed: source, label"
+    )
 
 
 def test_a_missing_file_without_follow_fails_in_one_line(tmp_path):
     missing = tmp_path / "missing.log"
-    r = subprocess.run(cmd("--no-follow", str(missing)), capture_output=True, text=True, cwd=ROOT, env=ENV,
-                       timeout=30)
+    r = subprocess.run(
+        cmd("--no-follow", str(missing)), capture_output=True, text=True, cwd=ROOT, env=ENV, timeout=30
+    )
     assert r.returncode == 1 and r.stderr.strip() == f"specwatch stream: {missing}: no such file: {missing}"
 
 
 def test_an_unknown_kind_of_source_is_refused_clearly():
     r = subprocess.run(cmd("foo://host/x.log"), capture_output=True, text=True, cwd=ROOT, env=ENV, timeout=30)
-    assert r.returncode == 2 and r.stdout == "" and r.stderr.strip() == (
-        "specwatch stream: foo://host/x.log: foo:// sources are not supported")
+    assert (
+        r.returncode == 2
+        and r.stdout == ""
+        and r.stderr.strip() == ("specwatch stream: foo://host/x.log: foo:// sources are not supported")
+    )
 
 
 def test_ctrl_c_exits_0_quietly_and_stops_commands(tmp_path):

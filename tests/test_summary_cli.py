@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -15,8 +14,9 @@ SAMPLES = ROOT / "sample_logs"
 
 
 def run(*args: str, stdin: bytes | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "tui", *args], input=stdin, capture_output=True, timeout=120,
-                          cwd=ROOT, env=env)
+    return subprocess.run(
+        [sys.executable, "-m", "tui", *args], input=stdin, capture_output=True, timeout=120, cwd=ROOT, env=env
+    )
 
 
 def test_ab_samples_compare_higher():
@@ -28,7 +28,9 @@ def test_ab_samples_compare_higher():
     assert c["verdict"] == "higher"
     lo, hi = c["ci95"]
     assert lo < c["diff"] < hi and lo > 0
-    assert c["diff"] == pytest.approx(d["sources"][1]["accept_len"]["mean"] - d["sources"][0]["accept_len"]["mean"])
+    assert c["diff"] == pytest.approx(
+        d["sources"][1]["accept_len"]["mean"] - d["sources"][0]["accept_len"]["mean"]
+    )
     # The two servers print the rate with the same definition but different D: rates are not comparable as printed.
     assert d["comparison"]["accept_rate"]["definitions"] == ["accepted_drafts_over_proposed_drafts"] * 2
 
@@ -63,13 +65,16 @@ def test_stdin_and_labels():
     assert src["accept_len"] == direct["accept_len"]
 
 
-@pytest.mark.parametrize("args,message", [
-    (["summary", "/nonexistent/x.log"], "no such file"),
-    (["summary", "."], "is a directory"),
-    (["summary"], "the following arguments are required"),
-    (["summary", "--bogus", "x"], "unrecognized arguments"),
-    (["summary", "-", "-"], "stdin (-) can be read only once"),
-])
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["summary", "/nonexistent/x.log"], "no such file"),
+        (["summary", "."], "is a directory"),
+        (["summary"], "the following arguments are required"),
+        (["summary", "--bogus", "x"], "unrecognized arguments"),
+        (["summary", "-", "-"], "stdin (-) can be read only once"),
+    ],
+)
 def test_errors_are_one_line(args, message):
     out = run(*args)
     assert out.returncode == 2
@@ -92,8 +97,11 @@ def test_memory_does_not_grow_with_file_size(tmp_path, monkeypatch):
     startup = (b"server_args", b"vLLM API", b"Started server", b"ready to roll", b"non-default")
 
     def body(name: str) -> bytes:  # one server's traffic, without its start-up lines
-        return b"".join(line for line in (SAMPLES / name).read_bytes().splitlines(keepends=True)
-                        if not any(m in line for m in startup))
+        return b"".join(
+            line
+            for line in (SAMPLES / name).read_bytes().splitlines(keepends=True)
+            if not any(m in line for m in startup)
+        )
 
     sglang, vllm = body("ab_a.log"), body("vllm_v1_eagle3.log")  # fast-path and line-parser chunks
     peaks = []

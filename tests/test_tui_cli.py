@@ -48,14 +48,17 @@ def test_live_plan_labels():
     assert unique_labels(["a", "a", "b"]) == ["a", "a (2)", "b"]
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["replay", "/nonexistent.log"], "no such file"),
-    (["replay", "--speed", "0", A], "--speed"),
-    (["replay", "--speed", "2", "--max", A], "not allowed with argument"),
-    (["compare", A], "needs two sources"),
-    (["watch", "--from", "middle", A], "specwatch watch"),
-    (["watch", "/tmp"], "is a directory"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["replay", "/nonexistent.log"], "no such file"),
+        (["replay", "--speed", "0", A], "--speed"),
+        (["replay", "--speed", "2", "--max", A], "not allowed with argument"),
+        (["compare", A], "needs two sources"),
+        (["watch", "--from", "middle", A], "specwatch watch"),
+        (["watch", "/tmp"], "is a directory"),
+    ],
+)
 def test_errors_are_one_line(argv, message, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err.strip()
@@ -63,14 +66,22 @@ def test_errors_are_one_line(argv, message, capsys):
 
 
 def test_needs_a_terminal():
-    r = subprocess.run([sys.executable, "-m", "tui", "replay", A], capture_output=True, text=True, cwd=ROOT,
-                       stdin=subprocess.DEVNULL, timeout=30)
+    r = subprocess.run(
+        [sys.executable, "-m", "tui", "replay", A],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        stdin=subprocess.DEVNULL,
+        timeout=30,
+    )
     assert r.returncode == 2 and "needs a terminal" in r.stderr
 
 
 def test_tui_modules_do_not_load_for_headless_commands():
-    code = ("import sys; from tui.cli import build_parser; build_parser(); "
-            "print(any(m == 'textual' or m.startswith('textual.') for m in sys.modules))")
+    code = (
+        "import sys; from tui.cli import build_parser; build_parser(); "
+        "print(any(m == 'textual' or m.startswith('textual.') for m in sys.modules))"
+    )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=30)
     assert r.stdout.strip() == "False"
 

@@ -31,8 +31,9 @@ async def _finished(pilot) -> None:
 
 def test_snapshot_single_replay(snap_compare):
     # A relative path: the end-of-file event names it, and it must not depend on the checkout.
-    assert snap_compare(replay_app("sample_logs/sglang_eagle3_restart.log"), terminal_size=(160, 45),
-                        run_before=_finished)
+    assert snap_compare(
+        replay_app("sample_logs/sglang_eagle3_restart.log"), terminal_size=(160, 45), run_before=_finished
+    )
 
 
 def test_snapshot_compare_replay(snap_compare):

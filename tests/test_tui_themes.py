@@ -24,7 +24,7 @@ def test_shipped_themes_load():
 def test_bad_theme_files_are_named_with_the_key(tmp_path):
     (tmp_path / "bad.toml").write_text('name = "x"\nprimary = "not-a-colour"\n')
     (tmp_path / "typo.toml").write_text('name = "y"\nprimary = "#fff"\nprimry = "#000"\n')
-    (tmp_path / "broken.toml").write_text('name = \n')
+    (tmp_path / "broken.toml").write_text("name = \n")
     themes, errors = load_themes([tmp_path])
     assert themes == []
     text = "\n".join(errors)

@@ -35,8 +35,10 @@ def tmux():
         name = f"specwatch-test-{uuid.uuid4().hex[:8]}"
         exit_file = tmp / f"{name}.exit"
         cmd = " ".join(shlex.quote(a) for a in [sys.executable, "-m", "tui", *args])
-        env = f"cd {shlex.quote(str(tmp))} && unset COLUMNS LINES && XDG_CONFIG_HOME={shlex.quote(str(tmp / 'xdg'))} " \
-              f"PYTHONPATH={shlex.quote(str(ROOT))} TERM=xterm-256color"
+        env = (
+            f"cd {shlex.quote(str(tmp))} && unset COLUMNS LINES && XDG_CONFIG_HOME={shlex.quote(str(tmp / 'xdg'))} "
+            f"PYTHONPATH={shlex.quote(str(ROOT))} TERM=xterm-256color"
+        )
         # stderr is the screen (Textual draws on it): never redirect it.
         script = f"{env} {cmd}; echo EXIT=$? > {shlex.quote(str(exit_file))}; sleep 60"
         subprocess.run(["tmux", "new-session", "-d", "-s", name, "-x", "160", "-y", "45", script], check=True)
@@ -78,8 +80,11 @@ def test_replay_max_shows_labels_and_means_then_q_exits_0(tmux, tmp_path):
     name, exit_file = tmux(["replay", "--max", str(a), str(b)], tmp_path)
     means = [summarize_file(str(p), workers=1).stats.total.accept_len.mean for p in (a, b)]
     # Both files read to their end, and each one's mean accept len on screen, to two decimals.
-    screen = wait_screen(name, r"records  ended(?s:.*)records  ended(?s:.*)"
-                         + "(?s:.*)".join(rf"segment {m:.2f} ± \d\.\d\d \(n=\d+\)" for m in means))
+    screen = wait_screen(
+        name,
+        r"records  ended(?s:.*)records  ended(?s:.*)"
+        + "(?s:.*)".join(rf"segment {m:.2f} ± \d\.\d\d \(n=\d+\)" for m in means),
+    )
     assert len(screen.splitlines()) == 45 and max(len(l) for l in screen.splitlines()) <= 160
     assert "ab_a.log" in screen and "ab_b.log" in screen
     assert "B higher" in screen

@@ -71,7 +71,11 @@ DRAFT = "/models/eagle3-llama3.1-8b"
 MAX_TOKENS = 480_224  # max_total_num_tokens (KV pool) of the 8B model on one 80 GB GPU
 INTERVAL = 40  # --decode-log-interval
 ACCESS = 'INFO:     127.0.0.1:%d - "POST /v1/chat/completions HTTP/1.1" 200 OK'
-UVICORN = ("Started server process [{pid}]", "Waiting for application startup.", "Application startup complete.")
+UVICORN = (
+    "Started server process [{pid}]",
+    "Waiting for application startup.",
+    "Application startup complete.",
+)
 
 
 @dataclass
@@ -146,10 +150,28 @@ SERVER_ARGS = (
 )
 
 
-def server_args(spec: Spec, draft: str, model: str = LLAMA, tp: int = 1, dp: int = 1,
-                dpa: bool = False, port: int = 30000, seed: int = 42) -> str:
-    values = dict(model=model, port=port, tp=tp, dp=dp, dpa=dpa, seed=seed, draft=draft,
-                  steps=spec.steps, topk=spec.topk, ndt=spec.ndt)
+def server_args(
+    spec: Spec,
+    draft: str,
+    model: str = LLAMA,
+    tp: int = 1,
+    dp: int = 1,
+    dpa: bool = False,
+    port: int = 30000,
+    seed: int = 42,
+) -> str:
+    values = dict(
+        model=model,
+        port=port,
+        tp=tp,
+        dp=dp,
+        dpa=dpa,
+        seed=seed,
+        draft=draft,
+        steps=spec.steps,
+        topk=spec.topk,
+        ndt=spec.ndt,
+    )
     return "server_args=ServerArgs(" + SERVER_ARGS.format(**{k: repr(v) for k, v in values.items()}) + ")"
 
 
@@ -165,15 +187,19 @@ def accept_counts(rng: random.Random, target: float, bs: int, spec: Spec):
 
 
 def decode_body(bs, tokens, al, rate, graph, thr, queue):
-    return (f"Decode batch, #running-req: {bs}, #token: {tokens}, token usage: {tokens / MAX_TOKENS:.2f}, "
-            f"accept len: {al:.2f}, accept rate: {rate:.2f}, cuda graph: {graph}, "
-            f"gen throughput (token/s): {thr:.2f}, #queue-req: {queue}")
+    return (
+        f"Decode batch, #running-req: {bs}, #token: {tokens}, token usage: {tokens / MAX_TOKENS:.2f}, "
+        f"accept len: {al:.2f}, accept rate: {rate:.2f}, cuda graph: {graph}, "
+        f"gen throughput (token/s): {thr:.2f}, #queue-req: {queue}"
+    )
 
 
 def prefill_body(n, new, cached, tokens, running, queue, thr):
-    return (f"Prefill batch, #new-seq: {n}, #new-token: {new}, #cached-token: {cached}, token usage: "
-            f"{tokens / MAX_TOKENS:.2f}, #running-req: {running}, #queue-req: {queue}, cuda graph: False, "
-            f"input throughput (token/s): {thr:.2f}")
+    return (
+        f"Prefill batch, #new-seq: {n}, #new-token: {new}, #cached-token: {cached}, token usage: "
+        f"{tokens / MAX_TOKENS:.2f}, #running-req: {running}, #queue-req: {queue}, cuda graph: False, "
+        f"input throughput (token/s): {thr:.2f}"
+    )
 
 
 @dataclass
@@ -234,12 +260,24 @@ def workload(seed: int, t0: float, rate_lo: float = 0.5, rate_hi: float = 3.0):
         t = end + rng.uniform(20, 80)
 
 
-def sglang_startup(log: Log, rng: random.Random, t: float, args: str, tags, pid: int, port: int,
-                   spec: Spec, arch: str = "LlamaForCausalLM", shards: int = 4) -> float:
+def sglang_startup(
+    log: Log,
+    rng: random.Random,
+    t: float,
+    args: str,
+    tags,
+    pid: int,
+    port: int,
+    spec: Spec,
+    arch: str = "LlamaForCausalLM",
+    shards: int = 4,
+) -> float:
     bs = "[1, 2, 4, 8, 12, 16, 24, 32]"
     per_rank = [
-        "Init torch distributed begin.", "Init torch distributed ends. mem usage=0.00 GB",
-        "Load weight begin. avail mem=78.50 GB", None,  # None: the tqdm bar (no prefix)
+        "Init torch distributed begin.",
+        "Init torch distributed ends. mem usage=0.00 GB",
+        "Load weight begin. avail mem=78.50 GB",
+        None,  # None: the tqdm bar (no prefix)
         f"Load weight end. type={arch}, dtype=torch.bfloat16, avail mem=63.42 GB, mem usage=15.08 GB.",
         f"KV Cache is allocated. #tokens: {MAX_TOKENS}, K size: 29.31 GB, V size: 29.31 GB",
         "Memory pool end. avail mem=4.71 GB",
@@ -262,8 +300,10 @@ def sglang_startup(log: Log, rng: random.Random, t: float, args: str, tags, pid:
         if what is None:
             for i in range(shards + 1):
                 eta = "?, ?" if i == 0 else f"00:{shards - i:02d}, {rng.uniform(1.1, 1.6):5.2f}"
-                log.raw(f"Loading safetensors checkpoint shards: {100 * i // shards:3d}% Completed | "
-                        f"{i}/{shards} [00:{i:02d}<{eta}it/s]")
+                log.raw(
+                    f"Loading safetensors checkpoint shards: {100 * i // shards:3d}% Completed | "
+                    f"{i}/{shards} [00:{i:02d}<{eta}it/s]"
+                )
             t += rng.uniform(3, 6)
             continue
         for tag in tags:
@@ -312,13 +352,19 @@ def sglang_traffic(log: Log, rng: random.Random, ranks, t: float, arrivals, targ
 
 def gen_restart(seed: int) -> Log:
     rng, log, t = random.Random(seed + 1), Log(datetime(2026, 11, 20, 9, 0, 0)), 1.0
-    for spec, draft, pid, lines in ((Spec(3, 1, 4, 1.50), DRAFT, 1234, 750),
-                                    (Spec(5, 1, 6, 2.40), DRAFT + "-fixed", 5678, 950)):
+    for spec, draft, pid, lines in (
+        (Spec(3, 1, 4, 1.50), DRAFT, 1234, 750),
+        (Spec(5, 1, 6, 2.40), DRAFT + "-fixed", 5678, 950),
+    ):
         if pid != 1234:  # Ctrl+C on the broken server, then a restart 1-2 minutes later
             t += rng.uniform(10, 30)
             log.raw("^C")
-            for what in ("Shutting down", "Waiting for application shutdown.",
-                         "Application shutdown complete.", "Finished server process [1234]"):
+            for what in (
+                "Shutting down",
+                "Waiting for application shutdown.",
+                "Application shutdown complete.",
+                "Finished server process [1234]",
+            ):
                 log.sgl(t, "INFO:     " + what)
             t += rng.uniform(60, 120)
         t = sglang_startup(log, rng, t, server_args(spec, draft), [""], pid, 30000, spec)
@@ -328,8 +374,10 @@ def gen_restart(seed: int) -> Log:
 
 
 def gen_ab(seed: int, which: str) -> Log:
-    spec, k, pid, port = {"a": (Spec(3, 1, 4, 2.30), 2, 2101, 30000),
-                          "b": (Spec(5, 1, 6, 2.55), 3, 2202, 30001)}[which]
+    spec, k, pid, port = {
+        "a": (Spec(3, 1, 4, 2.30), 2, 2101, 30000),
+        "b": (Spec(5, 1, 6, 2.55), 3, 2202, 30001),
+    }[which]
     rng, log = random.Random(seed + k), Log(datetime(2026, 11, 20, 12, 0, 0))
     t = sglang_startup(log, rng, 1.0, server_args(spec, DRAFT, port=port), [""], pid, port, spec)
     rank = Rank(random.Random(rng.randrange(1 << 30)), spec, "", t)
@@ -343,8 +391,10 @@ def gen_dp(seed: int) -> Log:
     model, draft = "Qwen/Qwen3-30B-A3B-Instruct-2507", "/models/eagle3-qwen3-30b-a3b"
     args = server_args(spec, draft, model, tp=4, dp=4, dpa=True)
     t = sglang_startup(log, rng, 0.0, args, tags, 3456, 30000, spec, "Qwen3MoeForCausalLM", 16)
-    ranks = [Rank(random.Random(rng.randrange(1 << 30)), Spec(3, 1, 4, mu), tag, t)
-             for mu, tag in zip((2.60, 2.70, 2.50, 2.65), tags)]
+    ranks = [
+        Rank(random.Random(rng.randrange(1 << 30)), Spec(3, 1, 4, mu), tag, t)
+        for mu, tag in zip((2.60, 2.70, 2.50, 2.65), tags)
+    ]
     sglang_traffic(log, rng, ranks, t, workload(seed + 14, t + 15, rate_lo=4.0, rate_hi=10.0), 1500)
     return log
 
@@ -357,12 +407,21 @@ def gen_vllm(seed: int) -> Log:
     spec_cfg = {"method": "eagle3", "model": DRAFT, "num_speculative_tokens": k}
     for proc, dt, where, body in [
         (api, 0, "api_server.py:1287", "vLLM API server version 0.11.2"),
-        (api, 0, "cli_args.py:309", "non-default args: %r" % {"model": LLAMA, "speculative_config": spec_cfg}),
+        (
+            api,
+            0,
+            "cli_args.py:309",
+            "non-default args: %r" % {"model": LLAMA, "speculative_config": spec_cfg},
+        ),
         (api, 7, "model.py:547", "Resolved architecture: LlamaForCausalLM"),
         (api, 7, "model.py:1510", "Using max model len 131072"),
         (api, 8, "scheduler.py:205", "Chunked prefill is enabled with max_num_batched_tokens=8192."),
-        (core, 14, "parallel_state.py:1208",
-         "rank 0 in world size 1 is assigned as DP rank 0, PP rank 0, TP rank 0, EP rank 0"),
+        (
+            core,
+            14,
+            "parallel_state.py:1208",
+            "rank 0 in world size 1 is assigned as DP rank 0, PP rank 0, TP rank 0, EP rank 0",
+        ),
         (core, 14, "gpu_model_runner.py:2602", f"Starting to load model {LLAMA}..."),
         (core, 19, "default_loader.py:267", "Loading weights took 3.84 seconds"),
         (core, 19, "gpu_model_runner.py:2623", "Loading drafter model..."),
@@ -400,17 +459,25 @@ def gen_vllm(seed: int) -> Log:
                 log.raw(f"({api}) " + ACCESS % rng.randrange(33000, 61000))
             waiting = 0 if level < 8 else rng.randint(0, 3)
             kv = 100.0 * running * rng.uniform(900, 1500) / 428960
-            log.vllm(t, api, "loggers.py:271",
-                     f"Engine 000: Avg prompt throughput: {prompt / 10:.1f} tokens/s, Avg generation "
-                     f"throughput: {generated / 10:.1f} tokens/s, Running: {running} reqs, Waiting: "
-                     f"{waiting} reqs, GPU KV cache usage: {kv:.1f}%, Prefix cache hit rate: "
-                     f"{100.0 * hits / max(queries, 1):.1f}%")
+            log.vllm(
+                t,
+                api,
+                "loggers.py:271",
+                f"Engine 000: Avg prompt throughput: {prompt / 10:.1f} tokens/s, Avg generation "
+                f"throughput: {generated / 10:.1f} tokens/s, Running: {running} reqs, Waiting: "
+                f"{waiting} reqs, GPU KV cache usage: {kv:.1f}%, Prefix cache hit rate: "
+                f"{100.0 * hits / max(queries, 1):.1f}%",
+            )
             per_pos = ", ".join(f"{a / nd:.3f}" for a in acc)
-            log.vllm(t, api, "metrics.py:101",
-                     f"SpecDecoding metrics: Mean acceptance length: {1 + accepted / nd:.2f}, Accepted "
-                     f"throughput: {accepted / 10:.2f} tokens/s, Drafted throughput: {drafted / 10:.2f} "
-                     f"tokens/s, Accepted: {accepted} tokens, Drafted: {drafted} tokens, Per-position "
-                     f"acceptance rate: {per_pos}, Avg Draft acceptance rate: {100.0 * accepted / drafted:.1f}%")
+            log.vllm(
+                t,
+                api,
+                "metrics.py:101",
+                f"SpecDecoding metrics: Mean acceptance length: {1 + accepted / nd:.2f}, Accepted "
+                f"throughput: {accepted / 10:.2f} tokens/s, Drafted throughput: {drafted / 10:.2f} "
+                f"tokens/s, Accepted: {accepted} tokens, Drafted: {drafted} tokens, Per-position "
+                f"acceptance rate: {per_pos}, Avg Draft acceptance rate: {100.0 * accepted / drafted:.1f}%",
+            )
             pairs += 1
     return log
 
@@ -435,7 +502,9 @@ def write_large(path: Path, n: int, seed: int) -> None:
         new = sum(round(rng.lognormvariate(math.log(700), 0.8)) for _ in range(m))
         kv, queue = running * rng.randint(600, 2400) + new, rng.choice((0, 0, 0, 1, 3))
         thr = new / rng.uniform(0.05, 0.5)
-        pre.append(" TP0] " + prefill_body(m, new, m * rng.choice((0, 128, 512)), kv, running, queue, thr) + "\n")
+        pre.append(
+            " TP0] " + prefill_body(m, new, m * rng.choice((0, 128, 512)), kv, running, queue, thr) + "\n"
+        )
         acc.append("] " + ACCESS % rng.randrange(33000, 61000) + "\n")
     blocks, di = [], 0
     for _ in range(4096):  # one block = one second of log, written as "[timestamp".join(block)
@@ -448,7 +517,11 @@ def write_large(path: Path, n: int, seed: int) -> None:
     start, secs, written, minute = datetime(2026, 2, 26, 14, 0, 0), [f"{s:02d}" for s in range(60)], 0, 0
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", encoding="ascii", newline="\n") as f:
-        f.write(f"[{start:%Y-%m-%d %H:%M:%S}] " + server_args(spec, DRAFT, tp=2, seed=rng.randrange(1 << 30)) + "\n")
+        f.write(
+            f"[{start:%Y-%m-%d %H:%M:%S}] "
+            + server_args(spec, DRAFT, tp=2, seed=rng.randrange(1 << 30))
+            + "\n"
+        )
         while written < n:
             head, chunk = (start + timedelta(minutes=minute)).strftime("[%Y-%m-%d %H:%M:"), []
             for s in secs:
@@ -475,8 +548,14 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Write the seeded sample logs (see the module docstring).")
     ap.add_argument("--seed", type=int, default=SEED, help=f"random seed (default {SEED})")
     ap.add_argument("--out-dir", type=Path, default=ROOT / "sample_logs", help="default: sample_logs/")
-    ap.add_argument("--large", type=int, nargs="?", const=5_000_000, metavar="N",
-                    help="write an N-line SGLang benchmark log instead (default N: 5,000,000)")
+    ap.add_argument(
+        "--large",
+        type=int,
+        nargs="?",
+        const=5_000_000,
+        metavar="N",
+        help="write an N-line SGLang benchmark log instead (default N: 5,000,000)",
+    )
     ap.add_argument("--out", type=Path, help="output file for --large (default: bench/out/large_N.log)")
     args = ap.parse_args(argv)
     if args.large is not None:

@@ -52,8 +52,14 @@ class SpecwatchApp(App[int]):
         Binding("s", "screenshot", "SVG"),
     ]
 
-    def __init__(self, plan: LaunchPlan, *, save_dir: Path | None = None, theme: str | None = None,
-                 remember_theme: bool = True) -> None:
+    def __init__(
+        self,
+        plan: LaunchPlan,
+        *,
+        save_dir: Path | None = None,
+        theme: str | None = None,
+        remember_theme: bool = True,
+    ) -> None:
         super().__init__()
         self.plan = plan
         self.save_dir = Path(save_dir) if save_dir is not None else Path.cwd()
@@ -116,7 +122,9 @@ class SpecwatchApp(App[int]):
             try:
                 path = save_ui_config(theme=name)
             except OSError as exc:
-                self.notify(f"theme {name} (not remembered: {exc.strerror or exc})", severity="warning", markup=False)
+                self.notify(
+                    f"theme {name} (not remembered: {exc.strerror or exc})", severity="warning", markup=False
+                )
                 return
             self.notify(f"theme {name} (remembered in {path})", timeout=3, markup=False)
 
@@ -126,8 +134,11 @@ class SpecwatchApp(App[int]):
             self.save_dir.mkdir(parents=True, exist_ok=True)
             path = self.save_screenshot(filename=name, path=str(self.save_dir))
         except OSError as exc:
-            self.notify(f"cannot save a screenshot in {self.save_dir}: {exc.strerror or exc}", severity="error",
-                        markup=False)
+            self.notify(
+                f"cannot save a screenshot in {self.save_dir}: {exc.strerror or exc}",
+                severity="error",
+                markup=False,
+            )
             return
         self.post_message(ScreenshotSaved(path))
         self.notify(path, title="screenshot saved", timeout=6, markup=False)

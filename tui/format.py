@@ -22,8 +22,12 @@ DEFINITION_WORDS = {
     "sglang_al_over_steps_plus_1": "AL/(num_steps+1)",
     "vllm_v0_cumulative_accepted_over_drafted": "V0 cumulative",
 }
-VERDICT_WORDS = {"higher": "B higher", "lower": "B lower", "no_difference": "no significant difference",
-                 "insufficient": "insufficient data"}
+VERDICT_WORDS = {
+    "higher": "B higher",
+    "lower": "B lower",
+    "no_difference": "no significant difference",
+    "insufficient": "insufficient data",
+}
 DASH = "—"
 
 
@@ -77,14 +81,28 @@ def pane_numbers(stats: SourceStats, index: int | None = None) -> dict[str, Any]
         "current": seg.index == stats.current.index,
         "reason": seg.reason,
         "config": seg.label or seg.config.label(),
-        "accept_len": {"last": al.last, "window": al.window_mean, "window_n": len(al.window), "mean": mean,
-                       "hw": hw, "n": al.n, "total_mean": stats.total.accept_len.mean,
-                       "total_n": stats.total.accept_len.n},
-        "accept_rate": {"last": ar.last, "printed_mean": pmean, "printed_hw": phw, "printed_n": ar.n,
-                        "definition": rd.definition,
-                        "definition_words": DEFINITION_WORDS.get(rd.definition or "", "definition unknown"),
-                        "normalised_mean": nmean, "normalised_hw": nhw, "drafts_per_step": rd.drafts_per_step,
-                        "how": rd.source},
+        "accept_len": {
+            "last": al.last,
+            "window": al.window_mean,
+            "window_n": len(al.window),
+            "mean": mean,
+            "hw": hw,
+            "n": al.n,
+            "total_mean": stats.total.accept_len.mean,
+            "total_n": stats.total.accept_len.n,
+        },
+        "accept_rate": {
+            "last": ar.last,
+            "printed_mean": pmean,
+            "printed_hw": phw,
+            "printed_n": ar.n,
+            "definition": rd.definition,
+            "definition_words": DEFINITION_WORDS.get(rd.definition or "", "definition unknown"),
+            "normalised_mean": nmean,
+            "normalised_hw": nhw,
+            "drafts_per_step": rd.drafts_per_step,
+            "how": rd.source,
+        },
         "throughput": {"last": tp.last, "window": tp.window_mean, "mean": tp.mean, "n": tp.n},
         "running": {"last": run.last, "window": run.window_mean, "n": run.n},
         "warning": warning,
@@ -104,8 +122,12 @@ def segment_verdict(stats: SourceStats) -> dict[str, Any] | None:
 
 
 def verdict_text(c: dict[str, Any], a_name: str = "A", b_name: str = "B") -> str:
-    words = {"higher": f"{b_name} higher", "lower": f"{b_name} lower",
-             "no_difference": "no significant difference", "insufficient": "insufficient data"}[c["verdict"]]
+    words = {
+        "higher": f"{b_name} higher",
+        "lower": f"{b_name} lower",
+        "no_difference": "no significant difference",
+        "insufficient": "insufficient data",
+    }[c["verdict"]]
     if c.get("diff") is None or not c.get("ci95"):
         return f"{words} ({c.get('reason') or 'not enough data'})"
     lo, hi = c["ci95"]

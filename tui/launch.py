@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import atexit
 import os
-import sys
 import shutil
+import sys
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -72,7 +72,7 @@ def nice_path(path: str) -> str:
         return os.path.relpath(full, cwd)
     home = os.path.expanduser("~")
     if home not in ("", "/") and full.startswith(home + os.sep):
-        return "~" + full[len(home):]
+        return "~" + full[len(home) :]
     return full
 
 
@@ -101,8 +101,9 @@ def unique_labels(labels: list[str]) -> list[str]:
     return out
 
 
-def live_panes(specs: list[SourceSpec], *, follow: bool, start: Any, options: dict[str, Any],
-               stdin_fd: int | None = None) -> list[PaneSpec]:
+def live_panes(
+    specs: list[SourceSpec], *, follow: bool, start: Any, options: dict[str, Any], stdin_fd: int | None = None
+) -> list[PaneSpec]:
     """``stdin_fd``: where the log piped on stdin is now (the keys read the terminal on fd 0)."""
     from tui.core.sources.spec import open_source
     from tui.core.sources.stdin import PipeSource
@@ -110,18 +111,26 @@ def live_panes(specs: list[SourceSpec], *, follow: bool, start: Any, options: di
     labels = unique_labels([default_label(s) for s in specs])
     panes = []
     for spec, label in zip(specs, labels):
+
         def opener(spec: SourceSpec = spec) -> Source:
             if spec.kind == "stdin" and stdin_fd is not None:
                 idle = {"idle_after": options["idle_after"]} if "idle_after" in options else {}
                 return PipeSource(stdin_fd, spec.name, where="stdin", **idle)
             return open_source(spec, follow=follow, start=start, **options)
+
         path = os.path.abspath(spec.target) if spec.kind == "file" else None
         panes.append(PaneSpec(label, describe_where(spec), opener, False, path))
     return panes
 
 
-def replay_pane(path: str, label: str | None, *, speed: float | None, max_gap: float | None = None,
-                where: str | None = None) -> PaneSpec:
+def replay_pane(
+    path: str,
+    label: str | None,
+    *,
+    speed: float | None,
+    max_gap: float | None = None,
+    where: str | None = None,
+) -> PaneSpec:
     from tui.core.sources.replay import ReplaySource
 
     name = label or os.path.basename(path)
@@ -162,7 +171,7 @@ def split_at_restart(path: Path) -> tuple[bytes, bytes]:
         if isinstance(item, Record):
             seen_record = True
         elif isinstance(item, Marker) and not item.continuation and seen_record:
-            return data[:item.offset], data[item.offset:]
+            return data[: item.offset], data[item.offset :]
     return data, b""
 
 
@@ -172,9 +181,11 @@ def demo_plan(speed: float = DEMO_SPEED) -> LaunchPlan:
     sample = find_sample(DEMO_LOG)
     if sample is None:
         looked = ", ".join(str(d) for d in sample_dirs())
-        raise FileNotFoundError(f"the demo needs the bundled sample logs ({DEMO_LOG}); looked in {looked}. "
-                                f"Set {SAMPLE_ENV}=DIR, run from a specwatch checkout, or use "
-                                f"`specwatch replay FILE`")
+        raise FileNotFoundError(
+            f"the demo needs the bundled sample logs ({DEMO_LOG}); looked in {looked}. "
+            f"Set {SAMPLE_ENV}=DIR, run from a specwatch checkout, or use "
+            f"`specwatch replay FILE`"
+        )
     before, after = split_at_restart(sample)
     tmp = Path(tempfile.mkdtemp(prefix="specwatch-demo-"))
 
@@ -186,12 +197,30 @@ def demo_plan(speed: float = DEMO_SPEED) -> LaunchPlan:
     broken.write_bytes(before)
     fixed.write_bytes(after or before)
     panes = [
-        replay_pane(str(broken), "broken", speed=speed, max_gap=DEMO_MAX_GAP,
-                    where=f"run 1 of {sample.name}: EAGLE-3 draft on the wrong aux layers"),
-        replay_pane(str(fixed), "fixed", speed=speed, max_gap=DEMO_MAX_GAP,
-                    where=f"run 2 of {sample.name}: restarted with the fixed draft"),
+        replay_pane(
+            str(broken),
+            "broken",
+            speed=speed,
+            max_gap=DEMO_MAX_GAP,
+            where=f"run 1 of {sample.name}: EAGLE-3 draft on the wrong aux layers",
+        ),
+        replay_pane(
+            str(fixed),
+            "fixed",
+            speed=speed,
+            max_gap=DEMO_MAX_GAP,
+            where=f"run 2 of {sample.name}: restarted with the fixed draft",
+        ),
     ]
-    intro = (f"Demo: the two runs in {sample} (a broken EAGLE-3 config, then the fixed restart) replayed side "
-             f"by side at {speed:g}×. Keys: space pause · +/- speed · c charts · l log · ? help · q quit")
-    return LaunchPlan(panes, compare=True, title="specwatch demo: broken vs fixed EAGLE-3", demo=True,
-                      intro=intro, cleanup=[cleanup])
+    intro = (
+        f"Demo: the two runs in {sample} (a broken EAGLE-3 config, then the fixed restart) replayed side "
+        f"by side at {speed:g}×. Keys: space pause · +/- speed · c charts · l log · ? help · q quit"
+    )
+    return LaunchPlan(
+        panes,
+        compare=True,
+        title="specwatch demo: broken vs fixed EAGLE-3",
+        demo=True,
+        intro=intro,
+        cleanup=[cleanup],
+    )

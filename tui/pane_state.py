@@ -65,7 +65,14 @@ class Notice:
 
 # Statuses, as shown in the pane header.
 CONNECTING, LIVE, IDLE, WAITING, RECONNECTING, ERROR, ENDED = (
-    "connecting", "live", "idle", "waiting", "reconnecting", "error", "ended")
+    "connecting",
+    "live",
+    "idle",
+    "waiting",
+    "reconnecting",
+    "error",
+    "ended",
+)
 
 
 FOLD_MIN = 16  # shorter runs of records are added one by one
@@ -74,11 +81,25 @@ FOLD_MIN = 16  # shorter runs of records are added one by one
 def _plain_decode(r: Record) -> bool:
     """An SGLang decode record with every value printed and finite, and nothing else: what
     :meth:`MetricSet.add` would turn into exactly four weighted series values."""
-    return (r.kind == "decode" and r.family == "sglang" and r.accept_len is not None and r.accept_rate is not None
-            and r.throughput is not None and r.running_req is not None and r.num_drafts is None
-            and r.drafted is None and r.accepted is None and r.per_position is None and r.rate_definition is None
-            and r.accept_len_derived is None and r.accept_rate_derived is None and not r.cumulative
-            and math.isfinite(r.accept_len) and math.isfinite(r.accept_rate) and math.isfinite(r.throughput))
+    return (
+        r.kind == "decode"
+        and r.family == "sglang"
+        and r.accept_len is not None
+        and r.accept_rate is not None
+        and r.throughput is not None
+        and r.running_req is not None
+        and r.num_drafts is None
+        and r.drafted is None
+        and r.accepted is None
+        and r.per_position is None
+        and r.rate_definition is None
+        and r.accept_len_derived is None
+        and r.accept_rate_derived is None
+        and not r.cumulative
+        and math.isfinite(r.accept_len)
+        and math.isfinite(r.accept_rate)
+        and math.isfinite(r.throughput)
+    )
 
 
 def _columns(al: list[float], ar: list[float], tp: list[float], run: list[float]) -> tuple:
@@ -88,8 +109,12 @@ def _columns(al: list[float], ar: list[float], tp: list[float], run: list[float]
 
 
 def rr_cols(recs: list[Record]):
-    return _columns([r.accept_len for r in recs], [r.accept_rate for r in recs], [r.throughput for r in recs],
-                    [float(r.running_req) for r in recs])
+    return _columns(
+        [r.accept_len for r in recs],
+        [r.accept_rate for r in recs],
+        [r.throughput for r in recs],
+        [float(r.running_req) for r in recs],
+    )
 
 
 class PaneState:
@@ -133,7 +158,9 @@ class PaneState:
         self.lines += len(batch.lines)
         now = time.monotonic()
         self.last_data = now
-        if self.status in (CONNECTING, IDLE, WAITING, RECONNECTING) or (self.status == ERROR and not self._fatal):
+        if self.status in (CONNECTING, IDLE, WAITING, RECONNECTING) or (
+            self.status == ERROR and not self._fatal
+        ):
             self.status, self.status_message, self.idle_since = LIVE, "", None
         stats = self.stats
         tags: dict[int, str] = {}
@@ -196,8 +223,19 @@ class PaneState:
 
     def _point(self, r: Record, seg: int) -> None:
         self.seq += 1
-        self.history.append(Point(self.seq, r.line_no, r.timestamp, seg, r.rank, r.accept_len, r.accept_rate,
-                                  r.throughput, r.running_req))
+        self.history.append(
+            Point(
+                self.seq,
+                r.line_no,
+                r.timestamp,
+                seg,
+                r.rank,
+                r.accept_len,
+                r.accept_rate,
+                r.throughput,
+                r.running_req,
+            )
+        )
 
     def _note_segment(self, index: int) -> None:
         """Remember where a segment starts in the history (its first record comes next)."""
@@ -207,8 +245,13 @@ class PaneState:
         self.boundaries.append((self.seq + 1, index))
         seg = self.segment(index)
         if seg is not None and index > 0:
-            self.notices.append(Notice("information", f"{self.label}: new segment {index}",
-                                       f"opened by {seg.reason}" + self._config_note(seg)))
+            self.notices.append(
+                Notice(
+                    "information",
+                    f"{self.label}: new segment {index}",
+                    f"opened by {seg.reason}" + self._config_note(seg),
+                )
+            )
 
     @staticmethod
     def _config_note(seg: Segment) -> str:
@@ -352,19 +395,32 @@ class PaneState:
                 if c.verdict in ("higher", "lower") and c.ci95 is not None:
                     self._said_significant.add(key)
                     lo, hi = c.ci95
-                    self.notices.append(Notice(
-                        "information" if c.verdict == "higher" else "warning",
-                        f"{self.label}: segment {after.index} accept len is {c.verdict}",
-                        f"{c.mean_b:.2f} vs {c.mean_a:.2f} in segment {before.index}: "
-                        f"{c.diff:+.2f} (95% CI {lo:+.2f} … {hi:+.2f})"))
+                    self.notices.append(
+                        Notice(
+                            "information" if c.verdict == "higher" else "warning",
+                            f"{self.label}: segment {after.index} accept len is {c.verdict}",
+                            f"{c.mean_b:.2f} vs {c.mean_a:.2f} in segment {before.index}: "
+                            f"{c.diff:+.2f} (95% CI {lo:+.2f} … {hi:+.2f})",
+                        )
+                    )
         cur = self.stats.current
         al = cur.all.accept_len
-        if cur.index not in self._said_stuck and al.n >= STUCK_MIN and al.min == 1.0 and al.max == 1.0 \
-                and cur.config.speculative:
+        if (
+            cur.index not in self._said_stuck
+            and al.n >= STUCK_MIN
+            and al.min == 1.0
+            and al.max == 1.0
+            and cur.config.speculative
+        ):
             self._said_stuck.add(cur.index)
-            self.notices.append(Notice("error", f"{self.label}: accept len stuck at 1.00",
-                                       f"all {al.n} records of segment {cur.index} accept no draft token although "
-                                       f"a draft model is configured ({cur.config.label()}): likely a misconfiguration"))
+            self.notices.append(
+                Notice(
+                    "error",
+                    f"{self.label}: accept len stuck at 1.00",
+                    f"all {al.n} records of segment {cur.index} accept no draft token although "
+                    f"a draft model is configured ({cur.config.label()}): likely a misconfiguration",
+                )
+            )
 
     def take_notices(self) -> list[Notice]:
         out = list(self.notices)

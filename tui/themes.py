@@ -5,8 +5,8 @@ built-ins. The chosen theme is remembered in the user's config dir (see :mod:`tu
 
 from __future__ import annotations
 
-import tomllib
 import sys
+import tomllib
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -43,8 +43,19 @@ class ThemeFile(BaseModel):
     text_alpha: float = Field(default=0.95, ge=0.0, le=1.0)
     variables: dict[str, str] = {}
 
-    @field_validator("primary", "secondary", "accent", "success", "warning", "error", "foreground",
-                     "background", "surface", "panel", "boost")
+    @field_validator(
+        "primary",
+        "secondary",
+        "accent",
+        "success",
+        "warning",
+        "error",
+        "foreground",
+        "background",
+        "surface",
+        "panel",
+        "boost",
+    )
     @classmethod
     def _colour(cls, value: str | None) -> str | None:
         if value is None:
@@ -52,15 +63,30 @@ class ThemeFile(BaseModel):
         try:
             Color.parse(value)
         except ColorParseError:
-            raise ValueError(f"{value!r} is not a colour (use #rrggbb, rgb(r,g,b) or a colour name)") from None
+            raise ValueError(
+                f"{value!r} is not a colour (use #rrggbb, rgb(r,g,b) or a colour name)"
+            ) from None
         return value
 
     def to_textual(self) -> Theme:
-        return Theme(name=self.name, primary=self.primary, secondary=self.secondary, accent=self.accent,
-                     success=self.success, warning=self.warning, error=self.error, foreground=self.foreground,
-                     background=self.background, surface=self.surface, panel=self.panel, boost=self.boost,
-                     dark=self.dark, luminosity_spread=self.luminosity_spread, text_alpha=self.text_alpha,
-                     variables=dict(self.variables))
+        return Theme(
+            name=self.name,
+            primary=self.primary,
+            secondary=self.secondary,
+            accent=self.accent,
+            success=self.success,
+            warning=self.warning,
+            error=self.error,
+            foreground=self.foreground,
+            background=self.background,
+            surface=self.surface,
+            panel=self.panel,
+            boost=self.boost,
+            dark=self.dark,
+            luminosity_spread=self.luminosity_spread,
+            text_alpha=self.text_alpha,
+            variables=dict(self.variables),
+        )
 
 
 def theme_dirs() -> list[Path]:
@@ -80,8 +106,10 @@ def load_theme_file(path: Path) -> ThemeFile:
     try:
         return ThemeFile.model_validate(data)
     except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or '(top)'}: "
-                             f"{e['msg'].removeprefix('Value error, ')}" for e in exc.errors())
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc']) or '(top)'}: {e['msg'].removeprefix('Value error, ')}"
+            for e in exc.errors()
+        )
         raise ValueError(f"{path}: {problems}") from None
 
 

@@ -48,7 +48,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"specwatch {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     seen: set[str] = set()
-    for name, module in COMMANDS:
+    for _name, module in COMMANDS:
         if module in seen or (only is not None and module != only):
             continue
         seen.add(module)
@@ -91,7 +91,5 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         # `specwatch ... | head`: stop quietly.
-        try:
-            sys.stdout = None  # type: ignore[assignment]
-        finally:
-            return 0
+        sys.stdout = None  # type: ignore[assignment]
+        return 0

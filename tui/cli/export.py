@@ -35,19 +35,33 @@ LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1", "")
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
     p = sub.add_parser(
-        "export", help=HELP,
+        "export",
+        help=HELP,
         description=HELP + ": follows each SOURCE (as specwatch stream does) and serves the statistics of "
         "every source, segment and rank at http://ADDR:PORT/metrics. PORT alone listens on 127.0.0.1; "
-        ":PORT or 0.0.0.0:PORT on every interface.")
+        ":PORT or 0.0.0.0:PORT on every interface.",
+    )
     p.add_argument("--prometheus", required=True, metavar="[ADDR:]PORT", help="where to serve /metrics")
     p.add_argument("sources", nargs="+", metavar="SOURCE")
-    add_live_arguments(p, no_follow=False,
-                       idle_help="a source is idle after this long without a record (default 30; 0: never)")
-    p.add_argument("--segments", type=int, default=3, metavar="N",
-                   help="export the newest N segments of each source that have records, plus the current one "
-                   "(default 3; older ones stay in the source totals)")
-    p.add_argument("--host", default=None, metavar="NAME",
-                   help="the host label of local sources (default: this machine's name)")
+    add_live_arguments(
+        p,
+        no_follow=False,
+        idle_help="a source is idle after this long without a record (default 30; 0: never)",
+    )
+    p.add_argument(
+        "--segments",
+        type=int,
+        default=3,
+        metavar="N",
+        help="export the newest N segments of each source that have records, plus the current one "
+        "(default 3; older ones stay in the source totals)",
+    )
+    p.add_argument(
+        "--host",
+        default=None,
+        metavar="NAME",
+        help="the host label of local sources (default: this machine's name)",
+    )
     p.add_argument("--quiet", action="store_true", help="do not write source events to stderr")
     p.set_defaults(run=run)
     return p
@@ -93,9 +107,19 @@ def run(args: argparse.Namespace) -> int:
         raise CliError("specwatch export: --segments takes a number ≥ 1")
     start, specs, options = live_setup(args, "export")
     if any(s.kind == "stdin" for s in specs):
-        raise CliError("specwatch export: a daemon cannot read stdin (give files, cmd:, host:/path or metrics+http://)")
-    exporter = Exporter(specs, addr=addr, port=port, start=start, options=options, segments=args.segments,
-                        local_host=args.host or socket.gethostname(), quiet=args.quiet)
+        raise CliError(
+            "specwatch export: a daemon cannot read stdin (give files, cmd:, host:/path or metrics+http://)"
+        )
+    exporter = Exporter(
+        specs,
+        addr=addr,
+        port=port,
+        start=start,
+        options=options,
+        segments=args.segments,
+        local_host=args.host or socket.gethostname(),
+        quiet=args.quiet,
+    )
     try:
         return asyncio.run(exporter.run())
     except (KeyboardInterrupt, asyncio.CancelledError):
@@ -103,8 +127,19 @@ def run(args: argparse.Namespace) -> int:
 
 
 class Exporter:
-    def __init__(self, specs, *, addr: str, port: int, start: Any, options: dict[str, Any], segments: int = 3,
-                 local_host: str = "", quiet: bool = False, err=None) -> None:
+    def __init__(
+        self,
+        specs,
+        *,
+        addr: str,
+        port: int,
+        start: Any,
+        options: dict[str, Any],
+        segments: int = 3,
+        local_host: str = "",
+        quiet: bool = False,
+        err=None,
+    ) -> None:
         from tui.core.export_metrics import Exported
         from tui.core.follow import Followed
         from tui.launch import default_label, describe_where, unique_labels
@@ -117,12 +152,18 @@ class Exporter:
         self.quiet = quiet
         self.err = err or sys.stderr
         labels = unique_labels([default_label(s) for s in specs])
-        def where(spec) -> str:  # a daemon's cwd means nothing to a dashboard: absolute paths
-            return os.path.abspath(os.path.expanduser(spec.target)) if spec.kind in ("file", "glob") else \
-                describe_where(spec)
 
-        self.sources = [Exported(Followed(s.name, lab, track_arrivals=True), host_label(s, local_host), s.kind,
-                                 where(s)) for s, lab in zip(specs, labels)]
+        def where(spec) -> str:  # a daemon's cwd means nothing to a dashboard: absolute paths
+            return (
+                os.path.abspath(os.path.expanduser(spec.target))
+                if spec.kind in ("file", "glob")
+                else describe_where(spec)
+            )
+
+        self.sources = [
+            Exported(Followed(s.name, lab, track_arrivals=True), host_label(s, local_host), s.kind, where(s))
+            for s, lab in zip(specs, labels)
+        ]
         self.server = None
         self.url = ""
         self.started = time.time()
@@ -141,22 +182,27 @@ class Exporter:
         from tui.core.export_metrics import SpecwatchCollector
 
         def extra():
-            info = GaugeMetricFamily("specwatch_exporter_info", "The specwatch exporter (value 1).",
-                                     labels=["version"])
+            info = GaugeMetricFamily(
+                "specwatch_exporter_info", "The specwatch exporter (value 1).", labels=["version"]
+            )
             info.add_metric([__version__], 1)
-            started = GaugeMetricFamily("specwatch_exporter_start_time_seconds", "When the exporter started (Unix time).")
+            started = GaugeMetricFamily(
+                "specwatch_exporter_start_time_seconds", "When the exporter started (Unix time)."
+            )
             started.add_metric([], self.started)
             return [info, started]
 
         registry = CollectorRegistry()
         ProcessCollector(registry=registry)  # the daemon's own memory and CPU (process_*)
-        registry.register(SpecwatchCollector(lambda: self.sources, segments=self.segments, loop=loop,
-                                             extra=extra))
+        registry.register(
+            SpecwatchCollector(lambda: self.sources, segments=self.segments, loop=loop, extra=extra)
+        )
         try:
             self.server, _ = start_http_server(self.port, addr=self.addr, registry=registry)
         except OSError as exc:
-            raise CliError(f"specwatch export: cannot listen on {self.addr}:{self.port}: "
-                           f"{exc.strerror or exc}") from None
+            raise CliError(
+                f"specwatch export: cannot listen on {self.addr}:{self.port}: {exc.strerror or exc}"
+            ) from None
         port = self.server.server_port
         host = f"[{self.addr}]" if ":" in self.addr else self.addr
         self.url = f"http://{host}:{port}/metrics"

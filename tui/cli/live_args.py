@@ -10,16 +10,30 @@ from tui.cli.metrics_args import add_metrics_arguments, metrics_options
 from tui.cli.ssh_args import add_ssh_arguments, ssh_options
 
 
-def add_live_arguments(p: argparse.ArgumentParser, *, no_follow: bool = True,
-                       idle_help: str = "say a source is idle after this long without a line (default 30; 0: never)") -> None:
-    p.add_argument("--from", dest="start", default="start", metavar="start|end|-N",
-                   help="where to start in files: the start (default), the end, or the last N lines")
+def add_live_arguments(
+    p: argparse.ArgumentParser,
+    *,
+    no_follow: bool = True,
+    idle_help: str = "say a source is idle after this long without a line (default 30; 0: never)",
+) -> None:
+    p.add_argument(
+        "--from",
+        dest="start",
+        default="start",
+        metavar="start|end|-N",
+        help="where to start in files: the start (default), the end, or the last N lines",
+    )
     if no_follow:
         p.add_argument("--no-follow", action="store_true", help="read files to their end and stop following")
     p.add_argument("--config", metavar="FILE", help="specwatch.toml to use (default: the XDG config dir)")
     p.add_argument("--idle", type=float, default=30.0, metavar="SECONDS", help=idle_help)
-    p.add_argument("--poll", type=float, default=None, metavar="SECONDS",
-                   help="look at files every SECONDS instead of relying on inotify (network file systems)")
+    p.add_argument(
+        "--poll",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="look at files every SECONDS instead of relying on inotify (network file systems)",
+    )
     add_ssh_arguments(p)
     add_metrics_arguments(p)
 

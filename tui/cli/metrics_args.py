@@ -10,12 +10,24 @@ from tui.cli import CliError
 
 
 def add_metrics_arguments(p: argparse.ArgumentParser) -> None:
-    g = p.add_argument_group("metrics sources (metrics+http://HOST:PORT/metrics, metrics+https://..., "
-                             "metrics+ssh://[USER@]HOST/PORT: a server's Prometheus endpoint)")
-    g.add_argument("--scrape-interval", type=float, default=None, metavar="SECONDS",
-                   help="scrape metrics sources every SECONDS (default 5)")
-    g.add_argument("--scrape-timeout", type=float, default=None, metavar="SECONDS",
-                   help="give up on a scrape after SECONDS (default: the interval, between 1 and 10)")
+    g = p.add_argument_group(
+        "metrics sources (metrics+http://HOST:PORT/metrics, metrics+https://..., "
+        "metrics+ssh://[USER@]HOST/PORT: a server's Prometheus endpoint)"
+    )
+    g.add_argument(
+        "--scrape-interval",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="scrape metrics sources every SECONDS (default 5)",
+    )
+    g.add_argument(
+        "--scrape-timeout",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="give up on a scrape after SECONDS (default: the interval, between 1 and 10)",
+    )
 
 
 def metrics_options(args: argparse.Namespace) -> dict[str, Any]:

@@ -44,10 +44,13 @@ HELP = "print the records of live logs as they arrive (text or JSON lines)"
 
 def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
-        "stream", help=HELP, description=HELP + ". SOURCE is a file (followed by name, like tail -F), "
+        "stream",
+        help=HELP,
+        description=HELP + ". SOURCE is a file (followed by name, like tail -F), "
         "a quoted glob (follows the newest match), - (stdin), cmd:'COMMAND' (its stdout; use 2>&1 for "
         "docker logs), host:/path or host:'/dir/*.log' (over ssh), metrics+http://HOST:PORT/metrics (a server's "
-        "Prometheus endpoint, scraped), or a name from specwatch.toml; LABEL=SOURCE sets the label.")
+        "Prometheus endpoint, scraped), or a name from specwatch.toml; LABEL=SOURCE sets the label.",
+    )
     p.add_argument("sources", nargs="+", metavar="SOURCE")
     p.add_argument("--jsonl", action="store_true", help="one JSON object per line (records and events)")
     add_live_arguments(p)
@@ -77,8 +80,7 @@ def _silence_stdout() -> None:
 
 
 class Streamer:
-    def __init__(self, specs, *, jsonl: bool, follow: bool, start, options: dict[str, Any],
-                 out=None) -> None:
+    def __init__(self, specs, *, jsonl: bool, follow: bool, start, options: dict[str, Any], out=None) -> None:
         self.specs = specs
         self.jsonl = jsonl
         self.follow = follow
@@ -133,29 +135,76 @@ class Streamer:
             out.append(self._record_json(st, it, seg, path) if self.jsonl else self._record_text(st, it, seg))
         elif isinstance(it, Marker):
             if self.jsonl:
-                out.append(_dumps({"kind": "marker", "source": st.name, "segment": seg, "marker": it.kind,
-                                   "line_no": it.line_no, "offset": it.offset, "timestamp": format_ts(it.timestamp),
-                                   "family": it.family, "version": it.version, "continuation": it.continuation,
-                                   "config": it.config, "path": path, "raw": it.raw}))
+                out.append(
+                    _dumps(
+                        {
+                            "kind": "marker",
+                            "source": st.name,
+                            "segment": seg,
+                            "marker": it.kind,
+                            "line_no": it.line_no,
+                            "offset": it.offset,
+                            "timestamp": format_ts(it.timestamp),
+                            "family": it.family,
+                            "version": it.version,
+                            "continuation": it.continuation,
+                            "config": it.config,
+                            "path": path,
+                            "raw": it.raw,
+                        }
+                    )
+                )
             elif not it.continuation:
                 out.append(f"[{st.name}] -- marker {it.kind} at line {it.line_no} (segment {seg})\n")
         elif isinstance(it, Malformed):
             if self.jsonl:
-                out.append(_dumps({"kind": "malformed", "source": st.name, "segment": seg, "line_no": it.line_no,
-                                   "offset": it.offset, "reason": it.reason, "path": path, "raw": it.raw}))
+                out.append(
+                    _dumps(
+                        {
+                            "kind": "malformed",
+                            "source": st.name,
+                            "segment": seg,
+                            "line_no": it.line_no,
+                            "offset": it.offset,
+                            "reason": it.reason,
+                            "path": path,
+                            "raw": it.raw,
+                        }
+                    )
+                )
             else:
                 out.append(f"[{st.name}] -- malformed line {it.line_no}: {it.reason}\n")
         elif isinstance(it, EngineStats) and self.jsonl:
-            out.append(_dumps({"kind": "engine", "source": st.name, "segment": seg, "line_no": it.line_no,
-                               "offset": it.offset, "timestamp": format_ts(it.timestamp), "engine": it.engine,
-                               "throughput": it.throughput, "running_req": it.running_req,
-                               "waiting_req": it.waiting_req, "kv_usage": it.kv_usage, "process": it.process,
-                               "path": path}))
+            out.append(
+                _dumps(
+                    {
+                        "kind": "engine",
+                        "source": st.name,
+                        "segment": seg,
+                        "line_no": it.line_no,
+                        "offset": it.offset,
+                        "timestamp": format_ts(it.timestamp),
+                        "engine": it.engine,
+                        "throughput": it.throughput,
+                        "running_req": it.running_req,
+                        "waiting_req": it.waiting_req,
+                        "kv_usage": it.kv_usage,
+                        "process": it.process,
+                        "path": path,
+                    }
+                )
+            )
 
     def _record_json(self, st: Followed, r: Record, seg: int, path: str | None) -> str:
         m = r.as_dict()
-        d: dict[str, Any] = {"kind": "record", "source": st.name, "segment": seg, "timestamp": m.pop("timestamp"),
-                             "accept_len": m.pop("accept_len"), "accept_rate": m.pop("accept_rate")}
+        d: dict[str, Any] = {
+            "kind": "record",
+            "source": st.name,
+            "segment": seg,
+            "timestamp": m.pop("timestamp"),
+            "accept_len": m.pop("accept_len"),
+            "accept_rate": m.pop("accept_rate"),
+        }
         m.pop("source", None)
         d["record_kind"] = m.pop("kind")  # decode / spec / spec_v0 / timing
         raw = m.pop("raw")
@@ -168,11 +217,15 @@ class Streamer:
         parts = [f"[{st.name}]", format_ts(r.timestamp) or "-", f"seg {seg}"]
         if r.rank:
             parts.append(r.rank)
-        for key, value, fmt in (("accept_len", r.accept_len, ".2f"), ("accept_rate", r.accept_rate, ".3f"),
-                                ("accept_len~", r.accept_len_derived, ".2f"),
-                                ("accept_rate~", r.accept_rate_derived, ".3f"),
-                                ("throughput", r.throughput, ".1f"), ("running", r.running_req, "d"),
-                                ("queue", r.queue_req, "d")):
+        for key, value, fmt in (
+            ("accept_len", r.accept_len, ".2f"),
+            ("accept_rate", r.accept_rate, ".3f"),
+            ("accept_len~", r.accept_len_derived, ".2f"),
+            ("accept_rate~", r.accept_rate_derived, ".3f"),
+            ("throughput", r.throughput, ".1f"),
+            ("running", r.running_req, "d"),
+            ("queue", r.queue_req, "d"),
+        ):
             if value is not None:
                 parts.append(f"{key}={format(value, fmt)}")
         return " ".join(parts) + "\n"
@@ -184,8 +237,20 @@ class Streamer:
         data = {k: v for k, v in ev.data.items() if k != "lines"}
         for msg in messages:
             if self.jsonl:
-                out.append(_dumps({"kind": "event", "source": st.name, "event": ev.kind.value, "message": msg,
-                                   "path": ev.path, "time": _iso(ev.time), "segment": seg, "data": data}))
+                out.append(
+                    _dumps(
+                        {
+                            "kind": "event",
+                            "source": st.name,
+                            "event": ev.kind.value,
+                            "message": msg,
+                            "path": ev.path,
+                            "time": _iso(ev.time),
+                            "segment": seg,
+                            "data": data,
+                        }
+                    )
+                )
             elif ev.kind == EventKind.STDERR:
                 out.append(f"[{st.name}] stderr: {msg}\n")
             else:

@@ -25,14 +25,25 @@ def add_parser(sub: Any) -> None:
         description="Read each SOURCE once (a file, or - for stdin; label=SOURCE names it) and print "
         "acceptance statistics per source and per segment; with two sources, B − A.",
     )
-    p.add_argument("sources", nargs="+", metavar="SOURCE",
-                   help="[label=]PATH, - (stdin), host:/path (read once over ssh; a quoted glob reads the newest match), "
-                   "or metrics+http://HOST:PORT/metrics (scraped for --duration seconds)")
+    p.add_argument(
+        "sources",
+        nargs="+",
+        metavar="SOURCE",
+        help="[label=]PATH, - (stdin), host:/path (read once over ssh; a quoted glob reads the newest match), "
+        "or metrics+http://HOST:PORT/metrics (scraped for --duration seconds)",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument("--workers", type=int, default=None, help="scanner processes for large files (default: cores, max 4)")
-    p.add_argument("--duration", type=float, default=None, metavar="SECONDS",
-                   help="metrics sources: scrape for this long, every --scrape-interval (default 10 s: a baseline and "
-                   "two 5 s windows); 0 reads once (the server's lifetime totals only)")
+    p.add_argument(
+        "--workers", type=int, default=None, help="scanner processes for large files (default: cores, max 4)"
+    )
+    p.add_argument(
+        "--duration",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="metrics sources: scrape for this long, every --scrape-interval (default 10 s: a baseline and "
+        "two 5 s windows); 0 reads once (the server's lifetime totals only)",
+    )
     from tui.cli.metrics_args import add_metrics_arguments
     from tui.cli.ssh_args import add_ssh_arguments
 

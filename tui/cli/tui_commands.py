@@ -14,16 +14,22 @@ from typing import Any
 
 from tui.cli import CliError
 
-SOURCE_HELP = ("SOURCE is a file (followed by name, like tail -F), a quoted glob (follows the newest match), "
-               "- (stdin), cmd:'COMMAND', host:/path (ssh), or a name from specwatch.toml; LABEL=SOURCE names "
-               "the pane.")
+SOURCE_HELP = (
+    "SOURCE is a file (followed by name, like tail -F), a quoted glob (follows the newest match), "
+    "- (stdin), cmd:'COMMAND', host:/path (ssh), or a name from specwatch.toml; LABEL=SOURCE names "
+    "the pane."
+)
 
 
 def _common(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("display")
     g.add_argument("--theme", metavar="NAME", help="theme for this run (t picks and remembers one)")
-    g.add_argument("--save-dir", metavar="DIR", default=None,
-                   help="where s (SVG screenshot) and e (CSV export) write (default: the current directory)")
+    g.add_argument(
+        "--save-dir",
+        metavar="DIR",
+        default=None,
+        help="where s (SVG screenshot) and e (CSV export) write (default: the current directory)",
+    )
 
 
 def _live(p: argparse.ArgumentParser) -> None:
@@ -33,37 +39,56 @@ def _live(p: argparse.ArgumentParser) -> None:
 
 
 def add_parser(sub: Any) -> None:
-    w = sub.add_parser("watch", help="watch live logs, one pane per source (the default command)",
-                       description="Watch live logs: one pane per source, a grid for more than two. " + SOURCE_HELP)
+    w = sub.add_parser(
+        "watch",
+        help="watch live logs, one pane per source (the default command)",
+        description="Watch live logs: one pane per source, a grid for more than two. " + SOURCE_HELP,
+    )
     w.add_argument("sources", nargs="+", metavar="SOURCE")
     _live(w)
     _common(w)
     w.set_defaults(run=run_watch)
 
-    c = sub.add_parser("compare", help="two sources side by side with a live B − A comparison",
-                       description="Two sources side by side, a B − A bar (accept len, 95%% CI, verdict) and an "
-                       "overlay chart. A and B are sources, or one pair name from specwatch.toml. " + SOURCE_HELP)
+    c = sub.add_parser(
+        "compare",
+        help="two sources side by side with a live B − A comparison",
+        description="Two sources side by side, a B − A bar (accept len, 95%% CI, verdict) and an "
+        "overlay chart. A and B are sources, or one pair name from specwatch.toml. " + SOURCE_HELP,
+    )
     c.add_argument("sources", nargs="+", metavar="A B")
     _live(c)
     _common(c)
     c.set_defaults(run=run_compare)
 
-    r = sub.add_parser("replay", help="replay saved logs with their original pacing (or faster)",
-                       description="Replay saved logs in the same screens, paced by their timestamps. Two files "
-                       "are compared (B − A bar) unless --no-compare. LABEL=FILE names a pane.")
+    r = sub.add_parser(
+        "replay",
+        help="replay saved logs with their original pacing (or faster)",
+        description="Replay saved logs in the same screens, paced by their timestamps. Two files "
+        "are compared (B − A bar) unless --no-compare. LABEL=FILE names a pane.",
+    )
     r.add_argument("files", nargs="+", metavar="FILE")
     pace = r.add_mutually_exclusive_group()
-    pace.add_argument("--speed", type=float, default=1.0, metavar="X", help="play X times as fast (default 1)")
+    pace.add_argument(
+        "--speed", type=float, default=1.0, metavar="X", help="play X times as fast (default 1)"
+    )
     pace.add_argument("--max", action="store_true", help="as fast as possible")
-    r.add_argument("--max-gap", type=float, default=None, metavar="SECONDS",
-                   help="cut longer pauses of the log to this many seconds (idle nights)")
+    r.add_argument(
+        "--max-gap",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="cut longer pauses of the log to this many seconds (idle nights)",
+    )
     r.add_argument("--no-compare", action="store_true", help="two files side by side without the B − A bar")
     _common(r)
     r.set_defaults(run=run_replay)
 
-    d = sub.add_parser("demo", help="the bundled broken-vs-fixed EAGLE-3 sample, replayed (no setup)",
-                       description="Replays the two runs of the bundled sample log (a broken EAGLE-3 config, "
-                       "then the restart with the fixed one) side by side.")
+    d = sub.add_parser(
+        "demo",
+        help="the bundled broken-vs-fixed EAGLE-3 sample, replayed (no setup)",
+        description="Replays the two runs of the bundled sample log (a broken EAGLE-3 config, "
+        "then the restart with the fixed one) side by side.",
+    )
     d.add_argument("--speed", type=float, default=None, metavar="X", help="replay speed (default 20)")
     _common(d)
     d.set_defaults(run=run_demo)
@@ -92,8 +117,10 @@ def _keys_from_tty(cmd: str) -> int:
     try:
         tty = os.open("/dev/tty", os.O_RDWR)
     except OSError:
-        raise CliError(f"specwatch {cmd}: reading the log from stdin needs a terminal for the keys "
-                       "(no /dev/tty); use specwatch stream -") from None
+        raise CliError(
+            f"specwatch {cmd}: reading the log from stdin needs a terminal for the keys "
+            "(no /dev/tty); use specwatch stream -"
+        ) from None
     fd = os.dup(0)
     os.dup2(tty, 0)
     os.close(tty)
@@ -123,7 +150,9 @@ def _replay_plan(args: argparse.Namespace):
         items.append((label or os.path.basename(path), path))
     labels = unique_labels([lab for lab, _ in items])
     speed = None if args.max else args.speed
-    panes = [replay_pane(path, lab, speed=speed, max_gap=args.max_gap) for lab, (_, path) in zip(labels, items)]
+    panes = [
+        replay_pane(path, lab, speed=speed, max_gap=args.max_gap) for lab, (_, path) in zip(labels, items)
+    ]
     compare = len(panes) == 2 and not args.no_compare
     pace = "as fast as possible" if speed is None else f"{speed:g}×"
     return LaunchPlan(panes, compare=compare, title=f"specwatch replay ({pace}): " + " · ".join(labels))
@@ -150,7 +179,9 @@ def _isatty(f) -> bool:
 
 def _run_app(plan, args: argparse.Namespace) -> int:
     if not (_isatty(sys.__stdout__) or _isatty(sys.__stderr__)) and not os.environ.get("SPECWATCH_FORCE_TUI"):
-        raise CliError(f"specwatch {args.command}: needs a terminal (for scripts: specwatch stream / summary)")
+        raise CliError(
+            f"specwatch {args.command}: needs a terminal (for scripts: specwatch stream / summary)"
+        )
     from tui.app import SpecwatchApp
 
     app = SpecwatchApp(plan, save_dir=args.save_dir, theme=args.theme)

@@ -14,12 +14,15 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 MAX_CONFIG_BYTES = 4 << 20
 
-SGLANG_DEFAULT = ("absent: SGLang falls back to its default layers [2, L//2, L-3] of the target "
-                  "(L = the target's layer count; ids are shifted by +1 for the embedding)")
+SGLANG_DEFAULT = (
+    "absent: SGLang falls back to its default layers [2, L//2, L-3] of the target "
+    "(L = the target's layer count; ids are shifted by +1 for the embedding)"
+)
 VLLM_DEFAULT = "absent: vLLM falls back to its per-model default layers"
 
 
@@ -70,7 +73,10 @@ def read_local(draft_path: str, family: str | None) -> dict[str, Any]:
     """Facts from ``DRAFT/config.json`` on this machine; a note when it cannot be read."""
     path = os.path.join(os.path.expanduser(draft_path), "config.json")
     if not looks_like_path(draft_path):
-        return {"config_path": None, "note": f"{draft_path!r} is not a local path (a hub id?): config not read"}
+        return {
+            "config_path": None,
+            "note": f"{draft_path!r} is not a local path (a hub id?): config not read",
+        }
     try:
         with open(path, "rb") as f:
             data = f.read(MAX_CONFIG_BYTES + 1)

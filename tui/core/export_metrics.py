@@ -54,8 +54,9 @@ class _Families:
     def __init__(self) -> None:
         self.fams: dict[str, Metric] = {}
 
-    def add(self, name: str, doc: str, labels: list[str], values: list[str], value: float,
-            counter: bool = False) -> None:
+    def add(
+        self, name: str, doc: str, labels: list[str], values: list[str], value: float, counter: bool = False
+    ) -> None:
         fam = self.fams.get(name)
         if fam is None:
             cls = CounterMetricFamily if counter else GaugeMetricFamily
@@ -63,8 +64,9 @@ class _Families:
         fam.add_metric(values, value)
 
 
-def build_families(sources: Sequence[Exported], *, segments: int = DEFAULT_SEGMENTS,
-                   now: float | None = None) -> list[Metric]:
+def build_families(
+    sources: Sequence[Exported], *, segments: int = DEFAULT_SEGMENTS, now: float | None = None
+) -> list[Metric]:
     """All the exporter's metric families, from the sources' statistics as they are now."""
     now = time.monotonic() if now is None else now
     f = _Families()
@@ -84,37 +86,87 @@ def build_families(sources: Sequence[Exported], *, segments: int = DEFAULT_SEGME
 def _source(f: _Families, ex: Exported, now: float) -> None:
     st = ex.state
     lv = [st.label, ex.host]
-    f.add("specwatch_source_info", "A source specwatch follows (value 1).", SRC_LABELS + ["kind", "where"],
-          lv + [ex.kind, ex.where], 1)
+    f.add(
+        "specwatch_source_info",
+        "A source specwatch follows (value 1).",
+        SRC_LABELS + ["kind", "where"],
+        lv + [ex.kind, ex.where],
+        1,
+    )
     for state in STATES:
-        f.add("specwatch_source_state", "The source's state: 1 for the current one.", SRC_LABELS + ["state"],
-              lv + [state], 1.0 if st.state == state else 0.0)
-    f.add("specwatch_source_up", "1 when the source is being read (live or idle), else 0.", SRC_LABELS, lv,
-          1.0 if st.state in ("live", "idle") else 0.0)
-    f.add("specwatch_source_records", "Records (metric lines) read from the source.", SRC_LABELS, lv,
-          st.stats.records, counter=True)
-    f.add("specwatch_source_malformed", "Metric lines that could not be read.", SRC_LABELS, lv,
-          st.stats.malformed, counter=True)
-    f.add("specwatch_source_segments", "Segments opened so far (restarts, rotations, ... + 1).", SRC_LABELS, lv,
-          st.stats.current.index + 1)
+        f.add(
+            "specwatch_source_state",
+            "The source's state: 1 for the current one.",
+            SRC_LABELS + ["state"],
+            lv + [state],
+            1.0 if st.state == state else 0.0,
+        )
+    f.add(
+        "specwatch_source_up",
+        "1 when the source is being read (live or idle), else 0.",
+        SRC_LABELS,
+        lv,
+        1.0 if st.state in ("live", "idle") else 0.0,
+    )
+    f.add(
+        "specwatch_source_records",
+        "Records (metric lines) read from the source.",
+        SRC_LABELS,
+        lv,
+        st.stats.records,
+        counter=True,
+    )
+    f.add(
+        "specwatch_source_malformed",
+        "Metric lines that could not be read.",
+        SRC_LABELS,
+        lv,
+        st.stats.malformed,
+        counter=True,
+    )
+    f.add(
+        "specwatch_source_segments",
+        "Segments opened so far (restarts, rotations, ... + 1).",
+        SRC_LABELS,
+        lv,
+        st.stats.current.index + 1,
+    )
     if st.last_record is not None:
-        f.add("specwatch_source_last_record_age_seconds", "Seconds since specwatch received the newest record.",
-              SRC_LABELS, lv, max(0.0, now - st.last_record))
+        f.add(
+            "specwatch_source_last_record_age_seconds",
+            "Seconds since specwatch received the newest record.",
+            SRC_LABELS,
+            lv,
+            max(0.0, now - st.last_record),
+        )
 
 
 def _seg_labels(ex: Exported, seg: Segment, current: bool, rank: str) -> list[str]:
     c = seg.config
     config = c.label()
-    return [ex.state.label, ex.host, str(seg.index), "true" if current else "false", rank, c.family or "",
-            c.model_path or "", "" if config == "config unknown" else config]
+    return [
+        ex.state.label,
+        ex.host,
+        str(seg.index),
+        "true" if current else "false",
+        rank,
+        c.family or "",
+        c.model_path or "",
+        "" if config == "config unknown" else config,
+    ]
 
 
 def _segment(f: _Families, ex: Exported, seg: Segment, current: bool, now: float) -> None:
     rd = seg.rate_definition()
     tr = rates.normalise_transform(rd.drafts_per_step)
     base = _seg_labels(ex, seg, current, "all")
-    f.add("specwatch_segment_info", "A segment (value 1); reason: what opened it.", SEG_LABELS + ["reason"],
-          base + [seg.reason], 1)
+    f.add(
+        "specwatch_segment_info",
+        "A segment (value 1); reason: what opened it.",
+        SEG_LABELS + ["reason"],
+        base + [seg.reason],
+        1,
+    )
     groups: list[tuple[str, MetricSet]] = [("all", seg.all)]
     if len(seg.ranks) > 1:
         groups += sorted(seg.ranks.items())
@@ -124,39 +176,66 @@ def _segment(f: _Families, ex: Exported, seg: Segment, current: bool, now: float
         _metric_set(f, lv, m, tr, rd.definition)
         seen = arrivals.get((seg.index, None if rank == "all" else rank))
         if seen is not None:
-            f.add("specwatch_last_record_age_seconds", "Seconds since specwatch received this group's newest record.",
-                  SEG_LABELS, lv, max(0.0, now - seen))
+            f.add(
+                "specwatch_last_record_age_seconds",
+                "Seconds since specwatch received this group's newest record.",
+                SEG_LABELS,
+                lv,
+                max(0.0, now - seen),
+            )
 
 
-def _metric_set(f: _Families, lv: list[str], m: MetricSet, tr: tuple[float, float] | None,
-                definition: str | None) -> None:
+def _metric_set(
+    f: _Families, lv: list[str], m: MetricSet, tr: tuple[float, float] | None, definition: str | None
+) -> None:
     f.add("specwatch_records", "Records in this segment / rank.", SEG_LABELS, lv, m.records, counter=True)
     if m.drafted:
-        f.add("specwatch_accepted_tokens", "Accepted draft tokens counted by the records (no bonus token).",
-              SEG_LABELS, lv, m.accepted, counter=True)
-        f.add("specwatch_drafted_tokens", "Drafted tokens counted by the records.", SEG_LABELS, lv, m.drafted,
-              counter=True)
+        f.add(
+            "specwatch_accepted_tokens",
+            "Accepted draft tokens counted by the records (no bonus token).",
+            SEG_LABELS,
+            lv,
+            m.accepted,
+            counter=True,
+        )
+        f.add(
+            "specwatch_drafted_tokens",
+            "Drafted tokens counted by the records.",
+            SEG_LABELS,
+            lv,
+            m.drafted,
+            counter=True,
+        )
     al = m.accept_len
     if not al.n:
         _printed(f, lv, m, definition)
         return
     hw = al.halfwidth()
     for name, doc, v in (
-            ("mean", "Mean accept len of the records (the segment mean).", al.mean),
-            ("window_mean", "Mean accept len of the latest records (the recent window).", al.window_mean),
-            ("last", "Accept len of the newest record.", al.last),
-            ("weighted_mean", "Accept len pooled over the records' weights (requests / drafts).", al.weighted_mean),
-            ("ci95_halfwidth", "Half-width of the 95% confidence interval of the mean (batch means).", hw),
-            ("values", "Accept len values in the mean.", float(al.n))):
+        ("mean", "Mean accept len of the records (the segment mean).", al.mean),
+        ("window_mean", "Mean accept len of the latest records (the recent window).", al.window_mean),
+        ("last", "Accept len of the newest record.", al.last),
+        (
+            "weighted_mean",
+            "Accept len pooled over the records' weights (requests / drafts).",
+            al.weighted_mean,
+        ),
+        ("ci95_halfwidth", "Half-width of the 95% confidence interval of the mean (batch means).", hw),
+        ("values", "Accept len values in the mean.", float(al.n)),
+    ):
         if v is not None:
             f.add(f"specwatch_accept_len_{name}", doc, SEG_LABELS, lv, v)
     if tr is not None:
         a, b = tr
         for name, v in (("mean", al.mean), ("window_mean", al.window_mean), ("last", al.last)):
             if v is not None:
-                f.add(f"specwatch_accept_rate_normalized_{name}",
-                      f"Accept rate as accepted drafts / proposed drafts = (accept len − 1) / D ({name}).",
-                      SEG_LABELS, lv, a + b * v)
+                f.add(
+                    f"specwatch_accept_rate_normalized_{name}",
+                    f"Accept rate as accepted drafts / proposed drafts = (accept len − 1) / D ({name}).",
+                    SEG_LABELS,
+                    lv,
+                    a + b * v,
+                )
     _printed(f, lv, m, definition)
 
 
@@ -166,9 +245,13 @@ def _printed(f: _Families, lv: list[str], m: MetricSet, definition: str | None) 
         return
     for name, v in (("mean", ar.mean), ("window_mean", ar.window_mean)):
         if v is not None:
-            f.add(f"specwatch_accept_rate_printed_{name}",
-                  f"Accept rate as the server printed it ({name}); its definition is in the label.",
-                  SEG_LABELS + ["definition"], lv + [definition or "unknown"], v)
+            f.add(
+                f"specwatch_accept_rate_printed_{name}",
+                f"Accept rate as the server printed it ({name}); its definition is in the label.",
+                SEG_LABELS + ["definition"],
+                lv + [definition or "unknown"],
+                v,
+            )
 
 
 class SpecwatchCollector:
@@ -176,9 +259,14 @@ class SpecwatchCollector:
     that feeds the sources; build the collector in that loop's thread), scrapes served by other
     threads read the statistics inside that loop, so they never see a half-fed batch."""
 
-    def __init__(self, sources: Callable[[], Sequence[Exported]] | Sequence[Exported], *,
-                 segments: int = DEFAULT_SEGMENTS, loop: asyncio.AbstractEventLoop | None = None,
-                 extra: Callable[[], Iterable[Metric]] | None = None) -> None:
+    def __init__(
+        self,
+        sources: Callable[[], Sequence[Exported]] | Sequence[Exported],
+        *,
+        segments: int = DEFAULT_SEGMENTS,
+        loop: asyncio.AbstractEventLoop | None = None,
+        extra: Callable[[], Iterable[Metric]] | None = None,
+    ) -> None:
         self._sources = sources if callable(sources) else (lambda: sources)
         self.segments = segments
         self.loop = loop

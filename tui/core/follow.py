@@ -20,9 +20,15 @@ from tui.core.sources.merge import merged
 from tui.core.stats import SourceStats
 
 STATES = ("connecting", "live", "idle", "waiting", "reconnecting", "error", "ended")
-_EVENT_STATE = {EventKind.OPENED: "live", EventKind.CONNECTED: "live", EventKind.IDLE: "idle",
-                EventKind.WAITING: "waiting", EventKind.RECONNECTING: "reconnecting", EventKind.EOF: "ended",
-                EventKind.SEEK: "live"}
+_EVENT_STATE = {
+    EventKind.OPENED: "live",
+    EventKind.CONNECTED: "live",
+    EventKind.IDLE: "idle",
+    EventKind.WAITING: "waiting",
+    EventKind.RECONNECTING: "reconnecting",
+    EventKind.EOF: "ended",
+    EventKind.SEEK: "live",
+}
 MAX_ARRIVALS = 4096
 
 
@@ -118,8 +124,9 @@ class Followed:
             self.state = "ended"
 
 
-async def follow(sources: Sequence[Source], states: Sequence[Followed]) -> AsyncIterator[
-        tuple[int, Batch, list[tuple[Item, int]]]]:
+async def follow(
+    sources: Sequence[Source], states: Sequence[Followed]
+) -> AsyncIterator[tuple[int, Batch, list[tuple[Item, int]]]]:
     """Runs the sources together, feeds each batch to its state and yields ``(index, batch,
     items)``; returns when every source has ended (their states then say how)."""
     async with aclosing(merged(sources)) as batches:

@@ -64,8 +64,13 @@ async def _run(ms: MetricsSummary, duration: float, options: dict[str, Any]) -> 
         ms.events.append(f"stopped after {deadline:.0f} s")
 
 
-def summarize_metrics(spec: SourceSpec, label: str | None = None, *, duration: float = DEFAULT_DURATION,
-                      options: dict[str, Any] | None = None) -> MetricsSummary:
+def summarize_metrics(
+    spec: SourceSpec,
+    label: str | None = None,
+    *,
+    duration: float = DEFAULT_DURATION,
+    options: dict[str, Any] | None = None,
+) -> MetricsSummary:
     """Scrape ``spec`` over ``duration`` seconds and return its statistics (``.stats``,
     ``.result()``); ``.followed.error`` says why, when the endpoint could not be read."""
     ms = MetricsSummary(spec, label)

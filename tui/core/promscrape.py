@@ -42,8 +42,12 @@ from dataclasses import dataclass, field
 
 from tui.core.records import RATE_DRAFTS, RATE_VLLM_V0_CUMULATIVE
 
-V1 = {"vllm:spec_decode_num_drafts_total": "drafts", "vllm:spec_decode_num_draft_tokens_total": "draft_tokens",
-      "vllm:spec_decode_num_accepted_tokens_total": "accepted", "vllm:generation_tokens_total": "gen_tokens"}
+V1 = {
+    "vllm:spec_decode_num_drafts_total": "drafts",
+    "vllm:spec_decode_num_draft_tokens_total": "draft_tokens",
+    "vllm:spec_decode_num_accepted_tokens_total": "accepted",
+    "vllm:generation_tokens_total": "gen_tokens",
+}
 V1_POS = "vllm:spec_decode_num_accepted_tokens_per_pos_total"
 V1_CREATED = "vllm:spec_decode_num_drafts_created"
 SGL_AL, SGL_RATE, SGL_TPUT = "sglang:spec_accept_length", "sglang:spec_accept_rate", "sglang:gen_throughput"
@@ -136,8 +140,14 @@ class Converter:
         self._start: dict[tuple, float] = {}  # process start times and _created values
         self._started: set[str] = set()  # families whose start marker was sent
 
-    def feed(self, text: str, *, wall: float | None = None, mono: float | None = None,
-             content_type: str | None = None) -> ScrapeResult:
+    def feed(
+        self,
+        text: str,
+        *,
+        wall: float | None = None,
+        mono: float | None = None,
+        content_type: str | None = None,
+    ) -> ScrapeResult:
         """One scrape's text. ``wall``: time.time() of the scrape; ``mono``: time.monotonic()."""
         samples = parse_samples(text, content_type)
         wall = time.time() if wall is None else wall
@@ -161,8 +171,11 @@ class Converter:
             self._fingerprinted("sglang", sgl, ts, restarted, first, res)
         if not res.found:
             vllm_seen = any(name.startswith("vllm:") for name, *_ in samples)
-            res.note = ("vLLM metrics without spec-decode counters: speculative decoding is off on this server"
-                        if vllm_seen else f"no speculative-decoding metric in the response (looked for {LOOKED_FOR})")
+            res.note = (
+                "vLLM metrics without spec-decode counters: speculative decoding is off on this server"
+                if vllm_seen
+                else f"no speculative-decoding metric in the response (looked for {LOOKED_FOR})"
+            )
         return res
 
     # -- restarts -------------------------------------------------------------------------------
@@ -230,7 +243,9 @@ class Converter:
     def _marker(self, kind: str, family: str, ts: float, config: dict, res: ScrapeResult) -> None:
         res.lines.append(json.dumps({"marker": kind, "family": family, "timestamp": ts, "config": config}))
 
-    def _start_or_reset(self, family: str, ts: float, restarted: bool, config: dict, res: ScrapeResult) -> None:
+    def _start_or_reset(
+        self, family: str, ts: float, restarted: bool, config: dict, res: ScrapeResult
+    ) -> None:
         if family not in self._started:
             self._started.add(family)
             self._marker("metrics_start", family, ts, config, res)
@@ -239,8 +254,9 @@ class Converter:
             self._marker("counter_reset", family, ts, config, res)
 
     # -- vLLM V1 ---------------------------------------------------------------------------------
-    def _vllm(self, engines: dict[tuple, _Engine], ts: float, dt: float | None, restarted: bool,
-              res: ScrapeResult) -> None:
+    def _vllm(
+        self, engines: dict[tuple, _Engine], ts: float, dt: float | None, restarted: bool, res: ScrapeResult
+    ) -> None:
         any_e = next(iter(engines.values()))
         k = max((len(e.pos) for e in engines.values()), default=0)
         config: dict = {}
@@ -272,8 +288,15 @@ class Converter:
         return any(e.pos.get(i, math.inf) < v for i, v in prev.pos.items())
 
     # -- SGLang and vLLM V0: gauges that hold the latest interval ---------------------------------
-    def _fingerprinted(self, family: str, groups: dict[tuple, dict], ts: float, restarted: bool, first: bool,
-                       res: ScrapeResult) -> None:
+    def _fingerprinted(
+        self,
+        family: str,
+        groups: dict[tuple, dict],
+        ts: float,
+        restarted: bool,
+        first: bool,
+        res: ScrapeResult,
+    ) -> None:
         any_g = next(iter(groups.values()))["labels"]
         config = {"model": any_g["model_name"]} if any_g.get("model_name") else {}
         self._start_or_reset(family, ts, restarted, config, res)
@@ -303,17 +326,26 @@ def _engine_order(labels: dict) -> tuple:
 
 
 def _lifetime(e: _Engine) -> dict:
-    drafts, dtok, acc = e.values.get("drafts", 0.0), e.values.get("draft_tokens"), e.values.get("accepted", 0.0)
-    out = {"drafts": int(round(drafts)), "draft_tokens": None if dtok is None else int(round(dtok)),
-           "accepted": int(round(acc)), "accept_len": 1.0 + acc / drafts if drafts > 0 else None,
-           "accept_rate": acc / dtok if dtok else None,
-           "per_position": [e.pos[i] / drafts for i in sorted(e.pos)] if drafts > 0 and e.pos else None,
-           "since": e.created}
+    drafts, dtok, acc = (
+        e.values.get("drafts", 0.0),
+        e.values.get("draft_tokens"),
+        e.values.get("accepted", 0.0),
+    )
+    out = {
+        "drafts": int(round(drafts)),
+        "draft_tokens": None if dtok is None else int(round(dtok)),
+        "accepted": int(round(acc)),
+        "accept_len": 1.0 + acc / drafts if drafts > 0 else None,
+        "accept_rate": acc / dtok if dtok else None,
+        "per_position": [e.pos[i] / drafts for i in sorted(e.pos)] if drafts > 0 and e.pos else None,
+        "since": e.created,
+    }
     return out
 
 
 def _window(e: _Engine, base: _Engine | None, dt: float | None, ts: float) -> dict | None:
     """The record of one engine's window (``base`` None: the counters count from zero)."""
+
     def delta(name: str) -> float | None:
         cur = e.values.get(name)
         if cur is None:
@@ -326,15 +358,22 @@ def _window(e: _Engine, base: _Engine | None, dt: float | None, ts: float) -> di
     d_drafts, d_acc, d_tok = delta("drafts"), delta("accepted"), delta("draft_tokens")
     if not d_drafts or d_drafts <= 0 or d_acc is None:
         return None  # no draft in the window: idle
-    rec: dict = {"family": "vllm", "timestamp": ts, "rank": vllm_rank(e.labels),
-                 "accept_len": 1.0 + d_acc / d_drafts, "accepted": int(round(d_acc)),
-                 "num_drafts": float(round(d_drafts)), "rate_definition": RATE_DRAFTS}
+    rec: dict = {
+        "family": "vllm",
+        "timestamp": ts,
+        "rank": vllm_rank(e.labels),
+        "accept_len": 1.0 + d_acc / d_drafts,
+        "accepted": int(round(d_acc)),
+        "num_drafts": float(round(d_drafts)),
+        "rate_definition": RATE_DRAFTS,
+    }
     if d_tok is not None and d_tok > 0:
         rec["accept_rate"] = d_acc / d_tok
         rec["drafted"] = int(round(d_tok))
     if e.pos and (base is None or set(base.pos) >= set(e.pos)):
-        rec["per_position"] = [(e.pos[i] - (base.pos[i] if base is not None else 0.0)) / d_drafts
-                               for i in sorted(e.pos)]
+        rec["per_position"] = [
+            (e.pos[i] - (base.pos[i] if base is not None else 0.0)) / d_drafts for i in sorted(e.pos)
+        ]
     d_gen = delta("gen_tokens")
     window = dt if base is not None else None
     if d_gen is not None and window and window > 0:
@@ -354,8 +393,13 @@ def _sglang_record(g: dict, ts: float) -> dict | None:
     al = g.get(SGL_AL)
     if not _finite(al) or al <= 0:  # type: ignore[operator]
         return None  # 0: no decode yet, or speculative decoding off
-    rec: dict = {"family": "sglang", "timestamp": ts, "rank": sglang_rank(g["labels"]), "accept_len": al,
-                 "extra": {"source": "metrics"}}
+    rec: dict = {
+        "family": "sglang",
+        "timestamp": ts,
+        "rank": sglang_rank(g["labels"]),
+        "accept_len": al,
+        "extra": {"source": "metrics"},
+    }
     if _finite(g.get(SGL_RATE)):
         rec["accept_rate"] = g[SGL_RATE]
     if _finite(g.get(SGL_TPUT)):
@@ -370,5 +414,12 @@ def _v0_record(g: dict, ts: float) -> dict | None:
     extra = {"source": "metrics"}
     if _finite(g.get(V0_EFF)):
         extra["system_efficiency"] = repr(g[V0_EFF])
-    return {"family": "vllm", "timestamp": ts, "rank": g["labels"].get("instance") or None, "accept_rate": rate,
-            "cumulative": True, "rate_definition": RATE_VLLM_V0_CUMULATIVE, "extra": extra}
+    return {
+        "family": "vllm",
+        "timestamp": ts,
+        "rank": g["labels"].get("instance") or None,
+        "accept_rate": rate,
+        "cumulative": True,
+        "rate_definition": RATE_VLLM_V0_CUMULATIVE,
+        "extra": extra,
+    }

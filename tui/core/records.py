@@ -9,7 +9,7 @@ only there so headless commands start fast.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
@@ -148,7 +148,7 @@ def format_ts(ts: float | None) -> str | None:
     if ts is None:
         return None
     try:
-        dt = datetime.fromtimestamp(ts, tz=timezone.utc).replace(tzinfo=None)
+        dt = datetime.fromtimestamp(ts, tz=UTC).replace(tzinfo=None)
     except (OverflowError, OSError, ValueError):
         return None
     return dt.isoformat(sep=" ", timespec="milliseconds" if ts % 1 else "seconds")
@@ -169,8 +169,17 @@ def metrics_item(source: str, line_no: int, offset: int, line: str) -> Record | 
     if ts is not None and not isinstance(ts, (int, float)):
         raise ValueError("timestamp must be seconds")
     if "marker" in data:
-        return Marker(source, line_no, offset, data.get("family"), str(data["marker"]), line, ts,
-                      dict(data.get("config") or {}), data.get("version"))
+        return Marker(
+            source,
+            line_no,
+            offset,
+            data.get("family"),
+            str(data["marker"]),
+            line,
+            ts,
+            dict(data.get("config") or {}),
+            data.get("version"),
+        )
     allowed = set(Record.__slots__) - {"source", "line_no", "offset", "raw", "kind"}  # type: ignore[attr-defined]
     unknown = set(data) - allowed
     if unknown:

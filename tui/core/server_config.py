@@ -53,7 +53,9 @@ class ServerConfig:
             self.version = version
         if not args:
             return
-        self.args.update({k: v for k, v in args.items() if k != "speculative_config" or isinstance(v, (dict, str))})
+        self.args.update(
+            {k: v for k, v in args.items() if k != "speculative_config" or isinstance(v, (dict, str))}
+        )
         a = self.args
         self.model_path = _str(a.get("model_path") or a.get("model")) or self.model_path
         if self.family == "vllm" or "speculative_config" in a:
@@ -61,16 +63,22 @@ class ServerConfig:
             if isinstance(sc, dict):
                 self.algorithm = _str(sc.get("method")) or self.algorithm
                 self.draft_model_path = _str(sc.get("model")) or self.draft_model_path
-                self.num_speculative_tokens = _int(sc.get("num_speculative_tokens")) or self.num_speculative_tokens
+                self.num_speculative_tokens = (
+                    _int(sc.get("num_speculative_tokens")) or self.num_speculative_tokens
+                )
             self.tp_size = _int(a.get("tensor_parallel_size")) or self.tp_size
             self.dp_size = _int(a.get("data_parallel_size")) or self.dp_size
         if "speculative_algorithm" in a:
             self.algorithm = _str(a.get("speculative_algorithm"))
         if "speculative_draft_model_path" in a:
             self.draft_model_path = _str(a.get("speculative_draft_model_path"))
-        for key, attr in (("speculative_num_steps", "num_steps"), ("speculative_eagle_topk", "topk"),
-                          ("speculative_num_draft_tokens", "num_draft_tokens"), ("tp_size", "tp_size"),
-                          ("dp_size", "dp_size")):
+        for key, attr in (
+            ("speculative_num_steps", "num_steps"),
+            ("speculative_eagle_topk", "topk"),
+            ("speculative_num_draft_tokens", "num_draft_tokens"),
+            ("tp_size", "tp_size"),
+            ("dp_size", "dp_size"),
+        ):
             if key in a:
                 setattr(self, attr, _int(a[key]))
 

@@ -25,7 +25,16 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, ValidationInfo, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 CONFIG_NAME = "specwatch.toml"
 NAME_RX = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+-]*")
@@ -53,8 +62,9 @@ class SourceEntry(BaseModel):
         if isinstance(value, str):
             return {"source": value}
         if not isinstance(value, dict):
-            raise ValueError('expected a source text ("path", "cmd:...") or a table '
-                             '{ source = "...", label = "..." }')
+            raise ValueError(
+                'expected a source text ("path", "cmd:...") or a table { source = "...", label = "..." }'
+            )
         return value
 
 
@@ -88,9 +98,10 @@ class Settings(BaseModel):
     def _names(cls, value: dict[str, Any], info: ValidationInfo) -> dict[str, Any]:
         for name in value:
             if not NAME_RX.fullmatch(name):
-                raise _KeyedError((str(info.field_name), repr(name)),
-                                  "not a usable name (letters, digits, '_', '.', '+', '-'; "
-                                  "no '/', ':', '=' or spaces)")
+                raise _KeyedError(
+                    (str(info.field_name), repr(name)),
+                    "not a usable name (letters, digits, '_', '.', '+', '-'; no '/', ':', '=' or spaces)",
+                )
         return value
 
     @model_validator(mode="after")
@@ -104,8 +115,11 @@ class Settings(BaseModel):
                 if member in self.sources or looks_like_source_text(member):
                     continue
                 hint = _did_you_mean(member, self.sources)
-                raise _KeyedError(("pairs", name, key), f"{member!r} is not a name in [sources]{hint}, "
-                                  "nor a path (write ./NAME for a file in the current directory)")
+                raise _KeyedError(
+                    ("pairs", name, key),
+                    f"{member!r} is not a name in [sources]{hint}, "
+                    "nor a path (write ./NAME for a file in the current directory)",
+                )
         return self
 
     @property

@@ -12,7 +12,8 @@ import multiprocessing as mp
 import os
 import stat
 from collections import deque
-from typing import BinaryIO, Iterator
+from collections.abc import Iterator
+from typing import BinaryIO
 
 from tui.core.parsing import LineParser
 from tui.core.parsing.fastscan import FastChunk, scan_chunk
@@ -209,14 +210,20 @@ def _workers() -> int:
     return max(1, min(n, 4))
 
 
-def summarize_file(path: str, label: str | None = None, source: str | None = None,
-                   workers: int | None = None) -> Summarizer:
+def summarize_file(
+    path: str, label: str | None = None, source: str | None = None, workers: int | None = None
+) -> Summarizer:
     s = Summarizer(source or path, label)
     with open(path, "rb") as f:
         size = os.fstat(f.fileno()).st_size
         nw = _workers() if workers is None else workers
         ranges = None
-        if nw > 1 and size >= PARALLEL_MIN and hasattr(os, "pread") and stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+        if (
+            nw > 1
+            and size >= PARALLEL_MIN
+            and hasattr(os, "pread")
+            and stat.S_ISREG(os.fstat(f.fileno()).st_mode)
+        ):
             ranges = _ranges(f, CHUNK)
             f.seek(0)
         if ranges is None:

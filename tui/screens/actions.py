@@ -34,8 +34,10 @@ def pause(self: WatchScreen) -> None:
         self.app.notify("replay paused (space resumes)" if playing else "replay resumed", timeout=2)
     else:
         self.frozen = not self.frozen
-        self.app.notify("view frozen: sources are still read (space thaws)" if self.frozen else "view live again",
-                        timeout=2)
+        self.app.notify(
+            "view frozen: sources are still read (space thaws)" if self.frozen else "view live again",
+            timeout=2,
+        )
     self.tick()
 
 
@@ -70,13 +72,19 @@ def segment(self: WatchScreen, step: int) -> None:
     src = pane.state.source
     if pane.state.replay and src is not None and hasattr(src, "next_segment"):
         (src.next_segment if step > 0 else src.prev_segment)()
-        self.app.notify(f"{pane.state.label}: replay jumps to the {'next' if step > 0 else 'previous'} segment",
-                        timeout=2, markup=False)
+        self.app.notify(
+            f"{pane.state.label}: replay jumps to the {'next' if step > 0 else 'previous'} segment",
+            timeout=2,
+            markup=False,
+        )
         return
     shown = pane.select_segment(step)
     follow = pane.selected is None
-    self.app.notify(f"{pane.state.label}: showing segment {shown}" + (" (the newest: following)" if follow else ""),
-                    timeout=2, markup=False)
+    self.app.notify(
+        f"{pane.state.label}: showing segment {shown}" + (" (the newest: following)" if follow else ""),
+        timeout=2,
+        markup=False,
+    )
 
 
 def restart_mark(self: WatchScreen) -> None:
@@ -87,8 +95,11 @@ def restart_mark(self: WatchScreen) -> None:
     seg = st.stats.current.index
     self.post_message(RestartMarked(pane.index, seg))
     if seg == before:
-        self.app.notify(f"{st.label}: the current segment {seg} has no records yet; it now starts at your mark",
-                        timeout=3, markup=False)
+        self.app.notify(
+            f"{st.label}: the current segment {seg} has no records yet; it now starts at your mark",
+            timeout=3,
+            markup=False,
+        )
     pane.show_data(self.scales(), force=True)
 
 
@@ -145,8 +156,21 @@ def focus_pane(self: WatchScreen, step: int) -> None:
     panes[(panes.index(cur) + step) % len(panes)].focus()
 
 
-CSV_FIELDS = ["source", "where", "segment", "config", "record", "line_no", "timestamp", "rank", "accept_len",
-              "accept_rate", "accept_rate_normalised", "throughput", "running_req"]
+CSV_FIELDS = [
+    "source",
+    "where",
+    "segment",
+    "config",
+    "record",
+    "line_no",
+    "timestamp",
+    "rank",
+    "accept_len",
+    "accept_rate",
+    "accept_rate_normalised",
+    "throughput",
+    "running_req",
+]
 
 
 def export_csv(self: WatchScreen) -> None:
@@ -168,12 +192,28 @@ def export_csv(self: WatchScreen) -> None:
                         transforms[p.segment] = (tr, (seg.label or seg.config.label()) if seg else "")
                     tr, config = transforms[p.segment]
                     norm = "" if tr is None or p.accept_len is None else f"{tr[0] + tr[1] * p.accept_len:.6g}"
-                    w.writerow([st.label, st.where, p.segment, config, p.seq, p.line_no, format_ts(p.timestamp) or "",
-                                p.rank or "", _v(p.accept_len), _v(p.accept_rate), norm, _v(p.throughput),
-                                _v(p.running_req)])
+                    w.writerow(
+                        [
+                            st.label,
+                            st.where,
+                            p.segment,
+                            config,
+                            p.seq,
+                            p.line_no,
+                            format_ts(p.timestamp) or "",
+                            p.rank or "",
+                            _v(p.accept_len),
+                            _v(p.accept_rate),
+                            norm,
+                            _v(p.throughput),
+                            _v(p.running_req),
+                        ]
+                    )
                     rows += 1
     except OSError as exc:
-        self.app.notify(f"cannot write {path}: {exc.strerror or exc}", severity="error", timeout=6, markup=False)
+        self.app.notify(
+            f"cannot write {path}: {exc.strerror or exc}", severity="error", timeout=6, markup=False
+        )
         return
     self.post_message(RecordsExported(str(path), rows))
     self.app.notify(f"{rows} records written to {path}", title="CSV export", timeout=6, markup=False)

@@ -78,15 +78,19 @@ class WatchScreen(Screen):
         self.marks = 0
         self.ticks = 0
         self.render_seconds = 0.0
-        self.tick_log: deque[tuple[float, float]] = deque(maxlen=2000)  # (start, duration): the bench reads it
+        self.tick_log: deque[tuple[float, float]] = deque(
+            maxlen=2000
+        )  # (start, duration): the bench reads it
         self._seg_seen = [0] * len(self.states)
         self._cmp_version: tuple = ()
 
     # -- layout ------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
         yield Header()
-        panes = [SourcePane(i, st, chart=self.charts, log=self.logs, id=f"pane-{i}")
-                 for i, st in enumerate(self.states)]
+        panes = [
+            SourcePane(i, st, chart=self.charts, log=self.logs, id=f"pane-{i}")
+            for i, st in enumerate(self.states)
+        ]
         with Vertical(id="body"):
             if self.plan.compare and len(panes) == 2:
                 yield CompareBar(id="compare")
@@ -154,9 +158,14 @@ class WatchScreen(Screen):
                         state.feed_lines(batch)
                     else:
                         for k in range(0, len(batch.lines), SLICE):
-                            state.feed_lines(replace(batch, lines=batch.lines[k:k + SLICE],
-                                                     offsets=batch.offsets[k:k + SLICE],
-                                                     first_line_no=batch.first_line_no + k))
+                            state.feed_lines(
+                                replace(
+                                    batch,
+                                    lines=batch.lines[k : k + SLICE],
+                                    offsets=batch.offsets[k : k + SLICE],
+                                    first_line_no=batch.first_line_no + k,
+                                )
+                            )
                             await rest()
                 else:
                     state.on_event(batch)
@@ -204,10 +213,15 @@ class WatchScreen(Screen):
             pts = recent(st, max(CHART_POINTS, SPARK_POINTS))
             al += [p.accept_len for p in pts if p.accept_len is not None and math.isfinite(p.accept_len)]
             ar += [p.accept_rate for p in pts if p.accept_rate is not None and math.isfinite(p.accept_rate)]
-            tp_hi = max([tp_hi] + [p.throughput for p in pts if p.throughput is not None
-                                   and math.isfinite(p.throughput)])
-        return {"accept_len": _range(al, 0.25, (1.0, 2.0)), "accept_rate": _range(ar, 0.05, (0.0, 1.0)),
-                "throughput": (0.0, nice_ceil(tp_hi))}
+            tp_hi = max(
+                [tp_hi]
+                + [p.throughput for p in pts if p.throughput is not None and math.isfinite(p.throughput)]
+            )
+        return {
+            "accept_len": _range(al, 0.25, (1.0, 2.0)),
+            "accept_rate": _range(ar, 0.05, (0.0, 1.0)),
+            "throughput": (0.0, nice_ceil(tp_hi)),
+        }
 
     def _show_compare(self, scales) -> None:
         if not (self.plan.compare and len(self.states) == 2):
@@ -251,17 +265,26 @@ class WatchScreen(Screen):
                 self.post_message(SegmentStarted(i, cur, seg.reason, seg.label or seg.config.label()))
             for n in st.take_notices():
                 if shown < MAX_NOTICES_PER_TICK:
-                    self.app.notify(n.message, title=n.title, severity=n.severity,  # type: ignore[arg-type]
-                                    timeout=8 if n.severity == "error" else 5, markup=False)
+                    self.app.notify(
+                        n.message,
+                        title=n.title,
+                        severity=n.severity,  # type: ignore[arg-type]
+                        timeout=8 if n.severity == "error" else 5,
+                        markup=False,
+                    )
                     shown += 1
                 else:
                     dropped += 1
         if dropped:
-            self.app.notify(f"{dropped} more notifications in this moment were skipped", timeout=3, markup=False)
+            self.app.notify(
+                f"{dropped} more notifications in this moment were skipped", timeout=3, markup=False
+            )
 
     def on_source_status_changed(self, message: SourceStatusChanged) -> None:
         if 0 <= message.pane < len(self.states):
-            self.panes[message.pane].show_status(frozen=self.frozen, extra=self._pane_extra(self.panes[message.pane]))
+            self.panes[message.pane].show_status(
+                frozen=self.frozen, extra=self._pane_extra(self.panes[message.pane])
+            )
 
     # -- actions (see tui.screens.actions) ---------------------------------------------------
     action_pause = actions.pause

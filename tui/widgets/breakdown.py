@@ -42,7 +42,9 @@ class Breakdown(Static):
 
     def show_segment(self, seg: Segment) -> None:
         ranks = {k: v for k, v in seg.ranks.items() if v.accept_len.n}
-        self.ranks = {k: (*mean_hw(v.accept_len), v.accept_len.n) for k, v in ranks.items()} if len(ranks) > 1 else {}
+        self.ranks = (
+            {k: (*mean_hw(v.accept_len), v.accept_len.n) for k, v in ranks.items()} if len(ranks) > 1 else {}
+        )
         self.positions = seg.all.per_position() or []
         shown = bool(self.ranks or self.positions)
         self.set_class(shown, "-shown")
@@ -63,8 +65,11 @@ class Breakdown(Static):
                 label = Text(f"{f2(mean)} ± {f2(hw)}  n={n}" if hw is not None else f"{f2(mean)}  n={n}")
                 t.add_row(Text(rank or "(untagged)"), Text(_bar(frac), style=colour), label)
             if len(items) > MAX_RANKS_SHOWN:
-                t.add_row(Text("…", style=muted), Text(f"{len(items) - MAX_RANKS_SHOWN} more ranks", style=muted),
-                          Text(""))
+                t.add_row(
+                    Text("…", style=muted),
+                    Text(f"{len(items) - MAX_RANKS_SHOWN} more ranks", style=muted),
+                    Text(""),
+                )
         if self.positions:
             for i, p in enumerate(self.positions, 1):
                 t.add_row(Text(f"draft pos {i}"), Text(_bar(p), style=colour), Text(f"{p:.3f} accepted"))

@@ -13,15 +13,22 @@ from textual.widgets import Static
 from tui.format import verdict_text
 from tui.widgets._colours import hex_color
 
-VERDICT_COLOUR = {"higher": "success", "lower": "error", "no_difference": "foreground", "insufficient": "warning"}
+VERDICT_COLOUR = {
+    "higher": "success",
+    "lower": "error",
+    "no_difference": "foreground",
+    "insufficient": "warning",
+}
 
 
 def ci_strip(lo: float, hi: float, diff: float, width: int) -> tuple[str, int, int, int, int]:
     """A one-line drawing of [lo, hi] and diff on a scale symmetric around 0; returns the text
     and the columns of zero, lo, hi and diff."""
     r = max(abs(lo), abs(hi), 1e-6) * 1.15
+
     def col(x: float) -> int:
         return max(0, min(width - 1, round((x + r) / (2 * r) * (width - 1))))
+
     z, a, b, d = col(0.0), col(lo), col(hi), col(diff)
     cells = ["─"] * width
     for i in range(a, b + 1):
@@ -59,8 +66,11 @@ class CompareBar(Static):
         rows: list[Text] = []
         head = Text("accept len ", style="bold", no_wrap=True, overflow="ellipsis")
         head.append(verdict_text(al, b_label), style=f"bold {colour}")
-        head.append(f"    A = {a_label} (segment {c['a']['segment']}, n={al['n_a']}) · "
-                    f"B = {b_label} (segment {c['b']['segment']}, n={al['n_b']})", style=muted)
+        head.append(
+            f"    A = {a_label} (segment {c['a']['segment']}, n={al['n_a']}) · "
+            f"B = {b_label} (segment {c['b']['segment']}, n={al['n_b']})",
+            style=muted,
+        )
         rows.append(head)
         width = max(20, (self.size.width or 64) - 4)
         if al.get("ci95") and al.get("diff") is not None:

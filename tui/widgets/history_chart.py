@@ -105,8 +105,13 @@ def build_chart(d: ChartData, w: int, h: int, colours: dict[str, tuple[int, int,
         for s in d.series:
             if s.xs:
                 xs, ys = downsample(s.xs, s.ys, cols)
-                plt.plot(xs, ys, color=colours[s.colour], marker="braille",
-                         label=s.name if len(d.series) > 1 else None)
+                plt.plot(
+                    xs,
+                    ys,
+                    color=colours[s.colour],
+                    marker="braille",
+                    label=s.name if len(d.series) > 1 else None,
+                )
         for x, label, colour in d.boundaries:
             if not x0 <= x <= x1:
                 continue

@@ -25,11 +25,19 @@ from tui.pane_state import RawLine
 from tui.widgets._colours import hex_color
 
 MAX_CHARS = 400  # the part of a line that is looked at (args dumps run to thousands of characters)
-_NUMBERS = re.compile(r"(accept len|accept rate|Mean acceptance length|Avg Draft acceptance rate|"
-                      r"acceptance rate)(:?\s*)([\d.]+%?)")
+_NUMBERS = re.compile(
+    r"(accept len|accept rate|Mean acceptance length|Avg Draft acceptance rate|"
+    r"acceptance rate)(:?\s*)([\d.]+%?)"
+)
 
-KIND_STYLE = {"metric": "primary", "marker": "accent", "malformed": "error", "event": "secondary",
-              "stderr": "warning", "mark": "warning"}
+KIND_STYLE = {
+    "metric": "primary",
+    "marker": "accent",
+    "malformed": "error",
+    "event": "secondary",
+    "stderr": "warning",
+    "mark": "warning",
+}
 
 
 class TailView(Widget):
@@ -50,7 +58,7 @@ class TailView(Widget):
         out = Text(no_wrap=True, overflow="ellipsis")
         width = max(1, self.size.width)
         colours = {k: hex_color(self.app, v) for k, v in KIND_STYLE.items()}
-        for i, line in enumerate(self.lines[-self.size.height:] if self.size.height else []):
+        for i, line in enumerate(self.lines[-self.size.height :] if self.size.height else []):
             if i:
                 out.append("\n")
             out.append_text(render_line(line, colours, width))

@@ -25,7 +25,7 @@ def bucket_means(data: Sequence[float], width: int) -> list[float]:
     out = []
     for i in range(width):
         a, b = i * n // width, (i + 1) * n // width
-        chunk = data[a:b] if b > a else data[a:a + 1]
+        chunk = data[a:b] if b > a else data[a : a + 1]
         out.append(sum(chunk) / len(chunk))
     return out
 

@@ -46,26 +46,57 @@ class NumbersPanel(Static):
             return out
 
         seg_text = mean_ci_text(al["mean"], al["hw"], al["n"])
-        pairs = [("last", f2(al["last"]), None), ("window", f2(al["window"]), None),
-                 ("segment", seg_text, f"bold {strong}")]
+        pairs = [
+            ("last", f2(al["last"]), None),
+            ("window", f2(al["window"]), None),
+            ("segment", seg_text, f"bold {strong}"),
+        ]
         if v["segments"] > 1:
             pairs.append(("all", f"{f2(al['total_mean'])} (n={al['total_n']})", None))
         t.add_row("accept len", kv(*pairs))
         if ar["printed_n"]:
-            rate = kv(("printed", mean_ci_text(ar["printed_mean"], ar["printed_hw"], ar["printed_n"], 3)
-                       .rsplit(" (n=", 1)[0], None), ("", ar["definition_words"], muted))
+            rate = kv(
+                (
+                    "printed",
+                    mean_ci_text(ar["printed_mean"], ar["printed_hw"], ar["printed_n"], 3).rsplit(" (n=", 1)[
+                        0
+                    ],
+                    None,
+                ),
+                ("", ar["definition_words"], muted),
+            )
         else:
             rate = kv(("printed", DASH, None))
         if ar["normalised_mean"] is not None:
             rate.append("\n")
-            rate.append_text(kv(("normalised", mean_ci_text(ar["normalised_mean"], ar["normalised_hw"], al["n"], 3)
-                                 .rsplit(" (n=", 1)[0], None),
-                                ("", f"(AL−1)/{ar['drafts_per_step']} = accepted/proposed drafts", muted)))
+            rate.append_text(
+                kv(
+                    (
+                        "normalised",
+                        mean_ci_text(ar["normalised_mean"], ar["normalised_hw"], al["n"], 3).rsplit(
+                            " (n=", 1
+                        )[0],
+                        None,
+                    ),
+                    ("", f"(AL−1)/{ar['drafts_per_step']} = accepted/proposed drafts", muted),
+                )
+            )
         t.add_row("accept rate", rate)
-        t.add_row("throughput", kv(("last", f"{f2(tp['last'], 1)} tok/s", None), ("window", f2(tp["window"], 1), None),
-                                   ("mean", f2(tp["mean"], 1), None)))
-        t.add_row("running req", kv(("last", DASH if run["last"] is None else f"{run['last']:.0f}", None),
-                                    ("window", f2(run["window"], 1), None)))
+        t.add_row(
+            "throughput",
+            kv(
+                ("last", f"{f2(tp['last'], 1)} tok/s", None),
+                ("window", f2(tp["window"], 1), None),
+                ("mean", f2(tp["mean"], 1), None),
+            ),
+        )
+        t.add_row(
+            "running req",
+            kv(
+                ("last", DASH if run["last"] is None else f"{run['last']:.0f}", None),
+                ("window", f2(run["window"], 1), None),
+            ),
+        )
         where = f"{v['segment']}" + (" (pinned: ] to follow)" if pinned and not v["current"] else "")
         seg_line = kv(("", f"{where} of {v['segments']}", "bold"), ("opened by", v["reason"], None))
         seg_line.append("   ")

@@ -9,9 +9,17 @@ from textual.widgets import Static
 from tui.widgets._colours import hex_color
 
 STATUS_STYLE = {
-    "live": "success", "replaying": "success", "connecting": "accent", "seeking": "accent",
-    "idle": "warning", "waiting": "warning", "paused": "warning", "frozen": "warning",
-    "reconnecting": "warning", "error": "error", "ended": "foreground-muted",
+    "live": "success",
+    "replaying": "success",
+    "connecting": "accent",
+    "seeking": "accent",
+    "idle": "warning",
+    "waiting": "warning",
+    "paused": "warning",
+    "frozen": "warning",
+    "reconnecting": "warning",
+    "error": "error",
+    "ended": "foreground-muted",
 }
 
 

@@ -12,8 +12,14 @@ from tui.core.stats import SourceStats
 from tui.core.stats.rates import normalise_transform
 from tui.format import DASH, mean_ci_text, mean_hw, short
 
-COLUMNS = (("seg", "#"), ("start", "start"), ("config", "config"), ("n", "n"), ("al", "accept len"),
-           ("rate", "rate (drafts)"))
+COLUMNS = (
+    ("seg", "#"),
+    ("start", "start"),
+    ("config", "config"),
+    ("n", "n"),
+    ("al", "accept len"),
+    ("rate", "rate (drafts)"),
+)
 
 
 FIXED_W = 52  # columns other than config, with cell padding
@@ -32,8 +38,14 @@ def segment_row(seg, config_w: int = 44) -> tuple[str, ...]:
     config = seg.label or seg.config.label()
     if seg.reason not in ("start", "server_args", "args_dict", "non_default_args", "version", "engine_init"):
         config = f"({seg.reason}) {config}"
-    return (str(seg.index), start[11:19] if start else DASH, short(config, config_w), str(m.records),
-            mean_ci_text(mean, hw, m.accept_len.n).rsplit(" (n=", 1)[0] if m.accept_len.n else DASH, rate)
+    return (
+        str(seg.index),
+        start[11:19] if start else DASH,
+        short(config, config_w),
+        str(m.records),
+        mean_ci_text(mean, hw, m.accept_len.n).rsplit(" (n=", 1)[0] if m.accept_len.n else DASH,
+        rate,
+    )
 
 
 class SegmentTable(DataTable):
@@ -90,8 +102,12 @@ def verdict_line(c: dict | None) -> Text:
         t.append(f"insufficient data ({c.get('reason') or 'not enough records'})", style="dim")
         return t
     lo, hi = c["ci95"]
-    words = {"higher": "higher", "lower": "lower", "no_difference": "no significant difference",
-             "insufficient": "insufficient data"}[c["verdict"]]
+    words = {
+        "higher": "higher",
+        "lower": "lower",
+        "no_difference": "no significant difference",
+        "insufficient": "insufficient data",
+    }[c["verdict"]]
     t.append(f"{c['diff']:+.2f} (95% CI {lo:+.2f} … {hi:+.2f}) ")
     t.append(words, style="bold")
     return t

@@ -54,7 +54,9 @@ class SourcePane(Vertical, can_focus=True):
     SourcePane.-no-log.-no-chart #verdict { margin-bottom: 1; }
     """
 
-    def __init__(self, index: int, state: PaneState, *, chart: bool = True, log: bool = True, **kwargs) -> None:
+    def __init__(
+        self, index: int, state: PaneState, *, chart: bool = True, log: bool = True, **kwargs
+    ) -> None:
         super().__init__(**kwargs)
         self.index = index
         self.state = state
@@ -79,8 +81,9 @@ class SourcePane(Vertical, can_focus=True):
     # -- what the screen calls ---------------------------------------------------------------
     def show_status(self, *, frozen: bool = False, extra: str = "", now: float | None = None) -> None:
         st = self.state
-        self.query_one(PaneHeader).show(st.label, st.where, st.status_text(now or time.monotonic()),
-                                        frozen=frozen, extra=extra)
+        self.query_one(PaneHeader).show(
+            st.label, st.where, st.status_text(now or time.monotonic()), frozen=frozen, extra=extra
+        )
 
     def show_data(self, scales: Scales, *, force: bool = False) -> None:
         """Re-render the data widgets if the state (or the shared scales) changed."""
@@ -95,11 +98,15 @@ class SourcePane(Vertical, can_focus=True):
         self.query_one(NumbersPanel).show(pane_numbers(stats, sel), pinned=sel is not None)
         pts = recent(st, SPARK_POINTS)
         cur = stats.current.all
-        for wid, attr, key, last in (("#spark-al", 5, "accept_len", cur.accept_len.last),
-                                     ("#spark-ar", 6, "accept_rate", cur.accept_rate.last),
-                                     ("#spark-tp", 7, "throughput", cur.throughput.last)):
+        for wid, attr, key, last in (
+            ("#spark-al", 5, "accept_len", cur.accept_len.last),
+            ("#spark-ar", 6, "accept_rate", cur.accept_rate.last),
+            ("#spark-tp", 7, "throughput", cur.throughput.last),
+        ):
             lo, hi = scales.get(key, (0.0, 1.0))
-            self.query_one(wid, MetricSpark).set_data([p[attr] for p in pts if p[attr] is not None], lo, hi, last)
+            self.query_one(wid, MetricSpark).set_data(
+                [p[attr] for p in pts if p[attr] is not None], lo, hi, last
+            )
         if not self.has_class("-no-chart"):
             self.query_one(HistoryChart).set_data(self.chart_data(scales.get("accept_len")))
         self.query_one(SegmentTable).sync(stats, sel)
@@ -122,9 +129,13 @@ class SourcePane(Vertical, can_focus=True):
             seg = st.segment(idx)
             label = f"seg {idx}" + (f": {seg.label or seg.config.label()}" if seg is not None else "")
             bounds.append((float(seq), label.replace(" draft=", " ")[:80], "accent"))
-        return ChartData([ChartSeries("accept len", xs, [p.accept_len for p in pts], "primary")], bounds,
-                         [(float(seq), f"M{n}") for seq, n, _ in st.marks], ylim,
-                         xlabel=f"accept len, last {len(xs):,} records (x: record #)")
+        return ChartData(
+            [ChartSeries("accept len", xs, [p.accept_len for p in pts], "primary")],
+            bounds,
+            [(float(seq), f"M{n}") for seq, n, _ in st.marks],
+            ylim,
+            xlabel=f"accept len, last {len(xs):,} records (x: record #)",
+        )
 
     # -- toggles -----------------------------------------------------------------------------
     def set_chart(self, on: bool) -> None:
@@ -140,8 +151,11 @@ class SourcePane(Vertical, can_focus=True):
     def on_log_tail_filter_changed(self, event: LogTail.FilterChanged) -> None:
         event.stop()
         self.query_one(LogTail).rebuild(self.state.raw, self.state.raw_seq)
-        self.app.notify(f"log tail: only lines containing {event.text!r}" if event.text else "log tail: every line",
-                        timeout=2, markup=False)
+        self.app.notify(
+            f"log tail: only lines containing {event.text!r}" if event.text else "log tail: every line",
+            timeout=2,
+            markup=False,
+        )
         self.focus()
 
     def select_segment(self, step: int) -> int | None:

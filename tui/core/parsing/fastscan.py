@@ -42,8 +42,17 @@ _TAGS = re.compile(rb"(?: [A-Z][A-Z_]*\d+)*")
 _TS = re.compile(rb"\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)")
 # Anything the line parser must see in the lines that are not canonical decode lines: startup
 # markers, the other families, and decode lines the fast pattern did not take.
-_BLOCKERS = (b"Decode batch", b"'", b"ready to roll", b"Started server", b"vLLM API", b"metrics:",
-             b"Avg prompt", b"draft acceptance", b"LLM engine")
+_BLOCKERS = (
+    b"Decode batch",
+    b"'",
+    b"ready to roll",
+    b"Started server",
+    b"vLLM API",
+    b"metrics:",
+    b"Avg prompt",
+    b"draft acceptance",
+    b"LLM engine",
+)
 _GROUPS = 4
 
 
@@ -142,7 +151,9 @@ def _scan_python(buf: bytes) -> FastChunk | None:
         groups: dict[bytes, list[int]] = {}
         for i, r in enumerate(tags):
             groups.setdefault(r, []).append(i)
-        by_rank = {r.decode().strip(): _columns(*([c[i] for i in idx] for c in (al, ar, tp, run)))
-                   for r, idx in groups.items()}
+        by_rank = {
+            r.decode().strip(): _columns(*([c[i] for i in idx] for c in (al, ar, tp, run)))
+            for r, idx in groups.items()
+        }
     pairs = list(zip(al[:200], ar[:200]))
     return FastChunk(n_lines, n, cols, by_rank, first_ts, last_ts, pairs)

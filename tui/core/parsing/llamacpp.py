@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import re
 
-from tui.core.records import RATE_DRAFTS, Malformed, Record
 from tui.core.parsing.text import to_float
+from tui.core.records import RATE_DRAFTS, Malformed, Record
 
 ANCHOR = "draft acceptance"
 
@@ -22,7 +22,9 @@ _LINE = re.compile(
 _SLOT = re.compile(r"id +(\d+)")
 
 
-def parse_timing(source: str, line_no: int, offset: int, text: str, at: int, raw: str) -> Record | Malformed | None:
+def parse_timing(
+    source: str, line_no: int, offset: int, text: str, at: int, raw: str
+) -> Record | Malformed | None:
     m = _LINE.match(text, at)
     if m is None:
         if "=" in text[at : at + 40]:
@@ -31,8 +33,18 @@ def parse_timing(source: str, line_no: int, offset: int, text: str, at: int, raw
     rate = to_float(m.group(1))
     if rate is None:
         return Malformed(source, line_no, offset, f"bad draft acceptance value {m.group(1)!r}", raw)
-    rec = Record(source=source, line_no=line_no, offset=offset, family="llamacpp", kind="timing", raw=raw,
-                 accept_rate=rate, rate_definition=RATE_DRAFTS, accepted=int(m.group(2)), drafted=int(m.group(3)))
+    rec = Record(
+        source=source,
+        line_no=line_no,
+        offset=offset,
+        family="llamacpp",
+        kind="timing",
+        raw=raw,
+        accept_rate=rate,
+        rate_definition=RATE_DRAFTS,
+        accepted=int(m.group(2)),
+        drafted=int(m.group(3)),
+    )
     if m.group(4) is not None:
         rec.accept_len = to_float(m.group(4))
         if rec.accept_len is None:

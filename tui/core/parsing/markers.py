@@ -15,7 +15,9 @@ import re
 from typing import Any
 
 # key=value inside ServerArgs(...) / engine config reprs.
-_KV = re.compile(r"(?:^|[(,\s])(\w+)=('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|\[[^\]]*\]|\{[^{}]*\}|[^,()\s]+)")
+_KV = re.compile(
+    r"(?:^|[(,\s])(\w+)=('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|\[[^\]]*\]|\{[^{}]*\}|[^,()\s]+)"
+)
 # 'key': value inside dict reprs.
 _DKV = re.compile(r"'(\w+)': ('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|\[[^\]]*\]|\{[^{}]*\}|[^,{}\s][^,{}]*)")
 _SPEC_CONFIG = re.compile(r"'speculative_config': \{([^{}]*)\}")
@@ -25,13 +27,34 @@ _ENGINE_INIT = re.compile(r"Initializing an? (?:V1 )?LLM engine \((v[^)]+)\) wit
 
 # The args we keep (others are ignored: the dump has hundreds).
 KEYS = {
-    "model_path", "model", "served_model_name", "tp_size", "dp_size", "pp_size", "ep_size",
-    "tensor_parallel_size", "data_parallel_size", "enable_dp_attention", "decode_log_interval",
-    "speculative_algorithm", "speculative_draft_model_path", "speculative_draft_model_revision",
-    "speculative_num_steps", "speculative_eagle_topk", "speculative_num_draft_tokens",
-    "speculative_token_map", "speculative_attention_mode", "speculative_accept_threshold_single",
-    "speculative_accept_threshold_acc", "speculative_config", "num_speculative_tokens", "method",
-    "version", "dtype", "quantization", "kv_cache_dtype",
+    "model_path",
+    "model",
+    "served_model_name",
+    "tp_size",
+    "dp_size",
+    "pp_size",
+    "ep_size",
+    "tensor_parallel_size",
+    "data_parallel_size",
+    "enable_dp_attention",
+    "decode_log_interval",
+    "speculative_algorithm",
+    "speculative_draft_model_path",
+    "speculative_draft_model_revision",
+    "speculative_num_steps",
+    "speculative_eagle_topk",
+    "speculative_num_draft_tokens",
+    "speculative_token_map",
+    "speculative_attention_mode",
+    "speculative_accept_threshold_single",
+    "speculative_accept_threshold_acc",
+    "speculative_config",
+    "num_speculative_tokens",
+    "method",
+    "version",
+    "dtype",
+    "quantization",
+    "kv_cache_dtype",
 }
 
 

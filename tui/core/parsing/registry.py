@@ -17,8 +17,20 @@ from tui.core.sources.base import LineBatch
 MAX_CONTINUATION = 256 * 1024  # cap on a hard-wrapped args dump being re-joined
 
 # Cheap "is there anything for us on this line" test: every anchor contains one of these.
-_HINTS = ("batch", "metrics:", "Engine ", "acceptance", "server_args", "ready to roll", "Started server",
-          "vLLM API", "non-default", "LLM engine", "': ", "Avg prompt throughput")
+_HINTS = (
+    "batch",
+    "metrics:",
+    "Engine ",
+    "acceptance",
+    "server_args",
+    "ready to roll",
+    "Started server",
+    "vLLM API",
+    "non-default",
+    "LLM engine",
+    "': ",
+    "Avg prompt throughput",
+)
 
 
 class LineParser:
@@ -59,7 +71,9 @@ class LineParser:
         try:
             return self._parse(line, line_no, offset)
         except Exception as exc:  # never raise on input; say what happened instead
-            return Malformed(self.source, line_no, offset, f"parser error: {type(exc).__name__}: {exc}", line[:4096])
+            return Malformed(
+                self.source, line_no, offset, f"parser error: {type(exc).__name__}: {exc}", line[:4096]
+            )
 
     def _parse(self, line: str, line_no: int, offset: int) -> Item | None:
         if self._pending_args is not None:
@@ -86,7 +100,9 @@ class LineParser:
             if at < 0 or not at_message_start(text, at):
                 at = text.find("Avg prompt throughput")
             if at_message_start(text, at):
-                return vllm.parse_engine(self.source, line_no, offset, text, at, self._ts.read(text), self._vllm)
+                return vllm.parse_engine(
+                    self.source, line_no, offset, text, at, self._ts.read(text), self._vllm
+                )
         at = text.find(llamacpp.ANCHOR)
         if at >= 0 and ("accepted" in text and "generated" in text):
             item = llamacpp.parse_timing(self.source, line_no, offset, text, at, line)
@@ -96,7 +112,7 @@ class LineParser:
             return None
         kind, family, config, version = found
         if kind in ("server_args", "args_dict"):
-            tail = text[text.find("server_args="):] if kind == "server_args" else text
+            tail = text[text.find("server_args=") :] if kind == "server_args" else text
             if not tail.rstrip().endswith(")") and not tail.rstrip().endswith("}"):
                 self._pending_args = (kind, tail)
         if family and self.family is None:
@@ -139,4 +155,6 @@ class LineParser:
         done = s.endswith(")") or s.endswith("}")
         self._pending_args = None if done else (kind, joined)
         config = markers.parse_kv_args(joined) if kind == "server_args" else markers.parse_dict_args(joined)
-        return Marker(self.source, line_no, offset, "sglang", kind, line, None, config, None, continuation=True)
+        return Marker(
+            self.source, line_no, offset, "sglang", kind, line, None, config, None, continuation=True
+        )

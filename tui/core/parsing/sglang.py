@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 
-from tui.core.records import Malformed, Record
 from tui.core.parsing.text import rank_of, to_float, to_int
+from tui.core.records import Malformed, Record
 
 ANCHOR = "Decode batch"
 PREFILL_ANCHOR = "Prefill batch"
@@ -60,10 +60,24 @@ def parse_decode(source: str, line_no: int, offset: int, text: str, at: int, raw
     c = _CANON.match(text, at)
     if c is not None:
         it, run, tok, usage, al, ar, label, graph, tput, queue = c.groups()
-        rec = Record(source, line_no, offset, "sglang", "decode", raw, None, rank_of(text[:at]),
-                     float(al) if al is not None else None, float(ar) if ar is not None else None,
-                     running_req=int(run), tokens=int(tok), token_usage=float(usage), throughput=float(tput),
-                     queue_req=int(queue), graph=graph == "True")
+        rec = Record(
+            source,
+            line_no,
+            offset,
+            "sglang",
+            "decode",
+            raw,
+            None,
+            rank_of(text[:at]),
+            float(al) if al is not None else None,
+            float(ar) if ar is not None else None,
+            running_req=int(run),
+            tokens=int(tok),
+            token_usage=float(usage),
+            throughput=float(tput),
+            queue_req=int(queue),
+            graph=graph == "True",
+        )
         if it is not None:
             rec.extra["iter"] = it
         if label != "cuda":

@@ -19,7 +19,9 @@ import time
 
 _DOCKER = re.compile(r"(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(?:\.(\d+))?(?:Z|[+-]\d\d:?\d\d)? ")
 _FULL = re.compile(r"(\d{4})-(\d\d)-(\d\d)[ T](\d\d):(\d\d):(\d\d)(?:[.,](\d{1,6}))?")
-_VLLM = re.compile(r"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL|WARN) (\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:\.(\d{1,6}))?")
+_VLLM = re.compile(
+    r"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL|WARN) (\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:\.(\d{1,6}))?"
+)
 _TIME_ONLY = re.compile(r"\[(\d\d):(\d\d):(\d\d)(?:[ \]])")
 _LLAMA = re.compile(r"(\d+)\.(\d\d)\.(\d{3})\.(\d{3}) [IWEDT] ")
 

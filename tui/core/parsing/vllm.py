@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from tui.core.parsing.text import first_number, process_of, to_float, to_int
 from tui.core.records import (
     RATE_DRAFTS,
     RATE_VLLM_V0_CUMULATIVE,
@@ -16,7 +17,6 @@ from tui.core.records import (
     Malformed,
     Record,
 )
-from tui.core.parsing.text import first_number, process_of, to_float, to_int
 
 SPEC_ANCHOR = "SpecDecoding metrics:"
 V0_ANCHOR = "Speculative metrics:"
@@ -68,8 +68,9 @@ class VllmState:
         self.v0_prev.clear()
 
 
-def parse_engine(source: str, line_no: int, offset: int, text: str, at: int, ts: float | None,
-                 state: VllmState) -> EngineStats | None:
+def parse_engine(
+    source: str, line_no: int, offset: int, text: str, at: int, ts: float | None, state: VllmState
+) -> EngineStats | None:
     m = _ENGINE.match(text, at)
     engine = int(m.group(1)) if m else None
     body = text[m.end() :] if m else text[at:]
@@ -94,16 +95,26 @@ def parse_engine(source: str, line_no: int, offset: int, text: str, at: int, ts:
     return es
 
 
-def parse_spec(source: str, line_no: int, offset: int, text: str, at: int, anchor: str, raw: str,
-               state: VllmState) -> Record | Malformed:
+def parse_spec(
+    source: str, line_no: int, offset: int, text: str, at: int, anchor: str, raw: str, state: VllmState
+) -> Record | Malformed:
     body = text[at + len(anchor) :]
     f = split_fields(body)
     if not f:
         return Malformed(source, line_no, offset, f"{anchor} line with no readable field", raw)
     proc = process_of(text[:at])
-    v0 = anchor == V0_ANCHOR and ("System efficiency" in f or any(k.startswith("Number of emitted") for k in f))
-    rec = Record(source=source, line_no=line_no, offset=offset, family="vllm",
-                 kind="spec_v0" if v0 else "spec", raw=raw, process=proc)
+    v0 = anchor == V0_ANCHOR and (
+        "System efficiency" in f or any(k.startswith("Number of emitted") for k in f)
+    )
+    rec = Record(
+        source=source,
+        line_no=line_no,
+        offset=offset,
+        family="vllm",
+        kind="spec_v0" if v0 else "spec",
+        raw=raw,
+        process=proc,
+    )
     engine = state.pending_engine.pop(proc, None)
     if engine is not None:
         rec.rank = f"engine {engine.engine}" if engine.engine is not None else None

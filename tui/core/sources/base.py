@@ -13,9 +13,10 @@ segment on ``truncated``, ``rotated``, ``switched`` and ``restarted``.
 from __future__ import annotations
 
 import time
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import AsyncIterator, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 MAX_LINE_BYTES = 1 << 20  # a longer line is cut, with CUT_MARKER appended
 CUT_MARKER = " [specwatch: line cut at 1 MiB]"

@@ -28,7 +28,7 @@ class RealClock:
         try:
             await wait_for(event.wait(), timeout)
             return True
-        except asyncio.TimeoutError:
+        except TimeoutError:
             return False
 
 

@@ -73,8 +73,12 @@ class CommandSource(GeneratorSource):
         try:
             try:
                 self.proc = await asyncio.create_subprocess_shell(
-                    self.command, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
-                    stderr=asyncio.subprocess.PIPE, start_new_session=True)
+                    self.command,
+                    stdin=asyncio.subprocess.DEVNULL,
+                    stdout=asyncio.subprocess.PIPE,
+                    stderr=asyncio.subprocess.PIPE,
+                    start_new_session=True,
+                )
             except OSError as exc:
                 self.error = f"cannot run {self.command!r}: {exc.strerror or exc}"
                 yield self._event(EventKind.ERROR, self.error, fatal=True)
@@ -83,8 +87,10 @@ class CommandSource(GeneratorSource):
             yield self._event(EventKind.OPENED, f"started {self.command} (pid {proc.pid})", pid=proc.pid)
             queue: asyncio.Queue = asyncio.Queue(_QUEUE)
             assert proc.stdout is not None and proc.stderr is not None
-            self._tasks = [asyncio.create_task(self._pump(proc.stdout, "out", queue)),
-                           asyncio.create_task(self._pump(proc.stderr, "err", queue))]
+            self._tasks = [
+                asyncio.create_task(self._pump(proc.stdout, "out", queue)),
+                asyncio.create_task(self._pump(proc.stderr, "err", queue)),
+            ]
             out, err = LineSplitter(), LineSplitter()
             open_streams = 2
             idle_said = False
@@ -94,10 +100,11 @@ class CommandSource(GeneratorSource):
                         tag, data = await wait_for(queue.get(), self.idle_after)
                     else:
                         tag, data = await queue.get()
-                except asyncio.TimeoutError:
+                except TimeoutError:
                     idle_said = True
-                    yield self._event(EventKind.IDLE, f"no new line for {self.idle_after:g} s",
-                                      seconds=self.idle_after)
+                    yield self._event(
+                        EventKind.IDLE, f"no new line for {self.idle_after:g} s", seconds=self.idle_after
+                    )
                     continue
                 splitter = out if tag == "out" else err
                 if data:
@@ -136,7 +143,7 @@ class CommandSource(GeneratorSource):
             try:
                 await wait_for(asyncio.shield(proc.wait()), wait)
                 return
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 continue
             except asyncio.CancelledError:
                 try:

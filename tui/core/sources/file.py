@@ -131,9 +131,18 @@ class Follower(GeneratorSource):
 
     SWITCH_KIND = EventKind.ROTATED
 
-    def __init__(self, name: str, *, follow: bool = True, start: StartAt = START,
-                 poll_interval: float = 0.1, safety_interval: float = 0.5, settle: float = 0.25,
-                 idle_after: float | None = 30.0, use_inotify: bool = True) -> None:
+    def __init__(
+        self,
+        name: str,
+        *,
+        follow: bool = True,
+        start: StartAt = START,
+        poll_interval: float = 0.1,
+        safety_interval: float = 0.5,
+        settle: float = 0.25,
+        idle_after: float | None = 30.0,
+        use_inotify: bool = True,
+    ) -> None:
         self.name = name
         self.follow = follow
         self.start = start
@@ -235,7 +244,9 @@ class Follower(GeneratorSource):
                 changed = await self._wait()
                 if changed is None:
                     idle = self.idle_after or 0.0
-                    yield self._event(EventKind.IDLE, f"no new line for {idle:g} s", self._path(), seconds=idle)
+                    yield self._event(
+                        EventKind.IDLE, f"no new line for {idle:g} s", self._path(), seconds=idle
+                    )
         finally:
             self._cleanup()
 
@@ -288,14 +299,21 @@ class Follower(GeneratorSource):
                     yield b
                 old = f.pos
                 f.seek(0, 1)
-                yield self._event(EventKind.TRUNCATED, f"{f.path} {why}; reading it again from the start",
-                                  f.path, old_size=old, inode=f.identity[1])
+                yield self._event(
+                    EventKind.TRUNCATED,
+                    f"{f.path} {why}; reading it again from the start",
+                    f.path,
+                    old_size=old,
+                    inode=f.identity[1],
+                )
         try:
             target = self._target(changed)
         except OSError as exc:
             target = None
             if isinstance(exc, PermissionError):
-                async for b in self._say_error(describe_oserror(exc, getattr(exc, "filename", "") or self.name), first):
+                async for b in self._say_error(
+                    describe_oserror(exc, getattr(exc, "filename", "") or self.name), first
+                ):
                     yield b
                 return
         if target is None:
@@ -320,8 +338,9 @@ class Follower(GeneratorSource):
         if f is not None and (st.st_dev, st.st_ino) == f.identity:
             if self._waiting_said:  # the name is back, on the same file
                 self._waiting_said = False
-                yield self._event(EventKind.OPENED, f"{path} is back", path, inode=st.st_ino, size=st.st_size,
-                                  offset=f.pos)
+                yield self._event(
+                    EventKind.OPENED, f"{path} is back", path, inode=st.st_ino, size=st.st_size, offset=f.pos
+                )
             return
         try:
             new = OpenFile.open(path)
@@ -358,11 +377,24 @@ class Follower(GeneratorSource):
             new.seek(offset, nl + 1)
         if f is None:
             how = f"from line {new.splitter.line_no}" if first and new.pos else "from the start"
-            yield self._event(EventKind.OPENED, f"reading {path} {how}{self._open_note()}", path, inode=st.st_ino,
-                              size=st.st_size, offset=new.pos, start=str(self.start) if first else "start")
+            yield self._event(
+                EventKind.OPENED,
+                f"reading {path} {how}{self._open_note()}",
+                path,
+                inode=st.st_ino,
+                size=st.st_size,
+                offset=new.pos,
+                start=str(self.start) if first else "start",
+            )
         else:
-            yield self._event(self._switch_kind(f, path), self._switch_message(f, path), path,
-                              old_path=f.path, old_inode=f.identity[1], inode=st.st_ino)
+            yield self._event(
+                self._switch_kind(f, path),
+                self._switch_message(f, path),
+                path,
+                old_path=f.path,
+                old_inode=f.identity[1],
+                inode=st.st_ino,
+            )
         self._waiting_said = False
 
     async def _say_error(self, message: str, first: bool) -> AsyncIterator[Batch]:

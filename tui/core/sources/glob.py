@@ -82,9 +82,13 @@ class GlobSource(Follower):
             return found[-1]
         cur = os.fstat(f.fd)
         known = self._known or set()
-        newer = [m for m in found
-                 if (m[1].st_dev, m[1].st_ino) not in known and (m[1].st_dev, m[1].st_ino) != f.identity
-                 and m[1].st_mtime_ns >= cur.st_mtime_ns]
+        newer = [
+            m
+            for m in found
+            if (m[1].st_dev, m[1].st_ino) not in known
+            and (m[1].st_dev, m[1].st_ino) != f.identity
+            and m[1].st_mtime_ns >= cur.st_mtime_ns
+        ]
         if not newer:
             return f.path, cur
         self._known = {(st.st_dev, st.st_ino) for _, st in found}
@@ -112,7 +116,11 @@ class GlobSource(Follower):
 
     def _switch_kind(self, old: OpenFile, new_path: str) -> EventKind:
         # the same name on a new file is a rotation; another name is a switch
-        return EventKind.ROTATED if os.path.abspath(new_path) == os.path.abspath(old.path) else EventKind.SWITCHED
+        return (
+            EventKind.ROTATED
+            if os.path.abspath(new_path) == os.path.abspath(old.path)
+            else EventKind.SWITCHED
+        )
 
     def _switch_message(self, old: OpenFile, new_path: str) -> str:
         if self._switch_kind(old, new_path) == EventKind.ROTATED:

@@ -58,9 +58,18 @@ def host_header(host: str, port: int, default_port: int) -> str:
     return h if port == default_port else f"{h}:{port}"
 
 
-async def http_get(host: str, port: int, path: str, *, tls: ssl.SSLContext | None = None,
-                   server_hostname: str | None = None, timeout: float = 10.0, header_host: str | None = None,
-                   user_agent: str = "specwatch", max_body: int = MAX_BODY) -> HttpResponse:
+async def http_get(
+    host: str,
+    port: int,
+    path: str,
+    *,
+    tls: ssl.SSLContext | None = None,
+    server_hostname: str | None = None,
+    timeout: float = 10.0,
+    header_host: str | None = None,
+    user_agent: str = "specwatch",
+    max_body: int = MAX_BODY,
+) -> HttpResponse:
     """GET ``path`` from ``host:port`` (``tls``: an SSL context for https)."""
     try:
         async with asyncio.timeout(timeout):
@@ -74,8 +83,9 @@ async def http_get(host: str, port: int, path: str, *, tls: ssl.SSLContext | Non
     except ssl.SSLError as exc:
         raise HttpError(f"TLS error: {exc.reason or exc}", "tls") from None
     except ConnectionRefusedError:
-        raise HttpError("connection refused (is the server running, with metrics on, on that port?)",
-                        "refused") from None
+        raise HttpError(
+            "connection refused (is the server running, with metrics on, on that port?)", "refused"
+        ) from None
     except socket.gaierror as exc:
         raise HttpError(f"unknown host name {host!r} ({exc.strerror or exc})", "dns") from None
     except asyncio.IncompleteReadError:
@@ -86,14 +96,24 @@ async def http_get(host: str, port: int, path: str, *, tls: ssl.SSLContext | Non
         raise HttpError(f"cannot connect: {exc.strerror or exc}", "oserror") from None
 
 
-async def _get(host: str, port: int, path: str, tls: ssl.SSLContext | None, server_hostname: str | None,
-               header_host: str | None, user_agent: str, max_body: int) -> HttpResponse:
+async def _get(
+    host: str,
+    port: int,
+    path: str,
+    tls: ssl.SSLContext | None,
+    server_hostname: str | None,
+    header_host: str | None,
+    user_agent: str,
+    max_body: int,
+) -> HttpResponse:
     kw = {"ssl": tls, "server_hostname": server_hostname or host} if tls is not None else {}
     reader, writer = await asyncio.open_connection(host, port, limit=1 << 20, **kw)
     try:
-        req = (f"GET {path} HTTP/1.1\r\nHost: {header_host or host_header(host, port, 443 if tls else 80)}\r\n"
-               f"User-Agent: {user_agent}\r\nAccept: {ACCEPT}\r\nAccept-Encoding: gzip\r\n"
-               "Connection: close\r\n\r\n")
+        req = (
+            f"GET {path} HTTP/1.1\r\nHost: {header_host or host_header(host, port, 443 if tls else 80)}\r\n"
+            f"User-Agent: {user_agent}\r\nAccept: {ACCEPT}\r\nAccept-Encoding: gzip\r\n"
+            "Connection: close\r\n\r\n"
+        )
         writer.write(req.encode("latin-1"))
         await writer.drain()
         status_line = await reader.readline()
@@ -119,7 +139,7 @@ async def _get(host: str, port: int, path: str, tls: ssl.SSLContext | None, serv
         writer.close()
         try:
             await wait_for(writer.wait_closed(), 1.0)
-        except (OSError, asyncio.TimeoutError, ssl.SSLError):
+        except (TimeoutError, OSError, ssl.SSLError):
             pass
 
 

@@ -13,7 +13,9 @@ from collections.abc import AsyncIterator, Sequence
 from tui.core.sources.base import Batch, EventKind, Source, SourceEvent
 
 
-async def merged(sources: Sequence[Source], *, queue_size: int = 8) -> AsyncIterator[tuple[int, Batch | None]]:
+async def merged(
+    sources: Sequence[Source], *, queue_size: int = 8
+) -> AsyncIterator[tuple[int, Batch | None]]:
     """Yields ``(index, batch)`` in arrival order, and ``(index, None)`` when source ``index``
     has ended; returns when all have ended."""
     queue: asyncio.Queue[tuple[int, Batch | None]] = asyncio.Queue(queue_size)
@@ -25,8 +27,12 @@ async def merged(sources: Sequence[Source], *, queue_size: int = 8) -> AsyncIter
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # a bug in a source must not take the others down
-            ev = SourceEvent(getattr(src, "name", str(i)), EventKind.ERROR,
-                             f"internal error: {type(exc).__name__}: {exc}", data={"fatal": True})
+            ev = SourceEvent(
+                getattr(src, "name", str(i)),
+                EventKind.ERROR,
+                f"internal error: {type(exc).__name__}: {exc}",
+                data={"fatal": True},
+            )
             if getattr(src, "error", None) is None:
                 try:
                     src.error = ev.message  # type: ignore[attr-defined]
@@ -35,7 +41,9 @@ async def merged(sources: Sequence[Source], *, queue_size: int = 8) -> AsyncIter
             await queue.put((i, ev))
         await queue.put((i, None))
 
-    tasks = [asyncio.create_task(pump(i, s), name=f"source:{getattr(s, 'name', i)}") for i, s in enumerate(sources)]
+    tasks = [
+        asyncio.create_task(pump(i, s), name=f"source:{getattr(s, 'name', i)}") for i, s in enumerate(sources)
+    ]
     try:
         remaining = len(tasks)
         while remaining:

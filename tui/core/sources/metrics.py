@@ -90,8 +90,10 @@ def parse_metrics_target(text: str) -> MetricsTarget:
     scheme, sep, _ = text.partition("://")
     scheme = scheme.lower()
     if not sep or scheme not in KINDS:
-        raise SourceSpecError(f"{text}: not a metrics source (metrics+http://HOST:PORT/metrics, metrics+https://..., "
-                              "metrics+ssh://HOST/PORT)")
+        raise SourceSpecError(
+            f"{text}: not a metrics source (metrics+http://HOST:PORT/metrics, metrics+https://..., "
+            "metrics+ssh://HOST/PORT)"
+        )
     try:
         u = urlsplit(text)
         port = u.port
@@ -119,13 +121,20 @@ def _ssh_target(text: str, u, ssh_port: int | None) -> MetricsTarget:
     elif ":" in first:
         dest, _, port_text = first.rpartition(":")
     if not port_text.isdigit() or not 0 < int(port_text) < 65536:
-        raise SourceSpecError(f"{text}: give the port to reach on the SSH host: "
-                              "metrics+ssh://[USER@]HOST[:SSHPORT]/[DEST:]PORT[/PATH], e.g. metrics+ssh://gpu1/8000")
+        raise SourceSpecError(
+            f"{text}: give the port to reach on the SSH host: "
+            "metrics+ssh://[USER@]HOST[:SSHPORT]/[DEST:]PORT[/PATH], e.g. metrics+ssh://gpu1/8000"
+        )
     path = "/" + rest if rest else DEFAULT_PATH
     if u.query:
         path += "?" + u.query
-    return MetricsTarget("http", dest or "127.0.0.1", int(port_text), path,
-                         SshTarget(u.hostname, f"(port {port_text})", u.username, ssh_port))
+    return MetricsTarget(
+        "http",
+        dest or "127.0.0.1",
+        int(port_text),
+        path,
+        SshTarget(u.hostname, f"(port {port_text})", u.username, ssh_port),
+    )
 
 
 def check_metrics_spec(spec: SourceSpec) -> None:
@@ -139,9 +148,18 @@ class _Fatal(Exception):
 class MetricsSource(GeneratorSource):
     """Scrapes one ``/metrics`` endpoint at a fixed interval and yields metrics batches."""
 
-    def __init__(self, target: MetricsTarget, name: str, *, follow: bool = True,
-                 interval: float = DEFAULT_INTERVAL, timeout: float | None = None, idle_after: float | None = 30.0,
-                 max_scrapes: int | None = None, ssh_options: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        target: MetricsTarget,
+        name: str,
+        *,
+        follow: bool = True,
+        interval: float = DEFAULT_INTERVAL,
+        timeout: float | None = None,
+        idle_after: float | None = 30.0,
+        max_scrapes: int | None = None,
+        ssh_options: dict[str, Any] | None = None,
+    ) -> None:
         if not interval > 0:
             raise SourceSpecError(f"{name}: the scrape interval must be > 0 (got {interval})")
         self.target = target
@@ -202,15 +220,25 @@ class MetricsSource(GeneratorSource):
                     self.failures += 1
                     if not self.follow and not up and self.scrapes == 0:
                         self.error = msg
-                        yield self._event(EventKind.ERROR, msg, fatal=True, reason=getattr(exc, "kind", "parse"))
+                        yield self._event(
+                            EventKind.ERROR, msg, fatal=True, reason=getattr(exc, "kind", "parse")
+                        )
                         return
                     if msg != said_error:
                         said_error = msg
-                        yield self._event(EventKind.ERROR, msg + " (retrying)", fatal=False,
-                                          reason=getattr(exc, "kind", "parse"))
+                        yield self._event(
+                            EventKind.ERROR,
+                            msg + " (retrying)",
+                            fatal=False,
+                            reason=getattr(exc, "kind", "parse"),
+                        )
                     up = False
-                    yield self._event(EventKind.RECONNECTING, f"scraping again in {self.interval:g} s "
-                                      f"(attempt {self.failures + 1})", attempt=self.failures + 1, delay=self.interval)
+                    yield self._event(
+                        EventKind.RECONNECTING,
+                        f"scraping again in {self.interval:g} s (attempt {self.failures + 1})",
+                        attempt=self.failures + 1,
+                        delay=self.interval,
+                    )
                     continue
                 self.scrapes += 1
                 now = time.monotonic()
@@ -218,13 +246,18 @@ class MetricsSource(GeneratorSource):
                     again = self.failures > 0
                     up, said_error, self.failures = True, None, 0
                     what = "; ".join(result.found) or "no speculative-decoding metric yet"
-                    yield self._event(EventKind.CONNECTED, f"{'scraping again' if again else 'scraping'} "
-                                      f"{self.where} every {self.interval:g} s ({what})", reconnect=again,
-                                      found=list(result.found))
+                    yield self._event(
+                        EventKind.CONNECTED,
+                        f"{'scraping again' if again else 'scraping'} "
+                        f"{self.where} every {self.interval:g} s ({what})",
+                        reconnect=again,
+                        found=list(result.found),
+                    )
                 if result.note and result.note != said_note:
                     said_note = result.note
-                    yield self._event(EventKind.ERROR, f"{self.target.url}: {result.note}", fatal=False,
-                                      reason="no_metrics")
+                    yield self._event(
+                        EventKind.ERROR, f"{self.target.url}: {result.note}", fatal=False, reason="no_metrics"
+                    )
                 elif not result.note:
                     said_note = None
                 if result.lifetime:
@@ -234,8 +267,11 @@ class MetricsSource(GeneratorSource):
                     last_record, idle_said = now, False
                 elif self.idle_after and not idle_said and now - last_record >= self.idle_after:
                     idle_said = True
-                    yield self._event(EventKind.IDLE, f"no decoding for {now - last_record:.0f} s (no new "
-                                      "decode interval in the metrics)", seconds=round(now - last_record, 1))
+                    yield self._event(
+                        EventKind.IDLE,
+                        f"no decoding for {now - last_record:.0f} s (no new decode interval in the metrics)",
+                        seconds=round(now - last_record, 1),
+                    )
                 if self.max_scrapes and self.scrapes >= self.max_scrapes:
                     yield self._event(EventKind.EOF, f"{self.scrapes} scrapes done")
                     return
@@ -259,8 +295,9 @@ class MetricsSource(GeneratorSource):
             return resp.text(), resp.content_type
         port = await self._forward()
         try:
-            resp = await http_get("127.0.0.1", port, t.path, timeout=self.timeout,
-                                  header_host=f"{t.host}:{t.port}")
+            resp = await http_get(
+                "127.0.0.1", port, t.path, timeout=self.timeout, header_host=f"{t.host}:{t.port}"
+            )
         except HttpError as exc:
             conn = self._listener_conn
             if conn is not None and conn.is_closed():
@@ -268,7 +305,9 @@ class MetricsSource(GeneratorSource):
                 await self._drop_listener()
                 raise HttpError(f"SSH connection to {t.ssh.host} lost", "closed") from None
             if exc.kind == "closed":
-                exc.message += f" (over ssh: is anything listening on {t.host}:{t.port} as seen from {t.ssh.host}?)"
+                exc.message += (
+                    f" (over ssh: is anything listening on {t.host}:{t.port} as seen from {t.ssh.host}?)"
+                )
             raise
         return resp.text(), resp.content_type
 
@@ -291,7 +330,7 @@ class MetricsSource(GeneratorSource):
             await self._drop_listener()
             try:
                 self._listener = await conn.forward_local_port("127.0.0.1", 0, t.host, t.port)
-            except Exception as exc:  # noqa: BLE001 - asyncssh raises its own errors and OSError
+            except Exception as exc:
                 if conn.is_closed():
                     self._shared.mark_lost(conn)
                 raise HttpError(f"cannot forward a port over ssh to {t.ssh.host}: {exc}", "ssh") from None
@@ -304,7 +343,7 @@ class MetricsSource(GeneratorSource):
             listener.close()
             try:
                 await wait_for(listener.wait_closed(), 1.0)
-            except Exception:  # noqa: BLE001
+            except Exception:
                 pass
 
     async def _close_ssh(self) -> None:
@@ -316,15 +355,30 @@ class MetricsSource(GeneratorSource):
             await release(shared)
 
 
-_SSH_KEYS = {"accept_new_host_key", "reconnect_max", "ssh_settings", "ssh_connect_options", "keepalive_interval",
-             "keepalive_count_max", "connect_timeout", "reconnect_initial", "status_interval", "settle"}
+_SSH_KEYS = {
+    "accept_new_host_key",
+    "reconnect_max",
+    "ssh_settings",
+    "ssh_connect_options",
+    "keepalive_interval",
+    "keepalive_count_max",
+    "connect_timeout",
+    "reconnect_initial",
+    "status_interval",
+    "settle",
+}
 
 
 def open_metrics(spec: SourceSpec, *, follow: bool = True, start: Any = None, **options) -> MetricsSource:
     """The opener registered for the metrics kinds (``start`` does not apply: a scrape is now)."""
     target = parse_metrics_target(spec.target)
-    return MetricsSource(target, spec.name, follow=follow,
-                         interval=float(options.get("scrape_interval") or DEFAULT_INTERVAL),
-                         timeout=options.get("scrape_timeout"), idle_after=options.get("idle_after", 30.0),
-                         max_scrapes=options.get("max_scrapes"),
-                         ssh_options={k: v for k, v in options.items() if k in _SSH_KEYS})
+    return MetricsSource(
+        target,
+        spec.name,
+        follow=follow,
+        interval=float(options.get("scrape_interval") or DEFAULT_INTERVAL),
+        timeout=options.get("scrape_timeout"),
+        idle_after=options.get("idle_after", 30.0),
+        max_scrapes=options.get("max_scrapes"),
+        ssh_options={k: v for k, v in options.items() if k in _SSH_KEYS},
+    )

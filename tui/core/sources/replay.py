@@ -43,9 +43,17 @@ MAX_BATCH = 20_000  # lines per batch when paced or stepping (bounded messages)
 
 
 class ReplaySource(GeneratorSource):
-    def __init__(self, path: str, name: str | None = None, *, speed: float | None = 1.0,
-                 clock: Clock | None = None, max_gap: float | None = None, stay_open: bool = False,
-                 paused: bool = False) -> None:
+    def __init__(
+        self,
+        path: str,
+        name: str | None = None,
+        *,
+        speed: float | None = 1.0,
+        clock: Clock | None = None,
+        max_gap: float | None = None,
+        stay_open: bool = False,
+        paused: bool = False,
+    ) -> None:
         self.path = os.path.expanduser(path)
         self.name = name or path
         self.where = f"replay of {os.path.abspath(self.path)}"
@@ -281,8 +289,10 @@ class ReplaySource(GeneratorSource):
             if self._fill():
                 n = min(count, len(self._lines), MAX_BATCH)
                 if until is not None:
-                    n = next((i + 1 for i, line in enumerate(self._lines[:MAX_BATCH]) if until(line)),
-                             min(len(self._lines), MAX_BATCH))
+                    n = next(
+                        (i + 1 for i, line in enumerate(self._lines[:MAX_BATCH]) if until(line)),
+                        min(len(self._lines), MAX_BATCH),
+                    )
                 batch = self._take(n)
                 for line in batch.lines:  # keep the timestamp state in line order
                     ts = self._ts.read(line)

@@ -76,10 +76,12 @@ class SourceSpec:
 # kind -> opener(spec, follow=..., start=..., **options). The SSH issue registers "ssh" here.
 Opener = Callable[..., Source]
 _OPENERS: dict[str, Opener] = {}
-_CHECKS: dict[str, Callable[["SourceSpec"], None]] = {}
+_CHECKS: dict[str, Callable[[SourceSpec], None]] = {}
 
 
-def register_source_kind(kind: str, opener: Opener, check: Callable[["SourceSpec"], None] | None = None) -> None:
+def register_source_kind(
+    kind: str, opener: Opener, check: Callable[[SourceSpec], None] | None = None
+) -> None:
     """Plug in a source kind (``"ssh"``); ``opener(spec, *, follow, start, **options)``.
     ``check(spec)``, when given, validates a ``kind://`` text as it is read (raising
     :class:`SourceSpecError`), so a bad address is said before anything is opened."""
@@ -90,7 +92,9 @@ def register_source_kind(kind: str, opener: Opener, check: Callable[["SourceSpec
 
 _LABEL_RX = re.compile(r"([^=/:\\]+)=(.+)", re.S)
 _URL_RX = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*)://")
-_SCP_RX = re.compile(r"(?:(?P<user>[^@/:\s]+)@)?(?P<host>\[[0-9A-Fa-f:.]+\]|[^@/:\s\[\]]+):(?P<path>.*)", re.S)
+_SCP_RX = re.compile(
+    r"(?:(?P<user>[^@/:\s]+)@)?(?P<host>\[[0-9A-Fa-f:.]+\]|[^@/:\s\[\]]+):(?P<path>.*)", re.S
+)
 
 
 def split_label(text: str) -> tuple[str | None, str]:
@@ -148,7 +152,9 @@ def parse_source_spec(text: str, config: Settings | None = None) -> SourceSpec:
         st = None
     if st is not None:
         if stat.S_ISDIR(st.st_mode):
-            raise SourceSpecError(f"{rest} is a directory (give a file or a glob such as '{rest.rstrip('/')}/*.log')")
+            raise SourceSpecError(
+                f"{rest} is a directory (give a file or a glob such as '{rest.rstrip('/')}/*.log')"
+            )
         kind = "file" if stat.S_ISREG(st.st_mode) else "pipe"
         return SourceSpec(kind, rest, label, text)
     m = _SCP_RX.fullmatch(rest)
@@ -166,14 +172,19 @@ def _parse_ssh_url(text: str, rest: str) -> SshTarget:
     except ValueError as exc:
         raise SourceSpecError(f"{text}: not a valid ssh:// address ({exc})") from None
     if not u.hostname or not u.path or u.path == "/":
-        raise SourceSpecError(f"{text}: an ssh:// address needs a host and a path: ssh://[user@]host[:port]/path")
+        raise SourceSpecError(
+            f"{text}: an ssh:// address needs a host and a path: ssh://[user@]host[:port]/path"
+        )
     return SshTarget(u.hostname, u.path, u.username, port)
 
 
 def _ssh(text: str, label: str | None, target: SshTarget) -> SourceSpec:
     if "ssh" not in _OPENERS:
-        hint = "" if target.path.startswith("/") else (
-            f" (a local file whose name contains ':' can be given as ./{_strip_label(text)})")
+        hint = (
+            ""
+            if target.path.startswith("/")
+            else (f" (a local file whose name contains ':' can be given as ./{_strip_label(text)})")
+        )
         raise SourceSpecError(f"{text}: SSH sources are not supported yet{hint}")
     return SourceSpec("ssh", target.path, label, text, ssh=target)
 

@@ -57,8 +57,16 @@ class ChannelRefused(Exception):
 class SshSource(GeneratorSource):
     """A remote file (or the newest match of a remote glob) followed by name."""
 
-    def __init__(self, target: SshTarget, name: str | None = None, *, follow: bool = True, start: StartAt = START,
-                 idle_after: float | None = 30.0, settings: SshSettings | None = None) -> None:
+    def __init__(
+        self,
+        target: SshTarget,
+        name: str | None = None,
+        *,
+        follow: bool = True,
+        start: StartAt = START,
+        idle_after: float | None = 30.0,
+        settings: SshSettings | None = None,
+    ) -> None:
         try:
             self.rp = parse_remote_path(target.path)
         except RemotePathError as exc:
@@ -93,7 +101,9 @@ class SshSource(GeneratorSource):
         return None if name is None else f"{self.target.host}:{self.rp.join(name)}"
 
     def _event(self, kind: EventKind, message: str = "", name: str | None = None, **data) -> SourceEvent:
-        return SourceEvent(self.name, kind, message, self.path_of(name if name is not None else self.current), data=data)
+        return SourceEvent(
+            self.name, kind, message, self.path_of(name if name is not None else self.current), data=data
+        )
 
     async def _cleanup(self) -> None:
         self._stop_channels()
@@ -113,7 +123,7 @@ class SshSource(GeneratorSource):
         for proc in self._procs.values():
             try:
                 proc.close()
-            except Exception:  # noqa: BLE001
+            except Exception:
                 pass
         self._procs.clear()
 
@@ -134,20 +144,30 @@ class SshSource(GeneratorSource):
                         return
                     if exc.message != said_error:
                         said_error = exc.message
-                        yield self._event(EventKind.ERROR, exc.message + " (retrying)", fatal=False, reason=exc.kind)
-                    yield self._event(EventKind.RECONNECTING, f"reconnecting to {self.host} in {exc.delay:.1f} s "
-                                      f"(attempt {exc.attempt + 1})", attempt=exc.attempt + 1,
-                                      delay=round(exc.delay, 3))
+                        yield self._event(
+                            EventKind.ERROR, exc.message + " (retrying)", fatal=False, reason=exc.kind
+                        )
+                    yield self._event(
+                        EventKind.RECONNECTING,
+                        f"reconnecting to {self.host} in {exc.delay:.1f} s (attempt {exc.attempt + 1})",
+                        attempt=exc.attempt + 1,
+                        delay=round(exc.delay, 3),
+                    )
                     continue
                 said_error = None
                 if conn is not last_conn:
                     again = last_conn is not None or self._opened_once
                     last_conn = conn
                     sh = self.shared
-                    yield self._event(EventKind.CONNECTED, f"{'reconnected' if again else 'connected'} to {self.host} "
-                                      f"({sh.where}, {sh.server_version or 'ssh'}){sh.host_key_note}",
-                                      host=self.target.host, where=sh.where, reconnect=again,
-                                      server_version=sh.server_version)
+                    yield self._event(
+                        EventKind.CONNECTED,
+                        f"{'reconnected' if again else 'connected'} to {self.host} "
+                        f"({sh.where}, {sh.server_version or 'ssh'}){sh.host_key_note}",
+                        host=self.target.host,
+                        where=sh.where,
+                        reconnect=again,
+                        server_version=sh.server_version,
+                    )
                 try:
                     async for b in self._session(conn):
                         yield b
@@ -155,16 +175,20 @@ class SshSource(GeneratorSource):
                 except _Lost as lost:
                     self._stop_channels()
                     self.shared.mark_lost(conn)
-                    yield self._event(EventKind.RECONNECTING, f"connection to {self.host} lost ({lost}); "
-                                      f"reconnecting, will resume at byte {self.splitter.pos}",
-                                      attempt=1, delay=round(max(0.0, self.shared.next_at -
-                                                                 asyncio.get_running_loop().time()), 3))
+                    yield self._event(
+                        EventKind.RECONNECTING,
+                        f"connection to {self.host} lost ({lost}); "
+                        f"reconnecting, will resume at byte {self.splitter.pos}",
+                        attempt=1,
+                        delay=round(max(0.0, self.shared.next_at - asyncio.get_running_loop().time()), 3),
+                    )
         finally:
             await self._cleanup()
 
     def _lost_or(self, conn, exc: BaseException | None) -> None:
-        if conn.is_closed() or isinstance(exc, (asyncssh.ConnectionLost, asyncssh.DisconnectError,
-                                                 BrokenPipeError, ConnectionError)):
+        if conn.is_closed() or isinstance(
+            exc, (asyncssh.ConnectionLost, asyncssh.DisconnectError, BrokenPipeError, ConnectionError)
+        ):
             raise _Lost(getattr(exc, "reason", None) or str(exc or "") or "connection closed")
 
     # -- channels ----------------------------------------------------------------------------
@@ -177,8 +201,10 @@ class SshSource(GeneratorSource):
         except asyncssh.ChannelOpenError as exc:
             if conn.is_closed():
                 raise _Lost(exc.reason or str(exc)) from None
-            raise ChannelRefused(f"{self.host} refused a new session ({exc.reason or exc}); sshd allows "
-                                 "MaxSessions (10 by default) per connection") from None
+            raise ChannelRefused(
+                f"{self.host} refused a new session ({exc.reason or exc}); sshd allows "
+                "MaxSessions (10 by default) per connection"
+            ) from None
         except (asyncssh.Error, OSError) as exc:
             self._lost_or(conn, exc)
             raise _Lost(str(exc)) from None
@@ -192,7 +218,7 @@ class SshSource(GeneratorSource):
                     if not data:
                         return
                     stderr.append(data)
-            except Exception:  # noqa: BLE001
+            except Exception:
                 return
 
         async def pump() -> None:
@@ -217,9 +243,18 @@ class SshSource(GeneratorSource):
         s = self.start if not self._opened_once else START
         if mode == "first":
             mode = {"start": "start", "end": "end", "last": "last"}[s.mode]
-        return reader_command(self._tag, self._nonce, self.rp, name, expect=self.identity or "-",
-                              offset=self.splitter.pos, mode=mode, lines=s.lines,
-                              interval=self.settings.status_interval, follow=self.follow)
+        return reader_command(
+            self._tag,
+            self._nonce,
+            self.rp,
+            name,
+            expect=self.identity or "-",
+            offset=self.splitter.pos,
+            mode=mode,
+            lines=s.lines,
+            interval=self.settings.status_interval,
+            follow=self.follow,
+        )
 
     # -- one connection's worth of reading ---------------------------------------------------
     async def _session(self, conn) -> AsyncIterator[Batch]:
@@ -246,9 +281,11 @@ class SshSource(GeneratorSource):
 
     def draft_resolver(self):
         """A sync resolver for :func:`tui.core.draft_config.attach` over what was read so far."""
+
         def resolve(draft_path: str, family: str | None) -> dict:
             got = self._draft_cache.get((draft_path, family))
             return dict(got) if got is not None else {"config_path": None, "note": "config.json not read yet"}
+
         return resolve
 
 
@@ -262,11 +299,11 @@ def lister_blocks(buf: bytes, tag: bytes) -> tuple[list[list[Entry]], bytes]:
         j = buf.find(end_mark, i) if i >= 0 else -1
         if j < 0:
             break
-        out.append(parse_entries(buf[i + len(start_mark):j], True))
-        buf = buf[j + len(end_mark):]
+        out.append(parse_entries(buf[i + len(start_mark) : j], True))
+        buf = buf[j + len(end_mark) :]
     if tag + b" H err notfound" in buf:
         return out + [[Entry("error", "notfound", 0, 0.0, "stat")]], b""
-    return out, buf[-(1 << 20):]
+    return out, buf[-(1 << 20) :]
 
 
 def settings_from_options(options: dict[str, Any]) -> SshSettings:
@@ -283,13 +320,27 @@ def open_ssh(spec: SourceSpec, *, follow: bool = True, start: StartAt = START, *
     """The opener registered for ``ssh`` specs (see :func:`tui.core.sources.spec.register_source_kind`)."""
     assert spec.ssh is not None
     idle = options.get("idle_after", 30.0)
-    return SshSource(spec.ssh, spec.name, follow=follow, start=start, idle_after=idle,
-                     settings=settings_from_options(options))
+    return SshSource(
+        spec.ssh,
+        spec.name,
+        follow=follow,
+        start=start,
+        idle_after=idle,
+        settings=settings_from_options(options),
+    )
 
 
 def _now() -> float:
     return time.monotonic()
 
 
-__all__ = ["SshSource", "SshSettings", "SshError", "open_ssh", "Entry", "parse_entries", "describe_tail_message",
-           "lister_command"]
+__all__ = [
+    "SshSource",
+    "SshSettings",
+    "SshError",
+    "open_ssh",
+    "Entry",
+    "parse_entries",
+    "describe_tail_message",
+    "lister_command",
+]

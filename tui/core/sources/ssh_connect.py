@@ -52,8 +52,16 @@ class SshError(Exception):
     """A one-line, user-facing SSH problem. ``fatal``: retrying cannot help (host key, auth,
     config); ``first_fatal``: fatal only before the first successful connection (unknown name)."""
 
-    def __init__(self, message: str, kind: str, *, fatal: bool = False, first_fatal: bool = False,
-                 attempt: int = 0, delay: float = 0.0) -> None:
+    def __init__(
+        self,
+        message: str,
+        kind: str,
+        *,
+        fatal: bool = False,
+        first_fatal: bool = False,
+        attempt: int = 0,
+        delay: float = 0.0,
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.kind = kind
@@ -63,8 +71,14 @@ class SshError(Exception):
         self.delay = delay
 
     def copy(self) -> SshError:
-        return SshError(self.message, self.kind, fatal=self.fatal, first_fatal=self.first_fatal,
-                        attempt=self.attempt, delay=self.delay)
+        return SshError(
+            self.message,
+            self.kind,
+            fatal=self.fatal,
+            first_fatal=self.first_fatal,
+            attempt=self.attempt,
+            delay=self.delay,
+        )
 
 
 def target_text(t: SshTarget) -> str:
@@ -140,22 +154,29 @@ class _Client(asyncssh.SSHClient):
 
 def _short(path: str) -> str:
     home = os.path.expanduser("~")
-    return "~" + path[len(home):] if home not in ("", "/") and path.startswith(home + os.sep) else path
+    return "~" + path[len(home) :] if home not in ("", "/") and path.startswith(home + os.sep) else path
 
 
 def host_key_message(check: HostKeyCheck, who: str, exc: Exception) -> str:
-    files = ", ".join(_short(f) for f in check.files) or "known_hosts (checking disabled by UserKnownHostsFile none)"
+    files = (
+        ", ".join(_short(f) for f in check.files)
+        or "known_hosts (checking disabled by UserKnownHostsFile none)"
+    )
     if check.seen is None:
         return f"{who}: host key not trusted ({exc}); check {files}"
     host, port, key, known = check.seen
     fp = f"{key.get_algorithm()} key {key.get_fingerprint('sha256')}"
     name = known_hosts_name(host, port)
     if known:
-        return (f"{who}: REFUSED: the host key has CHANGED: the server offers {fp}, which does not match "
-                f"{files}. This may be an attack (someone in the middle) or a reinstalled host. If you know "
-                f"why it changed, remove the old key with ssh-keygen -R '{name}' and connect again")
-    return (f"{who}: unknown host {name}: its {fp} is not in {files}. Check the fingerprint, then trust it "
-            f"with --accept-new-host-key (or connect once with ssh)")
+        return (
+            f"{who}: REFUSED: the host key has CHANGED: the server offers {fp}, which does not match "
+            f"{files}. This may be an attack (someone in the middle) or a reinstalled host. If you know "
+            f"why it changed, remove the old key with ssh-keygen -R '{name}' and connect again"
+        )
+    return (
+        f"{who}: unknown host {name}: its {fp} is not in {files}. Check the fingerprint, then trust it "
+        f"with --accept-new-host-key (or connect once with ssh)"
+    )
 
 
 # -- errors -------------------------------------------------------------------------------------
@@ -173,20 +194,28 @@ def describe_error(exc: BaseException, who: str, where: str, check: HostKeyCheck
     if isinstance(exc, asyncssh.HostKeyNotVerifiable):
         return SshError(host_key_message(check or HostKeyCheck([], False), who, exc), "hostkey", fatal=True)
     if isinstance(exc, asyncssh.PermissionDenied):
-        return SshError(f"{who}: authentication failed for {where}: the server accepted none of the keys "
-                        "offered (ssh-agent, IdentityFile, ~/.ssh/id_*); passwords are not used", "auth", fatal=True)
+        return SshError(
+            f"{who}: authentication failed for {where}: the server accepted none of the keys "
+            "offered (ssh-agent, IdentityFile, ~/.ssh/id_*); passwords are not used",
+            "auth",
+            fatal=True,
+        )
     if isinstance(exc, asyncssh.KeyImportError):
-        return SshError(f"{who}: cannot use a private key: {exc}; load it into the agent with ssh-add", "auth",
-                        fatal=True)
+        return SshError(
+            f"{who}: cannot use a private key: {exc}; load it into the agent with ssh-add", "auth", fatal=True
+        )
     if isinstance(exc, asyncssh.KeyExchangeFailed):
         hint = ""
         if check is not None and check.files and "host key" in str(exc).lower():
             hint = " (known_hosts has a key of another type for this host: did the host key change?)"
         return SshError(f"{who}: SSH negotiation with {where} failed: {exc}{hint}", "protocol", fatal=True)
     if isinstance(exc, socket.gaierror):
-        return SshError(f"{who}: unknown host name {who.rsplit('@', 1)[-1].split(':')[0]!r} "
-                        f"({exc.strerror or exc}); check the name or add a Host entry to ~/.ssh/config",
-                        "dns", first_fatal=True)
+        return SshError(
+            f"{who}: unknown host name {who.rsplit('@', 1)[-1].split(':')[0]!r} "
+            f"({exc.strerror or exc}); check the name or add a Host entry to ~/.ssh/config",
+            "dns",
+            first_fatal=True,
+        )
     if isinstance(exc, ConnectionRefusedError):
         return SshError(f"{who}: connection refused by {where} (is sshd running on that port?)", "refused")
     if isinstance(exc, (asyncio.TimeoutError, TimeoutError)):
@@ -197,10 +226,19 @@ def describe_error(exc: BaseException, who: str, where: str, check: HostKeyCheck
         reason = getattr(exc, "reason", "") or str(exc) or "connection lost"
         return SshError(f"{who}: connection to {where} lost ({reason})", "lost")
     if isinstance(exc, FileNotFoundError):
-        return SshError(f"{who}: {exc.strerror}: {exc.filename} (named in ~/.ssh/config or the options)", "config",
-                        fatal=True)
+        return SshError(
+            f"{who}: {exc.strerror}: {exc.filename} (named in ~/.ssh/config or the options)",
+            "config",
+            fatal=True,
+        )
     if isinstance(exc, OSError):
-        if exc.errno in (errno.EHOSTUNREACH, errno.ENETUNREACH, errno.ECONNRESET, errno.ECONNABORTED, errno.EPIPE):
+        if exc.errno in (
+            errno.EHOSTUNREACH,
+            errno.ENETUNREACH,
+            errno.ECONNRESET,
+            errno.ECONNABORTED,
+            errno.EPIPE,
+        ):
             return SshError(f"{who}: cannot reach {where}: {exc.strerror or exc}", "unreachable")
         return SshError(f"{who}: cannot connect to {where}: {exc.strerror or exc}", "oserror")
     if isinstance(exc, (ValueError, asyncssh.ConfigParseError)):
@@ -273,7 +311,7 @@ class SharedConnection:
             conn, check = await self._connect()
         except asyncio.CancelledError:
             raise
-        except BaseException as exc:  # noqa: BLE001 - every failure becomes a one-line error
+        except BaseException as exc:
             err = describe_error(exc, self.who, self.where, check if check is not None else self._check)
             self.failures += 1
             err.attempt = self.failures
@@ -287,8 +325,10 @@ class SharedConnection:
         if check is not None and check.seen is not None and not check.seen[3] and check.accept_new:
             host, port, key, _ = check.seen
             where = f"recorded in {_short(check.recorded)}" if check.recorded else "could not be recorded"
-            self.host_key_note = (f"; new host key {key.get_algorithm()} {key.get_fingerprint('sha256')} "
-                                  f"for {known_hosts_name(host, port)} accepted and {where}")
+            self.host_key_note = (
+                f"; new host key {key.get_algorithm()} {key.get_fingerprint('sha256')} "
+                f"for {known_hosts_name(host, port)} accepted and {where}"
+            )
         if self._watch is not None:
             self._watch.cancel()
         self._watch = asyncio.ensure_future(self._watch_closed(conn))
@@ -303,7 +343,8 @@ class SharedConnection:
         if t.user:
             kwargs["username"] = t.user
         opts = await asyncssh.SSHClientConnectionOptions.construct(
-            None, host=t.host, port=t.port if t.port else (), **kwargs)
+            None, host=t.host, port=t.port if t.port else (), **kwargs
+        )
         self.where = f"{opts.username}@{opts.host}:{opts.port}"
         files = _known_hosts_files(opts.known_hosts)
         check = self._check = HostKeyCheck(files, s.accept_new_host_key)
@@ -311,22 +352,30 @@ class SharedConnection:
         if opts.known_hosts is None:  # "UserKnownHostsFile none": still refuse unknown keys
             extra["known_hosts"] = b""
         if s.keepalive_interval is not None or opts.config.get("ServerAliveInterval") is None:
-            extra["keepalive_interval"] = s.keepalive_interval if s.keepalive_interval is not None else DEFAULT_KEEPALIVE[0]
+            extra["keepalive_interval"] = (
+                s.keepalive_interval if s.keepalive_interval is not None else DEFAULT_KEEPALIVE[0]
+            )
         if s.keepalive_count_max is not None or opts.config.get("ServerAliveCountMax") is None:
-            extra["keepalive_count_max"] = (s.keepalive_count_max if s.keepalive_count_max is not None
-                                            else DEFAULT_KEEPALIVE[1])
+            extra["keepalive_count_max"] = (
+                s.keepalive_count_max if s.keepalive_count_max is not None else DEFAULT_KEEPALIVE[1]
+            )
         if "encryption_algs" not in kwargs and opts.config.get("Ciphers") is None:
             extra["encryption_algs"] = _preferred_ciphers()
         timeout = s.connect_timeout or opts.connect_timeout or DEFAULT_CONNECT_TIMEOUT
         extra["connect_timeout"] = timeout
-        conn = await asyncssh.connect(t.host, port=t.port if t.port else (), options=opts,
-                                      client_factory=lambda: _Client(check), **extra)
+        conn = await asyncssh.connect(
+            t.host,
+            port=t.port if t.port else (),
+            options=opts,
+            client_factory=lambda: _Client(check),
+            **extra,
+        )
         return conn, check
 
     async def _watch_closed(self, conn: asyncssh.SSHClientConnection) -> None:
         try:
             await conn.wait_closed()
-        except Exception:  # noqa: BLE001
+        except Exception:
             pass
         if self.conn is conn and not self._closing:
             self.mark_lost(conn)
@@ -341,7 +390,7 @@ class SharedConnection:
             conn.close()
             try:
                 await wait_for(conn.wait_closed(), 2.0)
-            except (asyncio.TimeoutError, Exception):  # noqa: BLE001
+            except (TimeoutError, Exception):
                 pass
 
 

@@ -76,8 +76,14 @@ class Session:
             attempt = 0
             while True:
                 try:
-                    await src._start(self.conn, "lister", lister_command(
-                        src._tag, src.rp, interval=src.settings.status_interval, once=not src.follow), self.q)
+                    await src._start(
+                        self.conn,
+                        "lister",
+                        lister_command(
+                            src._tag, src.rp, interval=src.settings.status_interval, once=not src.follow
+                        ),
+                        self.q,
+                    )
                     break
                 except ChannelRefused as exc:
                     attempt += 1
@@ -125,11 +131,19 @@ class Session:
                         yield self.ev(EventKind.ERROR, src.error, fatal=True)
                         return
                     continue
-                yield self.ev(EventKind.ERROR, f"listing {src.rp.text} on {src.host} stopped "
-                              f"({_text(stderr) or 'no answer'}); restarting", fatal=False)
+                yield self.ev(
+                    EventKind.ERROR,
+                    f"listing {src.rp.text} on {src.host} stopped "
+                    f"({_text(stderr) or 'no answer'}); restarting",
+                    fatal=False,
+                )
                 await asyncio.sleep(src.settings.delay(1))
-                await src._start(self.conn, "lister", lister_command(
-                    src._tag, src.rp, interval=src.settings.status_interval), self.q)
+                await src._start(
+                    self.conn,
+                    "lister",
+                    lister_command(src._tag, src.rp, interval=src.settings.status_interval),
+                    self.q,
+                )
 
     async def _next(self):
         deadlines = [d for d in (self.retry_at,) if d is not None]
@@ -141,7 +155,7 @@ class Session:
         timeout = max(0.0, min(deadlines) - self.loop.time())
         try:
             return await wait_for(self.q.get(), timeout)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             return None
 
     async def _timers(self) -> AsyncIterator[Batch]:
@@ -209,8 +223,9 @@ class Session:
         elif kind == "tail":
             what, msg = describe_tail_message(value, self.src._nonce)  # type: ignore[arg-type]
             if what == "truncated":
-                async for b in self._truncated(f"{self.display(self.src.current)} was truncated; reading it again "
-                                               "from the start"):
+                async for b in self._truncated(
+                    f"{self.display(self.src.current)} was truncated; reading it again from the start"
+                ):
                     yield b
             else:
                 yield self.ev(EventKind.STDERR, msg, lines=[msg])
@@ -244,8 +259,10 @@ class Session:
             pass  # resumed exactly where we were
         elif prev is not None and identity == prev:
             src.current = name
-            async for b in self._truncated(f"{self.display(name)} shrank to {size} bytes (it was read to byte "
-                                           f"{src.splitter.pos}); reading it again from the start"):
+            async for b in self._truncated(
+                f"{self.display(name)} shrank to {size} bytes (it was read to byte "
+                f"{src.splitter.pos}); reading it again from the start"
+            ):
                 yield b
         elif prev is not None:
             b = make_batch(src.name, src.splitter.flush(), self.display(prev_name))
@@ -258,14 +275,23 @@ class Session:
                 msg = f"{self.display(name)} now points at a new file (rotated); finished reading the old one"
             else:
                 msg = f"{self.display(name)} is a newer match of {src.rp.text}; finished reading {self.display(prev_name)}"
-            yield self.ev(kind, msg, name, old_path=self.display(prev_name), old_inode=_ino(prev), inode=_ino(identity))
+            yield self.ev(
+                kind, msg, name, old_path=self.display(prev_name), old_inode=_ino(prev), inode=_ino(identity)
+            )
         else:
             src.splitter.reset(start, line_no)
             how = f"from line {line_no}" if start else "from the start"
             note = f" (the newest of {self.matches} matching files)" if self.matches > 1 else ""
             src.identity, src.current = identity, name
-            yield self.ev(EventKind.OPENED, f"reading {self.display(name)} {how}{note}", name, inode=_ino(identity),
-                          size=size, offset=start, start=str(src.start) if not src._opened_once else "start")
+            yield self.ev(
+                EventKind.OPENED,
+                f"reading {self.display(name)} {how}{note}",
+                name,
+                inode=_ino(identity),
+                size=size,
+                offset=start,
+                start=str(src.start) if not src._opened_once else "start",
+            )
         src.identity, src.current = identity, name
         src._opened_once = True
 
@@ -278,8 +304,11 @@ class Session:
                 self.retry_at = None if src.rp.glob else self.loop.time() + src.settings.status_interval
                 if not self.waiting_said:
                     self.waiting_said = True
-                    msg = (f"{path} was removed or renamed; waiting for it to come back" if src.identity
-                           else f"no such file: {path}; waiting for it to appear")
+                    msg = (
+                        f"{path} was removed or renamed; waiting for it to come back"
+                        if src.identity
+                        else f"no such file: {path}; waiting for it to appear"
+                    )
                     yield self.ev(EventKind.WAITING, msg, name)
                 if src.rp.glob:
                     self.pending_name = None
@@ -294,8 +323,13 @@ class Session:
             message, fatal = f"{path} is not a regular file", True
         elif kind == "notfound":
             tool = detail[0] if detail else "?"
-            message, fatal = (f"`{tool}` was not found on {src.host} (not in the remote PATH); specwatch needs "
-                              "the POSIX shell and GNU coreutils (tail, stat, head, wc) there"), True
+            message, fatal = (
+                (
+                    f"`{tool}` was not found on {src.host} (not in the remote PATH); specwatch needs "
+                    "the POSIX shell and GNU coreutils (tail, stat, head, wc) there"
+                ),
+                True,
+            )
         else:
             message = f"cannot open {path} on {src.host} ({kind})"
         if fatal:
@@ -315,15 +349,22 @@ class Session:
             if st.name is None:
                 if not self.waiting_said:
                     self.waiting_said = True
-                    yield self.ev(EventKind.WAITING, f"{self.display(src.current)} was removed or renamed; "
-                                  "waiting for it to come back")
+                    yield self.ev(
+                        EventKind.WAITING,
+                        f"{self.display(src.current)} was removed or renamed; waiting for it to come back",
+                    )
             elif st.name.identity != src.identity:
                 if self.switch is None:
                     self.switch = (src.rp.base, self.loop.time())
             elif self.waiting_said:
                 self.waiting_said = False
-                yield self.ev(EventKind.OPENED, f"{self.display(src.current)} is back", inode=_ino(src.identity),
-                              size=st.name.size, offset=src.splitter.pos)
+                yield self.ev(
+                    EventKind.OPENED,
+                    f"{self.display(src.current)} is back",
+                    inode=_ino(src.identity),
+                    size=st.name.size,
+                    offset=src.splitter.pos,
+                )
         if self.switch is not None:
             name, since = self.switch
             drained = self.open_size is None or src.splitter.pos >= self.open_size
@@ -363,8 +404,9 @@ class Session:
             yield self.ev(EventKind.EOF, f"end of {self.display(src.current)}", offset=src.splitter.pos)
             return
         msg = _text(stderr)
-        yield self.ev(EventKind.ERROR, f"tail on {src.host} ended{': ' + msg if msg else ''}; restarting",
-                      fatal=False)
+        yield self.ev(
+            EventKind.ERROR, f"tail on {src.host} ended{': ' + msg if msg else ''}; restarting", fatal=False
+        )
         self.retry_at = self.loop.time() + src.settings.delay(1)
 
     # -- the lister (globs) ------------------------------------------------------------------
@@ -391,8 +433,9 @@ class Session:
                     yield self.ev(EventKind.ERROR, src.error, fatal=True)
                 elif not self.waiting_said:
                     self.waiting_said = True
-                    yield self.ev(EventKind.WAITING, f"no file matches {self.display(src.rp.base)} yet; "
-                                  "waiting for one")
+                    yield self.ev(
+                        EventKind.WAITING, f"no file matches {self.display(src.rp.base)} yet; waiting for one"
+                    )
                 return
             src.known = {e.identity for e in found}
             await self.open(found[-1].name)
@@ -401,8 +444,11 @@ class Session:
             if e.identity == src.identity:
                 src.cur_mtime = e.mtime
         known = src.known or set()
-        newer = [e for e in found if e.identity not in known and e.identity != src.identity
-                 and e.mtime >= src.cur_mtime]
+        newer = [
+            e
+            for e in found
+            if e.identity not in known and e.identity != src.identity and e.mtime >= src.cur_mtime
+        ]
         if newer and self.switch is None:
             src.known = {e.identity for e in found}
             self.switch = (newer[-1].name, self.loop.time())

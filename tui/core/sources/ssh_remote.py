@@ -72,7 +72,9 @@ def parse_remote_path(text: str) -> RemotePath:
         raise RemotePathError("a remote path cannot contain a newline or NUL")
     path = text
     if path == "~" or path.endswith("/"):
-        raise RemotePathError(f"{text} is a directory (give a file, or a pattern such as {text.rstrip('/')}/*.log)")
+        raise RemotePathError(
+            f"{text} is a directory (give a file, or a pattern such as {text.rstrip('/')}/*.log)"
+        )
     if path.startswith("~/"):
         path = path[2:]
     elif path.startswith("~"):
@@ -81,8 +83,10 @@ def parse_remote_path(text: str) -> RemotePath:
     if base in ("", ".", ".."):
         raise RemotePathError(f"{text} is a directory, not a log file")
     if has_magic(d):
-        raise RemotePathError(f"{text}: only the last path component may contain * ? [ ] "
-                              "(a glob follows the newest match in one directory)")
+        raise RemotePathError(
+            f"{text}: only the last path component may contain * ? [ ] "
+            "(a glob follows the newest match in one directory)"
+        )
     glob = has_magic(base)
     if glob:
         bad = sorted(c for c in set(base) if c in _GLOB_FORBIDDEN or ord(c) < 32)
@@ -120,66 +124,72 @@ _PRELUDE = "LC_ALL=C; export LC_ALL; trap '' PIPE"
 # newline), reading a window from the end that doubles until it holds enough newlines.
 _LAST_START = (
     "last_start() { want=$1; e=$size; "
-    "if [ \"$want\" -gt 0 ] && [ \"$(tail -c +\"$size\" -- \"$P\" | head -c 1 | wc -l)\" -eq 1 ]; then e=$((size - 1)); fi; "
-    "[ \"$want\" -gt 0 ] || want=1; w=65536; "
-    "while :; do lo=0; [ \"$e\" -gt \"$w\" ] && lo=$((e - w)); "
-    "k=$(tail -c +$((lo + 1)) -- \"$P\" | head -c $((e - lo)) | wc -l); "
-    "if [ \"$k\" -ge \"$want\" ] || [ \"$lo\" -eq 0 ]; then "
-    "c=$( { tail -c +$((lo + 1)) -- \"$P\" | head -c $((e - lo)); echo; } | tail -n \"$want\" | wc -c); "
+    'if [ "$want" -gt 0 ] && [ "$(tail -c +"$size" -- "$P" | head -c 1 | wc -l)" -eq 1 ]; then e=$((size - 1)); fi; '
+    '[ "$want" -gt 0 ] || want=1; w=65536; '
+    'while :; do lo=0; [ "$e" -gt "$w" ] && lo=$((e - w)); '
+    'k=$(tail -c +$((lo + 1)) -- "$P" | head -c $((e - lo)) | wc -l); '
+    'if [ "$k" -ge "$want" ] || [ "$lo" -eq 0 ]; then '
+    'c=$( { tail -c +$((lo + 1)) -- "$P" | head -c $((e - lo)); echo; } | tail -n "$want" | wc -c); '
     "echo $((e + 1 - c)); return; fi; w=$((w * 2)); done; }"
 )
 
-READER = "; ".join([
-    _PRELUDE,
-    'T=$1; S=$2; D=$3; B=$4; X=$5; O=$6; M=$7; N=$8; I=$9',
-    'for c in tail stat head wc; do command -v "$c" >/dev/null 2>&1 || { printf \'%s H err notfound %s\\n\' "$T" "$c"; exit 127; }; done',
-    'cd -- "$D" 2>/dev/null || { printf \'%s H err enoent\\n\' "$T"; exit 2; }',
-    'P=./$B',
-    '[ -e "$P" ] || { printf \'%s H err enoent\\n\' "$T"; exit 2; }',
-    '[ -d "$P" ] && { printf \'%s H err isdir\\n\' "$T"; exit 2; }',
-    '[ -r "$P" ] || { printf \'%s H err eacces\\n\' "$T"; exit 2; }',
-    "st=$(stat -L -c '%d:%i %s %F' -- \"$P\" 2>/dev/null) || { printf '%s H err stat\\n' \"$T\"; exit 2; }",
-    'id=${st%% *}; st=${st#* }; size=${st%% *}; kind=${st#* }',
-    'case $kind in regular*) ;; *) printf \'%s H err notregular\\n\' "$T"; exit 2;; esac',
-    _LAST_START,
-    'start=0; ln=1',
-    'case $M in resume) [ "$id" = "$X" ] && [ "$size" -ge "$O" ] && start=$O && ln=-;; '
-    'end) [ "$size" -gt 0 ] && start=$(last_start 0);; last) [ "$size" -gt 0 ] && start=$(last_start "$N");; esac',
-    '[ "$start" -gt 0 ] && [ "$ln" = 1 ] && ln=$(( $(head -c "$start" -- "$P" | wc -l) + 1 ))',
-    'printf \'%s H ok %s %s %s %s\\n\' "$T" "$id" "$size" "$start" "$ln"',
-    '[ "$I" = 0 ] && exec tail -c +$((start + 1)) -- "$S$B" 2>&1',
-    # GNU tail polls every 50 ms instead of writing each line as it lands: lines then leave the
-    # host a few at a time (32 followed logs at 50 lines/s: half the client CPU, ~30 ms more
-    # latency). Older or other tails without the option follow by inotify as usual.
-    'F=---disable-inotify; tail $F -c 0 -- /dev/null >/dev/null 2>&1 || F=',
-    'tail -c +$((start + 1)) -f $F -s 0.05 -- "$S$B" 2>&1 & p=$!; d=0.02',
-    'while :; do sleep $d; '
-    "r=$(stat -L -c '%F|%d:%i|%s|%n' -- \"$P\" /proc/$p/fd/* 2>/dev/null); "
-    'printf \'%s S\\n%s\\n%s E\\n\' "$T" "$r" "$T" || break; '
-    'kill -0 $p 2>/dev/null || { printf \'%s X\\n\' "$T"; break; }; '
-    'case $d in 0.02) d=0.1;; *) d=$I;; esac; done',
-    'kill $p 2>/dev/null',
-])
+READER = "; ".join(
+    [
+        _PRELUDE,
+        "T=$1; S=$2; D=$3; B=$4; X=$5; O=$6; M=$7; N=$8; I=$9",
+        'for c in tail stat head wc; do command -v "$c" >/dev/null 2>&1 || { printf \'%s H err notfound %s\\n\' "$T" "$c"; exit 127; }; done',
+        'cd -- "$D" 2>/dev/null || { printf \'%s H err enoent\\n\' "$T"; exit 2; }',
+        "P=./$B",
+        '[ -e "$P" ] || { printf \'%s H err enoent\\n\' "$T"; exit 2; }',
+        '[ -d "$P" ] && { printf \'%s H err isdir\\n\' "$T"; exit 2; }',
+        '[ -r "$P" ] || { printf \'%s H err eacces\\n\' "$T"; exit 2; }',
+        "st=$(stat -L -c '%d:%i %s %F' -- \"$P\" 2>/dev/null) || { printf '%s H err stat\\n' \"$T\"; exit 2; }",
+        "id=${st%% *}; st=${st#* }; size=${st%% *}; kind=${st#* }",
+        "case $kind in regular*) ;; *) printf '%s H err notregular\\n' \"$T\"; exit 2;; esac",
+        _LAST_START,
+        "start=0; ln=1",
+        'case $M in resume) [ "$id" = "$X" ] && [ "$size" -ge "$O" ] && start=$O && ln=-;; '
+        'end) [ "$size" -gt 0 ] && start=$(last_start 0);; last) [ "$size" -gt 0 ] && start=$(last_start "$N");; esac',
+        '[ "$start" -gt 0 ] && [ "$ln" = 1 ] && ln=$(( $(head -c "$start" -- "$P" | wc -l) + 1 ))',
+        'printf \'%s H ok %s %s %s %s\\n\' "$T" "$id" "$size" "$start" "$ln"',
+        '[ "$I" = 0 ] && exec tail -c +$((start + 1)) -- "$S$B" 2>&1',
+        # GNU tail polls every 50 ms instead of writing each line as it lands: lines then leave the
+        # host a few at a time (32 followed logs at 50 lines/s: half the client CPU, ~30 ms more
+        # latency). Older or other tails without the option follow by inotify as usual.
+        "F=---disable-inotify; tail $F -c 0 -- /dev/null >/dev/null 2>&1 || F=",
+        'tail -c +$((start + 1)) -f $F -s 0.05 -- "$S$B" 2>&1 & p=$!; d=0.02',
+        "while :; do sleep $d; "
+        "r=$(stat -L -c '%F|%d:%i|%s|%n' -- \"$P\" /proc/$p/fd/* 2>/dev/null); "
+        'printf \'%s S\\n%s\\n%s E\\n\' "$T" "$r" "$T" || break; '
+        "kill -0 $p 2>/dev/null || { printf '%s X\\n' \"$T\"; break; }; "
+        "case $d in 0.02) d=0.1;; *) d=$I;; esac; done",
+        "kill $p 2>/dev/null",
+    ]
+)
 
-LISTER = "; ".join([
-    _PRELUDE,
-    'T=$1; D=$2; G=$3; I=$4; Q=$5; IFS=""',
-    'command -v stat >/dev/null 2>&1 || { printf \'%s H err notfound stat\\n\' "$T"; exit 127; }',
-    "while :; do r=; if cd -- \"$D\" 2>/dev/null; then r=$(stat -L -c '%F|%d:%i|%s|%.9Y|%n' -- $G 2>/dev/null); fi; "
-    'printf \'%s S\\n%s\\n%s E\\n\' "$T" "$r" "$T" || exit 0; [ "$Q" = 1 ] && exit 0; sleep "$I" || exit 0; done',
-])
+LISTER = "; ".join(
+    [
+        _PRELUDE,
+        'T=$1; D=$2; G=$3; I=$4; Q=$5; IFS=""',
+        "command -v stat >/dev/null 2>&1 || { printf '%s H err notfound stat\\n' \"$T\"; exit 127; }",
+        "while :; do r=; if cd -- \"$D\" 2>/dev/null; then r=$(stat -L -c '%F|%d:%i|%s|%.9Y|%n' -- $G 2>/dev/null); fi; "
+        'printf \'%s S\\n%s\\n%s E\\n\' "$T" "$r" "$T" || exit 0; [ "$Q" = 1 ] && exit 0; sleep "$I" || exit 0; done',
+    ]
+)
 
-CAT = "; ".join([
-    _PRELUDE,
-    'T=$1; F=$2; L=$3',
-    'command -v head >/dev/null 2>&1 || { printf \'%s H err notfound head\\n\' "$T"; exit 127; }',
-    '[ -e "$F" ] || { printf \'%s H err enoent\\n\' "$T"; exit 2; }',
-    '[ -d "$F" ] && { printf \'%s H err isdir\\n\' "$T"; exit 2; }',
-    '[ -r "$F" ] || { printf \'%s H err eacces\\n\' "$T"; exit 2; }',
-    'printf \'%s H ok\\n\' "$T"',
-    '[ "$L" = 0 ] && exec cat -- "$F"',
-    'exec head -c "$L" -- "$F"',
-])
+CAT = "; ".join(
+    [
+        _PRELUDE,
+        "T=$1; F=$2; L=$3",
+        "command -v head >/dev/null 2>&1 || { printf '%s H err notfound head\\n' \"$T\"; exit 127; }",
+        '[ -e "$F" ] || { printf \'%s H err enoent\\n\' "$T"; exit 2; }',
+        '[ -d "$F" ] && { printf \'%s H err isdir\\n\' "$T"; exit 2; }',
+        '[ -r "$F" ] || { printf \'%s H err eacces\\n\' "$T"; exit 2; }',
+        "printf '%s H ok\\n' \"$T\"",
+        '[ "$L" = 0 ] && exec cat -- "$F"',
+        'exec head -c "$L" -- "$F"',
+    ]
+)
 
 
 def _command(script: str, *args: str) -> str:
@@ -196,8 +206,19 @@ def new_nonce() -> str:
     return "./" + "".join("./" if bits >> i & 1 else "/" for i in range(48))
 
 
-def reader_command(tag: str, nonce: str, rp: RemotePath, name: str, *, expect: str = "-", offset: int = 0,
-                   mode: str = "start", lines: int = 0, interval: float = 1.0, follow: bool = True) -> str:
+def reader_command(
+    tag: str,
+    nonce: str,
+    rp: RemotePath,
+    name: str,
+    *,
+    expect: str = "-",
+    offset: int = 0,
+    mode: str = "start",
+    lines: int = 0,
+    interval: float = 1.0,
+    follow: bool = True,
+) -> str:
     """``name`` is the file to read in ``rp.dir`` (the pattern's current match, or ``rp.base``)."""
     iv = "0" if not follow else f"{max(interval, 0.05):g}"
     return _command(READER, tag, nonce, rp.dir, name, expect, str(offset), mode, str(lines), iv)
@@ -297,7 +318,7 @@ class ReaderDemux:
                 pos = nl + 1
                 if line.startswith(self.tag + b" H "):
                     self.header_seen = True
-                    out.append(("header", line[len(self.tag) + 3:].decode("utf-8", "replace").split()))
+                    out.append(("header", line[len(self.tag) + 3 :].decode("utf-8", "replace").split()))
                 continue  # anything before the header (a login banner from the rc files) is dropped
             i = data.find(self.tag, pos)
             j = data.find(_TAIL, pos)
@@ -313,7 +334,7 @@ class ReaderDemux:
                 end = self._message(data, j, out)
             if end is None:  # incomplete: wait for more
                 if n - pos > _HOLD_MAX:  # cannot be ours: it is data
-                    out.append(("data", data[pos:pos + 1]))
+                    out.append(("data", data[pos : pos + 1]))
                     pos += 1
                     continue
                 self.pending = data[pos:]
@@ -337,13 +358,13 @@ class ReaderDemux:
         after = i + len(t)
         if len(data) < after + 2:
             return None
-        kind = data[after + 1:after + 2]
+        kind = data[after + 1 : after + 2]
         if kind == b"S":
             end_mark = b"\n" + t + b" E\n"
             e = data.find(end_mark, after)
             if e < 0:
                 return None
-            body = data[after + 3:e]
+            body = data[after + 3 : e]
             out.append(("status", parse_status(body)))
             return e + len(end_mark)
         nl = data.find(b"\n", after)
@@ -355,7 +376,7 @@ class ReaderDemux:
 
     def _message(self, data: bytes, j: int, out: list) -> int | None:
         need = 3 + len(self.nonce)
-        avail = data[j + len(_TAIL):j + len(_TAIL) + need]
+        avail = data[j + len(_TAIL) : j + len(_TAIL) + need]
         ours = avail.startswith(b"inotify") or self.nonce in avail
         if not ours:
             if len(avail) < need and self._may_become_ours(avail):
@@ -373,7 +394,7 @@ class ReaderDemux:
             return True
         rest = avail
         for _ in range(3):
-            if self.nonce.startswith(rest[:len(self.nonce)]):
+            if self.nonce.startswith(rest[: len(self.nonce)]):
                 return True
             if not rest or rest[:1] not in (b"'", b'"', b"$"):
                 return False

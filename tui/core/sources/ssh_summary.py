@@ -47,8 +47,9 @@ def _remote_arg(path: str) -> str:
 
 async def _open_cat(conn, path: str, limit: int, who: str):
     tag = new_tag()
-    proc = await conn.create_process(cat_command(tag, _remote_arg(path), limit), encoding=None,
-                                     stdin=asyncssh.DEVNULL)
+    proc = await conn.create_process(
+        cat_command(tag, _remote_arg(path), limit), encoding=None, stdin=asyncssh.DEVNULL
+    )
     marker = tag.encode() + b" H "
     buf = b""
     while True:
@@ -56,22 +57,26 @@ async def _open_cat(conn, path: str, limit: int, who: str):
         if not data:
             err = (await proc.stderr.read(4096)).decode("utf-8", "replace").strip()
             proc.close()
-            raise RemoteReadError("other", f"{who}:{path}: the remote side gave no answer ({err or 'no output'})")
+            raise RemoteReadError(
+                "other", f"{who}:{path}: the remote side gave no answer ({err or 'no output'})"
+            )
         buf += data
         i = buf.find(marker)
         nl = buf.find(b"\n", i) if i >= 0 else -1
         if nl < 0:
             continue
-        fields = buf[i + len(marker):nl].decode("utf-8", "replace").split()
-        rest = buf[nl + 1:]
+        fields = buf[i + len(marker) : nl].decode("utf-8", "replace").split()
+        rest = buf[nl + 1 :]
         if fields and fields[0] == "ok":
             return proc, rest
         proc.close()
         kind = fields[1] if len(fields) > 1 else "other"
-        text = {"enoent": f"no such file: {who}:{path}", "eacces": f"permission denied: cannot read {who}:{path}",
-                "isdir": f"{who}:{path} is a directory, not a log file",
-                "notfound": f"`{fields[2] if len(fields) > 2 else '?'}` was not found on {who}"}.get(
-                    kind, f"cannot read {who}:{path} ({kind})")
+        text = {
+            "enoent": f"no such file: {who}:{path}",
+            "eacces": f"permission denied: cannot read {who}:{path}",
+            "isdir": f"{who}:{path} is a directory, not a log file",
+            "notfound": f"`{fields[2] if len(fields) > 2 else '?'}` was not found on {who}",
+        }.get(kind, f"cannot read {who}:{path} ({kind})")
         raise RemoteReadError(kind, text)
 
 
@@ -100,14 +105,17 @@ async def read_draft_facts(shared: SharedConnection, draft_path: str, family: st
     """``facts_from_json`` of ``DRAFT/config.json`` on the host; a note when it cannot be read."""
     where = f"{shared.who}:"
     if not draft_path.startswith(("/", "~/")):
-        return {"config_path": None, "note": f"{draft_path!r} is not an absolute path on {shared.who} "
-                "(a hub id?): config not read"}
+        return {
+            "config_path": None,
+            "note": f"{draft_path!r} is not an absolute path on {shared.who} (a hub id?): config not read",
+        }
     path = draft_path.rstrip("/") + "/config.json"
     try:
         data = await read_remote_file(shared, path, draft_config.MAX_CONFIG_BYTES + 1)
     except RemoteReadError as exc:
         note = {"enoent": "config.json not found", "eacces": "config.json unreadable: permission denied"}.get(
-            exc.kind, f"config.json not read: {exc.message}")
+            exc.kind, f"config.json not read: {exc.message}"
+        )
         return {"config_path": where + path, "note": note}
     if len(data) > draft_config.MAX_CONFIG_BYTES:
         return {"config_path": where + path, "note": "config.json larger than 4 MiB: not read"}
@@ -132,15 +140,16 @@ async def _newest_match(conn, rp, who: str) -> str:
     out = result.stdout or b""
     t = tag.encode()
     i, j = out.find(t + b" S\n"), out.find(b"\n" + t + b" E\n")
-    entries = parse_entries(out[i + len(t) + 3:j], True) if 0 <= i < j else []
+    entries = parse_entries(out[i + len(t) + 3 : j], True) if 0 <= i < j else []
     found = sorted((e for e in entries if e.regular), key=lambda e: (e.mtime, e.name))
     if not found:
         raise RemoteReadError("enoent", f"no file matches {who}:{rp.text}")
     return rp.join(found[-1].name)
 
 
-async def summarize_remote(target: SshTarget, label: str | None, source: str,
-                           settings: SshSettings | None = None) -> Summarizer:
+async def summarize_remote(
+    target: SshTarget, label: str | None, source: str, settings: SshSettings | None = None
+) -> Summarizer:
     """Streams the remote file once through a :class:`Summarizer` (memory bounded by the chunk
     size), then reads the draft configs it names over the same connection."""
     try:
@@ -169,7 +178,7 @@ async def summarize_remote(target: SshTarget, label: str | None, source: str,
                     if cut == 0 and len(pending) < 4 * CHUNK:
                         continue
                     buf = bytes(pending[:cut] if cut else pending)
-                    del pending[:len(buf)]
+                    del pending[: len(buf)]
                     if not buf.endswith(b"\n"):
                         buf += b"\n"
                     s.feed(buf, offset, scan_chunk(buf) if s.can_fast else None)
@@ -179,14 +188,16 @@ async def summarize_remote(target: SshTarget, label: str | None, source: str,
             proc.close()
         except (asyncssh.Error, OSError) as exc:
             shared.mark_lost()
-            raise RemoteReadError("ssh", f"{who}: connection lost while reading {path}: "
-                                  f"{getattr(exc, 'reason', '') or exc}") from None
+            raise RemoteReadError(
+                "ssh", f"{who}: connection lost while reading {path}: {getattr(exc, 'reason', '') or exc}"
+            ) from None
         await attach_remote_drafts(s.stats, shared)
         return s
     finally:
         await release(shared)
 
 
-def summarize_ssh(target: SshTarget, label: str | None, source: str,
-                  settings: SshSettings | None = None) -> Summarizer:
+def summarize_ssh(
+    target: SshTarget, label: str | None, source: str, settings: SshSettings | None = None
+) -> Summarizer:
     return asyncio.run(summarize_remote(target, label, source, settings))

@@ -26,8 +26,15 @@ FILE_CHUNK = 1 << 20
 class PipeSource(GeneratorSource):
     """Reads the file descriptor ``fd`` (not closed here; O_NONBLOCK is restored on close)."""
 
-    def __init__(self, fd: int, name: str = "stdin", *, where: str = "stdin",
-                 idle_after: float | None = 30.0, close_fd: bool = False) -> None:
+    def __init__(
+        self,
+        fd: int,
+        name: str = "stdin",
+        *,
+        where: str = "stdin",
+        idle_after: float | None = 30.0,
+        close_fd: bool = False,
+    ) -> None:
         self.fd = fd
         self.name = name
         self.where = where
@@ -88,7 +95,8 @@ class PipeSource(GeneratorSource):
         pipe = os.fdopen(os.dup(self.fd), "rb", buffering=0)
         try:
             self._transport, _ = await loop.connect_read_pipe(
-                lambda: asyncio.StreamReaderProtocol(reader, loop=loop), pipe)
+                lambda: asyncio.StreamReaderProtocol(reader, loop=loop), pipe
+            )
         except (OSError, ValueError) as exc:
             pipe.close()
             raise _Fatal(f"cannot read {self.where}: {exc}") from exc
@@ -96,7 +104,7 @@ class PipeSource(GeneratorSource):
             if self.idle_after:
                 try:
                     data = await wait_for(reader.read(READ_CHUNK), self.idle_after)
-                except asyncio.TimeoutError:
+                except TimeoutError:
                     yield None
                     continue
             else:
@@ -115,8 +123,11 @@ class PipeSource(GeneratorSource):
                     if data is None:
                         if not idle_said:
                             idle_said = True
-                            yield self._event(EventKind.IDLE, f"no new line for {self.idle_after:g} s",
-                                              seconds=self.idle_after)
+                            yield self._event(
+                                EventKind.IDLE,
+                                f"no new line for {self.idle_after:g} s",
+                                seconds=self.idle_after,
+                            )
                         continue
                     idle_said = False
                     b = make_batch(self.name, splitter.feed(data))

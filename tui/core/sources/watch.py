@@ -160,7 +160,7 @@ class Waker:
         if not self.event.is_set():
             try:
                 await wait_for(self.event.wait(), timeout)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 pass
         self.event.clear()
         changed, self.changed = self.changed, set()

@@ -50,8 +50,12 @@ class Comparison:
         if self.diff is None or self.ci95 is None:
             return f"{metric}: {self.verdict} ({self.reason})"
         lo, hi = self.ci95
-        words = {HIGHER: "B higher", LOWER: "B lower", NO_DIFFERENCE: "no difference",
-                 INSUFFICIENT: "insufficient data"}[self.verdict]
+        words = {
+            HIGHER: "B higher",
+            LOWER: "B lower",
+            NO_DIFFERENCE: "no difference",
+            INSUFFICIENT: "insufficient data",
+        }[self.verdict]
         return f"{metric} B−A {self.diff:+.2f} (95% CI {lo:+.2f} … {hi:+.2f}): {words}"
 
 

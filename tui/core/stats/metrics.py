@@ -17,9 +17,21 @@ class MetricSet:
     """accept len, accept rate, throughput, running requests, and the vLLM V0 derived values,
     plus pooled per-position acceptance (vLLM): Σ(rate_i · num_drafts) / Σ num_drafts."""
 
-    __slots__ = ("records", "accept_len", "accept_rate", "throughput", "running_req",
-                 "accept_len_derived", "accept_rate_derived", "accepted", "drafted",
-                 "_pos_sums", "_pos_weight", "first_ts", "last_ts")
+    __slots__ = (
+        "records",
+        "accept_len",
+        "accept_rate",
+        "throughput",
+        "running_req",
+        "accept_len_derived",
+        "accept_rate_derived",
+        "accepted",
+        "drafted",
+        "_pos_sums",
+        "_pos_weight",
+        "first_ts",
+        "last_ts",
+    )
 
     def __init__(self) -> None:
         self.records = 0
@@ -70,7 +82,9 @@ class MetricSet:
                 self.first_ts = r.timestamp
             self.last_ts = r.timestamp
 
-    def add_columns(self, n_records: int, cols: Columns, first_ts: float | None, last_ts: float | None) -> None:
+    def add_columns(
+        self, n_records: int, cols: Columns, first_ts: float | None, last_ts: float | None
+    ) -> None:
         """Bulk form of :meth:`add` for SGLang decode records that all print accept len,
         accept rate, throughput and #running-req (the fast scanner's output, see
         :mod:`tui.core.parsing.fastscan`)."""
@@ -103,8 +117,11 @@ class MetricSet:
             d["accept_len_derived"] = self.accept_len_derived.to_dict()
             d["accept_rate_derived"] = self.accept_rate_derived.to_dict()
         if self.drafted:
-            d["tokens"] = {"accepted": self.accepted, "drafted": self.drafted,
-                           "pooled_rate": self.accepted / self.drafted}
+            d["tokens"] = {
+                "accepted": self.accepted,
+                "drafted": self.drafted,
+                "pooled_rate": self.accepted / self.drafted,
+            }
         pp = self.per_position()
         if pp is not None:
             d["per_position"] = pp

@@ -63,8 +63,9 @@ DRAFTS_SINCE = calendar.timegm((2026, 4, 23, 0, 0, 0, 0, 0, 0))  # PR #23530
 AL_OVER_NDT_SINCE = calendar.timegm((2025, 11, 13, 0, 0, 0, 0, 0, 0))  # PR #13212
 
 
-def infer_sglang(pairs: list[tuple[float, float]], num_steps: int | None, ndt: int | None,
-                 first_ts: float | None = None) -> RateDefinition:
+def infer_sglang(
+    pairs: list[tuple[float, float]], num_steps: int | None, ndt: int | None, first_ts: float | None = None
+) -> RateDefinition:
     """Decide the printed definition from (accept len, accept rate) pairs and the config."""
     return _infer(pairs, num_steps, ndt, first_ts)
 
@@ -79,8 +80,9 @@ def _allowed(definition: str, first_ts: float | None) -> bool:
     return True
 
 
-def _infer(pairs: list[tuple[float, float]], num_steps: int | None, ndt: int | None,
-           first_ts: float | None) -> RateDefinition:
+def _infer(
+    pairs: list[tuple[float, float]], num_steps: int | None, ndt: int | None, first_ts: float | None
+) -> RateDefinition:
     n = len(pairs)
     if ndt is not None and ndt > 1:
         d = ndt - 1
@@ -117,8 +119,14 @@ def _infer(pairs: list[tuple[float, float]], num_steps: int | None, ndt: int | N
         return RateDefinition(definition, d, "inferred from values (no config)", c, n)
     if not found:
         return RateDefinition(None, None, "unknown (no config)", 0, n, "no whole denominator fits every pair")
-    return RateDefinition(None, None, "unknown (no config)", 0, n,
-                          "several denominators fit: " + ", ".join(f"{k}/{d}" for k, d, _ in found[:4]))
+    return RateDefinition(
+        None,
+        None,
+        "unknown (no config)",
+        0,
+        n,
+        "several denominators fit: " + ", ".join(f"{k}/{d}" for k, d, _ in found[:4]),
+    )
 
 
 def normalise_transform(d: int | None) -> tuple[float, float] | None:

@@ -9,7 +9,7 @@ with no metric record between them belong to one startup and update the same seg
 from __future__ import annotations
 
 from collections import deque
-from typing import Iterable
+from collections.abc import Iterable
 
 from tui.core.records import EngineStats, Item, Malformed, Marker, Record, format_ts
 from tui.core.server_config import ServerConfig
@@ -24,11 +24,31 @@ FEW = 30
 
 
 class Segment:
-    __slots__ = ("index", "reason", "start_line", "start_ts", "config", "all", "ranks", "malformed",
-                 "_rate_pairs", "_rate_def", "markers", "label", "printed_def")
+    __slots__ = (
+        "index",
+        "reason",
+        "start_line",
+        "start_ts",
+        "config",
+        "all",
+        "ranks",
+        "malformed",
+        "_rate_pairs",
+        "_rate_def",
+        "markers",
+        "label",
+        "printed_def",
+    )
 
-    def __init__(self, index: int, reason: str, start_line: int | None, start_ts: float | None,
-                 config: ServerConfig | None = None, label: str | None = None) -> None:
+    def __init__(
+        self,
+        index: int,
+        reason: str,
+        start_line: int | None,
+        start_ts: float | None,
+        config: ServerConfig | None = None,
+        label: str | None = None,
+    ) -> None:
         self.index = index
         self.reason = reason
         self.start_line = start_line
@@ -59,8 +79,12 @@ class Segment:
             m = self.rank_set(r.rank)
             if m is not None:
                 m.add(r)
-        if r.family == "sglang" and r.accept_rate is not None and r.accept_len is not None \
-                and len(self._rate_pairs) < rates.MAX_SAMPLES:
+        if (
+            r.family == "sglang"
+            and r.accept_rate is not None
+            and r.accept_len is not None
+            and len(self._rate_pairs) < rates.MAX_SAMPLES
+        ):
             self._rate_pairs.append((r.accept_len, r.accept_rate))
             self._rate_def = None
         if r.rate_definition is not None and self.printed_def is None:
@@ -80,12 +104,15 @@ class Segment:
             return self._rate_def
         c = self.config
         if c.family in ("vllm", "llamacpp"):  # cheap, and it changes as records come: not cached
-            rd = rates.RateDefinition(self.printed_def, c.drafts_per_step,
-                                      "as the server defines it (vLLM / llama.cpp)")
+            rd = rates.RateDefinition(
+                self.printed_def, c.drafts_per_step, "as the server defines it (vLLM / llama.cpp)"
+            )
             if rd.drafts_per_step is None:
                 rd.drafts_per_step = self._vllm_k()
             return rd
-        rd = rates.infer_sglang(self._rate_pairs, c.num_steps, c.effective_num_draft_tokens, self.all.first_ts)
+        rd = rates.infer_sglang(
+            self._rate_pairs, c.num_steps, c.effective_num_draft_tokens, self.all.first_ts
+        )
         self._rate_def = rd
         return rd
 
@@ -98,21 +125,33 @@ class Segment:
         al = self.all.accept_len
         if al.n >= STUCK_MIN and al.min == 1.0 and al.max == 1.0:
             configured = self.config.speculative or self.config.family is None
-            out.append({
-                "code": "accept_len_stuck_at_1",
-                "level": "warning",
-                "message": f"accept len is exactly 1.00 in all {al.n} records"
-                + (" with a draft model configured" if self.config.speculative else "")
-                + ": no draft token is ever accepted — likely a misconfiguration (e.g. an EAGLE-3 draft "
-                "run with --speculative-algorithm EAGLE, or wrong/missing eagle_aux_hidden_state_layer_ids)",
-                "configured": configured,
-            })
+            out.append(
+                {
+                    "code": "accept_len_stuck_at_1",
+                    "level": "warning",
+                    "message": f"accept len is exactly 1.00 in all {al.n} records"
+                    + (" with a draft model configured" if self.config.speculative else "")
+                    + ": no draft token is ever accepted — likely a misconfiguration (e.g. an EAGLE-3 draft "
+                    "run with --speculative-algorithm EAGLE, or wrong/missing eagle_aux_hidden_state_layer_ids)",
+                    "configured": configured,
+                }
+            )
         if self.records and al.n < FEW:
-            out.append({"code": "too_few_records", "level": "info",
-                        "message": f"only {al.n} accept len values: too few for a conclusion (want ≥ {FEW})"})
+            out.append(
+                {
+                    "code": "too_few_records",
+                    "level": "info",
+                    "message": f"only {al.n} accept len values: too few for a conclusion (want ≥ {FEW})",
+                }
+            )
         if self.records and al.n == 0 and self.all.accept_rate.n == 0 and self.all.accept_len_derived.n == 0:
-            out.append({"code": "no_acceptance", "level": "info",
-                        "message": "metric lines carry no acceptance numbers (speculative decoding off?)"})
+            out.append(
+                {
+                    "code": "no_acceptance",
+                    "level": "info",
+                    "message": "metric lines carry no acceptance numbers (speculative decoding off?)",
+                }
+            )
         rd = self.rate_definition()
         if rd.note and self.all.accept_rate.n:
             out.append({"code": "rate_definition", "level": "info", "message": rd.note})
@@ -164,8 +203,9 @@ class SourceStats:
     def segment_index(self) -> int:
         return self.current.index
 
-    def new_segment(self, reason: str, line_no: int | None = None, ts: float | None = None,
-                    label: str | None = None) -> Segment:
+    def new_segment(
+        self, reason: str, line_no: int | None = None, ts: float | None = None, label: str | None = None
+    ) -> Segment:
         cur = self.current
         if cur.records == 0 and cur.malformed == 0:
             # Nothing measured yet in this one: it simply gets the new reason.
@@ -221,6 +261,10 @@ class SourceStats:
             "records": self.records,
             "malformed": self.malformed,
             "malformed_examples": [{"line": n, "reason": r} for n, r in self.malformed_examples],
-            **{k: v for k, v in self.total.to_dict().items() if k not in ("records", "accept_rate_normalized")},
+            **{
+                k: v
+                for k, v in self.total.to_dict().items()
+                if k not in ("records", "accept_rate_normalized")
+            },
             "segments": [s.to_dict() for s in self.segments],
         }

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from itertools import accumulate
 from collections.abc import Sequence
+from itertools import accumulate
 from operator import mul
 
 from tui.core.stats.tdist import t975
@@ -146,8 +146,24 @@ class Series:
     append instead of a dozen float updates (the line-by-line paths: stream, replay, the TUI).
     """
 
-    __slots__ = ("_n", "_sum", "_sq", "_min", "_max", "_first", "_last", "nonfinite", "_wsum", "_wxsum", "_wn",
-                 "_window", "_ewma", "_bm", "_px", "_pw")
+    __slots__ = (
+        "_n",
+        "_sum",
+        "_sq",
+        "_min",
+        "_max",
+        "_first",
+        "_last",
+        "nonfinite",
+        "_wsum",
+        "_wxsum",
+        "_wn",
+        "_window",
+        "_ewma",
+        "_bm",
+        "_px",
+        "_pw",
+    )
 
     def __init__(self, window: int = WINDOW) -> None:
         self._n = 0
