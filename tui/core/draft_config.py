@@ -49,7 +49,8 @@ def facts_from_json(text: str | bytes, family: str | None, path: str) -> dict[st
         if isinstance(cfg.get(key), int):
             facts["num_hidden_layers"] = cfg[key]
             break
-    nested = cfg.get("eagle_config") if isinstance(cfg.get("eagle_config"), dict) else {}
+    raw_nested = cfg.get("eagle_config")
+    nested: dict[str, Any] = raw_nested if isinstance(raw_nested, dict) else {}
     sg_ids = nested.get("eagle_aux_hidden_state_layer_ids")
     top_ids = cfg.get("eagle_aux_hidden_state_layer_ids")
     if family == "vllm":

@@ -22,6 +22,7 @@ import difflib
 import os
 import re
 import tomllib
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -152,7 +153,7 @@ _FIELDS: dict[tuple[str, ...], tuple[str, ...]] = {
 }
 
 
-def _format_error(origin: str, err: dict) -> str:
+def _format_error(origin: str, err: Mapping[str, Any]) -> str:
     loc = tuple(str(p) for p in err.get("loc", ()))
     ctx = err.get("ctx") or {}
     inner = ctx.get("error")
@@ -184,9 +185,8 @@ def parse_settings(text: str, origin: str = CONFIG_NAME) -> Settings:
         raise ConfigError("\n".join(_format_error(origin, e) for e in exc.errors())) from None
 
 
-def default_config_path(env: dict[str, str] | None = None) -> Path:
-    env = os.environ if env is None else env  # type: ignore[assignment]
-    xdg = env.get("XDG_CONFIG_HOME", "")
+def default_config_path(env: Mapping[str, str] | None = None) -> Path:
+    xdg = (os.environ if env is None else env).get("XDG_CONFIG_HOME", "")
     base = Path(xdg) if xdg and os.path.isabs(xdg) else Path(os.path.expanduser("~")) / ".config"
     return base / "specwatch" / CONFIG_NAME
 

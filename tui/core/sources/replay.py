@@ -43,6 +43,9 @@ MAX_BATCH = 20_000  # lines per batch when paced or stepping (bounded messages)
 
 
 class ReplaySource(GeneratorSource):
+    _anchor: tuple[float, float] | None
+    _paused_at: float | None
+
     def __init__(
         self,
         path: str,
@@ -161,8 +164,8 @@ class ReplaySource(GeneratorSource):
         self._next_no = 1
         self._next_off = 0
         self.position: float | None = None  # log time of the last line emitted
-        self._anchor: tuple[float, float] | None = None  # (wall, log) pacing anchor
-        self._paused_at: float | None = None
+        self._anchor = None  # (wall, log) pacing anchor
+        self._paused_at = None
 
     def _fill(self) -> bool:
         """Loads the next chunk of lines if none are pending; False at the end of the file."""
@@ -305,7 +308,7 @@ class ReplaySource(GeneratorSource):
         if kind == "time":
             target = req[1]
             forward = self.position is not None and target > self.position
-            stop = _TimeStop(target, self._ts)
+            stop: _TimeStop | _OffsetStop = _TimeStop(target, self._ts)
         else:
             if self._index is None:
                 self._index = SegmentIndex(self.path)
