@@ -10,9 +10,9 @@ import pytest
 from _prom_util import FakeSglang, FakeVllm, reference_exposition
 
 from tui.core.parsing import LineParser
-from tui.core.promscrape import Converter, MetricsParseError
 from tui.core.records import RATE_DRAFTS, RATE_VLLM_V0_CUMULATIVE, Marker, Record
 from tui.core.sources.base import LineBatch
+from tui.core.sources.prom.text import Converter, MetricsParseError
 from tui.core.stats import SourceStats
 
 # The shared reference file, as copied unchanged into the fixtures (tests/test_real_logs.py checks

@@ -16,8 +16,8 @@ from _sources_util import Collector
 from tui.core.follow import Followed
 from tui.core.sources.base import EventKind as K
 from tui.core.sources.base import LineBatch
-from tui.core.sources.http_get import HttpError, http_get
-from tui.core.sources.metrics import MetricsSource, is_metrics, parse_metrics_target
+from tui.core.sources.prom.http import HttpError, http_get
+from tui.core.sources.prom.scraper import MetricsSource, is_metrics, parse_metrics_target
 from tui.core.sources.spec import SourceSpecError, open_source, parse_source_spec
 
 FAST = dict(scrape_interval=0.05, scrape_timeout=1.0, idle_after=None)

@@ -91,7 +91,7 @@ def host_label(spec, local: str) -> str:
     if spec.kind == "ssh" and spec.ssh is not None:
         return spec.ssh.host
     if spec.kind.startswith("metrics+"):
-        from tui.core.sources.metrics import parse_metrics_target
+        from tui.core.sources.prom.scraper import parse_metrics_target
 
         host = parse_metrics_target(spec.target).host_label
         return local if host in LOCAL_HOSTS else host

@@ -89,8 +89,8 @@ def _summarize_remote(target: Any, label: str | None, text: str, args: argparse.
     """The remote file streamed once over ssh; its draft configs read on the same host."""
     from tui.cli import CliError
     from tui.cli.ssh_args import ssh_options
-    from tui.core.sources.ssh import settings_from_options
-    from tui.core.sources.ssh_summary import RemoteReadError, summarize_ssh
+    from tui.core.sources.ssh.source import settings_from_options
+    from tui.core.sources.ssh.summary import RemoteReadError, summarize_ssh
 
     settings = settings_from_options(ssh_options(args))
     name = label or f"{target.host}:{os.path.basename(target.path)}"
@@ -124,7 +124,7 @@ def _summarize_metrics(label: str | None, text: str, args: argparse.Namespace):
 
 def run(args: argparse.Namespace) -> int:
     from tui.cli import CliError
-    from tui.core.sources.metrics import is_metrics
+    from tui.core.sources.prom.scraper import is_metrics
 
     specs = [split_label(s) for s in args.sources]
     if sum(1 for _, p in specs if p == "-") > 1:

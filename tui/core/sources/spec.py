@@ -242,7 +242,7 @@ def open_source(spec: SourceSpec, *, follow: bool = True, start: StartAt = START
 
 
 def _open_ssh(spec: SourceSpec, **kwargs) -> Source:
-    from tui.core.sources.ssh import (
+    from tui.core.sources.ssh.source import (
         open_ssh,  # asyncssh is imported only when an SSH source is opened
     )
 
@@ -253,7 +253,7 @@ register_source_kind("ssh", _open_ssh)
 
 
 def _open_metrics(spec: SourceSpec, **kwargs) -> Source:
-    from tui.core.sources.metrics import (
+    from tui.core.sources.prom.scraper import (
         open_metrics,  # imported only when a metrics source is opened
     )
 
@@ -261,7 +261,7 @@ def _open_metrics(spec: SourceSpec, **kwargs) -> Source:
 
 
 def _check_metrics(spec: SourceSpec) -> None:
-    from tui.core.sources.metrics import check_metrics_spec
+    from tui.core.sources.prom.scraper import check_metrics_spec
 
     check_metrics_spec(spec)
 

@@ -41,7 +41,7 @@ from tui.core.sources.base import (
     LineBatch,
     SourceEvent,
 )
-from tui.core.sources.http_get import HttpError, http_get
+from tui.core.sources.prom.http import HttpError, http_get
 from tui.core.sources.spec import SourceSpec, SourceSpecError, SshTarget
 
 KINDS = ("metrics+http", "metrics+https", "metrics+ssh")
@@ -191,7 +191,7 @@ class MetricsSource(GeneratorSource):
 
     # -- the loop -------------------------------------------------------------------------------
     async def _run(self) -> AsyncIterator[Batch]:
-        from tui.core.promscrape import Converter, MetricsParseError
+        from tui.core.sources.prom.text import Converter, MetricsParseError
 
         conv = Converter()
         loop = asyncio.get_running_loop()
@@ -313,8 +313,8 @@ class MetricsSource(GeneratorSource):
 
     async def _forward(self) -> int:
         """The local port forwarded to the target through the host's shared SSH connection."""
-        from tui.core.sources.ssh import settings_from_options
-        from tui.core.sources.ssh_connect import SshError, acquire
+        from tui.core.sources.ssh.connect import SshError, acquire
+        from tui.core.sources.ssh.source import settings_from_options
 
         t = self.target
         assert t.ssh is not None
@@ -349,7 +349,7 @@ class MetricsSource(GeneratorSource):
     async def _close_ssh(self) -> None:
         await self._drop_listener()
         if self._shared is not None:
-            from tui.core.sources.ssh_connect import release
+            from tui.core.sources.ssh.connect import release
 
             shared, self._shared = self._shared, None
             await release(shared)

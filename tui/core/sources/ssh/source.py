@@ -22,7 +22,7 @@ import asyncssh
 from tui.core.sources.base import Batch, EventKind, GeneratorSource, SourceEvent
 from tui.core.sources.lines import START, LineSplitter, StartAt
 from tui.core.sources.spec import SourceSpec, SourceSpecError, SshTarget
-from tui.core.sources.ssh_connect import (
+from tui.core.sources.ssh.connect import (
     SharedConnection,
     SshError,
     SshSettings,
@@ -30,7 +30,7 @@ from tui.core.sources.ssh_connect import (
     release,
     target_text,
 )
-from tui.core.sources.ssh_remote import (
+from tui.core.sources.ssh.remote import (
     Entry,
     RemotePathError,
     describe_tail_message,
@@ -258,7 +258,7 @@ class SshSource(GeneratorSource):
 
     # -- one connection's worth of reading ---------------------------------------------------
     async def _session(self, conn) -> AsyncIterator[Batch]:
-        from tui.core.sources.ssh_follow import Session
+        from tui.core.sources.ssh.follow import Session
 
         session = Session(self, conn)
         async for b in session.run():
@@ -267,7 +267,7 @@ class SshSource(GeneratorSource):
     # -- draft model config.json over the same connection ------------------------------------
     async def read_draft_config(self, draft_path: str, family: str | None) -> dict:
         """Facts from ``DRAFT/config.json`` on this source's host (a note when unreadable)."""
-        from tui.core.sources.ssh_summary import read_draft_facts
+        from tui.core.sources.ssh.summary import read_draft_facts
 
         key = (draft_path, family)
         if key not in self._draft_cache:
