@@ -42,7 +42,7 @@ from tui.core.sources.base import (
     SourceEvent,
 )
 from tui.core.sources.prom.http import HttpError, http_get
-from tui.core.sources.spec import SourceSpec, SourceSpecError, SshTarget
+from tui.core.sources.target import SourceSpec, SourceSpecError, SshTarget
 
 KINDS = ("metrics+http", "metrics+https", "metrics+ssh")
 DEFAULT_INTERVAL = 5.0

@@ -23,7 +23,7 @@ from tui.core.sources.ssh.remote import (
     describe_tail_message,
     lister_command,
 )
-from tui.core.sources.ssh.source import ChannelRefused, lister_blocks
+from tui.core.sources.ssh.shared import ChannelRefused, lister_blocks
 
 if TYPE_CHECKING:
     from tui.core.sources.ssh.source import SshSource

@@ -13,7 +13,6 @@ connections, host keys and errors.
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -21,7 +20,6 @@ import asyncssh
 
 from tui.core.sources.base import Batch, EventKind, GeneratorSource, SourceEvent
 from tui.core.sources.lines import START, LineSplitter, StartAt
-from tui.core.sources.spec import SourceSpec, SourceSpecError, SshTarget
 from tui.core.sources.ssh.connect import (
     SharedConnection,
     SshError,
@@ -41,6 +39,8 @@ from tui.core.sources.ssh.remote import (
     parse_remote_path,
     reader_command,
 )
+from tui.core.sources.ssh.shared import ChannelRefused
+from tui.core.sources.target import SourceSpec, SourceSpecError, SshTarget
 
 READ_CHUNK = 1 << 16
 _SETTINGS = {f for f in SshSettings.__dataclass_fields__}
@@ -48,10 +48,6 @@ _SETTINGS = {f for f in SshSettings.__dataclass_fields__}
 
 class _Lost(Exception):
     """The connection under this source failed (the source reconnects)."""
-
-
-class ChannelRefused(Exception):
-    """The connection is up but the host refused a new channel (sshd's MaxSessions, ...)."""
 
 
 class SshSource(GeneratorSource):
@@ -289,23 +285,6 @@ class SshSource(GeneratorSource):
         return resolve
 
 
-def lister_blocks(buf: bytes, tag: bytes) -> tuple[list[list[Entry]], bytes]:
-    """The complete ``TAG S``..``TAG E`` blocks of a lister's output, and what is left over; a
-    lister that cannot run ``stat`` gives one ``error`` entry."""
-    out = []
-    start_mark, end_mark = tag + b" S\n", b"\n" + tag + b" E\n"
-    while True:
-        i = buf.find(start_mark)
-        j = buf.find(end_mark, i) if i >= 0 else -1
-        if j < 0:
-            break
-        out.append(parse_entries(buf[i + len(start_mark) : j], True))
-        buf = buf[j + len(end_mark) :]
-    if tag + b" H err notfound" in buf:
-        return out + [[Entry("error", "notfound", 0, 0.0, "stat")]], b""
-    return out, buf[-(1 << 20) :]
-
-
 def settings_from_options(options: dict[str, Any]) -> SshSettings:
     s = options.get("ssh_settings")
     if isinstance(s, SshSettings):
@@ -328,10 +307,6 @@ def open_ssh(spec: SourceSpec, *, follow: bool = True, start: StartAt = START, *
         idle_after=idle,
         settings=settings_from_options(options),
     )
-
-
-def _now() -> float:
-    return time.monotonic()
 
 
 __all__ = [

@@ -10,7 +10,6 @@ import asyncssh
 
 from tui.core import draft_config
 from tui.core.parsing.fastscan import scan_chunk
-from tui.core.sources.spec import SshTarget
 from tui.core.sources.ssh.connect import (
     SharedConnection,
     SshError,
@@ -27,6 +26,7 @@ from tui.core.sources.ssh.remote import (
     parse_entries,
     parse_remote_path,
 )
+from tui.core.sources.target import SshTarget
 from tui.core.summary import CHUNK, Summarizer
 
 READ = 1 << 16
