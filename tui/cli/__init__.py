@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+from typing import NoReturn
 
 from tui import __version__
 
@@ -28,7 +29,7 @@ class CliError(Exception):
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one line, no usage dump
+    def error(self, message: str) -> NoReturn:  # one line, no usage dump
         raise CliError(f"{self.prog}: {message}")
 
 
@@ -145,5 +146,5 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         # `specwatch ... | head`: stop quietly.
-        sys.stdout = None  # type: ignore[assignment]
+        sys.stdout = None
         return 0

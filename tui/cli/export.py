@@ -23,10 +23,13 @@ import socket
 import sys
 import time
 from contextlib import aclosing
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tui.cli import CliError
 from tui.cli.live_args import add_live_arguments, live_setup
+
+if TYPE_CHECKING:
+    from wsgiref.simple_server import WSGIServer
 
 HELP = "serve live acceptance statistics to Prometheus (a headless daemon for fleets)"
 
@@ -158,7 +161,7 @@ class Exporter:
             )
             for s, lab in zip(specs, labels)
         ]
-        self.server = None
+        self.server: WSGIServer | None = None
         self.url = ""
         self.started = time.time()
         self._seg_said = [0] * len(specs)

@@ -86,14 +86,13 @@ def run(args: argparse.Namespace) -> int:
             results.append(summarize_source(spec, **options))
         except (SourceSpecError, SummaryError) as exc:
             raise CliError(f"specwatch summary: {exc}") from None
-    out = {"sources": [], "comparison": None}
+    sources: list[dict] = []
     for s in results:
         d = s.result()
         d["segment_comparison"] = segment_comparison(s.stats)
-        out["sources"].append(d)
-    if len(results) == 2:
-        out["comparison"] = comparison(results[0].stats, results[1].stats)
-    out = _clean(out)
+        sources.append(d)
+    both = comparison(results[0].stats, results[1].stats) if len(results) == 2 else None
+    out = _clean({"sources": sources, "comparison": both})
     if args.json:
         sys.stdout.write(json.dumps(out, ensure_ascii=False) + "\n")
     else:

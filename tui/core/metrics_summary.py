@@ -16,6 +16,7 @@ from contextlib import aclosing
 from typing import Any
 
 from tui.core.follow import Followed, follow
+from tui.core.sources.base import SourceEvent
 from tui.core.sources.prom.scraper import open_metrics
 from tui.core.sources.target import SourceSpec
 
@@ -58,9 +59,8 @@ async def _run(ms: MetricsSummary, duration: float, options: dict[str, Any]) -> 
         async with asyncio.timeout(deadline):
             async with aclosing(follow([source], [ms.followed])) as batches:
                 async for _, batch, _ in batches:
-                    msg = getattr(batch, "message", None)
-                    if msg:
-                        ms.events.append(f"{batch.kind.value}: {msg}")
+                    if isinstance(batch, SourceEvent) and batch.message:
+                        ms.events.append(f"{batch.kind.value}: {batch.message}")
     except TimeoutError:
         ms.events.append(f"stopped after {deadline:.0f} s")
 

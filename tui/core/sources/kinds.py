@@ -18,7 +18,7 @@ import os
 import re
 import stat
 import sys
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, BinaryIO, ClassVar, Protocol, cast
 from urllib.parse import urlsplit
 
 from tui.core.sources.target import SourceSpec, SourceSpecError, SshTarget, has_magic
@@ -341,7 +341,7 @@ class CommandKind(SourceKind):
             assert proc.stdout is not None
             try:
                 with proc.stdout:
-                    s = summarize_stream(proc.stdout, spec.name, label)
+                    s = summarize_stream(cast(BinaryIO, proc.stdout), spec.name, label)
             finally:
                 code = proc.wait()
             if code != 0:

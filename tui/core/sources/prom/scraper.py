@@ -30,7 +30,7 @@ import ssl
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from tui.core.sources.aio import wait_for
@@ -43,6 +43,9 @@ from tui.core.sources.base import (
 )
 from tui.core.sources.prom.http import HttpError, http_get
 from tui.core.sources.target import SourceSpec, SourceSpecError, SshTarget
+
+if TYPE_CHECKING:
+    from tui.core.sources.ssh.connect import SharedConnection
 
 KINDS = ("metrics+http", "metrics+https", "metrics+ssh")
 DEFAULT_INTERVAL = 5.0
@@ -177,9 +180,9 @@ class MetricsSource(GeneratorSource):
         self._ssh_options = ssh_options or {}
         self._tls = ssl.create_default_context() if target.scheme == "https" else None
         self._gen: AsyncIterator[Batch] | None = None
-        self._shared = None
-        self._listener = None
-        self._listener_conn = None
+        self._shared: SharedConnection | None = None
+        self._listener: Any = None  # asyncssh's SSHListener and connection, once forwarding
+        self._listener_conn: Any = None
         self._line_no = 0
         self._offset = 0
 
@@ -300,7 +303,7 @@ class MetricsSource(GeneratorSource):
             )
         except HttpError as exc:
             conn = self._listener_conn
-            if conn is not None and conn.is_closed():
+            if conn is not None and conn.is_closed() and self._shared is not None:
                 self._shared.mark_lost(conn)
                 await self._drop_listener()
                 raise HttpError(f"SSH connection to {t.ssh.host} lost", "closed") from None
