@@ -1,4 +1,4 @@
-"""Exposition text → records (tui.core.promscrape): exact window values from vLLM counters,
+"""Exposition text → records (tui.core.sources.prom.text): exact window values from vLLM counters,
 SGLang gauges without duplicates, restarts, and the records through the core statistics."""
 
 from __future__ import annotations

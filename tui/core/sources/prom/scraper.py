@@ -1,5 +1,5 @@
 """Metrics sources: a server's Prometheus ``/metrics``, scraped every few seconds, turned into
-records (see :mod:`tui.core.promscrape` for what is read and how windows are computed).
+records (see :mod:`tui.core.sources.prom.text` for what is read and how windows are computed).
 
 Source texts (``[LABEL=]`` in front as for every source):
 
@@ -7,7 +7,7 @@ Source texts (``[LABEL=]`` in front as for every source):
   ``/metrics``; HTTPS verifies the certificate and the host name with the system's CAs);
 * ``metrics+ssh://[USER@]HOST[:SSHPORT]/[DEST:]PORT[/PATH]``: the port is reached on (or from)
   the SSH host, through asyncssh local port forwarding over the shared connection of
-  :mod:`.ssh_connect` (the same one the host's log sources use). ``metrics+ssh://gpu1/8000`` is
+  :mod:`tui.core.sources.ssh.connect` (the same one the host's log sources use). ``metrics+ssh://gpu1/8000`` is
   ``http://127.0.0.1:8000/metrics`` as seen on gpu1; ``metrics+ssh://gpu1/10.0.0.5:8000/stats``
   reaches 10.0.0.5:8000 from gpu1.
 

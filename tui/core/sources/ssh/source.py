@@ -6,7 +6,7 @@ idle, eof, error), plus ``connected`` / ``reconnecting``. Resuming is exact: the
 the file's identity (device:inode) and the byte offset it has read to (the held partial line
 included); after a reconnect the remote side continues at that offset if it is the same file
 and not shorter, else the source says ``truncated`` or ``rotated`` and reads the file from its
-start. See :mod:`.ssh_remote` for what runs on the host and :mod:`.ssh_connect` for
+start. See :mod:`.remote` for what runs on the host and :mod:`.connect` for
 connections, host keys and errors.
 """
 
@@ -296,7 +296,7 @@ def settings_from_options(options: dict[str, Any]) -> SshSettings:
 
 
 def open_ssh(spec: SourceSpec, *, follow: bool = True, start: StartAt = START, **options) -> SshSource:
-    """The opener registered for ``ssh`` specs (see :func:`tui.core.sources.spec.register_source_kind`)."""
+    """Opens an ``ssh`` spec (for :class:`tui.core.sources.kinds.SshKind`)."""
     assert spec.ssh is not None
     idle = options.get("idle_after", 30.0)
     return SshSource(
