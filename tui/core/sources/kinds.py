@@ -21,7 +21,7 @@ import sys
 from typing import TYPE_CHECKING, Any, BinaryIO, ClassVar, Protocol, cast
 from urllib.parse import urlsplit
 
-from tui.core.sources.target import SourceSpec, SourceSpecError, SshTarget, has_magic
+from tui.core.sources.target import METRICS_SCHEMES, SourceSpec, SourceSpecError, SshTarget, has_magic
 
 if TYPE_CHECKING:
     from tui.core.sources.base import Source
@@ -441,7 +441,7 @@ class MetricsKind(SourceKind):
     scrapes for ``duration`` seconds (see :mod:`tui.core.metrics_summary`)."""
 
     name = "metrics"
-    schemes = ("metrics+http", "metrics+https", "metrics+ssh")
+    schemes = METRICS_SCHEMES
 
     def parse(self, probe: Probe) -> SourceSpec | None:
         from tui.core.sources.prom.scraper import parse_metrics_target

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 
 _MAGIC = re.compile(r"[*?[]")
+METRICS_SCHEMES = ("metrics+http", "metrics+https", "metrics+ssh")  # a server's /metrics, scraped
 
 
 def has_magic(text: str) -> bool:

@@ -42,23 +42,14 @@ from tui.core.sources.base import (
     SourceEvent,
 )
 from tui.core.sources.prom.http import HttpError, http_get
-from tui.core.sources.target import SourceSpec, SourceSpecError, SshTarget
+from tui.core.sources.target import METRICS_SCHEMES, SourceSpec, SourceSpecError, SshTarget
 
 if TYPE_CHECKING:
     from tui.core.sources.ssh.connect import SharedConnection
 
-KINDS = ("metrics+http", "metrics+https", "metrics+ssh")
+KINDS = METRICS_SCHEMES
 DEFAULT_INTERVAL = 5.0
 DEFAULT_PATH = "/metrics"
-
-
-def is_metrics(spec_or_text: Any) -> bool:
-    """True for a metrics :class:`SourceSpec` or a source text naming one."""
-    if isinstance(spec_or_text, SourceSpec):
-        return spec_or_text.kind in KINDS
-    text = str(spec_or_text)
-    rest = text.split("=", 1)[1] if "=" in text.split("://", 1)[0] else text
-    return rest.split("://", 1)[0].lower() in KINDS
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,10 +129,6 @@ def _ssh_target(text: str, u, ssh_port: int | None) -> MetricsTarget:
         path,
         SshTarget(u.hostname, f"(port {port_text})", u.username, ssh_port),
     )
-
-
-def check_metrics_spec(spec: SourceSpec) -> None:
-    parse_metrics_target(spec.target)
 
 
 class _Fatal(Exception):
