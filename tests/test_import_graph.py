@@ -109,7 +109,7 @@ def test_the_graph_sees_function_level_imports():
     g = import_graph()
     # spec.py reads texts through the kinds; the kinds import the SSH source inside a method.
     assert "tui.core.sources.kinds" in g["tui.core.sources.spec"]
-    assert "tui.core.sources.ssh.source" in g["tui.core.sources.kinds"]
+    assert "tui.core.sources.ssh.source" in g["tui.core.sources.kinds.remote"]
     # ``from pkg import module`` counts as an import of the module
     assert "tui.core.stats.metrics" in g["tui.core.stats"]
 
