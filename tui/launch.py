@@ -58,10 +58,6 @@ def default_label(spec: SourceSpec) -> str:
     return kind_of(spec).label(spec)
 
 
-def describe_where(spec: SourceSpec) -> str:
-    return kind_of(spec).where(spec)
-
-
 def unique_labels(labels: list[str]) -> list[str]:
     seen: dict[str, int] = {}
     out = []

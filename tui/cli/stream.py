@@ -117,9 +117,6 @@ class Streamer:
         return 1 if failed else 0
 
     # -- one batch in, text out ---------------------------------------------------------------
-    def handle(self, st: Followed, batch: LineBatch | SourceEvent) -> str:
-        return self.render(st, batch, st.apply(batch))
-
     def render(self, st: Followed, batch: LineBatch | SourceEvent, items: list) -> str:
         """The output for a batch already fed to ``st`` (``items``: what it held, with segments)."""
         out: list[str] = []
