@@ -133,17 +133,14 @@ def test_a_mistyped_command_fails_at_once(tmp_path):
     assert r.returncode == 2 and "unknown command 'frobnicate'" in r.stderr and "./frobnicate" in r.stderr
 
 
-def test_first_words_that_are_sources_go_to_watch(logdir):
+def test_first_words_that_are_sources_go_to_watch(logdir, monkeypatch):
     tmp, log, cfg = logdir
     for word in ("a.log", "./sumary", "logs/*.log", "-", "cmd:ls", "gpu1:/x.log", "x=y"):
         assert _route([word], KNOWN) == ["watch", word]
     assert _route(["run", "--config", str(cfg)], KNOWN) == ["watch", "run", "--config", str(cfg)]
     assert _route([f"--config={cfg}"], KNOWN)[0] == f"--config={cfg}"
-    os.chdir(tmp)
-    try:
-        assert _route(["logs"], KNOWN) == ["watch", "logs"]  # an existing path
-    finally:
-        os.chdir(ROOT)
+    monkeypatch.chdir(tmp)
+    assert _route(["logs"], KNOWN) == ["watch", "logs"]  # an existing path
 
 
 def test_version():
