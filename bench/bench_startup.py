@@ -8,11 +8,14 @@ Steps:
 2. Run, alternately and ``--reps`` times each, from the repository root with ``sys.executable``:
    * baseline: ``python -c 'import json'``;
    * ``python -m tui summary FILE`` (text) and ``python -m tui summary --json FILE``.
-   Each run is timed from fork to exit (wall clock), its output discarded. The environment is
+   Each run is timed from fork to exit (wall clock) and by the CPU time it used (user + system,
+   from ``os.wait4``: steadier than wall time on a loaded machine), its output discarded. The environment is
    the caller's, with ``XDG_CONFIG_HOME`` pointed at an empty directory (no specwatch.toml).
-3. Print best and median per command and the ratios summary / baseline (of the medians and of
-   the bests), next to the target: ratio <= 5.
-4. With ``--imports``, also print the 15 slowest imports of one ``summary`` run
+3. Print best and median per command and the ratios summary / baseline (wall: of the medians
+   and of the bests; CPU: of the medians), next to the target: wall-median ratio <= 5.
+4. With ``--other DIR``, also time ``summary FILE`` of another checkout (its ``tui`` package,
+   via PYTHONPATH), e.g. the main branch, to compare before and after in one run.
+5. With ``--imports``, also print the 15 slowest imports of one ``summary`` run
    (``python -X importtime``), to see what to trim.
 
 Exit status: 0 if every command succeeded (a missed target is reported, not an error), 2 if one
@@ -41,15 +44,18 @@ def make_log(path: Path, lines: int) -> None:
     path.write_bytes(b"".join(out))
 
 
-def timed(cmd: list[str], env: dict[str, str]) -> float:
+def timed(cmd: list[str], env: dict[str, str], cwd: Path = ROOT) -> tuple[float, float]:
+    """(wall seconds, CPU seconds: user + system of the process and its children)."""
     t0 = time.perf_counter()
-    r = subprocess.run(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    assert proc.stderr is not None
+    err = proc.stderr.read()
+    _, status, usage = os.wait4(proc.pid, 0)
     dt = time.perf_counter() - t0
-    if r.returncode != 0:
-        raise SystemExit(
-            f"bench_startup: {' '.join(cmd)} failed ({r.returncode}): {r.stderr.decode()[-500:]}"
-        )
-    return dt
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        raise SystemExit(f"bench_startup: {' '.join(cmd)} failed ({proc.returncode}): {err.decode()[-500:]}")
+    return dt, usage.ru_utime + usage.ru_stime
 
 
 def slowest_imports(cmd: list[str], env: dict[str, str], n: int = 15) -> list[str]:
@@ -70,6 +76,7 @@ def main() -> int:
     ap.add_argument("--lines", type=int, default=2000)
     ap.add_argument("--reps", type=int, default=15)
     ap.add_argument("--imports", action="store_true", help="also list the slowest imports of summary")
+    ap.add_argument("--other", metavar="DIR", help="also time summary FILE of the checkout in DIR")
     args = ap.parse_args()
     py = sys.executable
     with tempfile.TemporaryDirectory(prefix="specwatch-bench-") as tmp:
@@ -83,26 +90,39 @@ def main() -> int:
             "summary FILE": [py, "-m", "tui", "summary", str(log)],
             "summary --json FILE": [py, "-m", "tui", "summary", "--json", str(log)],
         }
+        envs = {name: env for name in cmds}
+        cwds = {name: ROOT for name in cmds}
+        if args.other:  # run in that directory: ``-m`` puts the current directory first on sys.path
+            other = f"summary FILE ({args.other})"
+            cmds[other] = cmds["summary FILE"]
+            envs[other] = {**env, "PYTHONPATH": os.path.abspath(args.other)}
+            cwds[other] = Path(os.path.abspath(args.other))
         times: dict[str, list[float]] = {k: [] for k in cmds}
-        for cmd in cmds.values():  # warm the page cache and the bytecode caches
-            timed(cmd, env)
+        cpu: dict[str, list[float]] = {k: [] for k in cmds}
+        for name, cmd in cmds.items():  # warm the page cache and the bytecode caches
+            timed(cmd, envs[name], cwds[name])
         for _ in range(args.reps):
             for name, cmd in cmds.items():
-                times[name].append(timed(cmd, env))
+                wall, used = timed(cmd, envs[name], cwds[name])
+                times[name].append(wall)
+                cpu[name].append(used)
         base = "python -c 'import json'"
         print(f"{args.lines}-line log, {args.reps} runs each, alternating ({py})")
         for name, ts in times.items():
             print(
-                f"  {name:26s} best {min(ts) * 1000:7.1f} ms  median {statistics.median(ts) * 1000:7.1f} ms"
+                f"  {name:34s} wall best {min(ts) * 1000:6.1f} ms, median {statistics.median(ts) * 1000:6.1f} ms;"
+                f" CPU median {statistics.median(cpu[name]) * 1000:6.1f} ms"
             )
         for name in cmds:
             if name == base:
                 continue
             med = statistics.median(times[name]) / statistics.median(times[base])
             best = min(times[name]) / min(times[base])
+            cpu_med = statistics.median(cpu[name]) / statistics.median(cpu[base])
             verdict = "ok" if med <= TARGET else "MISSED"
             print(
-                f"  ratio {name} / import json: median {med:.2f}x, best {best:.2f}x (target <= {TARGET:g}x: {verdict})"
+                f"  ratio {name} / import json: wall median {med:.2f}x, best {best:.2f}x; "
+                f"CPU median {cpu_med:.2f}x (target <= {TARGET:g}x, wall median: {verdict})"
             )
         if args.imports:
             print("slowest imports of summary FILE (cumulative):")
