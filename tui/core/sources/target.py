@@ -50,4 +50,4 @@ class SourceSpec:
     def name(self) -> str:
         """The name shown for this source: its label, its config name, else the kind's name for
         the text (the text itself, ``stdin``, ``cmd:COMMAND``)."""
-        return self.label or self.config_name or self.shown or self.text
+        return self.label or self.config_name or self.shown or self.text or self.target
