@@ -278,6 +278,9 @@ def test_a_registered_kind_reads_its_scheme(monkeypatch):
         def open(self, spec, *, follow, start, **options):
             return ("echo", spec.target, follow, options)
 
+        def summarize(self, spec, label, options):
+            raise kinds.SummaryError(f"{spec.text}: nothing to read whole")
+
     with pytest.raises(SourceSpecError, match="echo:// sources are not supported"):
         parse_source_spec("echo://hi")
     monkeypatch.setitem(kinds._BY_SCHEME, "echo", Echo())

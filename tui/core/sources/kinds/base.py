@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from tui.core.sources.target import SourceSpec, SshTarget
@@ -83,8 +84,9 @@ def attach_local_drafts(s: Summary) -> Summary:
     return s
 
 
-class SourceKind:
-    """One kind of source. Subclasses set :attr:`name` and override what applies."""
+class SourceKind(ABC):
+    """One kind of source. Subclasses set :attr:`name`, implement :meth:`open` and
+    :meth:`summarize`, and override what else applies."""
 
     name: ClassVar[str] = ""
     schemes: ClassVar[tuple[str, ...]] = ()  # ``scheme://`` texts this kind reads
@@ -98,13 +100,14 @@ class SourceKind:
     def spec(self, probe: Probe, target: str, shown: str = "", ssh: SshTarget | None = None) -> SourceSpec:
         return SourceSpec(self.name, target, probe.label, probe.text, ssh=ssh, shown=shown or probe.rest)
 
+    @abstractmethod
     def open(self, spec: SourceSpec, *, follow: bool, start: Any, **options: Any) -> Source:
-        raise NotImplementedError
+        """The live source (``follow``/``start`` apply to files; ``options`` tune it)."""
 
+    @abstractmethod
     def summarize(self, spec: SourceSpec, label: str, options: dict[str, Any]) -> Summary:
         """The whole source read once (``options``: ``workers``, ``duration``, SSH and metrics
         settings); :class:`SummaryError` when it cannot be read."""
-        raise NotImplementedError
 
     def label(self, spec: SourceSpec) -> str:
         """A short pane label when none was given: the file name, host:file, cmd:PROGRAM."""
