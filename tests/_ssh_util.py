@@ -15,7 +15,7 @@ from pathlib import Path
 import asyncssh
 import pytest
 
-from tui.core.sources.ssh_connect import SshSettings
+from tui.core.sources.ssh.connect import SshSettings
 
 SSHD = "/usr/sbin/sshd"
 FAST_SSH = dict(

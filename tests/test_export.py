@@ -18,8 +18,8 @@ from _prom_util import FakeVllm, PromServer
 from prometheus_client.parser import text_string_to_metric_families
 
 from tui.cli.export import Exporter, host_label, parse_listen
-from tui.core.sources.http_get import http_get
 from tui.core.sources.lines import START
+from tui.core.sources.prom.http import http_get
 from tui.core.sources.spec import expand_source_args
 from tui.core.stats import rates
 from tui.core.summary import summarize_file

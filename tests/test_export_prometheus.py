@@ -15,7 +15,7 @@ import pytest
 from _ssh_util import free_port
 from test_export import SAMPLES, Running
 
-from tui.core.sources.http_get import HttpError, http_get
+from tui.core.sources.prom.http import HttpError, http_get
 from tui.core.summary import summarize_file
 
 

@@ -1,4 +1,4 @@
-"""Exposition text → records (tui.core.promscrape): exact window values from vLLM counters,
+"""Exposition text → records (tui.core.sources.prom.text): exact window values from vLLM counters,
 SGLang gauges without duplicates, restarts, and the records through the core statistics."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ import pytest
 from _prom_util import FakeSglang, FakeVllm, reference_exposition
 
 from tui.core.parsing import LineParser
-from tui.core.promscrape import Converter, MetricsParseError
 from tui.core.records import RATE_DRAFTS, RATE_VLLM_V0_CUMULATIVE, Marker, Record
 from tui.core.sources.base import LineBatch
+from tui.core.sources.prom.text import Converter, MetricsParseError
 from tui.core.stats import SourceStats
 
 # The shared reference file, as copied unchanged into the fixtures (tests/test_real_logs.py checks

@@ -16,8 +16,9 @@ from _sources_util import Collector
 from tui.core.follow import Followed
 from tui.core.sources.base import EventKind as K
 from tui.core.sources.base import LineBatch
-from tui.core.sources.http_get import HttpError, http_get
-from tui.core.sources.metrics import MetricsSource, is_metrics, parse_metrics_target
+from tui.core.sources.kinds import METRICS, kind_of
+from tui.core.sources.prom.http import HttpError, http_get
+from tui.core.sources.prom.scraper import MetricsSource, parse_metrics_target
 from tui.core.sources.spec import SourceSpecError, open_source, parse_source_spec
 
 FAST = dict(scrape_interval=0.05, scrape_timeout=1.0, idle_after=None)
@@ -59,7 +60,8 @@ def test_spec_syntax():
             parse_metrics_target(bad)
     spec = parse_source_spec("gpu=metrics+http://127.0.0.1:8000/metrics")
     assert (spec.kind, spec.label, spec.name) == ("metrics+http", "gpu", "gpu")
-    assert is_metrics(spec) and is_metrics("a=metrics+ssh://h/1") and not is_metrics("/var/log/x.log")
+    assert kind_of(spec) is METRICS and kind_of(parse_source_spec("a=metrics+ssh://h/1")) is METRICS
+    assert kind_of(parse_source_spec("/var/log/x.log")) is not METRICS
     with pytest.raises(SourceSpecError, match="give the port"):
         parse_source_spec("metrics+ssh://gpu1/metrics")  # said when read, before anything opens
 

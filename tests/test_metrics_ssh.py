@@ -12,11 +12,11 @@ from _prom_util import FakeVllm, PromServer
 from _sources_util import Collector
 from _ssh_util import FAST_SSH, free_port, known_hosts_line, write_keypair
 
-from tui.core.sources import ssh_connect
 from tui.core.sources.base import EventKind as K
 from tui.core.sources.base import LineBatch
 from tui.core.sources.spec import SshTarget, open_source, parse_source_spec
-from tui.core.sources.ssh_connect import SshSettings
+from tui.core.sources.ssh import connect as ssh_connect
+from tui.core.sources.ssh.connect import SshSettings
 
 
 class ForwardServer:

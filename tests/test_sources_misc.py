@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tui.core.settings import ConfigError, default_config_path, load_settings, parse_settings
-from tui.core.sources import spec as spec_module
+from tui.core.sources import kinds
 from tui.core.sources.base import CUT_MARKER, MAX_LINE_BYTES
 from tui.core.sources.base import EventKind as K
 from tui.core.sources.command import CommandSource
@@ -267,16 +267,34 @@ SSH_TEXTS = {
 }
 
 
-def test_ssh_texts_without_an_ssh_opener_are_a_clear_error(monkeypatch):
-    monkeypatch.delitem(spec_module._OPENERS, "ssh", raising=False)
-    for text in SSH_TEXTS:
-        with pytest.raises(SourceSpecError, match="SSH sources are not supported yet"):
-            parse_source_spec(text)
+def test_a_registered_kind_reads_its_scheme(monkeypatch):
+    class Echo(kinds.SourceKind):
+        name = "echo"
+        schemes = ("echo",)
+
+        def parse(self, probe):
+            return self.spec(probe, probe.rest[len("echo://") :])
+
+        def open(self, spec, *, follow, start, **options):
+            return ("echo", spec.target, follow, options)
+
+        def summarize(self, spec, label, options):
+            raise kinds.SummaryError(f"{spec.text}: nothing to read whole")
+
+    with pytest.raises(SourceSpecError, match="echo:// sources are not supported"):
+        parse_source_spec("echo://hi")
+    monkeypatch.setitem(kinds._BY_SCHEME, "echo", Echo())
+    monkeypatch.setitem(kinds._BY_NAME, "echo", kinds._BY_SCHEME["echo"])
+    s = parse_source_spec("L=echo://hi")
+    assert (s.kind, s.target, s.name) == ("echo", "hi", "L")
+    assert open_source(s, follow=False, idle_after=1) == ("echo", "hi", False, {"idle_after": 1})
 
 
-def test_ssh_texts_go_to_the_registered_opener(monkeypatch):
+def test_ssh_texts_go_to_the_ssh_kind(monkeypatch):
     opened = []
-    monkeypatch.setitem(spec_module._OPENERS, "ssh", lambda spec, **kw: opened.append((spec, kw)) or "src")
+    monkeypatch.setattr(
+        kinds.SshKind, "open", lambda self, spec, **kw: opened.append((spec, kw)) or "src", raising=True
+    )
     for text, target in SSH_TEXTS.items():
         s = parse_source_spec(text)
         assert (s.kind, s.ssh, s.target) == ("ssh", target, target.path), text

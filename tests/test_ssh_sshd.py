@@ -20,8 +20,8 @@ from _ssh_util import Sshd, _children, require_sshd, user_home
 
 from tui.core.sources.base import EventKind as K
 from tui.core.sources.spec import parse_source_spec
-from tui.core.sources.ssh import SshSource
-from tui.core.sources.ssh_connect import SshSettings
+from tui.core.sources.ssh.connect import SshSettings
+from tui.core.sources.ssh.source import SshSource
 
 ROOT = Path(__file__).resolve().parents[1]
 FAST = dict(

@@ -18,10 +18,10 @@ from _ssh_util import ExecServer, known_hosts_line, write_keypair
 from tui.core.sources.base import EventKind as K
 from tui.core.sources.lines import END, StartAt, find_start
 from tui.core.sources.spec import SourceSpecError, SshTarget, open_source, parse_source_spec
-from tui.core.sources.ssh import SshSource
-from tui.core.sources.ssh_connect import pool_size
-from tui.core.sources.ssh_remote import ReaderDemux, RemotePathError, parse_remote_path
-from tui.core.sources.ssh_summary import summarize_remote
+from tui.core.sources.ssh.connect import pool_size
+from tui.core.sources.ssh.remote import ReaderDemux, RemotePathError, parse_remote_path
+from tui.core.sources.ssh.source import SshSource
+from tui.core.sources.ssh.summary import summarize_remote
 
 
 @pytest.fixture

@@ -2,8 +2,8 @@
 
 A pane spec says what the pane is called, where it reads from, and how to open its source
 (a zero-argument factory, so the app opens sources inside its own event loop). Live sources go
-through :func:`tui.core.sources.spec.open_source`, so every kind the core knows (files, globs,
-stdin, ``cmd:``, config names, and SSH once it is registered) works here unchanged; replays use
+through :func:`tui.core.sources.spec.open_source`, so every kind the registry knows (files, globs,
+stdin, ``cmd:``, config names, SSH, metrics) works here unchanged; replays use
 :class:`tui.core.sources.replay.ReplaySource`, which the app drives (pause, speed, segments).
 """
 
@@ -22,7 +22,8 @@ from typing import Any
 from tui.core.parsing import LineParser
 from tui.core.records import Marker, Record
 from tui.core.sources.base import LineBatch, Source
-from tui.core.sources.spec import SourceSpec
+from tui.core.sources.kinds import nice_path
+from tui.core.sources.spec import SourceSpec, kind_of, open_source
 
 SAMPLE_ENV = "SPECWATCH_SAMPLES"
 DEMO_LOG = "sglang_eagle3_restart.log"
@@ -52,44 +53,9 @@ class LaunchPlan:
 
 
 def default_label(spec: SourceSpec) -> str:
-    """``label=`` if given, else the config name, else the file name (or host:file)."""
-    if spec.label or spec.config_name:
-        return spec.name
-    if spec.kind in ("file", "pipe", "glob"):
-        return os.path.basename(spec.target.rstrip("/")) or spec.target
-    if spec.kind == "ssh" and spec.ssh is not None:
-        return f"{spec.ssh.host}:{os.path.basename(spec.ssh.path)}"
-    if spec.kind == "command":
-        return "cmd:" + (spec.target.split()[0] if spec.target.split() else spec.target)
-    return spec.name
-
-
-def nice_path(path: str) -> str:
-    """A path as short as it can be said: relative under the current directory, ~ for home."""
-    full = os.path.abspath(os.path.expanduser(path))
-    cwd = os.getcwd()
-    if full.startswith(cwd + os.sep):
-        return os.path.relpath(full, cwd)
-    home = os.path.expanduser("~")
-    if home not in ("", "/") and full.startswith(home + os.sep):
-        return "~" + full[len(home) :]
-    return full
-
-
-def describe_where(spec: SourceSpec) -> str:
-    if spec.kind == "file":
-        return nice_path(spec.target)
-    if spec.kind == "glob":
-        return f"newest of {nice_path(spec.target)}"
-    if spec.kind == "command":
-        return f"$ {spec.target}"
-    if spec.kind == "stdin":
-        return "standard input"
-    if spec.kind == "ssh" and spec.ssh is not None:
-        user = f"{spec.ssh.user}@" if spec.ssh.user else ""
-        port = f":{spec.ssh.port}" if spec.ssh.port else ""
-        return f"ssh {user}{spec.ssh.host}{port}:{spec.ssh.path}"
-    return spec.target
+    """``label=`` if given, else the config name, else the kind's short name (the file name,
+    host:file, cmd:PROGRAM)."""
+    return kind_of(spec).label(spec)
 
 
 def unique_labels(labels: list[str]) -> list[str]:
@@ -105,21 +71,20 @@ def live_panes(
     specs: list[SourceSpec], *, follow: bool, start: Any, options: dict[str, Any], stdin_fd: int | None = None
 ) -> list[PaneSpec]:
     """``stdin_fd``: where the log piped on stdin is now (the keys read the terminal on fd 0)."""
-    from tui.core.sources.spec import open_source
-    from tui.core.sources.stdin import PipeSource
-
     labels = unique_labels([default_label(s) for s in specs])
     panes = []
     for spec, label in zip(specs, labels):
 
         def opener(spec: SourceSpec = spec) -> Source:
-            if spec.kind == "stdin" and stdin_fd is not None:
+            if kind_of(spec).reads_stdin and stdin_fd is not None:
+                from tui.core.sources.stdin import PipeSource
+
                 idle = {"idle_after": options["idle_after"]} if "idle_after" in options else {}
                 return PipeSource(stdin_fd, spec.name, where="stdin", **idle)
             return open_source(spec, follow=follow, start=start, **options)
 
-        path = os.path.abspath(spec.target) if spec.kind == "file" else None
-        panes.append(PaneSpec(label, describe_where(spec), opener, False, path))
+        kind = kind_of(spec)
+        panes.append(PaneSpec(label, kind.where(spec), opener, False, kind.local_path(spec)))
     return panes
 
 

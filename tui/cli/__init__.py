@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+from typing import NoReturn
 
 from tui import __version__
 
@@ -28,7 +29,7 @@ class CliError(Exception):
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one line, no usage dump
+    def error(self, message: str) -> NoReturn:  # one line, no usage dump
         raise CliError(f"{self.prog}: {message}")
 
 
@@ -63,17 +64,71 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
 
 def _route(argv: list[str], known: set[str]) -> list[str]:
-    """``specwatch`` alone runs the demo; ``specwatch SOURCE...`` is ``specwatch watch SOURCE...``."""
+    """``specwatch`` alone runs the demo; ``specwatch SOURCE...`` is ``specwatch watch SOURCE...``.
+    A first word that is no command, no existing path, no source text and no name in
+    specwatch.toml is a mistyped command: :class:`CliError` at once (not a pane waiting for a
+    file called ``sumary``)."""
     if not argv:
         return ["demo"] if "demo" in known else argv
     first = argv[0]
-    if first.startswith("-") or first in known:
+    if (first.startswith("-") and first != "-") or first in known:
         return argv
-    return ["watch", *argv] if "watch" in known else argv
+    if "watch" not in known:
+        return argv
+    if not _is_source_word(first, _config_option(argv)):
+        raise CliError(_unknown_command(first, known))
+    return ["watch", *argv]
+
+
+# A source text has one of these (a path, a glob, LABEL=, cmd:, host:path, scheme://, ~);
+# a bare word is a command, an existing file or a config name. A file that does not exist yet
+# is given as ./NAME.
+_SOURCE_CHARS = frozenset("/.:=~*?[")
+
+
+def _is_source_word(word: str, config: str | None) -> bool:
+    import os
+
+    if word == "-" or _SOURCE_CHARS.intersection(word) or os.path.lexists(os.path.expanduser(word)):
+        return True
+    from tui.core.sources.spec import ConfigRef, SourceSpecError
+
+    ref = ConfigRef(config)
+    if not ref.might_name(word):
+        return False
+    try:
+        settings = ref.get()
+    except SourceSpecError:
+        return True  # the command that reads the config says what is wrong with it
+    return settings is not None and (word in settings.sources or word in settings.pairs)
+
+
+def _config_option(argv: list[str]) -> str | None:
+    for i, arg in enumerate(argv):
+        if arg == "--config" and i + 1 < len(argv):
+            return argv[i + 1]
+        if arg.startswith("--config="):
+            return arg.split("=", 1)[1]
+    return None
+
+
+def _unknown_command(word: str, known: set[str]) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(word, sorted(known), n=1, cutoff=0.6)
+    if close:
+        return f"specwatch: unknown command '{word}' — did you mean '{close[0]}'?"
+    return (
+        f"specwatch: unknown command '{word}' (no such file, source or name in specwatch.toml; "
+        f"commands: {', '.join(sorted(known))}; a file that does not exist yet: ./{word})"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv == ["--version"]:  # at once, without building every command's parser
+        print(f"specwatch {__version__}")
+        return 0
     try:
         known = {name for name, _ in COMMANDS} | set(ALIASES)
         argv = _route(argv, known)
@@ -91,5 +146,5 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         # `specwatch ... | head`: stop quietly.
-        sys.stdout = None  # type: ignore[assignment]
+        sys.stdout = None
         return 0

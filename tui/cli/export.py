@@ -18,19 +18,20 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import signal
 import socket
 import sys
 import time
 from contextlib import aclosing
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tui.cli import CliError
 from tui.cli.live_args import add_live_arguments, live_setup
 
+if TYPE_CHECKING:
+    from wsgiref.simple_server import WSGIServer
+
 HELP = "serve live acceptance statistics to Prometheus (a headless daemon for fleets)"
-LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1", "")
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
@@ -88,14 +89,9 @@ def parse_listen(text: str) -> tuple[str, int]:
 
 def host_label(spec, local: str) -> str:
     """The machine a source's numbers come from: the SSH host, the scraped host, else this one."""
-    if spec.kind == "ssh" and spec.ssh is not None:
-        return spec.ssh.host
-    if spec.kind.startswith("metrics+"):
-        from tui.core.sources.metrics import parse_metrics_target
+    from tui.core.sources.spec import kind_of
 
-        host = parse_metrics_target(spec.target).host_label
-        return local if host in LOCAL_HOSTS else host
-    return local
+    return kind_of(spec).host(spec) or local
 
 
 def run(args: argparse.Namespace) -> int:
@@ -106,7 +102,9 @@ def run(args: argparse.Namespace) -> int:
     if args.segments < 1:
         raise CliError("specwatch export: --segments takes a number ≥ 1")
     start, specs, options = live_setup(args, "export")
-    if any(s.kind == "stdin" for s in specs):
+    from tui.core.sources.spec import kind_of
+
+    if any(kind_of(s).reads_stdin for s in specs):
         raise CliError(
             "specwatch export: a daemon cannot read stdin (give files, cmd:, host:/path or metrics+http://)"
         )
@@ -142,7 +140,8 @@ class Exporter:
     ) -> None:
         from tui.core.export_metrics import Exported
         from tui.core.follow import Followed
-        from tui.launch import default_label, describe_where, unique_labels
+        from tui.core.sources.spec import kind_of
+        from tui.launch import default_label, unique_labels
 
         self.specs = specs
         self.addr, self.port = addr, port
@@ -153,18 +152,16 @@ class Exporter:
         self.err = err or sys.stderr
         labels = unique_labels([default_label(s) for s in specs])
 
-        def where(spec) -> str:  # a daemon's cwd means nothing to a dashboard: absolute paths
-            return (
-                os.path.abspath(os.path.expanduser(spec.target))
-                if spec.kind in ("file", "glob")
-                else describe_where(spec)
-            )
-
         self.sources = [
-            Exported(Followed(s.name, lab, track_arrivals=True), host_label(s, local_host), s.kind, where(s))
+            Exported(
+                Followed(s.name, lab, track_arrivals=True),
+                host_label(s, local_host),
+                s.kind,
+                kind_of(s).location(s),  # a daemon's cwd means nothing to a dashboard: absolute paths
+            )
             for s, lab in zip(specs, labels)
         ]
-        self.server = None
+        self.server: WSGIServer | None = None
         self.url = ""
         self.started = time.time()
         self._seg_said = [0] * len(specs)

@@ -42,7 +42,6 @@ def live_setup(args: argparse.Namespace, command: str) -> tuple[Any, list, dict[
     """(start position, source specs, source options) from the parsed arguments; a user error
     is a :class:`tui.cli.CliError` naming ``specwatch COMMAND``."""
     from tui.cli import CliError
-    from tui.core.settings import ConfigError, load_settings
     from tui.core.sources.lines import parse_start
     from tui.core.sources.spec import SourceSpecError, expand_source_args
 
@@ -53,8 +52,8 @@ def live_setup(args: argparse.Namespace, command: str) -> tuple[Any, list, dict[
     if args.idle < 0 or (args.poll is not None and args.poll <= 0):
         raise CliError(f"specwatch {command}: --idle and --poll take a positive number of seconds")
     try:
-        specs = expand_source_args(args.sources, load_settings(args.config))
-    except (ConfigError, SourceSpecError) as exc:
+        specs = expand_source_args(args.sources, config_ref(args))
+    except SourceSpecError as exc:
         raise CliError(f"specwatch {command}: {exc}") from None
     options: dict[str, Any] = {"idle_after": args.idle or None}
     if args.poll is not None:
@@ -62,3 +61,15 @@ def live_setup(args: argparse.Namespace, command: str) -> tuple[Any, list, dict[
     options.update(ssh_options(args))
     options.update(metrics_options(args))
     return start, specs, options
+
+
+def config_ref(args: argparse.Namespace) -> Any:
+    """The ``specwatch.toml`` of ``--config FILE`` (read now: a bad file is said even when no
+    name is used), else the default one, read only if a source text could name something in it.
+    Raises :class:`tui.core.sources.spec.SourceSpecError`."""
+    from tui.core.sources.spec import ConfigRef
+
+    ref = ConfigRef(getattr(args, "config", None))
+    if ref.path is not None:
+        ref.get()
+    return ref

@@ -111,15 +111,12 @@ class Streamer:
                 if text:
                     self.out.write(text)
                     self.out.flush()
-        failed = [s for s in self.states if s.error]
-        for s in failed:
-            print(f"specwatch stream: {s.name}: {s.error}", file=sys.stderr)
+        failed = [st for st in self.states if st.error]
+        for st in failed:
+            print(f"specwatch stream: {st.name}: {st.error}", file=sys.stderr)
         return 1 if failed else 0
 
     # -- one batch in, text out ---------------------------------------------------------------
-    def handle(self, st: Followed, batch: LineBatch | SourceEvent) -> str:
-        return self.render(st, batch, st.apply(batch))
-
     def render(self, st: Followed, batch: LineBatch | SourceEvent, items: list) -> str:
         """The output for a batch already fed to ``st`` (``items``: what it held, with segments)."""
         out: list[str] = []

@@ -64,7 +64,8 @@ def add_parser(sub: Any) -> None:
         "replay",
         help="replay saved logs with their original pacing (or faster)",
         description="Replay saved logs in the same screens, paced by their timestamps. Two files "
-        "are compared (B − A bar) unless --no-compare. LABEL=FILE names a pane.",
+        "are compared (B − A bar) unless --no-compare. LABEL=FILE names a pane; a quoted glob replays its "
+        "newest match, a name from specwatch.toml its file.",
     )
     r.add_argument("files", nargs="+", metavar="FILE")
     pace = r.add_mutually_exclusive_group()
@@ -80,6 +81,7 @@ def add_parser(sub: Any) -> None:
         help="cut longer pauses of the log to this many seconds (idle nights)",
     )
     r.add_argument("--no-compare", action="store_true", help="two files side by side without the B − A bar")
+    r.add_argument("--config", metavar="FILE", help="specwatch.toml to use (default: the XDG config dir)")
     _common(r)
     r.set_defaults(run=run_replay)
 
@@ -97,6 +99,7 @@ def add_parser(sub: Any) -> None:
 # -- building the plan -------------------------------------------------------------------------
 def _live_plan(args: argparse.Namespace, compare: bool):
     from tui.cli.live_args import live_setup
+    from tui.core.sources.spec import kind_of
     from tui.launch import LaunchPlan, live_panes
 
     cmd = "compare" if compare else "watch"
@@ -104,7 +107,7 @@ def _live_plan(args: argparse.Namespace, compare: bool):
     if compare and len(specs) != 2:
         raise CliError(f"specwatch compare: needs two sources (A B) or one pair name; got {len(specs)}")
     stdin_fd = None
-    if any(s.kind == "stdin" for s in specs) and not _isatty(sys.__stdin__):
+    if any(kind_of(s).reads_stdin for s in specs) and not _isatty(sys.__stdin__):
         stdin_fd = _keys_from_tty(cmd)
     panes = live_panes(specs, follow=not args.no_follow, start=start, options=options, stdin_fd=stdin_fd)
     title = "specwatch compare" if compare else "specwatch"
@@ -128,26 +131,30 @@ def _keys_from_tty(cmd: str) -> int:
 
 
 def _replay_plan(args: argparse.Namespace):
-    from tui.core.sources.spec import split_label
+    from tui.cli.live_args import config_ref
+    from tui.core.sources.spec import SourceSpecError, expand_source_args, kind_of
     from tui.launch import LaunchPlan, replay_pane, unique_labels
 
     if args.speed is not None and not args.speed > 0:
         raise CliError("specwatch replay: --speed takes a number > 0 (or use --max)")
     if args.max_gap is not None and args.max_gap <= 0:
         raise CliError("specwatch replay: --max-gap takes a positive number of seconds")
+    try:
+        specs = expand_source_args(args.files, config_ref(args))
+    except SourceSpecError as exc:
+        raise CliError(f"specwatch replay: {exc}") from None
     items = []
-    for text in args.files:
-        label, path = split_label(text)
-        path = os.path.expanduser(path)
-        if path == "-":
-            raise CliError("specwatch replay: replays need files (use specwatch watch - for stdin)")
+    for spec in specs:
+        path = kind_of(spec).whole_file(spec)
+        if path is None:
+            raise CliError(
+                f"specwatch replay: {spec.text}: replays need local files (use specwatch watch for streams)"
+            )
         if not os.path.exists(path):
             raise CliError(f"specwatch replay: {path}: no such file")
-        if os.path.isdir(path):
-            raise CliError(f"specwatch replay: {path}: is a directory")
         if not os.access(path, os.R_OK):
             raise CliError(f"specwatch replay: {path}: permission denied")
-        items.append((label or os.path.basename(path), path))
+        items.append((spec.label or spec.config_name or os.path.basename(path), path))
     labels = unique_labels([lab for lab, _ in items])
     speed = None if args.max else args.speed
     panes = [

@@ -16,7 +16,9 @@ from contextlib import aclosing
 from typing import Any
 
 from tui.core.follow import Followed, follow
-from tui.core.sources.spec import SourceSpec, open_source
+from tui.core.sources.base import SourceEvent
+from tui.core.sources.prom.scraper import open_metrics
+from tui.core.sources.target import SourceSpec
 
 DEFAULT_DURATION = 10.0
 
@@ -51,15 +53,14 @@ async def _run(ms: MetricsSummary, duration: float, options: dict[str, Any]) -> 
     opts = {k: v for k, v in options.items() if k not in ("idle_after", "max_scrapes")}
     interval = float(opts.get("scrape_interval") or 5.0)
     scrapes = 1 + max(0, int(math.floor(duration / interval + 1e-9)))
-    ms.source = source = open_source(ms.spec, follow=False, idle_after=None, max_scrapes=scrapes, **opts)
+    ms.source = source = open_metrics(ms.spec, follow=False, idle_after=None, max_scrapes=scrapes, **opts)
     deadline = duration + interval + source.timeout + 2.0  # a server that dies mid-way ends it too
     try:
         async with asyncio.timeout(deadline):
             async with aclosing(follow([source], [ms.followed])) as batches:
                 async for _, batch, _ in batches:
-                    msg = getattr(batch, "message", None)
-                    if msg:
-                        ms.events.append(f"{batch.kind.value}: {msg}")
+                    if isinstance(batch, SourceEvent) and batch.message:
+                        ms.events.append(f"{batch.kind.value}: {batch.message}")
     except TimeoutError:
         ms.events.append(f"stopped after {deadline:.0f} s")
 

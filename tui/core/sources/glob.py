@@ -16,18 +16,12 @@ from __future__ import annotations
 import fnmatch
 import glob as _glob
 import os
-import re
 import stat
 import time
 
 from tui.core.sources.base import EventKind
 from tui.core.sources.file import Follower, OpenFile
-
-_MAGIC = re.compile(r"[*?[]")
-
-
-def has_magic(text: str) -> bool:
-    return _MAGIC.search(text) is not None
+from tui.core.sources.target import has_magic
 
 
 class GlobSource(Follower):

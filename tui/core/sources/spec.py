@@ -1,100 +1,115 @@
-"""Source texts, as every command accepts them: ``[LABEL=]SOURCE``.
+"""Source texts, as every command accepts them: ``[LABEL=]SOURCE``, read by the source kinds
+(:mod:`tui.core.sources.kinds`).
 
 SOURCE is, in this order:
 
 * ``-``: standard input;
 * ``cmd:COMMAND``: a command whose standard output is the log (see :mod:`.command`);
-* a name from ``specwatch.toml`` (``[sources]``; see :mod:`tui.core.settings`);
-* ``ssh://[user@]host[:port]/path`` (other ``scheme://`` sources plug in the same way:
-  ``metrics+http://host:port/metrics``, ``metrics+https://...`` and
-  ``metrics+ssh://host/PORT`` scrape a server's Prometheus endpoint, see :mod:`.metrics`);
+* a name from ``specwatch.toml`` (``[sources]``; see :mod:`tui.core.settings`); a ``[pairs]``
+  name stands for its two sources where several are taken (:func:`expand_source_args`);
+* ``scheme://...``: the kind registered for that scheme: ``ssh://[user@]host[:port]/path``,
+  ``metrics+http://host:port/metrics``, ``metrics+https://...``, ``metrics+ssh://host/PORT``
+  (a server's Prometheus endpoint, scraped);
 * an existing local path (a path containing ``:`` or ``=`` that exists is a local file; a FIFO or
-  character device, such as ``<(kubectl logs -f pod)``, is read as a stream);
-* ``[user@]host:path`` (scp style): SSH. SSH sources plug in through
-  :func:`register_source_kind` (``"ssh"``); until then they are a clear error, never a local path;
-* a pattern with ``*``, ``?`` or ``[``: a glob that follows the newest match;
+  character device, such as ``<(kubectl logs -f pod)``, is read as a stream; a directory is
+  an error);
+* ``[user@]host:path`` (scp style): SSH;
+* a pattern with ``*``, ``?`` or ``[``: a glob (live: follows the newest match; ``summary``:
+  reads the newest match);
 * anything else: a local file (followed: it may appear later).
 
 ``LABEL=`` names the source (the label shown and written in the output); without one, the
 config name, else the text as given, is the name. A label cannot contain ``/``, ``:`` or ``=``;
 ``./a=b.log`` is always a path.
+
+Config files are read only when a text could be a name in them (:class:`ConfigRef`), so that
+``summary FILE`` does not load the config reader.
 """
 
 from __future__ import annotations
 
 import os
 import re
-import stat
-from collections.abc import Callable
-from dataclasses import dataclass, replace
-from urllib.parse import urlsplit
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
-from tui.core.settings import Settings
-from tui.core.sources.base import Source
-from tui.core.sources.glob import has_magic
+from tui.core.sources.kinds import (
+    FALLBACK,
+    PARSE_ORDER,
+    Probe,
+    Summary,
+    SummaryError,
+    by_scheme,
+    kind_of,
+)
 from tui.core.sources.lines import START, StartAt
+from tui.core.sources.target import SourceSpec, SourceSpecError, SshTarget
 
+if TYPE_CHECKING:
+    from tui.core.settings import Settings
+    from tui.core.sources.base import Source
 
-class SourceSpecError(ValueError):
-    """A source text that cannot be used (one-line message)."""
-
-
-@dataclass(frozen=True, slots=True)
-class SshTarget:
-    host: str
-    path: str
-    user: str | None = None
-    port: int | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class SourceSpec:
-    """What a source text means. ``kind`` is one of ``file``, ``glob``, ``stdin``, ``pipe``,
-    ``command``, ``ssh``; ``target`` is the path, pattern, command or remote path."""
-
-    kind: str
-    target: str
-    label: str | None = None
-    text: str = ""
-    config_name: str | None = None
-    ssh: SshTarget | None = None
-
-    @property
-    def name(self) -> str:
-        """The name shown for this source: its label, its config name, or the text given."""
-        if self.label:
-            return self.label
-        if self.config_name:
-            return self.config_name
-        if self.kind == "stdin":
-            return "stdin"
-        if self.kind == "command":
-            return f"cmd:{self.target}"
-        return self.target if self.kind in ("file", "glob", "pipe") else _strip_label(self.text)
-
-
-# kind -> opener(spec, follow=..., start=..., **options). The SSH issue registers "ssh" here.
-Opener = Callable[..., Source]
-_OPENERS: dict[str, Opener] = {}
-_CHECKS: dict[str, Callable[[SourceSpec], None]] = {}
-
-
-def register_source_kind(
-    kind: str, opener: Opener, check: Callable[[SourceSpec], None] | None = None
-) -> None:
-    """Plug in a source kind (``"ssh"``); ``opener(spec, *, follow, start, **options)``.
-    ``check(spec)``, when given, validates a ``kind://`` text as it is read (raising
-    :class:`SourceSpecError`), so a bad address is said before anything is opened."""
-    _OPENERS[kind] = opener
-    if check is not None:
-        _CHECKS[kind] = check
-
+__all__ = [
+    "ConfigRef",
+    "SourceSpec",
+    "SourceSpecError",
+    "SshTarget",
+    "Summary",
+    "SummaryError",
+    "expand_source_args",
+    "kind_of",
+    "open_source",
+    "parse_source_spec",
+    "split_label",
+    "summarize_source",
+]
 
 _LABEL_RX = re.compile(r"([^=/:\\]+)=(.+)", re.S)
 _URL_RX = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*)://")
-_SCP_RX = re.compile(
-    r"(?:(?P<user>[^@/:\s]+)@)?(?P<host>\[[0-9A-Fa-f:.]+\]|[^@/:\s\[\]]+):(?P<path>.*)", re.S
-)
+# The names specwatch.toml accepts for sources and pairs (tui.core.settings.NAME_RX; a test
+# keeps the two equal): a text that is not such a name never needs the config file read.
+NAME_RX = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+-]*")
+CONFIG_NAME = "specwatch.toml"
+
+
+def default_config_path() -> str:
+    """``$XDG_CONFIG_HOME/specwatch/specwatch.toml``, else ``~/.config/specwatch/specwatch.toml``
+    (as :func:`tui.core.settings.default_config_path`; a test keeps the two equal)."""
+    xdg = os.environ.get("XDG_CONFIG_HOME", "")
+    base = xdg if xdg and os.path.isabs(xdg) else os.path.join(os.path.expanduser("~"), ".config")
+    return os.path.join(base, "specwatch", CONFIG_NAME)
+
+
+class ConfigRef:
+    """A ``specwatch.toml`` read on first need: ``--config FILE`` (which must exist) or the
+    default file (none is an empty config). Loading errors are :class:`SourceSpecError`."""
+
+    def __init__(self, path: str | None = None) -> None:
+        self.path = path
+        self._settings: Settings | None = None
+        self._loaded = False
+
+    def might_name(self, text: str) -> bool:
+        if NAME_RX.fullmatch(text) is None:
+            return False
+        return self.path is not None or os.path.exists(default_config_path())
+
+    def get(self) -> Settings | None:
+        if not self._loaded:
+            from tui.core.settings import ConfigError, load_settings
+
+            try:
+                self._settings = load_settings(self.path)
+            except ConfigError as exc:
+                raise SourceSpecError(str(exc)) from None
+            self._loaded = True
+        return self._settings
+
+
+def _settings(config: Settings | ConfigRef | None, rest: str) -> Settings | None:
+    if isinstance(config, ConfigRef):
+        return config.get() if config.might_name(rest) else None
+    return config
 
 
 def split_label(text: str) -> tuple[str | None, str]:
@@ -108,163 +123,70 @@ def split_label(text: str) -> tuple[str | None, str]:
     return label, m.group(2)
 
 
-def _strip_label(text: str) -> str:
-    return split_label(text)[1]
-
-
-def parse_source_spec(text: str, config: Settings | None = None) -> SourceSpec:
+def parse_source_spec(text: str, config: Settings | ConfigRef | None = None) -> SourceSpec:
     """Reads ``[LABEL=]SOURCE``; raises :class:`SourceSpecError` with a one-line message."""
     if not text or not text.strip():
         raise SourceSpecError("empty source (give a file, a glob, -, cmd:COMMAND or a config name)")
     label, rest = split_label(text)
-    if rest == "-":
-        return SourceSpec("stdin", "-", label, text)
-    if rest.startswith("cmd:"):
-        command = rest[4:].strip()
-        if not command:
-            raise SourceSpecError(f"{text}: cmd: needs a command, as in cmd:'kubectl logs -f POD'")
-        return SourceSpec("command", command, label, text)
-    if config is not None and rest in config.sources:
-        entry = config.sources[rest]
+    probe = Probe(text, label, rest)
+    if rest == "-" or rest.startswith("cmd:"):
+        return _parse_plain(probe)
+    settings = _settings(config, rest)
+    if settings is not None and rest in settings.sources:
+        entry = settings.sources[rest]
         try:
             inner = parse_source_spec(entry.source, None)
         except SourceSpecError as exc:
-            where = f" in {config.path}" if config.path else ""
+            where = f" in {settings.path}" if settings.path else ""
             raise SourceSpecError(f"source {rest!r}{where}: {exc}") from None
         return replace(inner, label=label or entry.label or inner.label, config_name=rest, text=text)
-    if config is not None and rest in config.pairs:
+    if settings is not None and rest in settings.pairs:
         raise SourceSpecError(f"{rest!r} is a pair of sources in the config, not one source")
-    if rest.startswith("ssh://"):
-        return _ssh(text, label, _parse_ssh_url(text, rest))
     scheme = _URL_RX.match(rest)
     if scheme is not None:
-        kind = scheme.group(1).lower()
-        if kind not in _OPENERS:
-            raise SourceSpecError(f"{text}: {kind}:// sources are not supported")
-        spec = SourceSpec(kind, rest, label, text)
-        if kind in _CHECKS:
-            _CHECKS[kind](spec)
+        kind = by_scheme(scheme.group(1))
+        spec = kind.parse(probe) if kind is not None else None
+        if spec is None:
+            raise SourceSpecError(f"{text}: {scheme.group(1).lower()}:// sources are not supported")
         return spec
-    local = os.path.expanduser(rest)
-    try:
-        st = os.stat(local)
-    except OSError:
-        st = None
-    if st is not None:
-        if stat.S_ISDIR(st.st_mode):
-            raise SourceSpecError(
-                f"{rest} is a directory (give a file or a glob such as '{rest.rstrip('/')}/*.log')"
-            )
-        kind = "file" if stat.S_ISREG(st.st_mode) else "pipe"
-        return SourceSpec(kind, rest, label, text)
-    m = _SCP_RX.fullmatch(rest)
-    if m is not None and m.group("path"):
-        return _ssh(text, label, SshTarget(m.group("host").strip("[]"), m.group("path"), m.group("user")))
-    if has_magic(rest):
-        return SourceSpec("glob", rest, label, text)
-    return SourceSpec("file", rest, label, text)
+    return _parse_plain(probe)
 
 
-def _parse_ssh_url(text: str, rest: str) -> SshTarget:
-    try:
-        u = urlsplit(rest)
-        port = u.port
-    except ValueError as exc:
-        raise SourceSpecError(f"{text}: not a valid ssh:// address ({exc})") from None
-    if not u.hostname or not u.path or u.path == "/":
-        raise SourceSpecError(
-            f"{text}: an ssh:// address needs a host and a path: ssh://[user@]host[:port]/path"
-        )
-    return SshTarget(u.hostname, u.path, u.username, port)
+def _parse_plain(probe: Probe) -> SourceSpec:
+    for kind in PARSE_ORDER:
+        spec = kind.parse(probe)
+        if spec is not None:
+            return spec
+    return FALLBACK.spec(probe, probe.rest)
 
 
-def _ssh(text: str, label: str | None, target: SshTarget) -> SourceSpec:
-    if "ssh" not in _OPENERS:
-        hint = (
-            ""
-            if target.path.startswith("/")
-            else (f" (a local file whose name contains ':' can be given as ./{_strip_label(text)})")
-        )
-        raise SourceSpecError(f"{text}: SSH sources are not supported yet{hint}")
-    return SourceSpec("ssh", target.path, label, text, ssh=target)
-
-
-def expand_source_args(texts: list[str], config: Settings | None = None) -> list[SourceSpec]:
+def expand_source_args(texts: list[str], config: Settings | ConfigRef | None = None) -> list[SourceSpec]:
     """Source texts of a command line; a config pair name stands for its two sources."""
     specs: list[SourceSpec] = []
     for text in texts:
         label, rest = split_label(text)
-        pair = config.pairs.get(rest) if config is not None else None
+        settings = _settings(config, rest)
+        pair = settings.pairs.get(rest) if settings is not None else None
         if pair is not None and not os.path.lexists(os.path.expanduser(rest)):
             if label:
                 raise SourceSpecError(f"{text}: a pair ({rest!r}) cannot take a label")
-            specs += [parse_source_spec(pair.a, config), parse_source_spec(pair.b, config)]
+            specs += [parse_source_spec(pair.a, settings), parse_source_spec(pair.b, settings)]
         else:
             specs.append(parse_source_spec(text, config))
-    if sum(s.kind == "stdin" for s in specs) > 1:
+    if sum(kind_of(s).reads_stdin for s in specs) > 1:
         raise SourceSpecError("stdin (-) can be read only once")
     return specs
 
 
-_FOLLOW_OPTIONS = {"poll_interval", "safety_interval", "settle", "idle_after", "use_inotify"}
+def open_source(spec: SourceSpec, *, follow: bool = True, start: StartAt = START, **options: Any) -> Source:
+    """A live source for ``spec``. ``follow``/``start`` apply to files and globs (streams are
+    read as they come, to their end); ``options`` tune followers (poll_interval, idle_after,
+    SSH and scrape settings...)."""
+    return kind_of(spec).open(spec, follow=follow, start=start, **options)
 
 
-def open_source(spec: SourceSpec, *, follow: bool = True, start: StartAt = START, **options) -> Source:
-    """A source for ``spec``. ``follow``/``start`` apply to files and globs (streams are read as
-    they come, to their end); ``options`` tune followers (poll_interval, idle_after, ...)."""
-    idle = {"idle_after": options["idle_after"]} if "idle_after" in options else {}
-    if spec.kind in ("file", "glob"):
-        from tui.core.sources.file import FileSource
-        from tui.core.sources.glob import GlobSource
-
-        cls = FileSource if spec.kind == "file" else GlobSource
-        opts = {k: v for k, v in options.items() if k in _FOLLOW_OPTIONS}
-        return cls(spec.target, spec.name, follow=follow, start=start, **opts)
-    if spec.kind == "stdin":
-        from tui.core.sources.stdin import stdin_source
-
-        return stdin_source(spec.name, **idle)
-    if spec.kind == "pipe":
-        from tui.core.sources.stdin import open_pipe
-
-        try:
-            return open_pipe(os.path.expanduser(spec.target), spec.name, **idle)
-        except OSError as exc:
-            raise SourceSpecError(f"cannot read {spec.target}: {exc.strerror or exc}") from None
-    if spec.kind == "command":
-        from tui.core.sources.command import CommandSource
-
-        return CommandSource(spec.target, spec.name, **idle)
-    opener = _OPENERS.get(spec.kind)
-    if opener is None:
-        raise SourceSpecError(f"{spec.text}: {spec.kind} sources are not supported yet")
-    return opener(spec, follow=follow, start=start, **options)
-
-
-def _open_ssh(spec: SourceSpec, **kwargs) -> Source:
-    from tui.core.sources.ssh import (
-        open_ssh,  # asyncssh is imported only when an SSH source is opened
-    )
-
-    return open_ssh(spec, **kwargs)
-
-
-register_source_kind("ssh", _open_ssh)
-
-
-def _open_metrics(spec: SourceSpec, **kwargs) -> Source:
-    from tui.core.sources.metrics import (
-        open_metrics,  # imported only when a metrics source is opened
-    )
-
-    return open_metrics(spec, **kwargs)
-
-
-def _check_metrics(spec: SourceSpec) -> None:
-    from tui.core.sources.metrics import check_metrics_spec
-
-    check_metrics_spec(spec)
-
-
-for _kind in ("metrics+http", "metrics+https", "metrics+ssh"):
-    register_source_kind(_kind, _open_metrics, _check_metrics)
+def summarize_source(spec: SourceSpec, label: str | None = None, **options: Any) -> Summary:
+    """``spec`` read whole for ``summary`` (``options``: ``workers``, ``duration``, SSH and
+    metrics settings); :class:`SummaryError` when it cannot be read."""
+    kind = kind_of(spec)
+    return kind.summarize(spec, label or kind.label(spec), options)

@@ -32,7 +32,7 @@ import secrets
 import shlex
 from dataclasses import dataclass
 
-from tui.core.sources.glob import has_magic
+from tui.core.sources.target import has_magic
 
 # -- paths --------------------------------------------------------------------------------------
 

@@ -23,7 +23,7 @@ from typing import Any
 import asyncssh
 
 from tui.core.sources.aio import wait_for
-from tui.core.sources.spec import SshTarget
+from tui.core.sources.target import SshTarget
 
 DEFAULT_KEEPALIVE = (5.0, 2)  # a dead link is noticed after ~interval * (count + 1) = 15 s
 DEFAULT_CONNECT_TIMEOUT = 10.0

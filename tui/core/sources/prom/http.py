@@ -106,8 +106,13 @@ async def _get(
     user_agent: str,
     max_body: int,
 ) -> HttpResponse:
-    kw = {"ssl": tls, "server_hostname": server_hostname or host} if tls is not None else {}
-    reader, writer = await asyncio.open_connection(host, port, limit=1 << 20, **kw)
+    if tls is not None:
+        conn = asyncio.open_connection(
+            host, port, limit=1 << 20, ssl=tls, server_hostname=server_hostname or host
+        )
+    else:
+        conn = asyncio.open_connection(host, port, limit=1 << 20)
+    reader, writer = await conn
     try:
         req = (
             f"GET {path} HTTP/1.1\r\nHost: {header_host or host_header(host, port, 443 if tls else 80)}\r\n"
@@ -161,7 +166,8 @@ async def _headers(reader: asyncio.StreamReader) -> dict[str, str]:
 
 async def _body(reader: asyncio.StreamReader, headers: dict[str, str], max_body: int) -> bytes:
     if "chunked" in headers.get("transfer-encoding", "").lower():
-        chunks, total = [], 0
+        chunks: list[bytes] = []
+        total = 0
         while True:
             size_line = (await reader.readline()).split(b";", 1)[0].strip()
             try:

@@ -1,5 +1,5 @@
 """Metrics sources: a server's Prometheus ``/metrics``, scraped every few seconds, turned into
-records (see :mod:`tui.core.promscrape` for what is read and how windows are computed).
+records (see :mod:`tui.core.sources.prom.text` for what is read and how windows are computed).
 
 Source texts (``[LABEL=]`` in front as for every source):
 
@@ -7,7 +7,7 @@ Source texts (``[LABEL=]`` in front as for every source):
   ``/metrics``; HTTPS verifies the certificate and the host name with the system's CAs);
 * ``metrics+ssh://[USER@]HOST[:SSHPORT]/[DEST:]PORT[/PATH]``: the port is reached on (or from)
   the SSH host, through asyncssh local port forwarding over the shared connection of
-  :mod:`.ssh_connect` (the same one the host's log sources use). ``metrics+ssh://gpu1/8000`` is
+  :mod:`tui.core.sources.ssh.connect` (the same one the host's log sources use). ``metrics+ssh://gpu1/8000`` is
   ``http://127.0.0.1:8000/metrics`` as seen on gpu1; ``metrics+ssh://gpu1/10.0.0.5:8000/stats``
   reaches 10.0.0.5:8000 from gpu1.
 
@@ -30,7 +30,7 @@ import ssl
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from tui.core.sources.aio import wait_for
@@ -41,21 +41,15 @@ from tui.core.sources.base import (
     LineBatch,
     SourceEvent,
 )
-from tui.core.sources.http_get import HttpError, http_get
-from tui.core.sources.spec import SourceSpec, SourceSpecError, SshTarget
+from tui.core.sources.prom.http import HttpError, http_get
+from tui.core.sources.target import METRICS_SCHEMES, SourceSpec, SourceSpecError, SshTarget
 
-KINDS = ("metrics+http", "metrics+https", "metrics+ssh")
+if TYPE_CHECKING:
+    from tui.core.sources.ssh.connect import SharedConnection
+
+KINDS = METRICS_SCHEMES
 DEFAULT_INTERVAL = 5.0
 DEFAULT_PATH = "/metrics"
-
-
-def is_metrics(spec_or_text: Any) -> bool:
-    """True for a metrics :class:`SourceSpec` or a source text naming one."""
-    if isinstance(spec_or_text, SourceSpec):
-        return spec_or_text.kind in KINDS
-    text = str(spec_or_text)
-    rest = text.split("=", 1)[1] if "=" in text.split("://", 1)[0] else text
-    return rest.split("://", 1)[0].lower() in KINDS
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,10 +131,6 @@ def _ssh_target(text: str, u, ssh_port: int | None) -> MetricsTarget:
     )
 
 
-def check_metrics_spec(spec: SourceSpec) -> None:
-    parse_metrics_target(spec.target)
-
-
 class _Fatal(Exception):
     pass
 
@@ -177,9 +167,9 @@ class MetricsSource(GeneratorSource):
         self._ssh_options = ssh_options or {}
         self._tls = ssl.create_default_context() if target.scheme == "https" else None
         self._gen: AsyncIterator[Batch] | None = None
-        self._shared = None
-        self._listener = None
-        self._listener_conn = None
+        self._shared: SharedConnection | None = None
+        self._listener: Any = None  # asyncssh's SSHListener and connection, once forwarding
+        self._listener_conn: Any = None
         self._line_no = 0
         self._offset = 0
 
@@ -191,7 +181,7 @@ class MetricsSource(GeneratorSource):
 
     # -- the loop -------------------------------------------------------------------------------
     async def _run(self) -> AsyncIterator[Batch]:
-        from tui.core.promscrape import Converter, MetricsParseError
+        from tui.core.sources.prom.text import Converter, MetricsParseError
 
         conv = Converter()
         loop = asyncio.get_running_loop()
@@ -300,7 +290,7 @@ class MetricsSource(GeneratorSource):
             )
         except HttpError as exc:
             conn = self._listener_conn
-            if conn is not None and conn.is_closed():
+            if conn is not None and conn.is_closed() and self._shared is not None:
                 self._shared.mark_lost(conn)
                 await self._drop_listener()
                 raise HttpError(f"SSH connection to {t.ssh.host} lost", "closed") from None
@@ -313,8 +303,8 @@ class MetricsSource(GeneratorSource):
 
     async def _forward(self) -> int:
         """The local port forwarded to the target through the host's shared SSH connection."""
-        from tui.core.sources.ssh import settings_from_options
-        from tui.core.sources.ssh_connect import SshError, acquire
+        from tui.core.sources.ssh.connect import SshError, acquire
+        from tui.core.sources.ssh.source import settings_from_options
 
         t = self.target
         assert t.ssh is not None
@@ -349,7 +339,7 @@ class MetricsSource(GeneratorSource):
     async def _close_ssh(self) -> None:
         await self._drop_listener()
         if self._shared is not None:
-            from tui.core.sources.ssh_connect import release
+            from tui.core.sources.ssh.connect import release
 
             shared, self._shared = self._shared, None
             await release(shared)

@@ -6,14 +6,13 @@ idle, eof, error), plus ``connected`` / ``reconnecting``. Resuming is exact: the
 the file's identity (device:inode) and the byte offset it has read to (the held partial line
 included); after a reconnect the remote side continues at that offset if it is the same file
 and not shorter, else the source says ``truncated`` or ``rotated`` and reads the file from its
-start. See :mod:`.ssh_remote` for what runs on the host and :mod:`.ssh_connect` for
+start. See :mod:`.remote` for what runs on the host and :mod:`.connect` for
 connections, host keys and errors.
 """
 
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -21,8 +20,7 @@ import asyncssh
 
 from tui.core.sources.base import Batch, EventKind, GeneratorSource, SourceEvent
 from tui.core.sources.lines import START, LineSplitter, StartAt
-from tui.core.sources.spec import SourceSpec, SourceSpecError, SshTarget
-from tui.core.sources.ssh_connect import (
+from tui.core.sources.ssh.connect import (
     SharedConnection,
     SshError,
     SshSettings,
@@ -30,7 +28,7 @@ from tui.core.sources.ssh_connect import (
     release,
     target_text,
 )
-from tui.core.sources.ssh_remote import (
+from tui.core.sources.ssh.remote import (
     Entry,
     RemotePathError,
     describe_tail_message,
@@ -41,6 +39,8 @@ from tui.core.sources.ssh_remote import (
     parse_remote_path,
     reader_command,
 )
+from tui.core.sources.ssh.shared import ChannelRefused
+from tui.core.sources.target import SourceSpec, SourceSpecError, SshTarget
 
 READ_CHUNK = 1 << 16
 _SETTINGS = {f for f in SshSettings.__dataclass_fields__}
@@ -48,10 +48,6 @@ _SETTINGS = {f for f in SshSettings.__dataclass_fields__}
 
 class _Lost(Exception):
     """The connection under this source failed (the source reconnects)."""
-
-
-class ChannelRefused(Exception):
-    """The connection is up but the host refused a new channel (sshd's MaxSessions, ...)."""
 
 
 class SshSource(GeneratorSource):
@@ -258,7 +254,7 @@ class SshSource(GeneratorSource):
 
     # -- one connection's worth of reading ---------------------------------------------------
     async def _session(self, conn) -> AsyncIterator[Batch]:
-        from tui.core.sources.ssh_follow import Session
+        from tui.core.sources.ssh.follow import Session
 
         session = Session(self, conn)
         async for b in session.run():
@@ -267,7 +263,7 @@ class SshSource(GeneratorSource):
     # -- draft model config.json over the same connection ------------------------------------
     async def read_draft_config(self, draft_path: str, family: str | None) -> dict:
         """Facts from ``DRAFT/config.json`` on this source's host (a note when unreadable)."""
-        from tui.core.sources.ssh_summary import read_draft_facts
+        from tui.core.sources.ssh.summary import read_draft_facts
 
         key = (draft_path, family)
         if key not in self._draft_cache:
@@ -289,23 +285,6 @@ class SshSource(GeneratorSource):
         return resolve
 
 
-def lister_blocks(buf: bytes, tag: bytes) -> tuple[list[list[Entry]], bytes]:
-    """The complete ``TAG S``..``TAG E`` blocks of a lister's output, and what is left over; a
-    lister that cannot run ``stat`` gives one ``error`` entry."""
-    out = []
-    start_mark, end_mark = tag + b" S\n", b"\n" + tag + b" E\n"
-    while True:
-        i = buf.find(start_mark)
-        j = buf.find(end_mark, i) if i >= 0 else -1
-        if j < 0:
-            break
-        out.append(parse_entries(buf[i + len(start_mark) : j], True))
-        buf = buf[j + len(end_mark) :]
-    if tag + b" H err notfound" in buf:
-        return out + [[Entry("error", "notfound", 0, 0.0, "stat")]], b""
-    return out, buf[-(1 << 20) :]
-
-
 def settings_from_options(options: dict[str, Any]) -> SshSettings:
     s = options.get("ssh_settings")
     if isinstance(s, SshSettings):
@@ -317,7 +296,7 @@ def settings_from_options(options: dict[str, Any]) -> SshSettings:
 
 
 def open_ssh(spec: SourceSpec, *, follow: bool = True, start: StartAt = START, **options) -> SshSource:
-    """The opener registered for ``ssh`` specs (see :func:`tui.core.sources.spec.register_source_kind`)."""
+    """Opens an ``ssh`` spec (for :class:`tui.core.sources.kinds.SshKind`)."""
     assert spec.ssh is not None
     idle = options.get("idle_after", 30.0)
     return SshSource(
@@ -328,10 +307,6 @@ def open_ssh(spec: SourceSpec, *, follow: bool = True, start: StartAt = START, *
         idle_after=idle,
         settings=settings_from_options(options),
     )
-
-
-def _now() -> float:
-    return time.monotonic()
 
 
 __all__ = [

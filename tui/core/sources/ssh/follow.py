@@ -16,17 +16,17 @@ from typing import TYPE_CHECKING
 from tui.core.sources.aio import wait_for
 from tui.core.sources.base import Batch, EventKind
 from tui.core.sources.lines import make_batch
-from tui.core.sources.ssh import ChannelRefused, lister_blocks
-from tui.core.sources.ssh_remote import (
+from tui.core.sources.ssh.remote import (
     Entry,
     ReaderDemux,
     Status,
     describe_tail_message,
     lister_command,
 )
+from tui.core.sources.ssh.shared import ChannelRefused, lister_blocks
 
 if TYPE_CHECKING:
-    from tui.core.sources.ssh import SshSource
+    from tui.core.sources.ssh.source import SshSource
 
 _NEED = {"tail": "tail", "stat": "stat", "head": "head", "wc": "wc"}
 

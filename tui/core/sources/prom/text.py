@@ -39,6 +39,7 @@ import json
 import math
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 from tui.core.records import RATE_DRAFTS, RATE_VLLM_V0_CUMULATIVE
 
@@ -302,6 +303,7 @@ class Converter:
         self._start_or_reset(family, ts, restarted, config, res)
         order = sglang_rank if family == "sglang" else (lambda labels: labels.get("instance") or "")
         for key, g in sorted(groups.items(), key=lambda kv: order(kv[1]["labels"])):
+            fp: tuple[Any, ...]
             if family == "sglang":
                 fp = (g.get(SGL_AL), g.get(SGL_RATE), g.get(SGL_TPUT))
             else:

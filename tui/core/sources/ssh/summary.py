@@ -10,8 +10,7 @@ import asyncssh
 
 from tui.core import draft_config
 from tui.core.parsing.fastscan import scan_chunk
-from tui.core.sources.spec import SshTarget
-from tui.core.sources.ssh_connect import (
+from tui.core.sources.ssh.connect import (
     SharedConnection,
     SshError,
     SshSettings,
@@ -19,7 +18,7 @@ from tui.core.sources.ssh_connect import (
     release,
     target_text,
 )
-from tui.core.sources.ssh_remote import (
+from tui.core.sources.ssh.remote import (
     RemotePathError,
     cat_command,
     lister_command,
@@ -27,6 +26,7 @@ from tui.core.sources.ssh_remote import (
     parse_entries,
     parse_remote_path,
 )
+from tui.core.sources.target import SshTarget
 from tui.core.summary import CHUNK, Summarizer
 
 READ = 1 << 16
