@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal
 if TYPE_CHECKING:
     from tui.core.record_model import RecordModel
 
-Family = Literal["sglang", "vllm", "llamacpp"]
+Family = Literal["sglang", "vllm", "llamacpp", "trtllm"]
 
 # How the printed accept rate was computed (see log_formats.md §1.3 and §4).
 RATE_SGLANG_AL_OVER_STEPS1 = "sglang_al_over_steps_plus_1"  # Oct-Nov 2025: AL/(steps+1)
@@ -81,7 +81,7 @@ class Record:
     def as_dict(self) -> dict[str, Any]:
         """The fields of :class:`RecordModel` as plain JSON-ready data, without pydantic's cost
         (the hot path of ``stream --jsonl``; tests check it validates as a RecordModel)."""
-        data = {name: getattr(self, name) for name in self.__slots__}  # type: ignore[attr-defined]
+        data = {name: getattr(self, name) for name in self.__slots__}
         data["timestamp"] = format_ts(self.timestamp)
         data["per_position"] = list(self.per_position) if self.per_position is not None else None
         data["extra"] = dict(self.extra)
@@ -180,7 +180,7 @@ def metrics_item(source: str, line_no: int, offset: int, line: str) -> Record | 
             dict(data.get("config") or {}),
             data.get("version"),
         )
-    allowed = set(Record.__slots__) - {"source", "line_no", "offset", "raw", "kind"}  # type: ignore[attr-defined]
+    allowed = set(Record.__slots__) - {"source", "line_no", "offset", "raw", "kind"}
     unknown = set(data) - allowed
     if unknown:
         raise ValueError(f"unknown fields {sorted(unknown)}")

@@ -103,9 +103,11 @@ class Segment:
         if self._rate_def is not None:
             return self._rate_def
         c = self.config
-        if c.family in ("vllm", "llamacpp"):  # cheap, and it changes as records come: not cached
+        if c.family in ("vllm", "llamacpp", "trtllm"):  # cheap, and it changes as records come: not cached
             rd = rates.RateDefinition(
-                self.printed_def, c.drafts_per_step, "as the server defines it (vLLM / llama.cpp)"
+                self.printed_def,
+                c.drafts_per_step,
+                "as the server defines it (vLLM / llama.cpp / TensorRT-LLM)",
             )
             if rd.drafts_per_step is None:
                 rd.drafts_per_step = self._vllm_k()

@@ -41,21 +41,39 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from tui.core.records import RATE_DRAFTS, RATE_VLLM_V0_CUMULATIVE
+from tui.core.sources.prom import counters
+from tui.core.sources.prom.gauges import (
+    SGL_AL,
+    SGL_NAMES,
+    SGL_NDT,
+    SGL_RATE,
+    SGL_STEPS,
+    SGL_TPUT,
+    V0_EFF,
+    V0_RATE,
+    agreed,
+    sglang_rank,
+    sglang_record,
+    v0_record,
+)
+from tui.core.sources.prom.vllm import (
+    RUNNING,
+    V1,
+    V1_CREATED,
+    V1_POS,
+    Engine,
+    engine_order,
+    lifetime,
+    vllm_rank,
+    window,
+)
 
-V1 = {
-    "vllm:spec_decode_num_drafts_total": "drafts",
-    "vllm:spec_decode_num_draft_tokens_total": "draft_tokens",
-    "vllm:spec_decode_num_accepted_tokens_total": "accepted",
-    "vllm:generation_tokens_total": "gen_tokens",
-}
-V1_POS = "vllm:spec_decode_num_accepted_tokens_per_pos_total"
-V1_CREATED = "vllm:spec_decode_num_drafts_created"
-SGL_AL, SGL_RATE, SGL_TPUT = "sglang:spec_accept_length", "sglang:spec_accept_rate", "sglang:gen_throughput"
-V0_RATE, V0_EFF = "vllm:spec_decode_draft_acceptance_rate", "vllm:spec_decode_efficiency"
-RUNNING = "vllm:num_requests_running"
 START = "process_start_time_seconds"
-LOOKED_FOR = f"{SGL_AL}, vllm:spec_decode_num_drafts_total, {V0_RATE}"
+LOOKED_FOR = (
+    f"{SGL_AL}, vllm:spec_decode_num_drafts_total, {V0_RATE}, llamacpp:spec_decode_num_drafts_total, "
+    "trtllm_spec_decode_num_accepted_tokens_total"
+)
+_FAMILY_PREFIXES = ("vllm:", "sglang:", "llamacpp:", "trtllm_")
 _IGNORED_LABELS = ("position", "instance", "job")
 
 
@@ -98,48 +116,21 @@ def _key(labels: dict) -> tuple:
     return tuple(sorted((k, v) for k, v in labels.items() if k not in _IGNORED_LABELS))
 
 
-def _prefix(labels: dict) -> str:
-    inst = labels.get("instance")
-    return f"{inst} " if inst else ""
-
-
-def vllm_rank(labels: dict) -> str | None:
-    engine = labels.get("engine")
-    return f"{_prefix(labels)}engine {engine}" if engine is not None else (labels.get("instance") or None)
-
-
-def sglang_rank(labels: dict) -> str:
-    parts = [f"DP{labels['dp_rank']}"] if labels.get("dp_rank") not in (None, "") else []
-    parts.append(f"TP{labels.get('tp_rank', '0')}")
-    if labels.get("pp_rank") not in (None, "", "0"):
-        parts.append(f"PP{labels['pp_rank']}")
-    return _prefix(labels) + " ".join(parts)
-
-
-@dataclass(slots=True)
-class _Engine:
-    labels: dict
-    values: dict[str, float] = field(default_factory=dict)  # drafts, draft_tokens, accepted, gen_tokens
-    pos: dict[int, float] = field(default_factory=dict)
-    created: float | None = None
-    running: float | None = None
-
-
-def _finite(v: float | None) -> bool:
-    return v is not None and math.isfinite(v)
-
-
 class Converter:
     """Turns successive scrapes of one endpoint into records (see the module text)."""
 
     def __init__(self) -> None:
         self.scrapes = 0
-        self._engines: dict[tuple, _Engine] = {}  # vLLM V1, previous scrape
+        self._engines: dict[tuple, Engine] = {}  # vLLM V1, previous scrape
         self._prev_mono: float | None = None
         self._gauges: dict[tuple, tuple] = {}  # (family, key) -> fingerprint of the previous scrape
         self._counters: dict[tuple, float] = {}  # every *_total counter of the server, for restarts
         self._start: dict[tuple, float] = {}  # process start times and _created values
         self._started: set[str] = set()  # families whose start marker was sent
+        self._prev_counters: dict[str, dict[tuple, counters.Counters]] = {}  # llama.cpp, TensorRT-LLM
+        self._trt_method: dict[tuple, str] = {}  # how each TensorRT-LLM run counts verify steps
+        self._trt_info: tuple | None = None  # trtllm_speculative_config_info labels last seen
+        self._sgl_steps: tuple | None = None  # SGLang (spec_num_steps, spec_num_draft_tokens) in force
 
     def feed(
         self,
@@ -159,6 +150,7 @@ class Converter:
         self.scrapes += 1
         restarted = self._restart_seen(samples) and not first
         engines, v0, sgl = self._collect(samples)
+        lcpp, trt, trt_info = counters.collect(samples)
         dt = mono - self._prev_mono if self._prev_mono is not None else None
         self._prev_mono = mono
         if engines:
@@ -170,13 +162,14 @@ class Converter:
         if sgl:
             res.found.append(f"SGLang spec gauges ({_count(len(sgl), 'rank')})")
             self._fingerprinted("sglang", sgl, ts, restarted, first, res)
+        if lcpp:
+            res.found.append("llama.cpp spec-decode counters")
+            self._counter_family("llamacpp", lcpp, None, ts, dt, restarted, res)
+        if trt:
+            res.found.append("TensorRT-LLM spec-decode counters")
+            self._counter_family("trtllm", trt, trt_info, ts, dt, restarted, res)
         if not res.found:
-            vllm_seen = any(name.startswith("vllm:") for name, *_ in samples)
-            res.note = (
-                "vLLM metrics without spec-decode counters: speculative decoding is off on this server"
-                if vllm_seen
-                else f"no speculative-decoding metric in the response (looked for {LOOKED_FOR})"
-            )
+            res.note = _no_spec_note(samples)
         return res
 
     # -- restarts -------------------------------------------------------------------------------
@@ -185,7 +178,7 @@ class Converter:
         seen = False
         counters: dict[tuple, float] = {}
         for name, labels, value, ftype in samples:
-            if not (name.startswith("vllm:") or name.startswith("sglang:") or name == START):
+            if not (name.startswith(_FAMILY_PREFIXES) or name == START):
                 continue
             key = (name, _key(labels) + tuple(sorted((k, v) for k, v in labels.items() if k == "position")))
             if name == START or name.endswith("_created"):
@@ -203,7 +196,7 @@ class Converter:
 
     # -- grouping --------------------------------------------------------------------------------
     def _collect(self, samples):
-        engines: dict[tuple, _Engine] = {}
+        engines: dict[tuple, Engine] = {}
         v0: dict[tuple, dict] = {}
         sgl: dict[tuple, dict] = {}
         running: dict[tuple, float] = {}
@@ -215,7 +208,7 @@ class Converter:
                     continue
                 e = engines.get(key)
                 if e is None:
-                    e = engines[key] = _Engine(labels={k: v for k, v in labels.items() if k != "position"})
+                    e = engines[key] = Engine(labels={k: v for k, v in labels.items() if k != "position"})
                 if name == V1_POS:
                     try:
                         e.pos[int(labels.get("position", ""))] = value
@@ -229,7 +222,7 @@ class Converter:
                 running[_key(labels)] = value
             elif name in (V0_RATE, V0_EFF):
                 v0.setdefault(_key(labels), {"labels": labels})[name] = value
-            elif name in (SGL_AL, SGL_RATE, SGL_TPUT):
+            elif name in SGL_NAMES:
                 sgl.setdefault(_key(labels), {"labels": labels})[name] = value
         for key, e in engines.items():
             if ("gen",) + key in running:
@@ -256,7 +249,7 @@ class Converter:
 
     # -- vLLM V1 ---------------------------------------------------------------------------------
     def _vllm(
-        self, engines: dict[tuple, _Engine], ts: float, dt: float | None, restarted: bool, res: ScrapeResult
+        self, engines: dict[tuple, Engine], ts: float, dt: float | None, restarted: bool, res: ScrapeResult
     ) -> None:
         any_e = next(iter(engines.values()))
         k = max((len(e.pos) for e in engines.values()), default=0)
@@ -267,18 +260,18 @@ class Converter:
             config["speculative_config"] = {"num_speculative_tokens": k}
         went_back = {key for key, e in engines.items() if self._went_back(key, e)}
         self._start_or_reset("vllm", ts, restarted or bool(went_back), config, res)
-        for key, e in sorted(engines.items(), key=lambda kv: _engine_order(kv[1].labels)):
-            res.lifetime[vllm_rank(e.labels) or "all"] = _lifetime(e)
+        for key, e in sorted(engines.items(), key=lambda kv: engine_order(kv[1].labels)):
+            res.lifetime[vllm_rank(e.labels) or "all"] = lifetime(e)
             prev = self._engines.get(key)
             if prev is None and not restarted:
                 continue  # the baseline of this engine
             base = None if (prev is None or restarted or key in went_back) else prev
-            rec = _window(e, base, dt, ts)
+            rec = window(e, base, dt, ts)
             if rec is not None:
                 res.lines.append(json.dumps(rec))
         self._engines = engines
 
-    def _went_back(self, key: tuple, e: _Engine) -> bool:
+    def _went_back(self, key: tuple, e: Engine) -> bool:
         prev = self._engines.get(key)
         if prev is None:
             return False
@@ -300,12 +293,15 @@ class Converter:
     ) -> None:
         any_g = next(iter(groups.values()))["labels"]
         config = {"model": any_g["model_name"]} if any_g.get("model_name") else {}
-        self._start_or_reset(family, ts, restarted, config, res)
+        if family == "sglang":
+            self._sglang_steps(groups, ts, restarted, config, res)
+        else:
+            self._start_or_reset(family, ts, restarted, config, res)
         order = sglang_rank if family == "sglang" else (lambda labels: labels.get("instance") or "")
         for key, g in sorted(groups.items(), key=lambda kv: order(kv[1]["labels"])):
             fp: tuple[Any, ...]
             if family == "sglang":
-                fp = (g.get(SGL_AL), g.get(SGL_RATE), g.get(SGL_TPUT))
+                fp = (g.get(SGL_AL), g.get(SGL_RATE), g.get(SGL_TPUT), g.get(SGL_STEPS), g.get(SGL_NDT))
             else:
                 fp = (g.get(V0_RATE), g.get(V0_EFF))
             gkey = (family, key)
@@ -313,115 +309,93 @@ class Converter:
             self._gauges[gkey] = fp
             if first or fp == old:
                 continue  # the baseline, or the same interval seen again
-            rec = _sglang_record(g, ts) if family == "sglang" else _v0_record(g, ts)
+            rec = sglang_record(g, ts) if family == "sglang" else v0_record(g, ts)
             if rec is not None:
                 res.lines.append(json.dumps(rec))
+
+    def _sglang_steps(
+        self, groups: dict[tuple, dict], ts: float, restarted: bool, config: dict, res: ScrapeResult
+    ) -> None:
+        """The steps in force (``sglang:spec_num_steps`` / ``_num_draft_tokens``, adaptive
+        speculation) are the segment's config: a change opens a new segment (``spec_steps``), so
+        each segment's rate normalisation uses the one D its records ran with."""
+        steps = agreed(g.get(SGL_STEPS) for g in groups.values())
+        ndt = agreed(g.get(SGL_NDT) for g in groups.values())
+        if steps is not None:
+            config["speculative_num_steps"] = steps
+        if ndt is not None:
+            config["speculative_num_draft_tokens"] = ndt
+        sig = (steps, ndt)
+        changed = self._sgl_steps is not None and sig != self._sgl_steps and sig != (None, None)
+        if sig != (None, None):
+            self._sgl_steps = sig
+        if "sglang" in self._started and not restarted and changed:
+            self._marker("spec_steps", "sglang", ts, config, res)
+        else:
+            self._start_or_reset("sglang", ts, restarted, config, res)
+
+    # -- llama.cpp and TensorRT-LLM: cumulative counters -----------------------------------------
+    def _counter_family(
+        self,
+        family: str,
+        groups: dict[tuple, counters.Counters],
+        info: dict | None,
+        ts: float,
+        dt: float | None,
+        restarted: bool,
+        res: ScrapeResult,
+    ) -> None:
+        prev_groups = self._prev_counters.get(family, {})
+        any_c = next(iter(groups.values()))
+        k: int | None = None
+        if family == "trtllm":
+            config = counters.trt_config(info, any_c.labels)
+            k = config.get("speculative_config", {}).get("num_speculative_tokens")
+            sig = counters.info_signature(info)
+            if info is not None:
+                # new config labels: a restart with another config (the gauge is set once at start)
+                restarted = restarted or (self._trt_info is not None and sig != self._trt_info)
+                self._trt_info = sig
+        else:
+            config = {}
+        went_back = {key for key, c in groups.items() if key in prev_groups and c.went_back(prev_groups[key])}
+        self._start_or_reset(family, ts, restarted or bool(went_back), config, res)
+        for key, c in sorted(groups.items(), key=lambda kv: kv[1].labels.get("instance") or ""):
+            res.lifetime[c.labels.get("instance") or "all"] = counters.lifetime(c, k)
+            prev = prev_groups.get(key)
+            if prev is None and not restarted:
+                continue  # the baseline
+            base = None if (prev is None or restarted or key in went_back) else prev
+            method: str | None = None
+            if family == "trtllm":
+                if base is None:
+                    self._trt_method.pop(key, None)
+                method = self._trt_method.get(key) or counters.trt_method(c, base, k)
+                if method is None:
+                    continue  # idle
+                self._trt_method[key] = method
+            rec = counters.window(c, base, dt, ts, method=method, k=k)
+            if rec is not None:
+                res.lines.append(json.dumps(rec))
+        self._prev_counters[family] = groups
+
+
+def _no_spec_note(samples) -> str:
+    names = {name.split(":", 1)[0] if ":" in name else name.split("_", 1)[0] for name, *_ in samples}
+    if "vllm" in names:
+        return "vLLM metrics without spec-decode counters: speculative decoding is off on this server"
+    if "trtllm" in names:
+        return (
+            "TensorRT-LLM metrics without spec-decode counters: speculative decoding off, or "
+            "enable_iter_perf_stats / return_perf_metrics not set"
+        )
+    if "llamacpp" in names:
+        return (
+            "llama.cpp metrics without spec-decode counters: speculative decoding off, or a build "
+            "before PR #26389"
+        )
+    return f"no speculative-decoding metric in the response (looked for {LOOKED_FOR})"
 
 
 def _count(n: int, what: str) -> str:
     return f"{n} {what}{'' if n == 1 else 's'}"
-
-
-def _engine_order(labels: dict) -> tuple:
-    e = labels.get("engine", "")
-    return (labels.get("instance", ""), int(e) if e.isdigit() else 0, e)
-
-
-def _lifetime(e: _Engine) -> dict:
-    drafts, dtok, acc = (
-        e.values.get("drafts", 0.0),
-        e.values.get("draft_tokens"),
-        e.values.get("accepted", 0.0),
-    )
-    out = {
-        "drafts": int(round(drafts)),
-        "draft_tokens": None if dtok is None else int(round(dtok)),
-        "accepted": int(round(acc)),
-        "accept_len": 1.0 + acc / drafts if drafts > 0 else None,
-        "accept_rate": acc / dtok if dtok else None,
-        "per_position": [e.pos[i] / drafts for i in sorted(e.pos)] if drafts > 0 and e.pos else None,
-        "since": e.created,
-    }
-    return out
-
-
-def _window(e: _Engine, base: _Engine | None, dt: float | None, ts: float) -> dict | None:
-    """The record of one engine's window (``base`` None: the counters count from zero)."""
-
-    def delta(name: str) -> float | None:
-        cur = e.values.get(name)
-        if cur is None:
-            return None
-        if base is None:
-            return cur
-        old = base.values.get(name)
-        return None if old is None else cur - old
-
-    d_drafts, d_acc, d_tok = delta("drafts"), delta("accepted"), delta("draft_tokens")
-    if not d_drafts or d_drafts <= 0 or d_acc is None:
-        return None  # no draft in the window: idle
-    rec: dict = {
-        "family": "vllm",
-        "timestamp": ts,
-        "rank": vllm_rank(e.labels),
-        "accept_len": 1.0 + d_acc / d_drafts,
-        "accepted": int(round(d_acc)),
-        "num_drafts": float(round(d_drafts)),
-        "rate_definition": RATE_DRAFTS,
-    }
-    if d_tok is not None and d_tok > 0:
-        rec["accept_rate"] = d_acc / d_tok
-        rec["drafted"] = int(round(d_tok))
-    if e.pos and (base is None or set(base.pos) >= set(e.pos)):
-        rec["per_position"] = [
-            (e.pos[i] - (base.pos[i] if base is not None else 0.0)) / d_drafts for i in sorted(e.pos)
-        ]
-    d_gen = delta("gen_tokens")
-    window = dt if base is not None else None
-    if d_gen is not None and window and window > 0:
-        rec["throughput"] = d_gen / window
-    if _finite(e.running):
-        rec["running_req"] = int(e.running)  # type: ignore[arg-type]
-    extra = {"source": "metrics"}
-    if window:
-        extra["window_s"] = f"{window:.3f}"
-    if base is None:
-        extra["window"] = "since restart"
-    rec["extra"] = extra
-    return rec
-
-
-def _sglang_record(g: dict, ts: float) -> dict | None:
-    al = g.get(SGL_AL)
-    if not _finite(al) or al <= 0:  # type: ignore[operator]
-        return None  # 0: no decode yet, or speculative decoding off
-    rec: dict = {
-        "family": "sglang",
-        "timestamp": ts,
-        "rank": sglang_rank(g["labels"]),
-        "accept_len": al,
-        "extra": {"source": "metrics"},
-    }
-    if _finite(g.get(SGL_RATE)):
-        rec["accept_rate"] = g[SGL_RATE]
-    if _finite(g.get(SGL_TPUT)):
-        rec["throughput"] = g[SGL_TPUT]
-    return rec
-
-
-def _v0_record(g: dict, ts: float) -> dict | None:
-    rate = g.get(V0_RATE)
-    if not _finite(rate):
-        return None
-    extra = {"source": "metrics"}
-    if _finite(g.get(V0_EFF)):
-        extra["system_efficiency"] = repr(g[V0_EFF])
-    return {
-        "family": "vllm",
-        "timestamp": ts,
-        "rank": g["labels"].get("instance") or None,
-        "accept_rate": rate,
-        "cumulative": True,
-        "rate_definition": RATE_VLLM_V0_CUMULATIVE,
-        "extra": extra,
-    }
