@@ -126,10 +126,12 @@ class PromServer:
     """``GET /metrics`` on 127.0.0.1 (real sockets) answering ``body()``; ``stop()`` then
     ``start()`` again is a server that goes away and comes back on the same port.
     ``mode``: "plain" (Content-Length), "chunked", "gzip" (when asked), "close" (no length),
-    or an int HTTP status to answer instead."""
+    or an int HTTP status to answer instead. ``path``: where the metrics are served (TensorRT-LLM:
+    ``/prometheus/metrics``)."""
 
-    def __init__(self, body, port: int = 0, mode: str | int = "plain") -> None:
+    def __init__(self, body, port: int = 0, mode: str | int = "plain", path: str = "/metrics") -> None:
         self.body = body
+        self.path = path
         self.port = port
         self.mode = mode
         self.requests = 0
@@ -146,7 +148,7 @@ class PromServer:
 
             def do_GET(self) -> None:
                 outer.requests += 1
-                if self.path.split("?")[0] != "/metrics":
+                if self.path.split("?")[0] != outer.path:
                     return self._send(404, b"not found\n")
                 if isinstance(outer.mode, int):
                     return self._send(outer.mode, b"no\n")
@@ -193,7 +195,7 @@ class PromServer:
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/metrics"
+        return f"http://127.0.0.1:{self.port}{self.path}"
 
 
 def reference_exposition(path) -> str:

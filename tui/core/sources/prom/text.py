@@ -326,7 +326,7 @@ class Converter:
         if ndt is not None:
             config["speculative_num_draft_tokens"] = ndt
         sig = (steps, ndt)
-        changed = self._sgl_steps is not None and sig != self._sgl_steps and sig != (None, None)
+        changed = sig != (None, None) and sig != self._sgl_steps  # also: first known (gauges set late)
         if sig != (None, None):
             self._sgl_steps = sig
         if "sglang" in self._started and not restarted and changed:
