@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -417,7 +419,7 @@ def test_sglang_held_out_steps_changes_open_segments_with_their_own_normalisatio
 
 
 # -- specwatch summary --json, end to end over HTTP -----------------------------------------------
-def summary_json(url: str) -> dict:
+def summary_json(url: str, whole: bool = False) -> dict:
     r = subprocess.run(
         [
             sys.executable,
@@ -437,7 +439,7 @@ def summary_json(url: str) -> dict:
         timeout=60,
     )
     assert r.returncode == 0, r.stderr
-    return json.loads(r.stdout)["sources"][0]
+    return json.loads(r.stdout) if whole else json.loads(r.stdout)["sources"][0]
 
 
 def test_summary_json_trtllm_endpoint():
@@ -502,3 +504,63 @@ def test_summary_json_sglang_steps_gauge():
     assert [(s["config"]["num_steps"], s["records"]) for s in segs] == [(3, 1), (7, 2)]
     assert segs[1]["accept_len"]["mean"] == pytest.approx(1 + 130 / 40)
     assert segs[1]["accept_rate_normalized"]["mean"] == pytest.approx((130 / 40) / 7)
+
+
+class TrtllmServe:
+    """trtllm-serve's two endpoints: ``GET /metrics`` = the JSON iteration-stats list (drained on
+    read), ``GET /prometheus/metrics`` = the Prometheus text."""
+
+    def __init__(self, prom_body) -> None:
+        self.paths: list[str] = []
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *a) -> None:
+                pass
+
+            def do_GET(self) -> None:
+                outer.paths.append(self.path)
+                if self.path == "/metrics":
+                    body, ctype = b'[{"iter": 12, "numActiveRequests": 2}]', "application/json"
+                elif self.path == "/prometheus/metrics":
+                    body, ctype = prom_body().encode(), "text/plain; version=0.0.4; charset=utf-8"
+                else:
+                    body, ctype = b"not found", "text/plain"
+                self.send_response(200 if ctype != "text/plain" else 404)
+                self.send_header("Content-Type", ctype)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        threading.Thread(
+            target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        ).start()
+        self.port = self.server.server_address[1]
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def test_summary_without_a_path_finds_trtllm_prometheus_metrics():
+    srv = FakeTrtllm(k=2)
+
+    def body() -> str:
+        srv.iterate({1: 2, 2: 1})
+        return srv.text()
+
+    server = TrtllmServe(body)
+    try:
+        out = summary_json(f"metrics+http://127.0.0.1:{server.port}", whole=True)
+    finally:
+        server.stop()
+    src = out["sources"][0]
+    assert server.paths[0] == "/metrics" and set(server.paths[1:]) == {"/prometheus/metrics"}
+    assert src["family"] == "trtllm" and src["records"] == 3
+    assert src["accept_len"]["weighted_mean"] == pytest.approx(2.5)
+    assert src["metrics"]["url"].endswith(":%d/prometheus/metrics" % server.port)
+    assert any("/metrics answered JSON" in e for e in src["metrics"]["events"])

@@ -4,7 +4,9 @@ records (see :mod:`tui.core.sources.prom.text` for what is read and how windows 
 Source texts (``[LABEL=]`` in front as for every source):
 
 * ``metrics+http://HOST[:PORT][/PATH]`` and ``metrics+https://...`` (PATH defaults to
-  ``/metrics``; HTTPS verifies the certificate and the host name with the system's CAs);
+  ``/metrics``; HTTPS verifies the certificate and the host name with the system's CAs). When the
+  default ``/metrics`` answers JSON, as ``trtllm-serve``'s iteration-stats list does, the source
+  moves to ``/prometheus/metrics``, where TensorRT-LLM serves its Prometheus text (and says so);
 * ``metrics+ssh://[USER@]HOST[:SSHPORT]/[DEST:]PORT[/PATH]``: the port is reached on (or from)
   the SSH host, through asyncssh local port forwarding over the shared connection of
   :mod:`tui.core.sources.ssh.connect` (the same one the host's log sources use). ``metrics+ssh://gpu1/8000`` is
@@ -29,7 +31,7 @@ import asyncio
 import ssl
 import time
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
@@ -50,6 +52,7 @@ if TYPE_CHECKING:
 KINDS = METRICS_SCHEMES
 DEFAULT_INTERVAL = 5.0
 DEFAULT_PATH = "/metrics"
+TRTLLM_PATH = "/prometheus/metrics"  # trtllm-serve: GET /metrics is its JSON iteration stats
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +62,7 @@ class MetricsTarget:
     port: int
     path: str  # with the query, as sent
     ssh: SshTarget | None = None
+    default_path: bool = False  # no PATH was given: /metrics, or /prometheus/metrics if that is JSON
 
     @property
     def url(self) -> str:
@@ -99,11 +103,12 @@ def parse_metrics_target(text: str) -> MetricsTarget:
         return _ssh_target(text, u, port)
     if u.username or u.password:
         raise SourceSpecError(f"{text}: credentials in the address are not supported")
-    path = u.path if u.path not in ("", "/") else DEFAULT_PATH
+    default = u.path in ("", "/")
+    path = DEFAULT_PATH if default else u.path
     if u.query:
         path += "?" + u.query
     proto = scheme.split("+", 1)[1]
-    return MetricsTarget(proto, u.hostname, port or (443 if proto == "https" else 80), path)
+    return MetricsTarget(proto, u.hostname, port or (443 if proto == "https" else 80), path, None, default)
 
 
 def _ssh_target(text: str, u, ssh_port: int | None) -> MetricsTarget:
@@ -128,6 +133,7 @@ def _ssh_target(text: str, u, ssh_port: int | None) -> MetricsTarget:
         int(port_text),
         path,
         SshTarget(u.hostname, f"(port {port_text})", u.username, ssh_port),
+        not rest,
     )
 
 
@@ -191,6 +197,7 @@ class MetricsSource(GeneratorSource):
         said_note: str | None = None
         last_record = time.monotonic()
         idle_said = False
+        moved = ""  # why the path changed (TensorRT-LLM), said in the first connected event
         try:
             while True:
                 wait = next_at - loop.time()
@@ -199,6 +206,13 @@ class MetricsSource(GeneratorSource):
                 next_at = max(next_at + self.interval, loop.time())
                 try:
                     text, ctype = await self._fetch()
+                    if self._json_at_default_path(text):
+                        query = self.target.path.partition("?")[2]
+                        path = TRTLLM_PATH + ("?" + query if query else "")
+                        self.target = replace(self.target, path=path, default_path=False)
+                        self.where = self.target.where
+                        moved = f"; {DEFAULT_PATH} answered JSON, as trtllm-serve's iteration stats do"
+                        text, ctype = await self._fetch()
                     result = conv.feed(text, wall=time.time(), mono=time.monotonic(), content_type=ctype)
                 except _Fatal as exc:
                     self.error = str(exc)
@@ -235,7 +249,7 @@ class MetricsSource(GeneratorSource):
                 if not up:
                     again = self.failures > 0
                     up, said_error, self.failures = True, None, 0
-                    what = "; ".join(result.found) or "no speculative-decoding metric yet"
+                    what = ("; ".join(result.found) or "no speculative-decoding metric yet") + moved
                     yield self._event(
                         EventKind.CONNECTED,
                         f"{'scraping again' if again else 'scraping'} "
@@ -267,6 +281,10 @@ class MetricsSource(GeneratorSource):
                     return
         finally:
             await self._close_ssh()
+
+    def _json_at_default_path(self, text: str) -> bool:
+        """No PATH given and /metrics answered a JSON list or object: TensorRT-LLM's server."""
+        return self.target.default_path and text.lstrip()[:1] in ("[", "{")
 
     def _batch(self, lines: list[str]) -> LineBatch:
         offsets = []

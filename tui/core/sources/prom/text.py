@@ -361,7 +361,9 @@ class Converter:
         went_back = {key for key, c in groups.items() if key in prev_groups and c.went_back(prev_groups[key])}
         self._start_or_reset(family, ts, restarted or bool(went_back), config, res)
         for key, c in sorted(groups.items(), key=lambda kv: kv[1].labels.get("instance") or ""):
-            res.lifetime[c.labels.get("instance") or "all"] = counters.lifetime(c, k)
+            life = counters.lifetime(c, k)
+            if life["drafts"] is not None:  # unknown without k or per-position counters: not "no draft"
+                res.lifetime[c.labels.get("instance") or "all"] = life
             prev = prev_groups.get(key)
             if prev is None and not restarted:
                 continue  # the baseline
