@@ -228,6 +228,9 @@ def test_trtllm_held_out_fresh_server_counts_steps_with_k():
     srv.iterate({2: 0, 3: 2})
     (r,) = records(fed.feed(srv.text()))
     assert r["extra"]["steps_from"] == ITERATION and r["accept_len"] == pytest.approx(1 + 2 / 2)
+    # request 1 (steps accepting 3 and 4 of 4) finished: per position, over its own 2 steps
+    assert r["per_position"] == pytest.approx([1.0, 1.0, 1.0, 0.5])
+    assert r["extra"]["per_position_from"] == PER_POSITION
     assert records(fed.feed(srv.text())) == []  # no iteration: idle
     seg = fed.stats.to_dict()["segments"][-1]
     assert seg["config"]["num_speculative_tokens"] == 4 and seg["config"]["algorithm"] == "Eagle3"
@@ -265,6 +268,16 @@ def test_trtllm_without_k_or_per_position_gives_the_rate_only():
     (r,) = records(conv.feed(srv.text(), mono=1.0))
     assert r["extra"]["steps_from"] == RATE_ONLY and "accept_len" not in r and "num_drafts" not in r
     assert r["accept_rate"] == pytest.approx(7 / 10) and (r["accepted"], r["drafted"]) == (7, 10)
+
+
+def test_trtllm_draft_tokens_not_a_multiple_of_k_give_no_accept_len():
+    srv, conv = FakeTrtllm(k=4), Converter()
+    conv.feed(srv.text(), mono=0.0)
+    srv.iterate({1: 2})
+    srv.draft.labels(*srv.lv).inc(3)  # a shorter draft somewhere: steps = Δdraft / k is not exact
+    (r,) = records(conv.feed(srv.text(), mono=1.0))
+    assert "accept_len" not in r and "num_drafts" not in r and "not a multiple" in r["extra"]["steps_unknown"]
+    assert r["accept_rate"] == pytest.approx(2 / 7)
 
 
 def test_trtllm_restarts_counter_reset_and_new_config():

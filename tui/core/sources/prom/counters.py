@@ -199,42 +199,40 @@ def window(
 ) -> dict | None:
     """The record of one window (``base`` None: the counters count from zero, after a restart)."""
     bv = base.values if base is not None else None
+    ba, bd = (base.acc_pos, base.drafted_pos) if base is not None else (None, None)
     d_acc, d_tok = _delta(c.values, bv, "accepted"), _delta(c.values, bv, "draft_tokens")
-    rec: dict = {"family": c.family, "timestamp": ts, "rank": c.labels.get("instance") or None}
     extra: dict[str, str] = {"source": "metrics"}
-    steps: float | None = None
+    pos_acc = {i: _delta(c.acc_pos, ba, i) or 0.0 for i in c.acc_pos}
     accepted, drafted = d_acc, d_tok
-    pos_num: dict[int, float] = {}
     if c.family == "llamacpp":
-        steps = _delta(c.values, bv, "drafts")
+        steps = pos_steps = _delta(c.values, bv, "drafts")
         if not steps or steps <= 0:
             return None  # no verify step in the window: idle
-        pos_num = {i: _delta(c.acc_pos, base.acc_pos if base else None, i) or 0.0 for i in c.acc_pos}
-    elif method == PER_POSITION:
-        bd = base.drafted_pos if base else None
-        steps = _delta(c.drafted_pos, bd, 0)
-        if not steps or steps <= 0:
-            return None
-        ba = base.acc_pos if base else None
-        pos_num = {i: _delta(c.acc_pos, ba, i) or 0.0 for i in c.acc_pos}
-        accepted = sum(pos_num.values())
-        drafted = sum(_delta(c.drafted_pos, bd, i) or 0.0 for i in c.drafted_pos)
-        if d_tok and d_tok > 0 and d_acc is not None:
-            extra["iteration_accept_rate"] = f"{d_acc / d_tok:.6g}"
     else:
-        if not d_tok or d_tok <= 0 or d_acc is None:
-            return None
-        if method == ITERATION and k and abs(d_tok / k - round(d_tok / k)) < 1e-6:
-            steps = d_tok / k
-        elif c.drafted_pos:
-            ba, bd = (base.acc_pos, base.drafted_pos) if base else (None, None)
-            d0 = _delta(c.drafted_pos, bd, 0)
-            if d0 and d0 > 0:
-                pos_num = {i: _delta(c.acc_pos, ba, i) or 0.0 for i in c.acc_pos}
+        # position 0 is drafted once per verify step of each finished request
+        pos_steps = _delta(c.drafted_pos, bd, 0) if c.drafted_pos else None
+        steps = None
+        extra["steps_from"] = method or RATE_ONLY
+        if method == PER_POSITION:
+            if not pos_steps or pos_steps <= 0:
+                return None
+            steps, accepted = pos_steps, sum(pos_acc.values())
+            drafted = sum(_delta(c.drafted_pos, bd, i) or 0.0 for i in c.drafted_pos)
+            if d_tok and d_tok > 0 and d_acc is not None:
+                extra["iteration_accept_rate"] = f"{d_acc / d_tok:.6g}"
+        else:
+            if not d_tok or d_tok <= 0:
+                return None
+            if method == ITERATION and k:
+                if abs(d_tok / k - round(d_tok / k)) < 1e-6:
+                    steps = d_tok / k
+                else:
+                    extra["steps_unknown"] = f"{d_tok:g} draft tokens is not a multiple of k = {k}"
+            if pos_acc and pos_steps:
+                extra["per_position_from"] = PER_POSITION  # another population than the rate's
     if accepted is None:
         return None
-    if method:
-        extra["steps_from"] = method
+    rec: dict = {"family": c.family, "timestamp": ts, "rank": c.labels.get("instance") or None}
     if steps:
         rec["accept_len"] = 1.0 + accepted / steps
         rec["num_drafts"] = float(round(steps))
@@ -245,9 +243,8 @@ def window(
         if steps:
             extra["drafts_per_step"] = f"{drafted / steps:.4g}"
     rec["rate_definition"] = RATE_DRAFTS
-    denom = steps if steps else (_delta(c.drafted_pos, base.drafted_pos if base else None, 0) or 0.0)
-    if pos_num and denom > 0:
-        rec["per_position"] = [pos_num[i] / denom for i in sorted(pos_num)]
+    if pos_acc and pos_steps and pos_steps > 0:
+        rec["per_position"] = [pos_acc[i] / pos_steps for i in sorted(pos_acc)]
     d_gen = _delta(c.values, bv, "gen_tokens")
     if d_gen is not None and base is not None and dt and dt > 0:
         rec["throughput"] = d_gen / dt
