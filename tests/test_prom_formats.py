@@ -259,6 +259,10 @@ def test_trtllm_held_out_running_server_uses_per_position_counters():
     # position i: steps that accepted more than i drafts, over the steps
     assert r["per_position"] == pytest.approx([3 / 4, 2 / 4, 1 / 4])
     assert r["accept_rate"] == pytest.approx(6 / 12)
+    srv.iterate({5: 0})
+    srv.finish(5)  # drafted at every position, accepted at none: measured zeros, not gaps
+    (r,) = records(fed.feed(srv.text()))
+    assert r["per_position"] == [0.0, 0.0, 0.0] and r["accept_len"] == 1.0
 
 
 def test_trtllm_without_k_or_per_position_gives_the_rate_only():
@@ -496,6 +500,8 @@ def test_summary_json_llamacpp_endpoint():
     assert src["accept_len"]["weighted_mean"] == pytest.approx(2.5)
     assert src["accept_rate"]["weighted_mean"] == pytest.approx(6 / 11)
     assert src["per_position"] == pytest.approx([3 / 4, 2 / 4, 1 / 4])
+    # no k: llama.cpp drafts 2 or 3 tokens a step here, so no normalised rate from a made-up D
+    assert src["segments"][-1]["rate_definition"]["drafts_per_step"] is None
 
 
 def test_summary_json_sglang_steps_gauge():

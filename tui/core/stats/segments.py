@@ -109,7 +109,9 @@ class Segment:
                 c.drafts_per_step,
                 "as the server defines it (vLLM / llama.cpp / TensorRT-LLM)",
             )
-            if rd.drafts_per_step is None:
+            if rd.drafts_per_step is None and c.family != "llamacpp":
+                # llama.cpp drafts a varying number of tokens per step: its per-position list is
+                # as long as the longest accepted run, not a k
                 rd.drafts_per_step = self._vllm_k()
             return rd
         rd = rates.infer_sglang(

@@ -202,7 +202,8 @@ def window(
     ba, bd = (base.acc_pos, base.drafted_pos) if base is not None else (None, None)
     d_acc, d_tok = _delta(c.values, bv, "accepted"), _delta(c.values, bv, "draft_tokens")
     extra: dict[str, str] = {"source": "metrics"}
-    pos_acc = {i: _delta(c.acc_pos, ba, i) or 0.0 for i in c.acc_pos}
+    # TensorRT-LLM: a position drafted but never accepted has no accepted series; its rate is 0
+    pos_acc = {i: _delta(c.acc_pos, ba, i) or 0.0 for i in set(c.acc_pos) | set(c.drafted_pos)}
     accepted, drafted = d_acc, d_tok
     if c.family == "llamacpp":
         steps = pos_steps = _delta(c.values, bv, "drafts")
