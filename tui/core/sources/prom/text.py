@@ -21,6 +21,11 @@ Every number is the server's own or follows from it by the formulas of log_forma
   server makes no record). Intervals logged between two scrapes other than the latest are not
   seen: records are a sample of the decode intervals, one per scrape at most. An accept length
   of 0 is the gauge's value before any decode (or speculative decoding off): no record.
+  ``sglang:spec_num_steps`` / ``sglang:spec_num_draft_tokens`` (adaptive speculation) are the
+  segment's config: a change opens a segment (marker ``spec_steps``), so that each segment's
+  normalised rate uses the one D its records ran with (docs/formats-new.md §9).
+* **llama.cpp** and **TensorRT-LLM**: cumulative spec-decode counters, differenced like vLLM V1's
+  (:mod:`tui.core.sources.prom.counters`); ``trtllm_speculative_config_info`` is the config.
 * **vLLM V0** (§2.6): the gauges ``vllm:spec_decode_draft_acceptance_rate`` and
   ``vllm:spec_decode_efficiency`` are cumulative since start, like the V0 log line: records are
   marked ``cumulative`` with the V0 rate definition. V0's counters are not used (V0 increments
