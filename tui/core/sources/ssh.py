@@ -20,6 +20,7 @@ from typing import Any
 import asyncssh
 
 from tui.core.sources.base import Batch, EventKind, GeneratorSource, SourceEvent
+from tui.core.sources.identity import Fingerprint
 from tui.core.sources.lines import START, LineSplitter, StartAt
 from tui.core.sources.spec import SourceSpec, SourceSpecError, SshTarget
 from tui.core.sources.ssh_connect import (
@@ -82,6 +83,7 @@ class SshSource(GeneratorSource):
         self.error: str | None = None
         self.shared: SharedConnection | None = None
         self.splitter = LineSplitter()
+        self.fingerprint = Fingerprint()  # the bytes read that identify the file (see .identity)
         self.identity: str | None = None  # device:inode of the file being read
         self.current: str | None = None  # its name in the directory
         self.cur_mtime = 0.0

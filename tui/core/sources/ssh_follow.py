@@ -5,6 +5,12 @@ Identity checks: the header names the file the remote side opened; the first sta
 names the file ``tail`` really has open (``/proc/PID/fd``). Data is held back until they agree,
 so a rotation between the two cannot mix two files. A rotation or a newer glob match is
 carried out only once everything the old file held when it was last looked at has arrived.
+
+Coming back to a file without a live ``tail`` on it (a reconnect, a retry) starts with a probe
+(:data:`.ssh_remote.PROBE`): the name's identity and size, the checksums of the bytes the
+source's :class:`.identity.Fingerprint` holds, and where the old file went; :func:`.identity.decide`
+says resume, read again from the start (``truncated``), or ``rotated`` (the rest of the old file
+read first under its new name when it is still there).
 """
 
 from __future__ import annotations
@@ -13,16 +19,22 @@ import asyncio
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 
+import asyncssh
+
 from tui.core.sources.aio import wait_for
-from tui.core.sources.base import Batch, EventKind
+from tui.core.sources.base import Batch, EventKind, LineBatch
+from tui.core.sources.identity import Decision, FileLook, Look, decide
 from tui.core.sources.lines import make_batch
-from tui.core.sources.ssh import ChannelRefused, lister_blocks
+from tui.core.sources.ssh import ChannelRefused, _Lost, lister_blocks
 from tui.core.sources.ssh_remote import (
     Entry,
     ReaderDemux,
     Status,
     describe_tail_message,
     lister_command,
+    parse_probe,
+    probe_command,
+    reader_command,
 )
 
 if TYPE_CHECKING:
@@ -62,6 +74,16 @@ class Session:
         self.lister_block = b""
         self.listed = False
         self.refused: str | None = None
+        self.decision: Decision | None = None  # what the last probe decided, for the header's event
+        self.draining: Decision | None = None  # reading the rest of a rotated-away file
+
+    def feed(self, data: bytes, path: str | None) -> LineBatch | None:
+        self.src.fingerprint.feed(data)
+        return make_batch(self.src.name, self.src.splitter.feed(data), path)
+
+    def reset(self, start: int, line_no: int) -> None:
+        self.src.splitter.reset(start, line_no)
+        self.src.fingerprint.reset(start)
 
     def ev(self, kind: EventKind, message: str, name: str | None = None, **data):
         return self.src._event(kind, message, name, **data)
@@ -170,7 +192,10 @@ class Session:
             yield self.ev(EventKind.IDLE, f"no new line for {src.idle_after:g} s", seconds=src.idle_after)
 
     # -- the reader --------------------------------------------------------------------------
-    async def open(self, name: str) -> None:
+    async def open(self, name: str, *, drained: bool = False, after: Decision | None = None) -> None:
+        """Starts the reader on ``name``; a file read before and not ``drained`` through a live
+        ``tail`` is probed first (see the module notes). ``after``: the decision whose old file
+        was just read to its end (for the event)."""
         src = self.src
         mode = "first" if not src._opened_once and src.identity is None else "resume"
         self.pending_name = name
@@ -179,8 +204,24 @@ class Session:
         self.held = []
         self.open_size = None
         self.demux = ReaderDemux(src._tag, src._nonce)
+        self.decision, self.draining = after, None
+        cmd = None
+        if mode == "resume" and src.follow and not drained and src.identity is not None:
+            try:
+                d = self.decision = await self._probe(name, src.identity)
+            except ChannelRefused as exc:
+                self.refused = str(exc)
+                self.header = True
+                self.reader = None
+                self.retry_at = self.loop.time() + src.settings.delay(2)
+                return
+            if d.action == "restart":
+                cmd = self._reader(name, 0, True)
+            elif d.drain is not None:  # the rest of the old file first, under its new name
+                self.draining, self.verified = d, True
+                cmd = self._reader(d.drain[0], d.drain[1], False)
         try:
-            await src._start(self.conn, "reader", src._reader_cmd(name, mode), self.q)
+            await src._start(self.conn, "reader", cmd or src._reader_cmd(name, mode), self.q)
         except ChannelRefused as exc:
             self.refused = str(exc)
             self.header = True
@@ -188,6 +229,55 @@ class Session:
             self.retry_at = self.loop.time() + src.settings.delay(2)
             return
         self.reader = src._procs["reader"]
+
+    def _reader(self, name: str, offset: int, follow: bool) -> str:
+        src = self.src
+        return reader_command(
+            src._tag,
+            src._nonce,
+            src.rp,
+            name,
+            expect=src.identity or "-",
+            offset=offset,
+            mode="resume",
+            interval=src.settings.status_interval,
+            follow=follow,
+        )
+
+    async def _probe(self, name: str, identity: str) -> Decision:
+        """What became of the file read to ``splitter.pos`` (one short command on the host)."""
+        src = self.src
+        fp = src.fingerprint
+        if fp.pos != src.splitter.pos:  # not kept in step (cannot happen): trust identity and size only
+            fp.reset(src.splitter.pos)
+        cmd = probe_command(src._tag, src.rp, name, identity, fp.ranges())
+        timeout = (src.settings.connect_timeout or 10.0) * 3
+        try:
+            result = await wait_for(
+                self.conn.run(cmd, encoding=None, stdin=asyncssh.DEVNULL, check=False), timeout
+            )
+        except asyncssh.ChannelOpenError as exc:
+            if self.conn.is_closed():
+                raise _Lost(exc.reason or str(exc)) from None
+            raise ChannelRefused(
+                f"{src.host} refused a new session ({exc.reason or exc}); sshd allows "
+                "MaxSessions (10 by default) per connection"
+            ) from None
+        except TimeoutError:
+            raise _Lost(f"no answer to the file check within {timeout:g} s") from None
+        except (asyncssh.Error, OSError) as exc:
+            src._lost_or(self.conn, exc)
+            raise _Lost(str(exc)) from None
+        out = result.stdout if isinstance(result.stdout, bytes) else b""
+        probe = parse_probe(out, src._tag)
+        sums = probe.sums or {}
+
+        def look(e: Entry | None, which: str) -> FileLook | None:
+            if e is None or not e.regular:
+                return None
+            return FileLook(e.identity, e.size, fp.same_sums(sums.get(which, {})), e.name)
+
+        return decide(identity, src.splitter.pos, Look(look(probe.name, "name"), look(probe.old, "old")))
 
     async def _part(self, part: tuple[str, object]) -> AsyncIterator[Batch]:
         kind, value = part
@@ -214,7 +304,7 @@ class Session:
             src = self.src
             self.last_data = self.loop.time()
             self.idle_said = False
-            b = make_batch(src.name, src.splitter.feed(value), self.display(src.current))  # type: ignore[arg-type]
+            b = self.feed(value, self.display(src.current))  # type: ignore[arg-type]
             if b is not None:
                 yield b
         elif kind == "status":
@@ -236,7 +326,7 @@ class Session:
         if b is not None:
             yield b
         old = src.splitter.pos
-        src.splitter.reset(0, 1)
+        self.reset(0, 1)
         yield self.ev(EventKind.TRUNCATED, message, old_size=old, inode=_ino(src.identity))
 
     async def _header(self, fields: list[str]) -> AsyncIterator[Batch]:
@@ -250,36 +340,56 @@ class Session:
         identity, size, start = fields[1], int(fields[2]), int(fields[3])
         line_no = int(fields[4]) if fields[4].isdigit() else src.splitter.line_no
         prev, prev_name = src.identity, src.current
+        if self.draining is not None:
+            if identity != prev or start != src.splitter.pos:  # it changed again since the probe
+                await self._drained(False)
+            return
         self.waiting_said = False
         self.error_said = None
-        self.switch = None
+        if self.switch is not None and self.switch[0] == name:  # (a newer match listed meanwhile stays)
+            self.switch = None
         self.last_data = self.loop.time()
         self.retry_at = None
         if prev is not None and identity == prev and start == src.splitter.pos:
             pass  # resumed exactly where we were
         elif prev is not None and identity == prev:
             src.current = name
-            async for b in self._truncated(
-                f"{self.display(name)} shrank to {size} bytes (it was read to byte "
-                f"{src.splitter.pos}); reading it again from the start"
-            ):
+            d = self.decision
+            why = (
+                d.why
+                if d is not None and d.action == "restart"
+                else f"shrank to {size} bytes (it was read to byte {src.splitter.pos})"
+            )
+            async for b in self._truncated(f"{self.display(name)} {why}; reading it again from the start"):
                 yield b
         elif prev is not None:
             b = make_batch(src.name, src.splitter.flush(), self.display(prev_name))
             if b is not None:
                 yield b
-            src.splitter.reset(start, line_no)
+            old_pos = src.splitter.pos
+            self.reset(start, line_no)
             src.identity, src.current = identity, name
-            kind = EventKind.ROTATED if name == prev_name else EventKind.SWITCHED
-            if kind == EventKind.ROTATED:
-                msg = f"{self.display(name)} now points at a new file (rotated); finished reading the old one"
+            d = self.decision if self.decision is not None and self.decision.old_note else None
+            old = d.old_note if d is not None else "finished reading the old one"
+            if name == prev_name:
+                kind = EventKind.ROTATED
+                msg = f"{self.display(name)} now points at a new file (rotated); {old}"
             else:
-                msg = f"{self.display(name)} is a newer match of {src.rp.text}; finished reading {self.display(prev_name)}"
+                kind = EventKind.SWITCHED
+                old = d.old_note if d is not None else f"finished reading {self.display(prev_name)}"
+                msg = f"{self.display(name)} is a newer match of {src.rp.text}; {old}"
             yield self.ev(
-                kind, msg, name, old_path=self.display(prev_name), old_inode=_ino(prev), inode=_ino(identity)
+                kind,
+                msg,
+                name,
+                old_path=self.display(prev_name),
+                old_inode=_ino(prev),
+                inode=_ino(identity),
+                old_read_to=old_pos,
+                old_rest=d.old_rest if d is not None else "read",
             )
         else:
-            src.splitter.reset(start, line_no)
+            self.reset(start, line_no)
             how = f"from line {line_no}" if start else "from the start"
             note = f" (the newest of {self.matches} matching files)" if self.matches > 1 else ""
             src.identity, src.current = identity, name
@@ -370,7 +480,7 @@ class Session:
             drained = self.open_size is None or src.splitter.pos >= self.open_size
             if drained and self.loop.time() >= since + src.settings.settle:
                 self.switch = None
-                await self.open(name)
+                await self.open(name, drained=self.open_size is not None)
 
     async def _reader_end(self, value) -> AsyncIterator[Batch]:
         src = self.src
@@ -391,9 +501,17 @@ class Session:
             return
         if self.retry_at is not None or src.error is not None:
             return  # the open failed and said so; the retry timer runs
+        if self.draining is not None:
+            if self.demux is not None and self.demux.pending:  # bytes held as a possible marker are data
+                b = self.feed(self.demux.pending, self.display(src.current))
+                self.demux.pending = b""
+                if b is not None:
+                    yield b
+            await self._drained(True)
+            return
         if not src.follow:
             if self.demux is not None and self.demux.pending:  # bytes held as a possible marker are data
-                b = make_batch(src.name, src.splitter.feed(self.demux.pending), self.display(src.current))
+                b = self.feed(self.demux.pending, self.display(src.current))
                 self.demux.pending = b""
                 if b is not None:
                     yield b
@@ -408,6 +526,21 @@ class Session:
             EventKind.ERROR, f"tail on {src.host} ended{': ' + msg if msg else ''}; restarting", fatal=False
         )
         self.retry_at = self.loop.time() + src.settings.delay(1)
+
+    async def _drained(self, whole: bool) -> None:
+        """The reader of the rest of a rotated-away file ended (``whole``: at its end; else the
+        file changed again before it could be read): now the file at the name."""
+        d = self.draining
+        assert d is not None and d.drain is not None
+        self.draining = None
+        if not whole:
+            pos = self.src.splitter.pos
+            note = (
+                f"the old file, now {d.drain[0]}, changed again before the rest of it could be read: "
+                f"whatever was written to it after byte {pos} was not read"
+            )
+            d = Decision(d.action, old_note=note, old_rest="lost")
+        await self.open(self.pending_name or self.src.rp.base, drained=True, after=d)
 
     # -- the lister (globs) ------------------------------------------------------------------
     def _blocks(self, data: bytes) -> list[list[Entry]]:

@@ -177,6 +177,27 @@ LISTER = "; ".join(
     ]
 )
 
+# probe: what is at the name now, and (when it is another file) where the file with identity X
+# went in the directory; the cksum of each byte range R ("start:length ...") of both.
+PROBE = "; ".join(
+    [
+        _PRELUDE,
+        "T=$1; D=$2; B=$3; X=$4; R=$5",
+        'cd -- "$D" 2>/dev/null || { printf \'%s P E\\n\' "$T"; exit 0; }',
+        "sums() { for r in $R; do a=${r%:*}; l=${r#*:}; "
+        'c=$(tail -c +$((a + 1)) -- "$2" 2>/dev/null | head -c "$l" | cksum 2>/dev/null); '
+        'printf \'%s P C %s %s %s %s\\n\' "$T" "$1" "$a" "$l" "$c"; done; }',
+        "P=./$B; id=",
+        "st=$(stat -L -c '%F|%d:%i|%s|%n' -- \"$P\" 2>/dev/null) && { "
+        'printf \'%s P N %s\\n\' "$T" "$st"; id=${st#*|}; id=${id%%|*}; '
+        'case $st in regular*) sums name "$P";; esac; }',
+        '[ "$id" != "$X" ] && stat -L -c \'%F|%d:%i|%s|%n\' -- ./* ./.[!.]* ./..?* 2>/dev/null | '
+        'while IFS= read -r l; do case $l in regular*"|$X|"*) '
+        'f=${l#*"|$X|"}; f=${f#*|}; printf \'%s P O %s\\n\' "$T" "$l"; sums old "$f"; break;; esac; done',
+        "printf '%s P E\\n' \"$T\"",
+    ]
+)
+
 CAT = "; ".join(
     [
         _PRELUDE,
@@ -222,6 +243,11 @@ def reader_command(
     """``name`` is the file to read in ``rp.dir`` (the pattern's current match, or ``rp.base``)."""
     iv = "0" if not follow else f"{max(interval, 0.05):g}"
     return _command(READER, tag, nonce, rp.dir, name, expect, str(offset), mode, str(lines), iv)
+
+
+def probe_command(tag: str, rp: RemotePath, name: str, identity: str, ranges: list[tuple[int, int]]) -> str:
+    r = " ".join(f"{a}:{n}" for a, n in ranges)
+    return _command(PROBE, tag, rp.dir, name, identity, r)
 
 
 def lister_command(tag: str, rp: RemotePath, *, interval: float = 1.0, once: bool = False) -> str:
@@ -421,3 +447,47 @@ def describe_tail_message(msg: str, nonce: str) -> tuple[str, str]:
     if msg.endswith(": file truncated"):
         return "truncated", readable
     return "other", readable
+
+
+@dataclass(slots=True)
+class Probe:
+    """What :data:`PROBE` found: the name's entry and checksums, the old file's and its."""
+
+    name: Entry | None = None
+    old: Entry | None = None
+    sums: dict[str, dict[tuple[int, int], tuple[int, int]]] | None = None
+    complete: bool = False
+
+
+def parse_probe(out: bytes, tag: str) -> Probe:
+    """Parses :data:`PROBE`'s output (lines before the first tagged one, a login banner, are
+    ignored); ``complete`` is False when its end mark never came."""
+    probe = Probe(sums={"name": {}, "old": {}})
+    assert probe.sums is not None
+    mark = tag.encode() + b" P "
+    for raw in out.split(b"\n"):
+        if not raw.startswith(mark):
+            continue
+        kind, _, rest = raw[len(mark) :].partition(b" ")
+        if kind == b"E":
+            probe.complete = True
+        elif kind in (b"N", b"O"):
+            entries = parse_entries(rest, False) if kind == b"N" else _old_entry(rest)
+            if entries:
+                if kind == b"N":
+                    probe.name = entries[0]
+                else:
+                    probe.old = entries[0]
+        elif kind == b"C":
+            f = rest.decode("ascii", "replace").split()
+            if len(f) >= 5 and f[0] in probe.sums and all(x.isdigit() for x in f[1:5]):
+                probe.sums[f[0]][(int(f[1]), int(f[2]))] = (int(f[3]), int(f[4]))
+    return probe
+
+
+def _old_entry(rest: bytes) -> list[Entry]:
+    parts = rest.decode("utf-8", "surrogateescape").split("|", 3)
+    if len(parts) < 4 or not parts[2].isdigit():
+        return []
+    name = parts[3][2:] if parts[3].startswith("./") else parts[3]
+    return [Entry(parts[0], parts[1], int(parts[2]), 0.0, name)]
