@@ -143,10 +143,10 @@ class Session:
                     async for b in self._listed(entries):
                         yield b
             elif role == "lister_eof":
-                exc, stderr = value
-                src._lost_or(self.conn, exc)
+                lister_exc, stderr = value
+                src._lost_or(self.conn, lister_exc)
                 await asyncio.sleep(0.05)
-                src._lost_or(self.conn, exc)
+                src._lost_or(self.conn, lister_exc)
                 if not src.follow:
                     if not self.listed:
                         src.error = f"cannot list {self.display(src.rp.base)}: {_text(stderr) or 'no answer'}"
@@ -304,9 +304,9 @@ class Session:
             src = self.src
             self.last_data = self.loop.time()
             self.idle_said = False
-            b = self.feed(value, self.display(src.current))  # type: ignore[arg-type]
-            if b is not None:
-                yield b
+            batch = self.feed(value, self.display(src.current))  # type: ignore[arg-type]
+            if batch is not None:
+                yield batch
         elif kind == "status":
             async for b in self._status(value):  # type: ignore[arg-type]
                 yield b
@@ -363,9 +363,9 @@ class Session:
             async for b in self._truncated(f"{self.display(name)} {why}; reading it again from the start"):
                 yield b
         elif prev is not None:
-            b = make_batch(src.name, src.splitter.flush(), self.display(prev_name))
-            if b is not None:
-                yield b
+            last = make_batch(src.name, src.splitter.flush(), self.display(prev_name))
+            if last is not None:
+                yield last
             old_pos = src.splitter.pos
             self.reset(start, line_no)
             src.identity, src.current = identity, name
