@@ -85,3 +85,21 @@ async def test_local_rewrite_that_differs_only_in_its_first_line_is_a_truncation
     assert c.lines == ["started run A"] + [seq(i) for i in range(2, 401)] + ["started run B"] + [
         seq(i) for i in range(2, 403)
     ]
+
+
+def test_copytruncate_decisions_look_at_the_copies():
+    rewritten = FileLook("1:5", 500, False)
+    assert decide("1:5", 100, Look(rewritten)).old_note == ""  # copies not looked for (local)
+    d = decide("1:5", 100, Look(rewritten, None, ()))
+    assert d.old_rest == "lost" and "no copy of it found" in d.old_note
+    other = FileLook("1:7", 300, False, "a.log.2")
+    copy = FileLook("1:8", 160, True, "a.log.1")
+    d = decide("1:5", 100, Look(rewritten, None, (other, copy)))
+    assert (d.action, d.drain, d.drain_identity, d.old_rest) == (
+        "restart",
+        ("a.log.1", 100, 160),
+        "1:8",
+        "drain",
+    )
+    d = decide("1:5", 100, Look(FileLook("1:5", 40, None), None, (FileLook("1:8", 100, True, "a.log.1"),)))
+    assert d.action == "restart" and "shrank to 40" in d.why and d.old_rest == "read" and d.drain is None

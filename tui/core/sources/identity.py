@@ -130,6 +130,7 @@ class Look:
 
     at_name: FileLook | None
     old: FileLook | None = None
+    copies: tuple[FileLook, ...] | None = None  # files that may be copies (None: not looked for)
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,6 +143,7 @@ class Decision:
     action: str
     why: str = ""
     drain: tuple[str, int, int] | None = None
+    drain_identity: str = ""  # the identity the file to drain must still have
     old_note: str = ""
     old_rest: str = ""  # "read" (to its end) | "drain" (the rest is read now) | "lost"
 
@@ -151,14 +153,25 @@ def decide(identity: str, pos: int, look: Look) -> Decision:
     here = look.at_name
     if here is not None and here.identity == identity:
         if here.size < pos:
-            return Decision("restart", f"shrank to {here.size} bytes (it was read to byte {pos})")
-        if here.same is False:
-            return Decision(
-                "restart",
-                f"was truncated and rewritten, or replaced on the same inode (its bytes before byte "
-                f"{pos} changed)",
-            )
-        return Decision("resume")
+            why = f"shrank to {here.size} bytes (it was read to byte {pos})"
+        elif here.same is False:
+            why = f"was truncated and rewritten, or replaced on the same inode (its bytes before byte {pos} changed)"
+        else:
+            return Decision("resume")
+        if look.copies is None:
+            return Decision("restart", why)
+        for c in look.copies:  # copytruncate: the old bytes are in the copy
+            if c.same and c.size >= pos and c.name is not None:
+                if c.size == pos:
+                    return Decision(
+                        "restart", why, old_note=f"its copy {c.name} holds nothing more", old_rest="read"
+                    )
+                note = (
+                    f"read the rest of the old content from its copy {c.name} (bytes {pos} to {c.size}) first"
+                )
+                return Decision("restart", why, (c.name, pos, c.size), c.identity, note, "drain")
+        note = f"whatever was written to it after byte {pos} before that was not read (no copy of it found)"
+        return Decision("restart", why, old_note=note, old_rest="lost")
     action = "rotated" if here is not None else "missing"
     old = look.old
     if old is None or old.identity != identity or old.name is None:
@@ -177,7 +190,9 @@ def decide(identity: str, pos: int, look: Look) -> Decision:
         return Decision(action, old_note=note, old_rest="lost")
     if old.size > pos:
         note = f"read the rest of the old file, now {old.name} (bytes {pos} to {old.size})"
-        return Decision(action, drain=(old.name, pos, old.size), old_note=note, old_rest="drain")
+        return Decision(
+            action, drain=(old.name, pos, old.size), drain_identity=identity, old_note=note, old_rest="drain"
+        )
     return Decision(
         action, old_note=f"the old file, now {old.name}, had been read to its end", old_rest="read"
     )

@@ -28,8 +28,10 @@ from tui.core.sources.lines import make_batch
 from tui.core.sources.ssh import ChannelRefused, _Lost, lister_blocks
 from tui.core.sources.ssh_remote import (
     Entry,
+    Probe,
     ReaderDemux,
     Status,
+    copies_command,
     describe_tail_message,
     lister_command,
     parse_probe,
@@ -215,11 +217,13 @@ class Session:
                 self.reader = None
                 self.retry_at = self.loop.time() + src.settings.delay(2)
                 return
-            if d.action == "restart":
-                cmd = self._reader(name, 0, True)
-            elif d.drain is not None:  # the rest of the old file first, under its new name
+            if d.drain is not None:  # the rest of the old file (or its copy) first, under its new name
                 self.draining, self.verified = d, True
-                cmd = self._reader(d.drain[0], d.drain[1], False)
+                cmd = self._reader(d.drain[0], d.drain[1], False, d.drain_identity)
+            elif d.action == "restart":
+                cmd = self._reader(name, 0, True)
+        elif after is not None and after.action == "restart":
+            cmd = self._reader(name, 0, True)
         try:
             await src._start(self.conn, "reader", cmd or src._reader_cmd(name, mode), self.q)
         except ChannelRefused as exc:
@@ -230,14 +234,14 @@ class Session:
             return
         self.reader = src._procs["reader"]
 
-    def _reader(self, name: str, offset: int, follow: bool) -> str:
+    def _reader(self, name: str, offset: int, follow: bool, expect: str | None = None) -> str:
         src = self.src
         return reader_command(
             src._tag,
             src._nonce,
             src.rp,
             name,
-            expect=src.identity or "-",
+            expect=expect or src.identity or "-",
             offset=offset,
             mode="resume",
             interval=src.settings.status_interval,
@@ -245,12 +249,29 @@ class Session:
         )
 
     async def _probe(self, name: str, identity: str) -> Decision:
-        """What became of the file read to ``splitter.pos`` (one short command on the host)."""
+        """What became of the file read to ``splitter.pos`` (a short command on the host; a
+        second one looks for a copy when the file was truncated)."""
         src = self.src
-        fp = src.fingerprint
-        if fp.pos != src.splitter.pos:  # not kept in step (cannot happen): trust identity and size only
-            fp.reset(src.splitter.pos)
-        cmd = probe_command(src._tag, src.rp, name, identity, fp.ranges())
+        fp, pos = src.fingerprint, src.splitter.pos
+        if fp.pos != pos:  # not kept in step (cannot happen): trust identity and size only
+            fp.reset(pos)
+        probe = await self._run(probe_command(src._tag, src.rp, name, identity, fp.ranges()))
+
+        def look(e: Entry | None, which: str) -> FileLook | None:
+            if e is None or not e.regular:
+                return None
+            return FileLook(e.identity, e.size, fp.same_sums(probe.sums.get(which, {})), e.name)
+
+        found = Look(look(probe.name, "name"), look(probe.old, "old"))
+        d = decide(identity, pos, found)
+        if d.action != "restart" or pos == 0:
+            return d
+        probe = await self._run(copies_command(src._tag, src.rp, name, pos, fp.ranges()))
+        copies = tuple(look(e, f"k{i}") for i, e in enumerate(probe.copies))
+        return decide(identity, pos, Look(found.at_name, None, tuple(c for c in copies if c is not None)))
+
+    async def _run(self, cmd: str) -> Probe:
+        src = self.src
         timeout = (src.settings.connect_timeout or 10.0) * 3
         try:
             result = await wait_for(
@@ -268,16 +289,7 @@ class Session:
         except (asyncssh.Error, OSError) as exc:
             src._lost_or(self.conn, exc)
             raise _Lost(str(exc)) from None
-        out = result.stdout if isinstance(result.stdout, bytes) else b""
-        probe = parse_probe(out, src._tag)
-        sums = probe.sums or {}
-
-        def look(e: Entry | None, which: str) -> FileLook | None:
-            if e is None or not e.regular:
-                return None
-            return FileLook(e.identity, e.size, fp.same_sums(sums.get(which, {})), e.name)
-
-        return decide(identity, src.splitter.pos, Look(look(probe.name, "name"), look(probe.old, "old")))
+        return parse_probe(result.stdout if isinstance(result.stdout, bytes) else b"", src._tag)
 
     async def _part(self, part: tuple[str, object]) -> AsyncIterator[Batch]:
         kind, value = part
@@ -320,14 +332,15 @@ class Session:
             else:
                 yield self.ev(EventKind.STDERR, msg, lines=[msg])
 
-    async def _truncated(self, message: str) -> AsyncIterator[Batch]:
+    async def _truncated(self, message: str, old_rest: str | None = None) -> AsyncIterator[Batch]:
         src = self.src
         b = make_batch(src.name, src.splitter.flush(), self.display(src.current))
         if b is not None:
             yield b
         old = src.splitter.pos
         self.reset(0, 1)
-        yield self.ev(EventKind.TRUNCATED, message, old_size=old, inode=_ino(src.identity))
+        extra = {"old_rest": old_rest} if old_rest else {}
+        yield self.ev(EventKind.TRUNCATED, message, old_size=old, inode=_ino(src.identity), **extra)
 
     async def _header(self, fields: list[str]) -> AsyncIterator[Batch]:
         src = self.src
@@ -341,7 +354,7 @@ class Session:
         line_no = int(fields[4]) if fields[4].isdigit() else src.splitter.line_no
         prev, prev_name = src.identity, src.current
         if self.draining is not None:
-            if identity != prev or start != src.splitter.pos:  # it changed again since the probe
+            if identity != self.draining.drain_identity or start != src.splitter.pos:  # changed again
                 await self._drained(False)
             return
         self.waiting_said = False
@@ -355,12 +368,14 @@ class Session:
         elif prev is not None and identity == prev:
             src.current = name
             d = self.decision
-            why = (
-                d.why
-                if d is not None and d.action == "restart"
-                else f"shrank to {size} bytes (it was read to byte {src.splitter.pos})"
-            )
-            async for b in self._truncated(f"{self.display(name)} {why}; reading it again from the start"):
+            if d is not None and d.action == "restart":
+                why = d.why + (f"; {d.old_note}" if d.old_note else "")
+            else:
+                why = f"shrank to {size} bytes (it was read to byte {src.splitter.pos})"
+            rest = d.old_rest if d is not None and d.action == "restart" and d.old_rest else None
+            async for b in self._truncated(
+                f"{self.display(name)} {why}; reading it again from the start", rest
+            ):
                 yield b
         elif prev is not None:
             last = make_batch(src.name, src.splitter.flush(), self.display(prev_name))
@@ -373,7 +388,7 @@ class Session:
             old = d.old_note if d is not None else "finished reading the old one"
             if name == prev_name:
                 kind = EventKind.ROTATED
-                msg = f"{self.display(name)} now points at a new file (rotated); {old}"
+                msg = f"{self.display(name)} now points at a new file (rotated); {old}; reading the new one"
             else:
                 kind = EventKind.SWITCHED
                 old = d.old_note if d is not None else f"finished reading {self.display(prev_name)}"
@@ -535,11 +550,12 @@ class Session:
         self.draining = None
         if not whole:
             pos = self.src.splitter.pos
+            what = "its copy" if d.action == "restart" else "the old file, now"
             note = (
-                f"the old file, now {d.drain[0]}, changed again before the rest of it could be read: "
+                f"{what} {d.drain[0]} changed again before the rest of it could be read: "
                 f"whatever was written to it after byte {pos} was not read"
             )
-            d = Decision(d.action, old_note=note, old_rest="lost")
+            d = Decision(d.action, d.why, old_note=note, old_rest="lost")
         await self.open(self.pending_name or self.src.rp.base, drained=True, after=d)
 
     # -- the lister (globs) ------------------------------------------------------------------

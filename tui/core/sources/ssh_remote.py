@@ -30,7 +30,7 @@ from __future__ import annotations
 import os
 import secrets
 import shlex
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from tui.core.sources.glob import has_magic
 
@@ -177,6 +177,12 @@ LISTER = "; ".join(
     ]
 )
 
+_SUMS = (
+    "sums() { for r in $R; do a=${r%:*}; l=${r#*:}; "
+    'c=$(tail -c +$((a + 1)) -- "$2" 2>/dev/null | head -c "$l" | cksum 2>/dev/null); '
+    'printf \'%s P C %s %s %s %s\\n\' "$T" "$1" "$a" "$l" "$c"; done; }'
+)
+
 # probe: what is at the name now, and (when it is another file) where the file with identity X
 # went in the directory; the cksum of each byte range R ("start:length ...") of both.
 PROBE = "; ".join(
@@ -184,9 +190,7 @@ PROBE = "; ".join(
         _PRELUDE,
         "T=$1; D=$2; B=$3; X=$4; R=$5",
         'cd -- "$D" 2>/dev/null || { printf \'%s P E\\n\' "$T"; exit 0; }',
-        "sums() { for r in $R; do a=${r%:*}; l=${r#*:}; "
-        'c=$(tail -c +$((a + 1)) -- "$2" 2>/dev/null | head -c "$l" | cksum 2>/dev/null); '
-        'printf \'%s P C %s %s %s %s\\n\' "$T" "$1" "$a" "$l" "$c"; done; }',
+        _SUMS,
         "P=./$B; id=",
         "st=$(stat -L -c '%F|%d:%i|%s|%n' -- \"$P\" 2>/dev/null) && { "
         'printf \'%s P N %s\\n\' "$T" "$st"; id=${st#*|}; id=${id%%|*}; '
@@ -194,6 +198,22 @@ PROBE = "; ".join(
         '[ "$id" != "$X" ] && stat -L -c \'%F|%d:%i|%s|%n\' -- ./* ./.[!.]* ./..?* 2>/dev/null | '
         'while IFS= read -r l; do case $l in regular*"|$X|"*) '
         'f=${l#*"|$X|"}; f=${f#*|}; printf \'%s P O %s\\n\' "$T" "$l"; sums old "$f"; break;; esac; done',
+        "printf '%s P E\\n' \"$T\"",
+    ]
+)
+
+# copies: regular files named NAME?* (logrotate's NAME.1, NAME-DATE) at least O bytes long
+# (up to 8), with the checksums of the ranges R: where a copy-truncated file's old bytes went.
+COPIES = "; ".join(
+    [
+        _PRELUDE,
+        "T=$1; D=$2; B=$3; O=$4; R=$5; n=0",
+        'cd -- "$D" 2>/dev/null || { printf \'%s P E\\n\' "$T"; exit 0; }',
+        _SUMS,
+        "stat -L -c '%F|%d:%i|%s|%n' -- ./\"$B\"?* 2>/dev/null | while IFS= read -r l; do "
+        "case $l in regular*) ;; *) continue;; esac; f=${l#*|*|}; s=${f%%|*}; f=${f#*|}; "
+        '[ "$s" -ge "$O" ] || continue; printf \'%s P K %s\\n\' "$T" "$l"; sums "k$n" "$f"; '
+        "n=$((n + 1)); [ $n -lt 8 ] || break; done",
         "printf '%s P E\\n' \"$T\"",
     ]
 )
@@ -248,6 +268,11 @@ def reader_command(
 def probe_command(tag: str, rp: RemotePath, name: str, identity: str, ranges: list[tuple[int, int]]) -> str:
     r = " ".join(f"{a}:{n}" for a, n in ranges)
     return _command(PROBE, tag, rp.dir, name, identity, r)
+
+
+def copies_command(tag: str, rp: RemotePath, name: str, at_least: int, ranges: list[tuple[int, int]]) -> str:
+    r = " ".join(f"{a}:{n}" for a, n in ranges)
+    return _command(COPIES, tag, rp.dir, name, str(at_least), r)
 
 
 def lister_command(tag: str, rp: RemotePath, *, interval: float = 1.0, once: bool = False) -> str:
@@ -455,15 +480,15 @@ class Probe:
 
     name: Entry | None = None
     old: Entry | None = None
-    sums: dict[str, dict[tuple[int, int], tuple[int, int]]] | None = None
+    sums: dict[str, dict[tuple[int, int], tuple[int, int]]] = field(default_factory=dict)
     complete: bool = False
+    copies: list[Entry] = field(default_factory=list)  # COPIES: sums under "k0", "k1", ...
 
 
 def parse_probe(out: bytes, tag: str) -> Probe:
     """Parses :data:`PROBE`'s output (lines before the first tagged one, a login banner, are
     ignored); ``complete`` is False when its end mark never came."""
-    probe = Probe(sums={"name": {}, "old": {}})
-    assert probe.sums is not None
+    probe = Probe()
     mark = tag.encode() + b" P "
     for raw in out.split(b"\n"):
         if not raw.startswith(mark):
@@ -471,17 +496,19 @@ def parse_probe(out: bytes, tag: str) -> Probe:
         kind, _, rest = raw[len(mark) :].partition(b" ")
         if kind == b"E":
             probe.complete = True
-        elif kind in (b"N", b"O"):
+        elif kind in (b"N", b"O", b"K"):
             entries = parse_entries(rest, False) if kind == b"N" else _old_entry(rest)
             if entries:
                 if kind == b"N":
                     probe.name = entries[0]
-                else:
+                elif kind == b"O":
                     probe.old = entries[0]
+                else:
+                    probe.copies.append(entries[0])
         elif kind == b"C":
             f = rest.decode("ascii", "replace").split()
-            if len(f) >= 5 and f[0] in probe.sums and all(x.isdigit() for x in f[1:5]):
-                probe.sums[f[0]][(int(f[1]), int(f[2]))] = (int(f[3]), int(f[4]))
+            if len(f) >= 5 and all(x.isdigit() for x in f[1:5]):
+                probe.sums.setdefault(f[0], {})[(int(f[1]), int(f[2]))] = (int(f[3]), int(f[4]))
     return probe
 
 
