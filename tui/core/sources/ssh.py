@@ -3,10 +3,11 @@
 
 The events are those of the local followers (opened, truncated, rotated, switched, waiting,
 idle, eof, error), plus ``connected`` / ``reconnecting``. Resuming is exact: the source keeps
-the file's identity (device:inode) and the byte offset it has read to (the held partial line
-included); after a reconnect the remote side continues at that offset if it is the same file
-and not shorter, else the source says ``truncated`` or ``rotated`` and reads the file from its
-start. See :mod:`.ssh_remote` for what runs on the host and :mod:`.ssh_connect` for
+the file's identity (device:inode), the byte offset it has read to (the held partial line
+included) and a fingerprint of the bytes read; after a reconnect a probe checks them and
+:func:`.identity.decide` says resume, ``truncated`` (read again from the start, the rest of the
+old content first from a copy when there is one) or ``rotated`` (the rest of the old file first,
+under its new name, when it is still in the directory). See :mod:`.ssh_remote` for what runs on the host and :mod:`.ssh_connect` for
 connections, host keys and errors.
 """
 
