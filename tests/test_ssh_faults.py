@@ -237,3 +237,25 @@ async def test_black_hole_reconnects_within_keepalive_and_resumes_exactly(home, 
     assert c.lines == [seq(i) for i in range(1, 101)]
     assert evs(c, K.CONNECTED)[-1].data["reconnect"] is True
     assert not [e for e in c.events if e.kind in (K.TRUNCATED, K.ROTATED)]
+
+
+async def test_glob_current_deleted_while_down_switches_to_the_newer_match(home, running, tmp_path):
+    sshd = running
+    d = tmp_path / "logs"
+    d.mkdir()
+    append(d / "a.log", seq_lines(1, 100))
+    async with Collector(remote(f"{d}/*.log")) as c:
+        await c.wait_lines(100, timeout=10)
+        sshd.kill()
+        await c.wait_event(K.RECONNECTING, timeout=5)
+        append(d / "a.log", seq_lines(101, 110))  # lost: only ever in a.log, deleted unread
+        (d / "a.log").unlink()
+        append(d / "b.log", new_lines(1, 50))
+        sshd.start()
+        await c.wait_lines(150, timeout=10)
+        await asyncio.sleep(0.3)
+    assert c.lines == [seq(i) for i in range(1, 101)] + [new(i) for i in range(1, 51)]
+    # SWITCHED, or TRUNCATED when b.log got a.log's inode number: either way the loss is said
+    sw = [e for e in c.events if e.kind in (K.SWITCHED, K.TRUNCATED, K.ROTATED)]
+    assert len(sw) == 1 and sw[0].kind in (K.SWITCHED, K.TRUNCATED), c.stream()[-5:]
+    assert sw[0].data["old_rest"] == "lost" and "not read" in sw[0].message, sw[0].message

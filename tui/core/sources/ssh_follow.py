@@ -78,6 +78,7 @@ class Session:
         self.refused: str | None = None
         self.decision: Decision | None = None  # what the last probe decided, for the header's event
         self.draining: Decision | None = None  # reading the rest of a rotated-away file
+        self.failed = False
 
     def feed(self, data: bytes, path: str | None) -> LineBatch | None:
         self.src.fingerprint.feed(data)
@@ -207,6 +208,7 @@ class Session:
         self.open_size = None
         self.demux = ReaderDemux(src._tag, src._nonce)
         self.decision, self.draining = after, None
+        self.failed = False  # the header said the file could not be opened
         cmd = None
         if mode == "resume" and src.follow and not drained and src.identity is not None:
             try:
@@ -422,6 +424,7 @@ class Session:
 
     async def _open_failed(self, kind: str, detail: list[str], name: str) -> AsyncIterator[Batch]:
         src = self.src
+        self.failed = True
         path = self.display(name)
         fatal = not src.follow
         if kind == "enoent":
@@ -514,8 +517,8 @@ class Session:
             yield self.ev(EventKind.ERROR, message + " (retrying)", fatal=False)
             self.retry_at = self.loop.time() + src.settings.delay(1)
             return
-        if self.retry_at is not None or src.error is not None:
-            return  # the open failed and said so; the retry timer runs
+        if self.retry_at is not None or src.error is not None or self.failed:
+            return  # the open failed and said so; the retry timer (or the lister) runs
         if self.draining is not None:
             if self.demux is not None and self.demux.pending:  # bytes held as a possible marker are data
                 b = self.feed(self.demux.pending, self.display(src.current))
@@ -601,6 +604,12 @@ class Session:
         if newer and self.switch is None:
             src.known = {e.identity for e in found}
             self.switch = (newer[-1].name, self.loop.time())
+        if self.failed and found:  # the current name is gone: the newest match now (probed first,
+            # so a file renamed within the pattern, or a new one on a reused inode, is told apart)
+            name = self.switch[0] if self.switch is not None else found[-1].name
+            self.switch = None
+            src.known = {e.identity for e in found}
+            await self.open(name)
 
 
 def _text(stderr: list[bytes]) -> str:
