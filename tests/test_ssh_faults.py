@@ -259,3 +259,26 @@ async def test_glob_current_deleted_while_down_switches_to_the_newer_match(home,
     sw = [e for e in c.events if e.kind in (K.SWITCHED, K.TRUNCATED, K.ROTATED)]
     assert len(sw) == 1 and sw[0].kind in (K.SWITCHED, K.TRUNCATED), c.stream()[-5:]
     assert sw[0].data["old_rest"] == "lost" and "not read" in sw[0].message, sw[0].message
+
+
+async def test_renamed_while_down_and_recreated_later(home, running, tmp_path):
+    """The name is missing at the reconnect: the rest of the old file is read under its new name,
+    the source waits for the name, and the new file is read when it appears."""
+    sshd = running
+    p = tmp_path / "a.log"
+    append(p, seq_lines(1, 100))
+    async with Collector(remote(p)) as c:
+        await c.wait_lines(100, timeout=10)
+        sshd.kill()
+        await c.wait_event(K.RECONNECTING, timeout=5)
+        append(p, seq_lines(101, 120))
+        os.rename(p, tmp_path / "a.log.1")
+        sshd.start()
+        await c.wait_lines(120, timeout=10)
+        await c.wait_event(K.WAITING, timeout=5)
+        append(p, new_lines(1, 30))
+        await c.wait_lines(150, timeout=10)
+        await asyncio.sleep(0.3)
+    assert c.lines == [seq(i) for i in range(1, 121)] + [new(i) for i in range(1, 31)]
+    rot = evs(c, K.ROTATED)
+    assert len(rot) == 1 and rot[0].data["old_rest"] == "read" and "read to its end" in rot[0].message
