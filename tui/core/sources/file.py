@@ -396,6 +396,8 @@ class Follower(GeneratorSource):
                 old_path=f.path,
                 old_inode=f.identity[1],
                 inode=st.st_ino,
+                old_read_to=f.pos,
+                old_rest="read",  # the old file stays open here: always read to its end
             )
         self._waiting_said = False
 
