@@ -166,9 +166,7 @@ def decide(identity: str, pos: int, look: Look) -> Decision:
                     return Decision(
                         "restart", why, old_note=f"its copy {c.name} holds nothing more", old_rest="read"
                     )
-                note = (
-                    f"read the rest of the old content from its copy {c.name} (bytes {pos} to {c.size}) first"
-                )
+                note = drained_note(True, c.name, pos, c.size)
                 return Decision("restart", why, (c.name, pos, c.size), c.identity, note, "drain")
         note = f"whatever was written to it after byte {pos} before that was not read (no copy of it found)"
         return Decision("restart", why, old_note=note, old_rest="lost")
@@ -189,10 +187,17 @@ def decide(identity: str, pos: int, look: Look) -> Decision:
         )
         return Decision(action, old_note=note, old_rest="lost")
     if old.size > pos:
-        note = f"read the rest of the old file, now {old.name} (bytes {pos} to {old.size})"
+        note = drained_note(False, old.name, pos, old.size)
         return Decision(
             action, drain=(old.name, pos, old.size), drain_identity=identity, old_note=note, old_rest="drain"
         )
     return Decision(
         action, old_note=f"the old file, now {old.name}, had been read to its end", old_rest="read"
     )
+
+
+def drained_note(copy: bool, name: str, start: int, end: int) -> str:
+    """What was read of an old file (``copy``: of a copy-truncated file's copy) under ``name``."""
+    if copy:
+        return f"read the rest of the old content from its copy {name} (bytes {start} to {end}) first"
+    return f"read the rest of the old file, now {name} (bytes {start} to {end})"

@@ -23,7 +23,7 @@ import asyncssh
 
 from tui.core.sources.aio import wait_for
 from tui.core.sources.base import Batch, EventKind, LineBatch
-from tui.core.sources.identity import Decision, FileLook, Look, decide
+from tui.core.sources.identity import Decision, FileLook, Look, decide, drained_note
 from tui.core.sources.lines import make_batch
 from tui.core.sources.ssh import ChannelRefused, _Lost, lister_blocks
 from tui.core.sources.ssh_remote import (
@@ -348,17 +348,18 @@ class Session:
         src = self.src
         name = self.pending_name or src.rp.base
         self.header = True
-        if not fields or fields[0] != "ok" or len(fields) < 5:
+        ok = bool(fields) and fields[0] == "ok" and len(fields) >= 5
+        if self.draining is not None:  # the old file (or copy) must still be the one probed
+            if not ok or fields[1] != self.draining.drain_identity or int(fields[3]) != src.splitter.pos:
+                await self._drained(False)
+            return
+        if not ok:
             async for b in self._open_failed(fields[1] if len(fields) > 1 else "unknown", fields[2:], name):
                 yield b
             return
         identity, size, start = fields[1], int(fields[2]), int(fields[3])
         line_no = int(fields[4]) if fields[4].isdigit() else src.splitter.line_no
         prev, prev_name = src.identity, src.current
-        if self.draining is not None:
-            if identity != self.draining.drain_identity or start != src.splitter.pos:  # changed again
-                await self._drained(False)
-            return
         self.waiting_said = False
         self.error_said = None
         if self.switch is not None and self.switch[0] == name:  # (a newer match listed meanwhile stays)
@@ -551,11 +552,15 @@ class Session:
         d = self.draining
         assert d is not None and d.drain is not None
         self.draining = None
-        if not whole:
-            pos = self.src.splitter.pos
+        pos = self.src.splitter.pos
+        old_name, start, _ = d.drain
+        if whole:  # to where it really ended (it may have grown since the probe)
+            note = drained_note(d.action == "restart", old_name, start, pos)
+            d = Decision(d.action, d.why, old_note=note, old_rest=d.old_rest)
+        else:
             what = "its copy" if d.action == "restart" else "the old file, now"
             note = (
-                f"{what} {d.drain[0]} changed again before the rest of it could be read: "
+                f"{what} {old_name} changed again before the rest of it could be read: "
                 f"whatever was written to it after byte {pos} was not read"
             )
             d = Decision(d.action, d.why, old_note=note, old_rest="lost")
