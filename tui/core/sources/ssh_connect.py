@@ -201,9 +201,12 @@ def key_facts(client_keys: Any, identity_files: Any, agent_path: str | None) -> 
     named = client_keys if client_keys not in ((), None) else identity_files
     if isinstance(named, (str, os.PathLike)):
         named = [named]
+    loaded = 0  # keys given as objects, not files
     for k in named or ():
         if isinstance(k, (str, os.PathLike)):
             paths.append(os.path.expanduser(os.fspath(k)))
+        else:
+            loaded += 1
     if not paths and client_keys is not None and client_keys == ():
         paths = [os.path.expanduser(os.path.join("~", ".ssh", f)) for f in _DEFAULT_KEYS]
         paths = [p for p in paths if os.path.isfile(p)]
@@ -217,6 +220,8 @@ def key_facts(client_keys: Any, identity_files: Any, agent_path: str | None) -> 
                 encrypted.append(_short(path))
         except (OSError, ValueError):
             pass
+    if loaded:
+        files.append(f"{loaded} key{'s' if loaded > 1 else ''} given in the options")
     return KeyFacts(files, encrypted, agent_path or None)
 
 
