@@ -8,8 +8,13 @@ that stops forwarding) and the copy-truncate-while-the-server-is-down acceptance
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import shutil
+import signal
+import subprocess
+import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -282,3 +287,55 @@ async def test_renamed_while_down_and_recreated_later(home, running, tmp_path):
     assert c.lines == [seq(i) for i in range(1, 121)] + [new(i) for i in range(1, 31)]
     rot = evs(c, K.ROTATED)
     assert len(rot) == 1 and rot[0].data["old_rest"] == "read" and "read to its end" in rot[0].message
+
+
+def test_cli_stream_copytruncate_while_down_acceptance(home, running, tmp_path):
+    """The acceptance run through `specwatch stream --jsonl`, as a user runs it."""
+    sshd = running
+    p = tmp_path / "live.log"
+    decode = "[2026-06-01 00:00:00] Decode batch, #running-req: {n}, accept len: 2.50, accept rate: 0.50\n"
+    append(p, "".join(decode.format(n=i) for i in range(1, 101)))
+    env = {**os.environ, "HOME": str(home)}
+    env.pop("SSH_AUTH_SOCK", None)
+    args = ["stream", "--jsonl", "--idle", "0", "--reconnect-max", "1", f"logbox:{p}"]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tui", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    got: list[dict] = []
+    reader = threading.Thread(target=lambda: got.extend(json.loads(x) for x in proc.stdout), daemon=True)
+    reader.start()
+
+    def wait(cond, timeout: float = 15.0) -> None:
+        deadline = time.monotonic() + timeout
+        while not cond():
+            assert time.monotonic() < deadline and proc.poll() is None, got[-5:]
+            time.sleep(0.02)
+
+    def records() -> list[int]:
+        return [g["running_req"] for g in list(got) if g["kind"] == "record"]
+
+    def events() -> list[str]:
+        return [g["event"] for g in list(got) if g["kind"] == "event"]
+
+    try:
+        wait(lambda: len(records()) == 100)
+        sshd.stop()
+        wait(lambda: "reconnecting" in events())
+        shutil.copy(p, tmp_path / "live.log.1")
+        os.truncate(p, 0)
+        append(p, "".join(decode.format(n=1000 + i) for i in range(1, 401)))
+        sshd.start()
+        wait(lambda: len(records()) == 500)
+        append(p, "".join(decode.format(n=1000 + i) for i in range(401, 451)))
+        wait(lambda: len(records()) == 550)
+        time.sleep(0.3)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=10)
+        reader.join(5)
+    assert records() == list(range(1, 101)) + [1000 + i for i in range(1, 451)]
+    assert events().count("truncated") == 1 and "Traceback" not in err
