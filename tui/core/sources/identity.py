@@ -92,6 +92,10 @@ class Fingerprint:
             out.append((self.pos - len(self.tail), len(self.tail)))
         return out
 
+    def chunks(self) -> list[bytes]:
+        """The bytes of each of :meth:`ranges`."""
+        return [self._expected(r) for r in self.ranges()]
+
     def _expected(self, r: Range) -> bytes:
         return self.head if r == (self.base, len(self.head)) else self.tail
 

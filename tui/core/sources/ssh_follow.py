@@ -6,11 +6,13 @@ names the file ``tail`` really has open (``/proc/PID/fd``). Data is held back un
 so a rotation between the two cannot mix two files. A rotation or a newer glob match is
 carried out only once everything the old file held when it was last looked at has arrived.
 
-Coming back to a file without a live ``tail`` on it (a reconnect, a retry) starts with a probe
-(:data:`.ssh_remote.PROBE`): the name's identity and size, the checksums of the bytes the
-source's :class:`.identity.Fingerprint` holds, and where the old file went; :func:`.identity.decide`
-says resume, read again from the start (``truncated``), or ``rotated`` (the rest of the old file
-read first under its new name when it is still there).
+Coming back to a file without a live ``tail`` on it (a reconnect, a retry), the reader checks
+it first (mode ``verify``): same identity, not shorter, and the same ``cksum`` of the bytes the
+source's :class:`.identity.Fingerprint` holds; then it resumes at the offset (no extra round
+trip). Otherwise it answers ``moved`` and a probe (:data:`.ssh_remote.PROBE`) gathers the facts:
+the name's identity, size and checksums, where the old file went (and, after a truncation,
+whether a copy holds the old bytes); :func:`.identity.decide` says read again from the start
+(``truncated``) or ``rotated``, the rest of the old file (or copy) read first when it is there.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from tui.core.sources.ssh_remote import (
     Status,
     copies_command,
     describe_tail_message,
+    expected_sums,
     lister_command,
     parse_probe,
     probe_command,
@@ -79,6 +82,8 @@ class Session:
         self.decision: Decision | None = None  # what the last probe decided, for the header's event
         self.draining: Decision | None = None  # reading the rest of a rotated-away file
         self.failed = False
+        self.verifying = False  # the reader checks the file itself (mode verify)
+        self.probed: tuple[str, int] | None = None  # the last (identity, offset) probed
 
     def feed(self, data: bytes, path: str | None) -> LineBatch | None:
         self.src.fingerprint.feed(data)
@@ -195,10 +200,13 @@ class Session:
             yield self.ev(EventKind.IDLE, f"no new line for {src.idle_after:g} s", seconds=src.idle_after)
 
     # -- the reader --------------------------------------------------------------------------
-    async def open(self, name: str, *, drained: bool = False, after: Decision | None = None) -> None:
-        """Starts the reader on ``name``; a file read before and not ``drained`` through a live
-        ``tail`` is probed first (see the module notes). ``after``: the decision whose old file
-        was just read to its end (for the event)."""
+    async def open(
+        self, name: str, *, drained: bool = False, after: Decision | None = None, probe: bool = False
+    ) -> None:
+        """Starts the reader on ``name``. A file read before and not ``drained`` through a live
+        ``tail`` is checked by the reader itself (``verify``: identity, size, checksums); when
+        that fails (``probe``) a probe finds out what happened (see the module notes).
+        ``after``: the decision whose old file was just read to its end (for the event)."""
         src = self.src
         mode = "first" if not src._opened_once and src.identity is None else "resume"
         self.pending_name = name
@@ -209,8 +217,28 @@ class Session:
         self.demux = ReaderDemux(src._tag, src._nonce)
         self.decision, self.draining = after, None
         self.failed = False  # the header said the file could not be opened
+        self.verifying = False
         cmd = None
-        if mode == "resume" and src.follow and not drained and src.identity is not None:
+        check = mode == "resume" and src.follow and not drained and src.identity is not None
+        if check and not probe:
+            fp = src.fingerprint
+            if fp.pos != src.splitter.pos:  # not kept in step (cannot happen): trust identity and size only
+                fp.reset(src.splitter.pos)
+            self.verifying = True
+            cmd = reader_command(
+                src._tag,
+                src._nonce,
+                src.rp,
+                name,
+                expect=src.identity or "-",
+                offset=src.splitter.pos,
+                mode="verify",
+                interval=src.settings.status_interval,
+                sums=expected_sums(fp.chunks()),
+                ranges=fp.ranges(),
+            )
+        elif check and src.identity is not None:
+            self.probed = (src.identity, src.splitter.pos)
             try:
                 d = self.decision = await self._probe(name, src.identity)
             except ChannelRefused as exc:
@@ -349,6 +377,15 @@ class Session:
         name = self.pending_name or src.rp.base
         self.header = True
         ok = bool(fields) and fields[0] == "ok" and len(fields) >= 5
+        moved = fields[:2] == ["err", "moved"]  # not the same file read to the same point
+        gone = (
+            self.verifying
+            and fields[:2] == ["err", "enoent"]
+            and self.probed != (src.identity, src.splitter.pos)
+        )
+        if moved or gone:  # probe (once for a missing name: the old file may be under another name)
+            await self.open(name, probe=True)
+            return
         if self.draining is not None:  # the old file (or copy) must still be the one probed
             if not ok or fields[1] != self.draining.drain_identity or int(fields[3]) != src.splitter.pos:
                 await self._drained(False)

@@ -9,7 +9,8 @@ evaluated).
 **Reader** (one channel per file being read)::
 
     TAG H ok DEV:INO SIZE START LINE_NO        header: the file opened, where reading starts
-    TAG H err KIND [DETAIL]                    or why it could not be opened
+    TAG H err KIND [DETAIL]                    or why it could not be opened (``moved``: in
+                                               mode verify, not the file read to OFFSET)
     <bytes of the file from START, as tail writes them>
     TAG S\\n<stat lines>\\nTAG E\\n               status, every interval: the name's identity
                                                and size, and the file tail really has open
@@ -20,6 +21,10 @@ exactly in order with the data. It is given a path with a random run of ``./`` s
 *nonce*) so its messages can be told apart from log text; status records carry a random *tag*.
 Status records are single ``printf`` writes shorter than ``PIPE_BUF``, so they land whole
 (possibly between two halves of a large data write, which :class:`ReaderDemux` handles).
+
+**Probe** (after ``moved``): the name's entry and checksums, and the entry and checksums of the
+file with the old identity if it is still in the directory; **copies**: the same for files named
+``NAME?*`` (where a copy-truncated file's old bytes may be).
 
 **Lister** (glob sources): prints ``TAG S``/``TAG E`` blocks of ``stat`` lines of the matches of
 ``DIR/PATTERN`` every interval (once with ``once=1``).
@@ -33,6 +38,7 @@ import shlex
 from dataclasses import dataclass, field
 
 from tui.core.sources.glob import has_magic
+from tui.core.sources.identity import cksum
 
 # -- paths --------------------------------------------------------------------------------------
 
@@ -148,7 +154,12 @@ READER = "; ".join(
         "case $kind in regular*) ;; *) printf '%s H err notregular\\n' \"$T\"; exit 2;; esac",
         _LAST_START,
         "start=0; ln=1",
+        # verify: resume only if the cksums of the ranges ${11} are ${10}, else say "moved" (a probe follows)
         'case $M in resume) [ "$id" = "$X" ] && [ "$size" -ge "$O" ] && start=$O && ln=-;; '
+        'verify) [ "$id" = "$X" ] && [ "$size" -ge "$O" ] || { printf \'%s H err moved\\n\' "$T"; exit 0; }; '
+        "c=; for r in ${11}; do a=${r%:*}; l=${r#*:}; "
+        'c="$c$(tail -c +$((a + 1)) -- "$P" 2>/dev/null | head -c "$l" | cksum 2>/dev/null) "; done; '
+        '[ "$c" = "${10}" ] || { printf \'%s H err moved\\n\' "$T"; exit 0; }; start=$O; ln=-;; '
         'end) [ "$size" -gt 0 ] && start=$(last_start 0);; last) [ "$size" -gt 0 ] && start=$(last_start "$N");; esac',
         '[ "$start" -gt 0 ] && [ "$ln" = 1 ] && ln=$(( $(head -c "$start" -- "$P" | wc -l) + 1 ))',
         'printf \'%s H ok %s %s %s %s\\n\' "$T" "$id" "$size" "$start" "$ln"',
@@ -259,10 +270,21 @@ def reader_command(
     lines: int = 0,
     interval: float = 1.0,
     follow: bool = True,
+    sums: str = "",
+    ranges: list[tuple[int, int]] | None = None,
 ) -> str:
-    """``name`` is the file to read in ``rp.dir`` (the pattern's current match, or ``rp.base``)."""
+    """``name`` is the file to read in ``rp.dir`` (the pattern's current match, or ``rp.base``).
+    ``mode="verify"``: resume at ``offset`` only if the file is ``expect``, not shorter, and the
+    ``cksum`` lines of ``ranges`` joined are ``sums`` (:func:`expected_sums`); else the header is
+    ``err moved``."""
     iv = "0" if not follow else f"{max(interval, 0.05):g}"
-    return _command(READER, tag, nonce, rp.dir, name, expect, str(offset), mode, str(lines), iv)
+    r = " ".join(f"{a}:{n}" for a, n in ranges or ())
+    return _command(READER, tag, nonce, rp.dir, name, expect, str(offset), mode, str(lines), iv, sums, r)
+
+
+def expected_sums(chunks: list[bytes]) -> str:
+    """What the reader's ``verify`` mode computes for byte ranges holding ``chunks``."""
+    return "".join(f"{cksum(c)} {len(c)} " for c in chunks)
 
 
 def probe_command(tag: str, rp: RemotePath, name: str, identity: str, ranges: list[tuple[int, int]]) -> str:
