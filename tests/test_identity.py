@@ -103,3 +103,46 @@ def test_copytruncate_decisions_look_at_the_copies():
     )
     d = decide("1:5", 100, Look(FileLook("1:5", 40, None), None, (FileLook("1:8", 100, True, "a.log.1"),)))
     assert d.action == "restart" and "shrank to 40" in d.why and d.old_rest == "read" and d.drain is None
+
+
+def _verify(path, fp: Fingerprint, identity: str) -> list[str]:
+    """The reader's header in mode verify, run with the local sh (as sshd would run it)."""
+    from tui.core.sources.ssh_remote import expected_sums, parse_remote_path, reader_command
+
+    cmd = reader_command(
+        "TAG",
+        "./",
+        parse_remote_path(str(path)),
+        path.name,
+        expect=identity,
+        offset=fp.pos,
+        mode="verify",
+        follow=False,
+        sums=expected_sums(fp.chunks()),
+        ranges=fp.ranges(),
+    )
+    out = subprocess.run(["sh", "-c", cmd], capture_output=True, check=False).stdout
+    return out.split(b"\n", 1)[0].decode().split()[2:]
+
+
+def test_remote_verify_resumes_only_on_the_same_bytes(tmp_path):
+    p = tmp_path / "a.log"
+    data = seq_lines(1, 1000).encode()
+    p.write_bytes(data)
+    st = p.stat()
+    ident = f"{st.st_dev}:{st.st_ino}"
+    fp = Fingerprint()
+    fp.feed(data[:7000])
+    assert _verify(p, fp, ident) == ["ok", ident, str(len(data)), "7000", "-"]  # resumes at 7000
+    with open(p, "r+b") as f:  # the first byte changed, nothing else
+        f.write(b"L")
+    assert _verify(p, fp, ident) == ["err", "moved"]
+    p.write_bytes(data)
+    assert _verify(p, fp, ident)[:4] == ["ok", ident, str(len(data)), "7000"]
+    with open(p, "r+b") as f:  # a byte just before the offset
+        f.seek(6990)
+        f.write(b"X")
+    assert _verify(p, fp, ident) == ["err", "moved"]
+    assert _verify(p, fp, "1:2") == ["err", "moved"]  # another identity
+    empty = Fingerprint()  # nothing read yet: identity and size decide
+    assert _verify(p, empty, ident)[:4] == ["ok", ident, str(len(data)), "0"]
