@@ -27,7 +27,7 @@ from tui.core.sources.aio import wait_for
 from tui.core.sources.base import Batch, EventKind, LineBatch
 from tui.core.sources.identity import Decision, FileLook, Look, decide, drained_note
 from tui.core.sources.lines import make_batch
-from tui.core.sources.ssh import ChannelRefused, _Lost, lister_blocks
+from tui.core.sources.ssh import ChannelRefused, lister_blocks
 from tui.core.sources.ssh_remote import (
     Entry,
     Probe,
@@ -308,17 +308,18 @@ class Session:
                 self.conn.run(cmd, encoding=None, stdin=asyncssh.DEVNULL, check=False), timeout
             )
         except asyncssh.ChannelOpenError as exc:
-            if self.conn.is_closed():
-                raise _Lost(exc.reason or str(exc)) from None
+            src._lost_or(self.conn, None)  # raises (lost) when the connection is closed
             raise ChannelRefused(
                 f"{src.host} refused a new session ({exc.reason or exc}); sshd allows "
                 "MaxSessions (10 by default) per connection"
             ) from None
-        except TimeoutError:
-            raise _Lost(f"no answer to the file check within {timeout:g} s") from None
+        except TimeoutError:  # a ConnectionError is "lost" for _lost_or
+            src._lost_or(self.conn, ConnectionError(f"no answer to the file check within {timeout:g} s"))
+            raise
         except (asyncssh.Error, OSError) as exc:
             src._lost_or(self.conn, exc)
-            raise _Lost(str(exc)) from None
+            src._lost_or(self.conn, ConnectionError(str(exc)))
+            raise
         return parse_probe(result.stdout if isinstance(result.stdout, bytes) else b"", src._tag)
 
     async def _part(self, part: tuple[str, object]) -> AsyncIterator[Batch]:
