@@ -286,19 +286,77 @@ def _children(pid: int) -> list[int]:
     return out
 
 
-def user_home(home: Path, sshd: Sshd, alias: str = "logbox", user: str = "root") -> Path:
-    """A user's ~/.ssh as on a real machine: config with a Host alias, the key and known_hosts."""
+def user_home(
+    home: Path, sshd: Sshd, alias: str = "logbox", user: str = "root", port: int | None = None
+) -> Path:
+    """A user's ~/.ssh as on a real machine: config with a Host alias, the key and known_hosts.
+    Called again for the same home, it adds another alias (e.g. to ``port``, a proxy to sshd)."""
     ssh = home / ".ssh"
     ssh.mkdir(parents=True, exist_ok=True)
     os.chmod(ssh, 0o700)
     shutil.copy(sshd.d / "client_ed25519", ssh / "id_logbox")
     os.chmod(ssh / "id_logbox", 0o600)
-    (ssh / "config").write_text(f"""Host {alias}
+    port = port or sshd.port
+    with open(ssh / "config", "a") as f:
+        f.write(f"""Host {alias}
     HostName 127.0.0.1
-    Port {sshd.port}
+    Port {port}
     User {user}
     IdentityFile ~/.ssh/id_logbox
     IdentitiesOnly yes
 """)
-    (ssh / "known_hosts").write_text(sshd.host_key_line)
+    key = " ".join((sshd.d / "host_ed25519.pub").read_text().split()[:2])
+    with open(ssh / "known_hosts", "a") as f:
+        f.write(f"[127.0.0.1]:{port} {key}\n")
     return home
+
+
+class BlackHoleProxy:
+    """A TCP proxy on 127.0.0.1 to ``target``. While ``hole`` is set it stops forwarding: the
+    connections open then stay silent for good (their bytes are swallowed, no FIN, no RST), as
+    behind a dead route; connections made once it is cleared are forwarded again."""
+
+    def __init__(self, target: int) -> None:
+        self.target = target
+        self.hole = False
+        self.port = 0
+        self.server: asyncio.Server | None = None
+        self.writers: list[asyncio.StreamWriter] = []
+
+    async def start(self) -> None:
+        self.server = await asyncio.start_server(self._conn, "127.0.0.1", 0)
+        self.port = self.server.sockets[0].getsockname()[1]
+
+    async def _conn(self, cr: asyncio.StreamReader, cw: asyncio.StreamWriter) -> None:
+        self.writers.append(cw)
+        dead = [self.hole]
+        if dead[0]:
+            while await cr.read(65536):  # swallowed
+                pass
+            return
+        sr, sw = await asyncio.open_connection("127.0.0.1", self.target)
+        self.writers.append(sw)
+
+        async def pipe(r: asyncio.StreamReader, w: asyncio.StreamWriter) -> None:
+            try:
+                while True:
+                    data = await r.read(65536)
+                    if not data:
+                        break
+                    dead[0] = dead[0] or self.hole
+                    if not dead[0]:
+                        w.write(data)
+                        await w.drain()
+            except (OSError, asyncio.CancelledError):
+                pass
+            if not dead[0]:
+                w.close()
+
+        await asyncio.gather(pipe(cr, sw), pipe(sr, cw))
+
+    async def stop(self) -> None:
+        for w in self.writers:
+            w.close()
+        if self.server is not None:
+            self.server.close()
+            await self.server.wait_closed()

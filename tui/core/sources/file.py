@@ -3,7 +3,8 @@
 * Appends arrive promptly: inotify wake-ups through :mod:`.watch`, polling as the fallback (and
   as a safety net, so a lost notification only costs one poll interval).
 * Truncation (the file shrank, or the bytes before our position changed: truncated and refilled
-  between two looks): ``truncated`` event, read again from the new start.
+  between two looks, judged by :func:`.identity.decide` on the first and last 4 KiB read, as
+  for SSH sources): ``truncated`` event, read again from the new start.
 * Rotation (the name now points at another file): the old file is read to its end (and given a
   short grace period to settle, for writers that reopen their log a moment later), then
   ``rotated`` and the new file is read from its start.
@@ -30,6 +31,7 @@ from tui.core.sources.base import (
     LineBatch,
     SourceEvent,
 )
+from tui.core.sources.identity import WINDOW, FileLook, Fingerprint, Look, decide
 from tui.core.sources.lines import (
     START,
     LineSplitter,
@@ -41,7 +43,6 @@ from tui.core.sources.lines import (
 from tui.core.sources.watch import Waker
 
 READ_CHUNK = 1 << 20
-_TAIL_CHECK = 64  # bytes before the read position re-read to notice "truncated and refilled"
 _COUNT_INLINE = 8 << 20  # count newlines in the loop below this size, in a thread above
 
 
@@ -53,7 +54,7 @@ class OpenFile:
         self.fd = fd
         self.identity = (st.st_dev, st.st_ino)
         self.splitter = LineSplitter()
-        self._tail = b""
+        self.fp = Fingerprint()  # the bytes read, to notice "truncated and refilled"
         self._seen = (st.st_size, st.st_mtime_ns)
 
     @classmethod
@@ -77,14 +78,15 @@ class OpenFile:
 
     def seek(self, offset: int, line_no: int) -> None:
         self.splitter.reset(offset, line_no)
-        self._tail = os.pread(self.fd, min(offset, _TAIL_CHECK), offset - min(offset, _TAIL_CHECK))
+        head = os.pread(self.fd, min(offset, WINDOW), 0)
+        self.fp.reset(offset, 0, head, os.pread(self.fd, min(offset, WINDOW), offset - min(offset, WINDOW)))
 
     def read(self, source: str, limit: int = READ_CHUNK) -> LineBatch | None | bool:
         """One chunk as a batch; None when the chunk held no complete line; False at EOF."""
         data = os.pread(self.fd, limit, self.splitter.pos)
         if not data:
             return False
-        self._tail = data[-_TAIL_CHECK:] if len(data) >= _TAIL_CHECK else (self._tail + data)[-_TAIL_CHECK:]
+        self.fp.feed(data)
         return make_batch(source, self.splitter.feed(data), self.path)
 
     def flush(self, source: str) -> LineBatch | None:
@@ -94,14 +96,14 @@ class OpenFile:
         """Why the file must be read again from its start, or None."""
         st = os.fstat(self.fd)
         pos = self.splitter.pos
-        if st.st_size < pos:
-            return f"shrank from {pos} to {st.st_size} bytes"
         seen = (st.st_size, st.st_mtime_ns)
-        if seen != self._seen:
-            self._seen = seen
-            if self._tail and os.pread(self.fd, len(self._tail), pos - len(self._tail)) != self._tail:
-                return "was rewritten (truncated and refilled)"
-        return None
+        if st.st_size >= pos and seen == self._seen:
+            return None
+        self._seen = seen
+        same = self.fp.same_bytes(lambda at, n: os.pread(self.fd, n, at)) if st.st_size >= pos else None
+        ident = f"{st.st_dev}:{st.st_ino}"
+        d = decide(ident, pos, Look(FileLook(ident, st.st_size, same)))
+        return d.why if d.action == "restart" else None
 
     def close(self) -> None:
         if self.fd >= 0:
@@ -236,9 +238,9 @@ class Follower(GeneratorSource):
                         yield b
                 if not self.follow:
                     if f is not None:
-                        b = f.flush(self.name)
-                        if b is not None:
-                            yield b
+                        last = f.flush(self.name)
+                        if last is not None:
+                            yield last
                         yield self._event(EventKind.EOF, f"end of {f.path}", f.path, offset=f.pos)
                     return
                 changed = await self._wait()
@@ -266,7 +268,7 @@ class Follower(GeneratorSource):
             self._last_data = time.monotonic()
             self._idle_said = False
             self._error_said = None
-            if b is not None:
+            if isinstance(b, LineBatch):
                 yield b
 
     async def _wait(self) -> set[str] | None:
@@ -294,9 +296,9 @@ class Follower(GeneratorSource):
             except OSError:
                 why = None
             if why is not None:
-                b = f.flush(self.name)
-                if b is not None:
-                    yield b
+                last = f.flush(self.name)
+                if last is not None:
+                    yield last
                 old = f.pos
                 f.seek(0, 1)
                 yield self._event(
@@ -311,10 +313,10 @@ class Follower(GeneratorSource):
         except OSError as exc:
             target = None
             if isinstance(exc, PermissionError):
-                async for b in self._say_error(
+                async for e in self._say_error(
                     describe_oserror(exc, getattr(exc, "filename", "") or self.name), first
                 ):
-                    yield b
+                    yield e
                 return
         if target is None:
             if f is not None and self.follow and not self._waiting_said:
@@ -347,8 +349,8 @@ class Follower(GeneratorSource):
         except FileNotFoundError:
             return  # gone again in between: next look
         except OSError as exc:
-            async for b in self._say_error(describe_oserror(exc, path), first):
-                yield b
+            async for e in self._say_error(describe_oserror(exc, path), first):
+                yield e
             return
         self._pending = new  # closed by _cleanup if we are stopped while finishing the old one
         if f is not None:
@@ -361,9 +363,9 @@ class Follower(GeneratorSource):
                     yield b
         self._error_said = None
         if f is not None:
-            b = f.flush(self.name)
-            if b is not None:
-                yield b
+            last = f.flush(self.name)
+            if last is not None:
+                yield last
             f.close()
         self.current, self._pending = new, None
         self._subscribe()
@@ -394,6 +396,8 @@ class Follower(GeneratorSource):
                 old_path=f.path,
                 old_inode=f.identity[1],
                 inode=st.st_ino,
+                old_read_to=f.pos,
+                old_rest="read",  # the old file stays open here: always read to its end
             )
         self._waiting_said = False
 

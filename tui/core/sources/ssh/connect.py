@@ -179,11 +179,93 @@ def host_key_message(check: HostKeyCheck, who: str, exc: Exception) -> str:
     )
 
 
+# -- which keys were tried ----------------------------------------------------------------------
+
+_DEFAULT_KEYS = ("id_ed25519_sk", "id_ecdsa_sk", "id_ed448", "id_ed25519", "id_ecdsa", "id_rsa", "id_dsa")
+
+
+@dataclass
+class KeyFacts:
+    """The private key files authentication could use (as the user would write them), those
+    skipped because they are passphrase-protected, and the agent (None: no agent)."""
+
+    files: list[str]
+    encrypted: list[str]
+    agent: str | None
+
+
+def key_facts(client_keys: Any, identity_files: Any, agent_path: str | None) -> KeyFacts:
+    """``client_keys``: what the options named (paths or keys; ``()``: not given);
+    ``identity_files``: IdentityFile from ~/.ssh/config. Reads the files, only after a failure."""
+    paths: list[str] = []
+    named = client_keys if client_keys not in ((), None) else identity_files
+    if isinstance(named, (str, os.PathLike)):
+        named = [named]
+    loaded = 0  # keys given as objects, not files
+    for k in named or ():
+        if isinstance(k, (str, os.PathLike)):
+            paths.append(os.path.expanduser(os.fspath(k)))
+        else:
+            loaded += 1
+    if not paths and client_keys is not None and client_keys == ():
+        paths = [os.path.expanduser(os.path.join("~", ".ssh", f)) for f in _DEFAULT_KEYS]
+        paths = [p for p in paths if os.path.isfile(p)]
+    files, encrypted = [], []
+    for path in paths:
+        files.append(_short(path))
+        try:
+            asyncssh.read_private_key(path)
+        except asyncssh.KeyImportError as exc:
+            if "assphrase" in str(exc):
+                encrypted.append(_short(path))
+        except (OSError, ValueError):
+            pass
+    if loaded:
+        files.append(f"{loaded} key{'s' if loaded > 1 else ''} given in the options")
+    return KeyFacts(files, encrypted, agent_path or None)
+
+
+def auth_message(who: str, where: str, keys: KeyFacts | None) -> str:
+    """Why no key was accepted, naming the keys tried."""
+    if keys is None:
+        return (
+            f"{who}: authentication failed for {where}: the server accepted none of the keys "
+            "offered (ssh-agent, IdentityFile, ~/.ssh/id_*); passwords are not used"
+        )
+    usable = [f for f in keys.files if f not in keys.encrypted]
+    tried = usable + ([f"the keys in ssh-agent ({_short(keys.agent)})"] if keys.agent else [])
+    offered = ", ".join(tried) if tried else "none"
+    if keys.encrypted and not keys.agent:
+        enc = keys.encrypted[0]
+        more = f" (and {len(keys.encrypted) - 1} more)" if len(keys.encrypted) > 1 else ""
+        return (
+            f"{who}: authentication failed for {where}: the key {enc}{more} is passphrase-protected: add it "
+            f"to ssh-agent (ssh-add {enc}); specwatch never asks for passphrases. Keys offered: {offered}"
+        )
+    note = ""
+    if keys.encrypted:
+        note = (
+            f"; {', '.join(keys.encrypted)} is passphrase-protected and not in the agent: add it with ssh-add"
+        )
+    if not tried:
+        return (
+            f"{who}: authentication failed for {where}: no key to offer (no IdentityFile, no ~/.ssh/id_*, "
+            f"no ssh-agent){note}; passwords are not used"
+        )
+    return (
+        f"{who}: authentication failed for {where}: the server accepted none of the keys offered: "
+        f"{offered}{note}; passwords are not used"
+    )
+
+
 # -- errors -------------------------------------------------------------------------------------
 
 
-def describe_error(exc: BaseException, who: str, where: str, check: HostKeyCheck | None) -> SshError:
-    """``who``: what the user typed (``gpu1``); ``where``: resolved ``user@addr:port``."""
+def describe_error(
+    exc: BaseException, who: str, where: str, check: HostKeyCheck | None, keys: KeyFacts | None = None
+) -> SshError:
+    """``who``: what the user typed (``gpu1``); ``where``: resolved ``user@addr:port``; ``keys``:
+    the keys authentication could use (for an authentication failure)."""
     if who == where or where.endswith("@" + who) or where.startswith(who):
         where_ = where
     else:
@@ -194,13 +276,16 @@ def describe_error(exc: BaseException, who: str, where: str, check: HostKeyCheck
     if isinstance(exc, asyncssh.HostKeyNotVerifiable):
         return SshError(host_key_message(check or HostKeyCheck([], False), who, exc), "hostkey", fatal=True)
     if isinstance(exc, asyncssh.PermissionDenied):
-        return SshError(
-            f"{who}: authentication failed for {where}: the server accepted none of the keys "
-            "offered (ssh-agent, IdentityFile, ~/.ssh/id_*); passwords are not used",
-            "auth",
-            fatal=True,
-        )
+        return SshError(auth_message(who, where, keys), "auth", fatal=True)
     if isinstance(exc, asyncssh.KeyImportError):
+        if keys is not None and keys.encrypted:
+            enc = keys.encrypted[0]
+            return SshError(
+                f"{who}: the key {enc} is passphrase-protected: add it to ssh-agent (ssh-add {enc}); "
+                "specwatch never asks for passphrases",
+                "auth",
+                fatal=True,
+            )
         return SshError(
             f"{who}: cannot use a private key: {exc}; load it into the agent with ssh-add", "auth", fatal=True
         )
@@ -312,7 +397,9 @@ class SharedConnection:
         except asyncio.CancelledError:
             raise
         except BaseException as exc:
-            err = describe_error(exc, self.who, self.where, check if check is not None else self._check)
+            err = describe_error(
+                exc, self.who, self.where, check if check is not None else self._check, self._key_facts(exc)
+            )
             self.failures += 1
             err.attempt = self.failures
             err.delay = self.settings.delay(self.failures)
@@ -335,10 +422,21 @@ class SharedConnection:
         return conn
 
     _check: HostKeyCheck | None = None
+    _auth: tuple[Any, Any, str | None] = ((), (), None)  # client_keys, IdentityFile, agent of the last try
+
+    def _key_facts(self, exc: BaseException) -> KeyFacts | None:
+        if not isinstance(exc, (asyncssh.PermissionDenied, asyncssh.KeyImportError)):
+            return None
+        return key_facts(*self._auth)
 
     async def _connect(self) -> tuple[asyncssh.SSHClientConnection, HostKeyCheck]:
         t, s = self.target, self.settings
         kwargs = dict(s.connect_options)
+        self._auth = (
+            kwargs.get("client_keys", ()),
+            (),
+            kwargs.get("agent_path", os.environ.get("SSH_AUTH_SOCK")),
+        )
         kwargs.setdefault("config", ())  # () = ~/.ssh/config (the constructor's own default is none)
         if t.user:
             kwargs["username"] = t.user
@@ -346,6 +444,11 @@ class SharedConnection:
             None, host=t.host, port=t.port if t.port else (), **kwargs
         )
         self.where = f"{opts.username}@{opts.host}:{opts.port}"
+        self._auth = (
+            kwargs.get("client_keys", ()),
+            opts.config.get("IdentityFile", ()),
+            opts.agent_path if opts.client_keys is not None else None,
+        )
         files = _known_hosts_files(opts.known_hosts)
         check = self._check = HostKeyCheck(files, s.accept_new_host_key)
         extra: dict[str, Any] = {}

@@ -9,7 +9,8 @@ evaluated).
 **Reader** (one channel per file being read)::
 
     TAG H ok DEV:INO SIZE START LINE_NO        header: the file opened, where reading starts
-    TAG H err KIND [DETAIL]                    or why it could not be opened
+    TAG H err KIND [DETAIL]                    or why it could not be opened (``moved``: in
+                                               mode verify, not the file read to OFFSET)
     <bytes of the file from START, as tail writes them>
     TAG S\\n<stat lines>\\nTAG E\\n               status, every interval: the name's identity
                                                and size, and the file tail really has open
@@ -21,6 +22,10 @@ exactly in order with the data. It is given a path with a random run of ``./`` s
 Status records are single ``printf`` writes shorter than ``PIPE_BUF``, so they land whole
 (possibly between two halves of a large data write, which :class:`ReaderDemux` handles).
 
+**Probe** (after ``moved``): the name's entry and checksums, and the entry and checksums of the
+file with the old identity if it is still in the directory; **copies**: the same for files named
+``NAME?*`` (where a copy-truncated file's old bytes may be).
+
 **Lister** (glob sources): prints ``TAG S``/``TAG E`` blocks of ``stat`` lines of the matches of
 ``DIR/PATTERN`` every interval (once with ``once=1``).
 """
@@ -30,8 +35,9 @@ from __future__ import annotations
 import os
 import secrets
 import shlex
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from tui.core.sources.identity import cksum
 from tui.core.sources.target import has_magic
 
 # -- paths --------------------------------------------------------------------------------------
@@ -148,7 +154,12 @@ READER = "; ".join(
         "case $kind in regular*) ;; *) printf '%s H err notregular\\n' \"$T\"; exit 2;; esac",
         _LAST_START,
         "start=0; ln=1",
+        # verify: resume only if the cksums of the ranges ${11} are ${10}, else say "moved" (a probe follows)
         'case $M in resume) [ "$id" = "$X" ] && [ "$size" -ge "$O" ] && start=$O && ln=-;; '
+        'verify) [ "$id" = "$X" ] && [ "$size" -ge "$O" ] || { printf \'%s H err moved\\n\' "$T"; exit 0; }; '
+        "c=; for r in ${11}; do a=${r%:*}; l=${r#*:}; "
+        'c="$c$(tail -c +$((a + 1)) -- "$P" 2>/dev/null | head -c "$l" | cksum 2>/dev/null) "; done; '
+        '[ "$c" = "${10}" ] || { printf \'%s H err moved\\n\' "$T"; exit 0; }; start=$O; ln=-;; '
         'end) [ "$size" -gt 0 ] && start=$(last_start 0);; last) [ "$size" -gt 0 ] && start=$(last_start "$N");; esac',
         '[ "$start" -gt 0 ] && [ "$ln" = 1 ] && ln=$(( $(head -c "$start" -- "$P" | wc -l) + 1 ))',
         'printf \'%s H ok %s %s %s %s\\n\' "$T" "$id" "$size" "$start" "$ln"',
@@ -174,6 +185,47 @@ LISTER = "; ".join(
         "command -v stat >/dev/null 2>&1 || { printf '%s H err notfound stat\\n' \"$T\"; exit 127; }",
         "while :; do r=; if cd -- \"$D\" 2>/dev/null; then r=$(stat -L -c '%F|%d:%i|%s|%.9Y|%n' -- $G 2>/dev/null); fi; "
         'printf \'%s S\\n%s\\n%s E\\n\' "$T" "$r" "$T" || exit 0; [ "$Q" = 1 ] && exit 0; sleep "$I" || exit 0; done',
+    ]
+)
+
+_SUMS = (
+    "sums() { for r in $R; do a=${r%:*}; l=${r#*:}; "
+    'c=$(tail -c +$((a + 1)) -- "$2" 2>/dev/null | head -c "$l" | cksum 2>/dev/null); '
+    'printf \'%s P C %s %s %s %s\\n\' "$T" "$1" "$a" "$l" "$c"; done; }'
+)
+
+# probe: what is at the name now, and (when it is another file) where the file with identity X
+# went in the directory; the cksum of each byte range R ("start:length ...") of both.
+PROBE = "; ".join(
+    [
+        _PRELUDE,
+        "T=$1; D=$2; B=$3; X=$4; R=$5",
+        'cd -- "$D" 2>/dev/null || { printf \'%s P E\\n\' "$T"; exit 0; }',
+        _SUMS,
+        "P=./$B; id=",
+        "st=$(stat -L -c '%F|%d:%i|%s|%n' -- \"$P\" 2>/dev/null) && { "
+        'printf \'%s P N %s\\n\' "$T" "$st"; id=${st#*|}; id=${id%%|*}; '
+        'case $st in regular*) sums name "$P";; esac; }',
+        '[ "$id" != "$X" ] && stat -L -c \'%F|%d:%i|%s|%n\' -- ./* ./.[!.]* ./..?* 2>/dev/null | '
+        'while IFS= read -r l; do case $l in regular*"|$X|"*) '
+        'f=${l#*"|$X|"}; f=${f#*|}; printf \'%s P O %s\\n\' "$T" "$l"; sums old "$f"; break;; esac; done',
+        "printf '%s P E\\n' \"$T\"",
+    ]
+)
+
+# copies: regular files named NAME?* (logrotate's NAME.1, NAME-DATE) at least O bytes long
+# (up to 8), with the checksums of the ranges R: where a copy-truncated file's old bytes went.
+COPIES = "; ".join(
+    [
+        _PRELUDE,
+        "T=$1; D=$2; B=$3; O=$4; R=$5; n=0",
+        'cd -- "$D" 2>/dev/null || { printf \'%s P E\\n\' "$T"; exit 0; }',
+        _SUMS,
+        "stat -L -c '%F|%d:%i|%s|%n' -- ./\"$B\"?* 2>/dev/null | while IFS= read -r l; do "
+        "case $l in regular*) ;; *) continue;; esac; f=${l#*|*|}; s=${f%%|*}; f=${f#*|}; "
+        '[ "$s" -ge "$O" ] || continue; printf \'%s P K %s\\n\' "$T" "$l"; sums "k$n" "$f"; '
+        "n=$((n + 1)); [ $n -lt 8 ] || break; done",
+        "printf '%s P E\\n' \"$T\"",
     ]
 )
 
@@ -218,10 +270,31 @@ def reader_command(
     lines: int = 0,
     interval: float = 1.0,
     follow: bool = True,
+    sums: str = "",
+    ranges: list[tuple[int, int]] | None = None,
 ) -> str:
-    """``name`` is the file to read in ``rp.dir`` (the pattern's current match, or ``rp.base``)."""
+    """``name`` is the file to read in ``rp.dir`` (the pattern's current match, or ``rp.base``).
+    ``mode="verify"``: resume at ``offset`` only if the file is ``expect``, not shorter, and the
+    ``cksum`` lines of ``ranges`` joined are ``sums`` (:func:`expected_sums`); else the header is
+    ``err moved``."""
     iv = "0" if not follow else f"{max(interval, 0.05):g}"
-    return _command(READER, tag, nonce, rp.dir, name, expect, str(offset), mode, str(lines), iv)
+    r = " ".join(f"{a}:{n}" for a, n in ranges or ())
+    return _command(READER, tag, nonce, rp.dir, name, expect, str(offset), mode, str(lines), iv, sums, r)
+
+
+def expected_sums(chunks: list[bytes]) -> str:
+    """What the reader's ``verify`` mode computes for byte ranges holding ``chunks``."""
+    return "".join(f"{cksum(c)} {len(c)} " for c in chunks)
+
+
+def probe_command(tag: str, rp: RemotePath, name: str, identity: str, ranges: list[tuple[int, int]]) -> str:
+    r = " ".join(f"{a}:{n}" for a, n in ranges)
+    return _command(PROBE, tag, rp.dir, name, identity, r)
+
+
+def copies_command(tag: str, rp: RemotePath, name: str, at_least: int, ranges: list[tuple[int, int]]) -> str:
+    r = " ".join(f"{a}:{n}" for a, n in ranges)
+    return _command(COPIES, tag, rp.dir, name, str(at_least), r)
 
 
 def lister_command(tag: str, rp: RemotePath, *, interval: float = 1.0, once: bool = False) -> str:
@@ -421,3 +494,49 @@ def describe_tail_message(msg: str, nonce: str) -> tuple[str, str]:
     if msg.endswith(": file truncated"):
         return "truncated", readable
     return "other", readable
+
+
+@dataclass(slots=True)
+class Probe:
+    """What :data:`PROBE` found: the name's entry and checksums, the old file's and its."""
+
+    name: Entry | None = None
+    old: Entry | None = None
+    sums: dict[str, dict[tuple[int, int], tuple[int, int]]] = field(default_factory=dict)
+    complete: bool = False
+    copies: list[Entry] = field(default_factory=list)  # COPIES: sums under "k0", "k1", ...
+
+
+def parse_probe(out: bytes, tag: str) -> Probe:
+    """Parses :data:`PROBE`'s output (lines before the first tagged one, a login banner, are
+    ignored); ``complete`` is False when its end mark never came."""
+    probe = Probe()
+    mark = tag.encode() + b" P "
+    for raw in out.split(b"\n"):
+        if not raw.startswith(mark):
+            continue
+        kind, _, rest = raw[len(mark) :].partition(b" ")
+        if kind == b"E":
+            probe.complete = True
+        elif kind in (b"N", b"O", b"K"):
+            entries = parse_entries(rest, False) if kind == b"N" else _old_entry(rest)
+            if entries:
+                if kind == b"N":
+                    probe.name = entries[0]
+                elif kind == b"O":
+                    probe.old = entries[0]
+                else:
+                    probe.copies.append(entries[0])
+        elif kind == b"C":
+            f = rest.decode("ascii", "replace").split()
+            if len(f) >= 5 and all(x.isdigit() for x in f[1:5]):
+                probe.sums.setdefault(f[0], {})[(int(f[1]), int(f[2]))] = (int(f[3]), int(f[4]))
+    return probe
+
+
+def _old_entry(rest: bytes) -> list[Entry]:
+    parts = rest.decode("utf-8", "surrogateescape").split("|", 3)
+    if len(parts) < 4 or not parts[2].isdigit():
+        return []
+    name = parts[3][2:] if parts[3].startswith("./") else parts[3]
+    return [Entry(parts[0], parts[1], int(parts[2]), 0.0, name)]

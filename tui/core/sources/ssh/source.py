@@ -3,10 +3,12 @@
 
 The events are those of the local followers (opened, truncated, rotated, switched, waiting,
 idle, eof, error), plus ``connected`` / ``reconnecting``. Resuming is exact: the source keeps
-the file's identity (device:inode) and the byte offset it has read to (the held partial line
-included); after a reconnect the remote side continues at that offset if it is the same file
-and not shorter, else the source says ``truncated`` or ``rotated`` and reads the file from its
-start. See :mod:`.remote` for what runs on the host and :mod:`.connect` for
+the file's identity (device:inode), the byte offset it has read to (the held partial line
+included) and a fingerprint of the bytes read; after a reconnect a probe checks them and
+:func:`tui.core.sources.identity.decide` says resume, ``truncated`` (read again from the start, the
+rest of the old content first from a copy when there is one) or ``rotated`` (the rest of the old
+file first, under its new name, when it is still in the directory). See :mod:`.remote` for what
+runs on the host and :mod:`.connect` for
 connections, host keys and errors.
 """
 
@@ -19,6 +21,7 @@ from typing import Any
 import asyncssh
 
 from tui.core.sources.base import Batch, EventKind, GeneratorSource, SourceEvent
+from tui.core.sources.identity import Fingerprint
 from tui.core.sources.lines import START, LineSplitter, StartAt
 from tui.core.sources.ssh.connect import (
     SharedConnection,
@@ -78,6 +81,7 @@ class SshSource(GeneratorSource):
         self.error: str | None = None
         self.shared: SharedConnection | None = None
         self.splitter = LineSplitter()
+        self.fingerprint = Fingerprint()  # the bytes read that identify the file (see .identity)
         self.identity: str | None = None  # device:inode of the file being read
         self.current: str | None = None  # its name in the directory
         self.cur_mtime = 0.0
