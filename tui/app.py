@@ -7,11 +7,13 @@ import sys
 import time
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
+from tui.core.sanitize import visible
 from tui.launch import LaunchPlan
 from tui.messages import ScreenshotSaved
 from tui.screens.help import HelpScreen
@@ -142,6 +144,11 @@ class SpecwatchApp(App[int]):
             return
         self.post_message(ScreenshotSaved(path))
         self.notify(path, title="screenshot saved", timeout=6, markup=False)
+
+    def notify(self, message: str, *, title: str = "", **kwargs: Any) -> None:
+        """Every notification goes through here: messages and titles carry outside text (labels,
+        paths, remote and error messages), so a control sequence in them is shown, never obeyed."""
+        super().notify(visible(message, keep_newlines=True), title=visible(title), **kwargs)
 
     async def action_quit(self) -> None:
         self.exit(0)

@@ -85,7 +85,9 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         return int(args.run(args) or 0)
     except CliError as exc:
-        print(str(exc), file=sys.stderr)
+        from tui.core.sanitize import visible
+
+        print(visible(str(exc), keep_newlines=True), file=sys.stderr)  # may quote paths, remote text
         return 2
     except KeyboardInterrupt:
         return 130

@@ -28,6 +28,7 @@ from typing import Any
 
 from tui.cli import CliError
 from tui.cli.live_args import add_live_arguments, live_setup
+from tui.core.sanitize import visible
 
 HELP = "serve live acceptance statistics to Prometheus (a headless daemon for fleets)"
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1", "")
@@ -250,7 +251,8 @@ class Exporter:
     # -- stderr --------------------------------------------------------------------------------
     def _say(self, text: str) -> None:
         if not self.quiet:
-            print(f"specwatch export: {text}", file=self.err, flush=True)
+            # labels, paths and remote messages come from outside: shown, never obeyed
+            print(f"specwatch export: {visible(text)}", file=self.err, flush=True)
 
     def _log(self, i: int, batch, items) -> None:
         if self.quiet:

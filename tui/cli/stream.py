@@ -36,6 +36,7 @@ from tui.cli.live_args import add_live_arguments, live_setup
 from tui.core.follow import Followed
 from tui.core.follow import follow as follow_sources
 from tui.core.records import EngineStats, Malformed, Marker, Record, format_ts
+from tui.core.sanitize import number, visible
 from tui.core.sources.base import EventKind, LineBatch, SourceEvent
 from tui.core.sources.spec import SourceSpecError, open_source
 
@@ -103,7 +104,7 @@ class Streamer:
         except SourceSpecError as exc:
             for s in sources:
                 await s.aclose()
-            print(f"specwatch stream: {exc}", file=sys.stderr)
+            print(f"specwatch stream: {visible(str(exc))}", file=sys.stderr)
             return 2
         async with aclosing(follow_sources(sources, self.states)) as batches:
             async for i, batch, items in batches:
@@ -113,7 +114,7 @@ class Streamer:
                     self.out.flush()
         failed = [s for s in self.states if s.error]
         for s in failed:
-            print(f"specwatch stream: {s.name}: {s.error}", file=sys.stderr)
+            print(visible(f"specwatch stream: {s.name}: {s.error}"), file=sys.stderr)
         return 1 if failed else 0
 
     # -- one batch in, text out ---------------------------------------------------------------
@@ -125,10 +126,18 @@ class Streamer:
         out: list[str] = []
         if isinstance(batch, SourceEvent):
             self._event(st, batch, out)
-            return "".join(out)
+            return self._finish(out)
         for it, seg in items:
             self._item(st, it, seg, batch.path, out)
-        return "".join(out)
+        return self._finish(out)
+
+    def _finish(self, out: list[str]) -> str:
+        """The text form: every entry is one line whose names, paths and messages come from
+        outside, so each is made visible (a control sequence in it is shown, never obeyed).
+        JSON lines keep the raw text (JSON escapes the control characters)."""
+        if self.jsonl:
+            return "".join(out)
+        return "".join(visible(s[:-1]) + "\n" for s in out)
 
     def _item(self, st: Followed, it, seg: int, path: str | None, out: list[str]) -> None:
         if isinstance(it, Record):
@@ -217,17 +226,17 @@ class Streamer:
         parts = [f"[{st.name}]", format_ts(r.timestamp) or "-", f"seg {seg}"]
         if r.rank:
             parts.append(r.rank)
-        for key, value, fmt in (
-            ("accept_len", r.accept_len, ".2f"),
-            ("accept_rate", r.accept_rate, ".3f"),
-            ("accept_len~", r.accept_len_derived, ".2f"),
-            ("accept_rate~", r.accept_rate_derived, ".3f"),
-            ("throughput", r.throughput, ".1f"),
-            ("running", r.running_req, "d"),
-            ("queue", r.queue_req, "d"),
+        for key, value, digits in (
+            ("accept_len", r.accept_len, 2),
+            ("accept_rate", r.accept_rate, 3),
+            ("accept_len~", r.accept_len_derived, 2),
+            ("accept_rate~", r.accept_rate_derived, 3),
+            ("throughput", r.throughput, 1),
+            ("running", r.running_req, 0),
+            ("queue", r.queue_req, 0),
         ):
             if value is not None:
-                parts.append(f"{key}={format(value, fmt)}")
+                parts.append(f"{key}={number(value, digits)}")
         return " ".join(parts) + "\n"
 
     def _event(self, st: Followed, ev: SourceEvent, out: list[str]) -> None:

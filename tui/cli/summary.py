@@ -167,7 +167,9 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(json.dumps(out, ensure_ascii=False) + "\n")
     else:
         from tui.cli.summary_text import render
+        from tui.core.sanitize import visible
 
-        sys.stdout.write(render(out))
+        # Labels, paths, config values and messages in it come from outside: shown, never obeyed.
+        sys.stdout.write(visible(render(out), keep_newlines=True))
     sys.stdout.flush()
     return 0

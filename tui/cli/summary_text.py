@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from tui.core.sanitize import number
+
 DEFINITION_WORDS = {
     "accepted_drafts_over_proposed_drafts": "accepted/proposed drafts",
     "sglang_al_over_num_draft_tokens": "AL/num_draft_tokens",
@@ -17,7 +19,7 @@ VERDICT_WORDS = {
 
 
 def _f(v, digits: int = 2) -> str:
-    return "—" if v is None else f"{v:.{digits}f}"
+    return number(v, digits)
 
 
 def mean_ci(st: dict | None, digits: int = 2) -> str:
@@ -25,8 +27,8 @@ def mean_ci(st: dict | None, digits: int = 2) -> str:
     if not st or not st.get("n"):
         return "— (n=0)"
     ci = st.get("ci95")
-    hw = f" ± {(ci[1] - ci[0]) / 2:.{digits}f}" if ci else ""
-    return f"{st['mean']:.{digits}f}{hw} (n={st['n']})"
+    hw = f" ± {number((ci[1] - ci[0]) / 2, digits)}" if ci else ""
+    return f"{number(st['mean'], digits)}{hw} (n={st['n']})"
 
 
 def _table(rows: list[list[str]], header: list[str]) -> list[str]:
@@ -91,7 +93,7 @@ def render_source(src: dict) -> list[str]:
                 f"    seg {seg['index']} rank {rank or '(untagged)'}: accept len {mean_ci(r['accept_len'])}"
             )
         if seg.get("per_position"):
-            pp = ", ".join(f"{v:.3f}" for v in seg["per_position"])
+            pp = ", ".join(number(v, 3) for v in seg["per_position"])
             out.append(f"    seg {seg['index']} per-position acceptance: {pp}")
         draft = (seg.get("config") or {}).get("draft") or {}
         if draft:
@@ -128,7 +130,7 @@ def render_metrics(m: dict | None) -> list[str]:
         out.append(
             f"    {rank} since start: accept len {_f(t.get('accept_len'))}, accept rate "
             f"{_f(t.get('accept_rate'), 3)} ({t['accepted']} accepted / {t.get('draft_tokens')} drafted tokens, "
-            f"{t['drafts']} drafts)" + (f", per position {', '.join(f'{v:.3f}' for v in pp)}" if pp else "")
+            f"{t['drafts']} drafts)" + (f", per position {', '.join(number(v, 3) for v in pp)}" if pp else "")
         )
     return out
 
@@ -137,7 +139,10 @@ def _cmp(c: dict) -> str:
     if c.get("diff") is None or not c.get("ci95"):
         return f"{VERDICT_WORDS[c['verdict']]} ({c.get('reason', '')})"
     lo, hi = c["ci95"]
-    return f"{c['diff']:+.2f} (95% CI {lo:+.2f} … {hi:+.2f}): {VERDICT_WORDS[c['verdict']]}"
+    return (
+        f"{number(c['diff'], signed=True)} (95% CI {number(lo, signed=True)} … {number(hi, signed=True)}): "
+        f"{VERDICT_WORDS[c['verdict']]}"
+    )
 
 
 def render(out: dict) -> str:

@@ -16,6 +16,7 @@ from textual.containers import Container, Grid, Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Header
 
+from tui.core.sanitize import visible
 from tui.core.sources.base import LineBatch
 from tui.core.summary import comparison
 from tui.launch import LaunchPlan
@@ -102,8 +103,8 @@ class WatchScreen(Screen):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.title = self.plan.title
-        self.sub_title = self._subtitle()
+        self.title = visible(self.plan.title)  # names of files and hosts: shown, never obeyed
+        self.sub_title = visible(self._subtitle())
         grid = self.query_one("#panes")
         if isinstance(grid, Grid):
             cols = 2 if len(self.states) <= 4 else 3

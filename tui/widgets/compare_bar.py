@@ -10,6 +10,7 @@ from rich.console import Group
 from rich.text import Text
 from textual.widgets import Static
 
+from tui.core.sanitize import number, visible
 from tui.format import verdict_text
 from tui.widgets._colours import hex_color
 
@@ -57,6 +58,7 @@ class CompareBar(Static):
         self.border_title = "B − A"
 
     def show(self, c: dict[str, Any], a_label: str, b_label: str) -> None:
+        a_label, b_label = visible(a_label), visible(b_label)  # outside text: shown, never obeyed
         self.comparison = c
         app = self.app
         al = c["accept_len"]
@@ -100,4 +102,4 @@ class CompareBar(Static):
 
 
 def _m(v: float | None) -> str:
-    return "—" if v is None else f"{v:.2f}"
+    return number(v)

@@ -16,6 +16,7 @@ import plotext as plt
 from rich.text import Text
 from textual.widget import Widget
 
+from tui.core.sanitize import visible
 from tui.widgets._colours import rgb
 
 
@@ -110,7 +111,7 @@ def build_chart(d: ChartData, w: int, h: int, colours: dict[str, tuple[int, int,
                     ys,
                     color=colours[s.colour],
                     marker="braille",
-                    label=s.name if len(d.series) > 1 else None,
+                    label=visible(s.name) if len(d.series) > 1 else None,
                 )
         for x, label, colour in d.boundaries:
             if not x0 <= x <= x1:
@@ -118,12 +119,14 @@ def build_chart(d: ChartData, w: int, h: int, colours: dict[str, tuple[int, int,
             plt.vline(x, colours[colour])
             room = int((x1 - x) / span * cols) - 2
             if room >= 4:
-                plt.text(label[:room], x + span / cols * 1.2, hi, color=colours[colour])
+                plt.text(visible(label)[:room], x + span / cols * 1.2, hi, color=colours[colour])
         for x, label in d.marks:
             if x0 <= x <= x1:
                 plt.vline(x, colours["warning"])
-                plt.text(label, x + span / cols * 1.2, lo + (hi - lo) * 0.05, color=colours["warning"])
-        plt.xlabel(d.xlabel)
+                plt.text(
+                    visible(label), x + span / cols * 1.2, lo + (hi - lo) * 0.05, color=colours["warning"]
+                )
+        plt.xlabel(visible(d.xlabel))
         out = plt.build()
         plt.clear_figure()
     return Text.from_ansi(out, no_wrap=True)

@@ -21,6 +21,7 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Input
 
+from tui.core.sanitize import visible
 from tui.pane_state import RawLine
 from tui.widgets._colours import hex_color
 
@@ -66,7 +67,7 @@ class TailView(Widget):
 
 
 def render_line(line: RawLine, colours: dict[str, str], width: int) -> Text:
-    raw = line.text[:MAX_CHARS]
+    raw = visible(line.text[:MAX_CHARS])  # a control sequence in a log line is shown, never obeyed
     text = Text(raw, no_wrap=True, overflow="ellipsis")  # plain text, never markup
     colour = colours.get(line.kind)
     if colour is not None:
