@@ -27,7 +27,9 @@ def mean_ci(st: dict | None, digits: int = 2) -> str:
     if not st or not st.get("n"):
         return "— (n=0)"
     ci = st.get("ci95")
-    hw = f" ± {number((ci[1] - ci[0]) / 2, digits)}" if ci else ""
+    # a bound JSON could not hold (inf, nan) is null: then there is no half-width to show
+    ok = ci and ci[0] is not None and ci[1] is not None
+    hw = f" ± {number((ci[1] - ci[0]) / 2, digits)}" if ok else ""
     return f"{number(st['mean'], digits)}{hw} (n={st['n']})"
 
 

@@ -4,6 +4,7 @@ measured segment of each source), so they match ``specwatch summary --json``."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from rich.console import Group
@@ -75,8 +76,9 @@ class CompareBar(Static):
         )
         rows.append(head)
         width = max(20, (self.size.width or 64) - 4)
-        if al.get("ci95") and al.get("diff") is not None:
-            lo, hi = al["ci95"]
+        ci = al.get("ci95")
+        if ci and al.get("diff") is not None and all(map(math.isfinite, (*ci, al["diff"]))):
+            lo, hi = ci
             strip, z, a, b, d = ci_strip(lo, hi, al["diff"], width)
             line = Text(strip, style=muted, no_wrap=True)
             line.stylize(colour, a, b + 1)
