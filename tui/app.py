@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import gc
+import signal
 import sys
 import time
 from collections.abc import Iterable
@@ -69,6 +71,21 @@ class SpecwatchApp(App[int]):
         self.our_themes: list[str] = []
         self.theme_errors: list[str] = []
         self._wanted_theme = theme
+        self.stopped_by: int | None = None  # SIGTERM / SIGHUP, when one ended the app
+
+    def on_load(self) -> None:
+        # SIGTERM / SIGHUP: leave as `q` does (out of the alternate screen, mouse reporting off),
+        # exit status 128 + signal. Installed before the terminal goes into application mode.
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGHUP):
+            try:
+                loop.add_signal_handler(sig, self._stop_signal, sig)
+            except (NotImplementedError, RuntimeError, ValueError):  # not the main thread
+                pass
+
+    def _stop_signal(self, sig: int) -> None:
+        self.stopped_by = sig
+        self.exit(128 + sig)
 
     def on_mount(self) -> None:
         # Charts are built in a thread: hand the GIL back to the UI loop often.

@@ -1,6 +1,7 @@
 """``specwatch stream [--jsonl] [--from start|end|-N] [--no-follow] SOURCE...``: headless live output.
 
-Follows every source at once (interleaved by arrival) until interrupted (Ctrl-C: exit 0, quietly);
+Follows every source at once (interleaved by arrival) until interrupted (Ctrl-C: exit 130, SIGTERM:
+143, SIGHUP: 129, with one line on stderr, after the sources are closed);
 stops by itself when every source has ended (stdin and commands at their end, files with
 ``--no-follow``). Exit status 1 when a source failed (missing file with --no-follow, permission
 denied, a command that exited non-zero), 2 for bad arguments.
@@ -26,12 +27,12 @@ import asyncio
 import json
 import math
 import os
-import signal
 import sys
 from contextlib import aclosing
 from datetime import datetime
 from typing import Any
 
+from tui.cli import STOP_SIGNALS, Stopped
 from tui.cli.live_args import add_live_arguments, live_setup
 from tui.core.follow import Followed
 from tui.core.follow import follow as follow_sources
@@ -64,7 +65,9 @@ def run(args: argparse.Namespace) -> int:
     streamer = Streamer(specs, jsonl=args.jsonl, follow=not args.no_follow, start=start, options=options)
     try:
         return asyncio.run(streamer.run())
-    except (KeyboardInterrupt, asyncio.CancelledError):
+    except asyncio.CancelledError:
+        if streamer.stopped_by is not None:
+            raise Stopped(streamer.stopped_by) from None  # main(): one line, 128 + signal
         return 0
     except BrokenPipeError:
         _silence_stdout()
@@ -89,14 +92,21 @@ class Streamer:
         self.options = options
         self.out = out or sys.stdout
         self.states = [Followed(s.name) for s in specs]
+        self.stopped_by: int | None = None  # the signal that stopped the run
+
+    def _stop(self, sig: int, task: asyncio.Task) -> None:
+        self.stopped_by = sig
+        task.cancel()
 
     async def run(self) -> int:
         loop = asyncio.get_running_loop()
         task = asyncio.current_task()
-        try:
-            loop.add_signal_handler(signal.SIGTERM, task.cancel)  # type: ignore[union-attr]
-        except (NotImplementedError, RuntimeError, ValueError):
-            pass
+        assert task is not None
+        for sig in STOP_SIGNALS:  # Ctrl-C: asyncio.run cancels the task, then raises KeyboardInterrupt
+            try:
+                loop.add_signal_handler(sig, self._stop, sig, task)
+            except (NotImplementedError, RuntimeError, ValueError):
+                pass
         sources = []
         try:
             for spec in self.specs:

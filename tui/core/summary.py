@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import os
+import signal
 import stat
 from collections import deque
 from collections.abc import Iterator
@@ -172,6 +173,14 @@ def iter_chunks(f: BinaryIO, size: int | None = None) -> Iterator[tuple[int, byt
 _worker_fd: dict[str, int] = {}
 
 
+def _worker_signals() -> None:
+    """Workers leave Ctrl-C (sent to the whole process group) to the parent, which terminates
+    the pool (SIGTERM, default action: no traceback in the workers)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_DFL)
+
+
 def _scan_range(path: str, start: int, end: int) -> FastChunk | None:
     fd = _worker_fd.get(path)
     if fd is None:
@@ -231,7 +240,7 @@ def summarize_file(
                 s.feed(buf, offset, scan_chunk(buf) if s.can_fast else None)
             return s
         ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
-        with ctx.Pool(nw) as pool:
+        with ctx.Pool(nw, initializer=_worker_signals) as pool:
             inflight: deque = deque()
             for start, end in ranges:
                 inflight.append((start, end, pool.apply_async(_scan_range, (path, start, end))))
