@@ -15,7 +15,8 @@ denied, a command that exited non-zero), 2 for bad arguments.
   source events (opened, truncated, rotated, switched, waiting, idle, eof, error, exited,
   stderr: one object per stderr line);
 * ``{"kind": "marker", ...}`` for startup/restart markers, ``{"kind": "malformed", ...}`` for
-  metric lines that could not be read, ``{"kind": "engine", ...}`` for vLLM engine stats lines.
+  metric lines that could not be read, ``{"kind": "engine", ...}`` for vLLM engine stats lines,
+  ``{"kind": "oversized", "line_no", "offset", "bytes", ...}`` for a line longer than 1 MiB (not read).
 
 Non-finite numbers (vLLM prints ``nan`` when nothing was drafted) are written as ``null``.
 """
@@ -36,7 +37,7 @@ from tui.cli import STOP_SIGNALS, Stopped
 from tui.cli.live_args import add_live_arguments, live_setup
 from tui.core.follow import Followed
 from tui.core.follow import follow as follow_sources
-from tui.core.records import EngineStats, Malformed, Marker, Record, format_ts
+from tui.core.records import EngineStats, Malformed, Marker, Oversized, Record, format_ts
 from tui.core.sanitize import number, visible
 from tui.core.sources.base import EventKind, LineBatch, SourceEvent
 from tui.core.sources.spec import SourceSpecError, open_source
@@ -193,6 +194,23 @@ class Streamer:
                 )
             else:
                 out.append(f"[{st.name}] -- malformed line {it.line_no}: {it.reason}\n")
+        elif isinstance(it, Oversized):
+            if self.jsonl:
+                out.append(
+                    _dumps(
+                        {
+                            "kind": "oversized",
+                            "source": st.name,
+                            "segment": seg,
+                            "line_no": it.line_no,
+                            "offset": it.offset,
+                            "bytes": it.nbytes,
+                            "path": path,
+                        }
+                    )
+                )
+            else:
+                out.append(f"[{st.name}] -- oversized line {it.line_no}: {it.nbytes} bytes, not read\n")
         elif isinstance(it, EngineStats) and self.jsonl:
             out.append(
                 _dumps(

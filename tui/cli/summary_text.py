@@ -45,7 +45,8 @@ def render_source(src: dict) -> list[str]:
     out = [
         f"{src['label']}  ({src['source']})",
         f"  lines {src['lines']}, records {src['records']}, malformed {src['malformed']}"
-        + (f", family {src['family']}" if src.get("family") else ""),
+        + (f", family {src['family']}" if src.get("family") else "")
+        + _oversized(src.get("oversized")),
     ]
     al, ar = src.get("accept_len") or {}, src.get("accept_rate") or {}
     out.append(
@@ -113,6 +114,12 @@ def render_source(src: dict) -> list[str]:
     if sc:
         out.append(f"  last two segments ({sc['segments'][0]} → {sc['segments'][1]}): {_cmp(sc)}")
     return out
+
+
+def _oversized(o: dict | None) -> str:
+    if not o or not o.get("lines"):
+        return ""
+    return f", oversized {o['lines']} (not read; {o['bytes']:,} bytes, largest {o['largest']:,})"
 
 
 def render_metrics(m: dict | None) -> list[str]:

@@ -22,6 +22,7 @@ from textual.widget import Widget
 from textual.widgets import Input
 
 from tui.core.sanitize import visible
+from tui.core.sources.lines import oversized_bytes
 from tui.pane_state import RawLine
 from tui.widgets._colours import hex_color
 
@@ -67,7 +68,10 @@ class TailView(Widget):
 
 
 def render_line(line: RawLine, colours: dict[str, str], width: int) -> Text:
-    raw = visible(line.text[:MAX_CHARS])  # a control sequence in a log line is shown, never obeyed
+    raw = line.text[:MAX_CHARS]
+    nbytes = oversized_bytes(raw)
+    # a control sequence in a log line is shown, never obeyed
+    raw = visible(raw) if nbytes is None else f"[oversized line: {nbytes:,} bytes, not read]"
     text = Text(raw, no_wrap=True, overflow="ellipsis")  # plain text, never markup
     colour = colours.get(line.kind)
     if colour is not None:
