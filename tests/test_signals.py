@@ -22,8 +22,7 @@ import uuid
 from pathlib import Path
 
 import pytest
-
-from tests._ci import missing
+from _ci import missing
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_logs"
