@@ -14,6 +14,7 @@ import json
 import math
 import os
 import random
+import re
 import shlex
 import shutil
 import subprocess
@@ -352,3 +353,94 @@ def test_tmux_app_keeps_title_and_clipboard(tmux):
     wait(lambda: exit_file.exists() and exit_file.read_text().strip(), "an exit after q", tmux)
     assert exit_file.read_text().strip() == "EXIT=0"
     assert tmux.title() == before and tmux.buffers() == ""
+
+
+# -- absurd values: the 40-line log, the exporter -------------------------------------------------------
+def forty_lines(path: Path) -> Path:
+    path.write_text("\n".join(decode(i, "1e308" if i == 20 else f"2.{i % 10}0") for i in range(40)) + "\n")
+    return path
+
+
+def test_40_line_log_with_1e308_summary_exits_0(tmp_path):
+    log = forty_lines(tmp_path / "one.log")
+    for args in (["summary", str(log)], ["summary", "--json", str(log)]):
+        r, _ = run_cli(*args)
+        assert r.returncode == 0, r.stderr
+        assert b"Traceback" not in r.stderr
+        assert not re.search(rb"\d{20}", r.stdout)  # no 300-digit number
+    assert "max 1.00e+308" in run_cli("summary", str(log))[0].stdout.decode()
+
+
+async def test_40_line_log_with_1e308_the_app_keeps_running(tmp_path):
+    log = forty_lines(tmp_path / "one.log")
+    app = SpecwatchApp(LaunchPlan([replay_pane(str(log), None, speed=None)], compare=False))
+    async with app.run_test(size=(160, 45)) as pilot:
+        await wait_ended(pilot)
+        for _ in range(3):
+            app.screen.tick()
+            await pilot.pause(0.1)
+        assert app.is_running and app.return_code is None
+        text = screen_text(app)
+        assert "specwatch" in text and "chart unavailable" not in text
+        assert not re.search(r"\d{20}", text)  # no 300-digit number anywhere on screen
+        await pilot.press("q")
+    assert app.return_code == 0
+
+
+def _followed(name: str, lines: list[str]):
+    from tui.core.export_metrics import Exported
+    from tui.core.follow import Followed
+    from tui.core.sources.base import EventKind, LineBatch, SourceEvent
+
+    st = Followed(name, track_arrivals=True)
+    st.apply(SourceEvent(name, EventKind.OPENED, "opened"))
+    st.apply(LineBatch(name, lines, list(range(len(lines))), 1))
+    return Exported(st, "box1", "file", name)
+
+
+def test_exporter_serves_absurd_values_and_isolates_a_failing_source(monkeypatch):
+    from prometheus_client import CollectorRegistry, generate_latest
+    from prometheus_client.parser import text_string_to_metric_families
+
+    import tui.core.export_metrics as em
+
+    absurd = [decode(i, al) for i, al in enumerate(["1e308", "nan", "inf", "-2.5", "1e200"] * 8)]
+    good = [decode(i, f"2.{i % 10}0") for i in range(40)]
+    sources = [_followed("absurd", absurd), _followed("good", good), _followed("broken", good)]
+    reg = CollectorRegistry()
+    reg.register(em.SpecwatchCollector(sources))
+
+    def scrape() -> dict[tuple[str, str], float]:
+        out = {}
+        for fam in text_string_to_metric_families(generate_latest(reg).decode()):
+            for s in fam.samples:
+                if s.name == "specwatch_source_export_error":
+                    out[(s.name, s.labels["source"] + "/" + s.labels["error"])] = s.value
+                elif "source" in s.labels and s.labels.get("rank", "all") == "all":
+                    out[(s.name, s.labels["source"])] = s.value
+        return out
+
+    got = scrape()  # one scrape for all: values that overflow arithmetic never fail the others
+    # the absurd source is served, or (while its statistics cannot hold such values) left out and
+    # counted, never failing the scrape
+    assert got.get(("specwatch_source_records_total", "absurd")) == 40 or (
+        got[("specwatch_source_export_error", "absurd/OverflowError")] == 1
+    )
+    assert got[("specwatch_source_records_total", "good")] == 40
+    assert got[("specwatch_accept_len_mean", "good")] == pytest.approx(
+        sum(2 + (i % 10) / 10 for i in range(40)) / 40
+    )
+
+    real = em._metric_set
+
+    def failing(f, lv, *args):
+        if lv[0] == "broken":
+            raise OverflowError("math range error")
+        return real(f, lv, *args)
+
+    monkeypatch.setattr(em, "_metric_set", failing)
+    got = scrape()  # one source fails: the others are served, the failure is counted
+    assert got[("specwatch_source_export_error", "broken/OverflowError")] == 1
+    assert ("specwatch_source_records_total", "broken") not in got
+    assert got[("specwatch_source_records_total", "good")] == 40
+    assert got[("specwatch_source_records_total", "absurd")] == 40
