@@ -147,20 +147,25 @@ class SpecwatchApp(App[int]):
                 return
             self.notify(f"theme {name} (remembered in {path})", timeout=3, markup=False)
 
-    def action_screenshot(self) -> None:
-        name = f"specwatch-{time.strftime('%Y%m%d-%H%M%S')}-{int(time.time() * 1000) % 1000:03d}.svg"
+    def action_screenshot(self, filename: str | None = None, path: str | None = None) -> None:
+        """An SVG of the screen, named by the time, in ``save_dir`` (``filename`` and ``path``,
+        when given, as Textual's own action takes them)."""
+        name = (
+            filename or f"specwatch-{time.strftime('%Y%m%d-%H%M%S')}-{int(time.time() * 1000) % 1000:03d}.svg"
+        )
+        where = Path(path) if path else self.save_dir
         try:
-            self.save_dir.mkdir(parents=True, exist_ok=True)
-            path = self.save_screenshot(filename=name, path=str(self.save_dir))
+            where.mkdir(parents=True, exist_ok=True)
+            saved = self.save_screenshot(filename=name, path=str(where))
         except OSError as exc:
             self.notify(
-                f"cannot save a screenshot in {self.save_dir}: {exc.strerror or exc}",
+                f"cannot save a screenshot in {where}: {exc.strerror or exc}",
                 severity="error",
                 markup=False,
             )
             return
-        self.post_message(ScreenshotSaved(path))
-        self.notify(path, title="screenshot saved", timeout=6, markup=False)
+        self.post_message(ScreenshotSaved(saved))
+        self.notify(saved, title="screenshot saved", timeout=6, markup=False)
 
     def notify(self, message: str, *, title: str = "", **kwargs: Any) -> None:
         """Every notification goes through here: messages and titles carry outside text (labels,

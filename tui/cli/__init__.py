@@ -10,6 +10,7 @@ import argparse
 import importlib
 import signal
 import sys
+from typing import NoReturn
 
 from tui import __version__
 
@@ -66,7 +67,7 @@ def _stopped(command: str | None, how: str) -> None:
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one line, no usage dump
+    def error(self, message: str) -> NoReturn:  # one line, no usage dump
         raise CliError(f"{self.prog}: {message}")
 
 
@@ -138,7 +139,7 @@ def main(argv: list[str] | None = None) -> int:
         return 128 + exc.signum
     except BrokenPipeError:
         # `specwatch ... | head`: stop quietly.
-        sys.stdout = None  # type: ignore[assignment]
+        sys.stdout = None
         return 0
     finally:
         for sig, handler in replaced.items():

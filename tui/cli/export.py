@@ -171,7 +171,7 @@ class Exporter:
             Exported(Followed(s.name, lab, track_arrivals=True), host_label(s, local_host), s.kind, where(s))
             for s, lab in zip(specs, labels)
         ]
-        self.server = None
+        self.server: Any = None  # the prometheus-client WSGI server, once serving
         self.url = ""
         self.started = time.time()
         self._seg_said = [0] * len(specs)

@@ -123,9 +123,9 @@ class Streamer:
                 if text:
                     self.out.write(text)
                     self.out.flush()
-        failed = [s for s in self.states if s.error]
-        for s in failed:
-            print(visible(f"specwatch stream: {s.name}: {s.error}"), file=sys.stderr)
+        failed = [st for st in self.states if st.error]
+        for st in failed:
+            print(visible(f"specwatch stream: {st.name}: {st.error}"), file=sys.stderr)
         return 1 if failed else 0
 
     # -- one batch in, text out ---------------------------------------------------------------

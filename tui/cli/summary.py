@@ -155,11 +155,12 @@ def run(args: argparse.Namespace) -> int:
             raise CliError(f"specwatch summary: {path}: {exc.strerror or exc}") from None
         draft_config.attach(s.stats)  # local sources: the draft's config.json on this machine
         results.append(s)
-    out = {"sources": [], "comparison": None}
+    sources: list[dict] = []
+    out: dict[str, Any] = {"sources": sources, "comparison": None}
     for s in results:
         d = s.result()
         d["segment_comparison"] = segment_comparison(s.stats)
-        out["sources"].append(d)
+        sources.append(d)
     if len(results) == 2:
         out["comparison"] = comparison(results[0].stats, results[1].stats)
     out = _clean(out)

@@ -26,10 +26,9 @@ def mean_ci(st: dict | None, digits: int = 2) -> str:
     """``2.41 ± 0.05 (n=1500)``; the CI half-width is shown when there is one."""
     if not st or not st.get("n"):
         return "— (n=0)"
-    ci = st.get("ci95")
     # a bound JSON could not hold (inf, nan) is null: then there is no half-width to show
-    ok = ci and ci[0] is not None and ci[1] is not None
-    hw = f" ± {number((ci[1] - ci[0]) / 2, digits)}" if ok else ""
+    lo, hi = st.get("ci95") or (None, None)
+    hw = f" ± {number((hi - lo) / 2, digits)}" if lo is not None and hi is not None else ""
     return f"{number(st['mean'], digits)}{hw} (n={st['n']})"
 
 
@@ -71,7 +70,7 @@ def render_source(src: dict) -> list[str]:
                 mean_ci(seg["accept_len"]),
                 mean_ci(seg["accept_rate"], 3) if seg["accept_rate"]["n"] else "—",
                 mean_ci(norm, 3) if norm and norm.get("n") else "—",
-                DEFINITION_WORDS.get(rd.get("printed_definition"), "unknown")
+                DEFINITION_WORDS.get(rd.get("printed_definition") or "", "unknown")
                 if seg["accept_rate"]["n"]
                 else "—",
             ]

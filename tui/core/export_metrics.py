@@ -54,7 +54,7 @@ class Exported:
 
 class _Families:
     def __init__(self) -> None:
-        self.fams: dict[str, Metric] = {}
+        self.fams: dict[str, GaugeMetricFamily | CounterMetricFamily] = {}
 
     def add(
         self, name: str, doc: str, labels: list[str], values: list[str], value: float, counter: bool = False
