@@ -226,3 +226,49 @@ def test_stream_and_export_stop_with_one_line(tmp_path, command, sig, code, word
     assert err.splitlines()[-1] == f"specwatch {command}: {words}", err
     assert "Traceback" not in err
     assert took < 1.0
+
+
+# -- remote summary (a real sshd on 127.0.0.1) -------------------------------------------------------
+@pytest.fixture(scope="module")
+def sshd(tmp_path_factory):
+    from _ssh_util import Sshd, require_sshd
+
+    require_sshd()
+    server = Sshd(tmp_path_factory.mktemp("sshd"))
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.mark.parametrize(
+    "sig,code,words", [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "stopped by SIGTERM")]
+)
+def test_remote_summary_stops_within_1s(sshd, tmp_path, sig, code, words):
+    from _ssh_util import user_home
+
+    home = user_home(tmp_path / "home", sshd)
+    log = big_log(tmp_path / "big.log")
+    env = {**ENV, "HOME": str(home)}
+    env.pop("SSH_AUTH_SOCK", None)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tui", "summary", f"logbox:{log}"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        time.sleep(2.0)  # connected and reading (the whole file takes several seconds)
+        assert proc.poll() is None, proc.communicate()
+        t0 = time.monotonic()
+        proc.send_signal(sig)
+        out, err = proc.communicate(timeout=5)
+        took = time.monotonic() - t0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == code, err
+    assert err == f"specwatch summary: {words}\n" and out == ""
+    assert took < 1.0

@@ -6,6 +6,7 @@ import argparse
 import json
 import math
 import os
+import signal
 import sys
 from typing import Any
 
@@ -122,7 +123,26 @@ def _summarize_metrics(label: str | None, text: str, args: argparse.Namespace):
     return ms
 
 
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 def run(args: argparse.Namespace) -> int:
+    # Ctrl-C stops at once, also inside the remote reader's event loop (asyncio.run would only
+    # cancel its task, which waits for the chunk being parsed): main() prints one line, exit 130.
+    if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        return _run(args)
+    try:
+        signal.signal(signal.SIGINT, _interrupt)
+    except ValueError:  # not the main thread
+        return _run(args)
+    try:
+        return _run(args)
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+def _run(args: argparse.Namespace) -> int:
     from tui.cli import CliError
     from tui.core.sources.metrics import is_metrics
 
