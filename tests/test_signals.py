@@ -201,6 +201,7 @@ def _follow(tmp_path: Path, command: str) -> subprocess.Popen:
 STOP_CASES = [
     ("stream", signal.SIGINT, 130, "interrupted"),
     ("stream", signal.SIGTERM, 143, "stopped by SIGTERM"),
+    ("stream", signal.SIGHUP, 129, "stopped by SIGHUP"),
     ("export", signal.SIGINT, 130, "interrupted"),
     ("export", signal.SIGTERM, 143, "stopped by SIGTERM"),
 ]
