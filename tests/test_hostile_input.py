@@ -446,3 +446,20 @@ def test_exporter_serves_absurd_values_and_isolates_a_failing_source(monkeypatch
     assert ("specwatch_source_records_total", "broken") not in got
     assert got[("specwatch_source_records_total", "good")] == 40
     assert got[("specwatch_source_records_total", "absurd")] == 40
+
+
+async def test_compare_labels_with_markup_and_escapes_stay_literal(tmp_path):
+    a = write_hostile(tmp_path / f"a{TITLE}.log")
+    b = write_hostile(tmp_path / "b[bold]x.log")
+    panes = [replay_pane(str(a), f"A[/oops]{TITLE}", speed=None), replay_pane(str(b), None, speed=None)]
+    app = SpecwatchApp(LaunchPlan(panes, compare=True))
+    async with app.run_test(size=(160, 45)) as pilot:
+        await wait_ended(pilot)
+        app.screen.tick()
+        await pilot.pause()
+        assert app.is_running and app.return_code is None
+        text = screen_text(app)
+        assert "A[/oops]␛]2;pwned-title␇" in text
+        assert "b[bold]x.log" in text
+        assert not unsafe_in(app.export_screenshot())
+        await pilot.press("q")

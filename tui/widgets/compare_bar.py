@@ -9,6 +9,7 @@ from typing import Any
 
 from rich.console import Group
 from rich.text import Text
+from textual.content import Content
 from textual.widgets import Static
 
 from tui.core.sanitize import number, visible
@@ -63,7 +64,7 @@ class CompareBar(Static):
         self.comparison = c
         app = self.app
         al = c["accept_len"]
-        self.border_title = f"B − A: {b_label} vs {a_label}"
+        self.border_title = Content(f"B − A: {b_label} vs {a_label}")  # labels: plain text, never markup
         colour = hex_color(app, VERDICT_COLOUR[al["verdict"]])
         muted = hex_color(app, "foreground-muted")
         rows: list[Text] = []
