@@ -463,3 +463,34 @@ async def test_compare_labels_with_markup_and_escapes_stay_literal(tmp_path):
         assert "b[bold]x.log" in text
         assert not unsafe_in(app.export_screenshot())
         await pilot.press("q")
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+@pytest.mark.parametrize("chunk", [256 << 10, 8 << 20])
+@pytest.mark.parametrize("kind", ["plain", "decode"])
+def test_oversized_lines_count_in_every_summary_reader(tmp_path, monkeypatch, workers, chunk, kind):
+    """Inside a chunk or across chunk ends, read in order or by workers: an oversized line is
+    counted once with its length, the lines around it are read."""
+    import tui.core.summary as summary
+
+    monkeypatch.setattr(summary, "PARALLEL_MIN", 0)
+    monkeypatch.setattr(summary, "CHUNK", chunk)
+    from test_fastscan import make_log  # canonical lines: the fast scanner takes them
+
+    good = make_log(3, 3000)
+    if kind == "plain":  # no anchor: the fast scanner alone would take it for an ordinary line
+        long = b"x" * (2 << 20)
+    else:
+        long = b"Decode batch, accept len: 9.0, " + b"k: v, " * (600 << 10)
+    path = tmp_path / "o.log"
+    path.write_bytes(good + long + b"\n" + good)
+    plain = tmp_path / "plain.log"
+    plain.write_bytes(good * 2)
+    ref = summary.summarize_file(str(plain), workers=1).result()
+    d = summary.summarize_file(str(path), workers=workers).result()
+    assert d["lines"] == ref["lines"] + 1 and d["records"] == ref["records"]
+    assert (
+        d["accept_len"]["n"] == ref["accept_len"]["n"] and d["accept_len"]["max"] == ref["accept_len"]["max"]
+    )
+    assert d["oversized"]["lines"] == 1
+    assert [(e["line"], e["bytes"]) for e in d["oversized"]["examples"]] == [(3001, len(long))]

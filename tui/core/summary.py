@@ -84,7 +84,7 @@ class Summarizer:
             self._slow(buf, offset)
             return
         for part, off in ((buf[:mid], offset), (buf[mid:], offset + mid)):
-            fast = scan_chunk(part) if self.parser.idle else None
+            fast = scan_chunk(part) if self.parser.idle and not has_oversized(part) else None
             if fast is not None and self.parser.idle:
                 self._apply_fast(fast)
             else:
