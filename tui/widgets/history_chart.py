@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 
 import plotext as plt
 from rich.text import Text
+from textual.timer import Timer
 from textual.widget import Widget
 
 from tui.core.sanitize import number, visible
@@ -173,7 +174,7 @@ class HistoryChart(Widget):
         self._text = Text("")
         self._busy = False
         self._last_build = 0.0
-        self._timer = None
+        self._timer: Timer | None = None
         self.builds = 0
 
     def set_data(self, data: ChartData) -> None:

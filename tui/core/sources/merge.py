@@ -8,14 +8,14 @@ event rather than taking the others down. Closing the iterator stops every sourc
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, Sequence
 
 from tui.core.sources.base import Batch, EventKind, Source, SourceEvent
 
 
 async def merged(
     sources: Sequence[Source], *, queue_size: int = 8
-) -> AsyncIterator[tuple[int, Batch | None]]:
+) -> AsyncGenerator[tuple[int, Batch | None], None]:
     """Yields ``(index, batch)`` in arrival order, and ``(index, None)`` when source ``index``
     has ended; returns when all have ended."""
     queue: asyncio.Queue[tuple[int, Batch | None]] = asyncio.Queue(queue_size)
