@@ -10,7 +10,7 @@ import argparse
 import importlib
 import signal
 import sys
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from tui import __version__
 
@@ -45,11 +45,11 @@ def _stop(signum: int, frame: object) -> None:
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 
 
-def stop_on_signals() -> dict[int, object]:
+def stop_on_signals() -> dict[signal.Signals, Any]:
     """SIGTERM and SIGHUP raise :class:`Stopped` (unless they are ignored, as under nohup);
     returns the handlers replaced. The app and the asyncio commands put their own handlers over
     these while they run."""
-    replaced: dict[int, object] = {}
+    replaced: dict[signal.Signals, Any] = {}
     for sig in STOP_SIGNALS:
         try:
             if signal.getsignal(sig) is signal.SIG_DFL:
@@ -143,4 +143,4 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     finally:
         for sig, handler in replaced.items():
-            signal.signal(sig, handler)  # type: ignore[arg-type]
+            signal.signal(sig, handler)
