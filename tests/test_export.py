@@ -240,7 +240,7 @@ def test_cli_daemon_serves_and_stops_on_sigterm():
             ref.current.all.accept_len.mean, rel=1e-12
         )
         proc.send_signal(signal.SIGTERM)
-        assert proc.wait(timeout=10) == 0
+        assert proc.wait(timeout=10) == 143
     finally:
         if proc.poll() is None:
             proc.kill()

@@ -107,5 +107,9 @@ def test_huge_binary_and_invalid_utf8_lines_through_the_cli(tmp_path):
     src = json.loads(out.stdout)["sources"][0]
     assert src["lines"] == 6
     assert src["accept_len"]["n"] == 3 and src["accept_len"]["mean"] == 2.5
-    assert src["malformed"] == 2  # the invalid UTF-8 decode line and the cut 3 MiB line
+    assert src["malformed"] == 1  # the invalid UTF-8 decode line
+    # the 3 MiB line and the 2 MiB one: counted with their length, never parsed
+    assert src["oversized"]["lines"] == 2 and src["oversized"]["largest"] == len(
+        "Decode batch, #running-req: "
+    ) + (3 << 20)
     assert src["records"] == 3

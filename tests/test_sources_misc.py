@@ -13,11 +13,19 @@ from hypothesis import strategies as st
 
 from tui.core.settings import ConfigError, default_config_path, load_settings, parse_settings
 from tui.core.sources import kinds
-from tui.core.sources.base import CUT_MARKER, MAX_LINE_BYTES
+from tui.core.sources.base import MAX_LINE_BYTES
 from tui.core.sources.base import EventKind as K
 from tui.core.sources.command import CommandSource
 from tui.core.sources.file import FileSource
-from tui.core.sources.lines import END, LineSplitter, StartAt, find_start, parse_start
+from tui.core.sources.lines import (
+    END,
+    LineSplitter,
+    StartAt,
+    find_start,
+    oversized_bytes,
+    oversized_line,
+    parse_start,
+)
 from tui.core.sources.merge import merged
 from tui.core.sources.spec import (
     SourceSpecError,
@@ -39,7 +47,7 @@ def reference(data: bytes) -> list[tuple[int, str]]:
         if i == len(parts) - 1 and not p:
             break
         text = (
-            p[:MAX_LINE_BYTES].decode("utf-8", "replace") + CUT_MARKER
+            oversized_line(len(p))
             if len(p) > MAX_LINE_BYTES
             else p.decode("utf-8", "replace").removesuffix("\r")
         )
@@ -84,16 +92,19 @@ def test_crlf_invalid_utf8_and_partial_line():
     assert split_all(data, [3]) == [(1, 0, "a"), (2, 3, "b\ufffd\ufffdc"), (3, 9, "€ok"), (4, 16, "last")]
 
 
-@pytest.mark.parametrize("chunk", [1 << 16, 1 << 20, 4 << 20])
-def test_a_3_mib_line_is_cut_with_the_marker(chunk):
+@pytest.mark.parametrize("chunk", [1 << 16, 1 << 20, 4 << 20, 16 << 20])
+def test_a_3_mib_line_stands_in_as_oversized_with_its_length(chunk):
     big = "é" * (3 * MAX_LINE_BYTES // 2)  # 3 MiB of two-byte characters
     data = b"before\n" + big.encode() + b"\nafter\n"
     got = split_all(data, [chunk])
     assert [no for no, _, _ in got] == [1, 2, 3]
     assert got[0][2] == "before" and got[2] == (3, len(data) - 6, "after")
-    cut = got[1][2]
-    assert cut.endswith(CUT_MARKER) and cut[: -len(CUT_MARKER)] == big[: MAX_LINE_BYTES // 2]
-    assert got[1][1] == 7
+    assert got[1] == (2, 7, oversized_line(3 * MAX_LINE_BYTES)) and oversized_bytes(got[1][2]) == 3 << 20
+
+
+def test_an_oversized_last_line_without_newline_counts_at_flush():
+    got = split_all(b"a\n" + b"z" * (MAX_LINE_BYTES + 5), [1 << 16])
+    assert got == [(1, 0, "a"), (2, 2, oversized_line(MAX_LINE_BYTES + 5))]
 
 
 def test_splitter_memory_stays_bounded_on_a_line_without_end():
@@ -103,12 +114,12 @@ def test_splitter_memory_stays_bounded_on_a_line_without_end():
         assert sp.pending <= MAX_LINE_BYTES + 256 * 1024
 
 
-async def test_file_source_cuts_a_3_mib_line(tmp_path):
+async def test_file_source_reports_a_3_mib_line_as_oversized(tmp_path):
     p = tmp_path / "big.log"
     p.write_bytes(b"a\n" + b"y" * (3 << 20) + b"\nb\n")
     async with Collector(FileSource(str(p), follow=False, **FAST)) as c:
         await c.wait_for(lambda c: c.done)
-    assert c.lines == ["a", "y" * MAX_LINE_BYTES + CUT_MARKER, "b"]
+    assert c.lines == ["a", oversized_line(3 << 20), "b"]
     assert c.numbered[2][:2] == (3, 2 + (3 << 20) + 1)
 
 

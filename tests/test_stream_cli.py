@@ -110,7 +110,7 @@ def test_appended_truncated_rotated_and_newer_glob_match(tmp_path):
         live.until(lambda o: live.records()[-1:] == [14])
     finally:
         code, err = live.stop()
-    assert code == 0 and err == ""
+    assert code == 130 and err == "specwatch stream: interrupted\n"
     assert live.records() == list(range(1, 15))
     events = [(o["event"], o["segment"]) for o in live.out if o["kind"] == "event"]
     assert events == [("opened", 0), ("truncated", 1), ("rotated", 2), ("switched", 3)]
@@ -210,13 +210,13 @@ def test_an_unknown_kind_of_source_is_refused_clearly():
     )
 
 
-def test_ctrl_c_exits_0_quietly_and_stops_commands(tmp_path):
+def test_ctrl_c_exits_130_with_one_line_and_stops_commands(tmp_path):
     pidfile = tmp_path / "pid"
     live = Live("--jsonl", f"cmd:sleep 60 & echo $! > {pidfile}; printf '{dec(1)}'; wait")
     live.until(lambda o: [x for x in o if x["kind"] == "record"])
     child = int(pidfile.read_text())
     code, err = live.stop()
-    assert code == 0 and err == ""
+    assert code == 130 and err == "specwatch stream: interrupted\n"
     deadline = time.monotonic() + 5
     while time.monotonic() < deadline and Path(f"/proc/{child}").exists() and _state(child) != "Z":
         time.sleep(0.02)
@@ -247,6 +247,6 @@ def test_several_sources_interleave_by_arrival(tmp_path, poll):
         live.until(lambda o: live.records()[-1] == 2)
     finally:
         code, _ = live.stop()
-    assert code == 0
+    assert code == 130
     recs = [(o["source"], o["tokens"]) for o in live.out if o["kind"] == "record"]
     assert sorted(recs[:2]) == [("A", 1), ("B", 101)] and recs[2:] == [("B", 102), ("A", 2)]

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import asyncio
 import gc
+import signal
 import sys
 import time
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
+from tui.core.sanitize import visible
 from tui.launch import LaunchPlan
 from tui.messages import ScreenshotSaved
 from tui.screens.help import HelpScreen
@@ -67,6 +71,21 @@ class SpecwatchApp(App[int]):
         self.our_themes: list[str] = []
         self.theme_errors: list[str] = []
         self._wanted_theme = theme
+        self.stopped_by: int | None = None  # SIGTERM / SIGHUP, when one ended the app
+
+    def on_load(self) -> None:
+        # SIGTERM / SIGHUP: leave as `q` does (out of the alternate screen, mouse reporting off),
+        # exit status 128 + signal. Installed before the terminal goes into application mode.
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGHUP):
+            try:
+                loop.add_signal_handler(sig, self._stop_signal, sig)
+            except (NotImplementedError, RuntimeError, ValueError):  # not the main thread
+                pass
+
+    def _stop_signal(self, sig: int) -> None:
+        self.stopped_by = sig
+        self.exit(128 + sig)
 
     def on_mount(self) -> None:
         # Charts are built in a thread: hand the GIL back to the UI loop often.
@@ -128,20 +147,30 @@ class SpecwatchApp(App[int]):
                 return
             self.notify(f"theme {name} (remembered in {path})", timeout=3, markup=False)
 
-    def action_screenshot(self) -> None:
-        name = f"specwatch-{time.strftime('%Y%m%d-%H%M%S')}-{int(time.time() * 1000) % 1000:03d}.svg"
+    def action_screenshot(self, filename: str | None = None, path: str | None = None) -> None:
+        """An SVG of the screen, named by the time, in ``save_dir`` (``filename`` and ``path``,
+        when given, as Textual's own action takes them)."""
+        name = (
+            filename or f"specwatch-{time.strftime('%Y%m%d-%H%M%S')}-{int(time.time() * 1000) % 1000:03d}.svg"
+        )
+        where = Path(path) if path else self.save_dir
         try:
-            self.save_dir.mkdir(parents=True, exist_ok=True)
-            path = self.save_screenshot(filename=name, path=str(self.save_dir))
+            where.mkdir(parents=True, exist_ok=True)
+            saved = self.save_screenshot(filename=name, path=str(where))
         except OSError as exc:
             self.notify(
-                f"cannot save a screenshot in {self.save_dir}: {exc.strerror or exc}",
+                f"cannot save a screenshot in {where}: {exc.strerror or exc}",
                 severity="error",
                 markup=False,
             )
             return
-        self.post_message(ScreenshotSaved(path))
-        self.notify(path, title="screenshot saved", timeout=6, markup=False)
+        self.post_message(ScreenshotSaved(saved))
+        self.notify(saved, title="screenshot saved", timeout=6, markup=False)
+
+    def notify(self, message: str, *, title: str = "", **kwargs: Any) -> None:
+        """Every notification goes through here: messages and titles carry outside text (labels,
+        paths, remote and error messages), so a control sequence in them is shown, never obeyed."""
+        super().notify(visible(message, keep_newlines=True), title=visible(title), **kwargs)
 
     async def action_quit(self) -> None:
         self.exit(0)

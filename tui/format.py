@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from tui.core.sanitize import number
 from tui.core.stats import SourceStats, compare
 from tui.core.stats.rates import normalise_transform
 from tui.core.stats.segments import FEW, Segment
@@ -32,7 +33,7 @@ DASH = "—"
 
 
 def f2(v: float | None, digits: int = 2) -> str:
-    return DASH if v is None or not math.isfinite(v) else f"{v:.{digits}f}"
+    return DASH if v is None or not math.isfinite(v) else number(v, digits)
 
 
 def mean_hw(s: Series, transform: tuple[float, float] | None = None) -> tuple[float | None, float | None]:
@@ -46,7 +47,7 @@ def mean_hw(s: Series, transform: tuple[float, float] | None = None) -> tuple[fl
 def mean_ci_text(mean: float | None, hw: float | None, n: int, digits: int = 2) -> str:
     if not n or mean is None:
         return f"{DASH} (n=0)"
-    return f"{mean:.{digits}f}" + (f" ± {hw:.{digits}f}" if hw is not None else "") + f" (n={n})"
+    return number(mean, digits) + (f" ± {number(hw, digits)}" if hw is not None else "") + f" (n={n})"
 
 
 def segment_by_index(stats: SourceStats, index: int | None) -> Segment:
@@ -131,7 +132,7 @@ def verdict_text(c: dict[str, Any], a_name: str = "A", b_name: str = "B") -> str
     if c.get("diff") is None or not c.get("ci95"):
         return f"{words} ({c.get('reason') or 'not enough data'})"
     lo, hi = c["ci95"]
-    return f"{c['diff']:+.2f} (95% CI {lo:+.2f} … {hi:+.2f}): {words}"
+    return f"{number(c['diff'], signed=True)} (95% CI {number(lo, signed=True)} … {number(hi, signed=True)}): {words}"
 
 
 def short(text: str, width: int) -> str:

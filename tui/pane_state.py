@@ -24,6 +24,7 @@ from typing import Any, NamedTuple
 
 from tui.core.parsing import LineParser
 from tui.core.records import Malformed, Marker, Record
+from tui.core.sanitize import number
 from tui.core.sources.base import EventKind, LineBatch, SourceEvent
 from tui.core.stats import SourceStats, compare
 from tui.core.stats.segments import Segment
@@ -399,8 +400,9 @@ class PaneState:
                         Notice(
                             "information" if c.verdict == "higher" else "warning",
                             f"{self.label}: segment {after.index} accept len is {c.verdict}",
-                            f"{c.mean_b:.2f} vs {c.mean_a:.2f} in segment {before.index}: "
-                            f"{c.diff:+.2f} (95% CI {lo:+.2f} … {hi:+.2f})",
+                            f"{number(c.mean_b)} vs {number(c.mean_a)} in segment {before.index}: "
+                            f"{number(c.diff, signed=True)} (95% CI {number(lo, signed=True)} … "
+                            f"{number(hi, signed=True)})",
                         )
                     )
         cur = self.stats.current

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import signal
 import sys
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from tui import __version__
 
@@ -26,6 +27,43 @@ ALIASES = {"compare": "watch", "replay": "watch", "demo": "watch"}
 
 class CliError(Exception):
     """A user error: printed as one line, exit status 2."""
+
+
+class Stopped(BaseException):
+    """SIGTERM or SIGHUP arrived: unwinds like Ctrl-C does (worker pools, sources and connections
+    are closed on the way out); the command ends with one line and exit status 128 + signal."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _stop(signum: int, frame: object) -> None:
+    raise Stopped(signum)
+
+
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+
+
+def stop_on_signals() -> dict[signal.Signals, Any]:
+    """SIGTERM and SIGHUP raise :class:`Stopped` (unless they are ignored, as under nohup);
+    returns the handlers replaced. The app and the asyncio commands put their own handlers over
+    these while they run."""
+    replaced: dict[signal.Signals, Any] = {}
+    for sig in STOP_SIGNALS:
+        try:
+            if signal.getsignal(sig) is signal.SIG_DFL:
+                replaced[sig] = signal.signal(sig, _stop)
+        except ValueError:  # not the main thread (main() called from a test's thread)
+            break
+    return replaced
+
+
+def _stopped(command: str | None, how: str) -> None:
+    try:
+        print(f"specwatch{' ' + command if command else ''}: {how}", file=sys.stderr, flush=True)
+    except (OSError, ValueError):  # no terminal any more (SIGHUP)
+        pass
 
 
 class _Parser(argparse.ArgumentParser):
@@ -129,22 +167,34 @@ def main(argv: list[str] | None = None) -> int:
     if argv == ["--version"]:  # at once, without building every command's parser
         print(f"specwatch {__version__}")
         return 0
+    command: str | None = None
+    replaced = stop_on_signals()
     try:
         known = {name for name, _ in COMMANDS} | set(ALIASES)
         argv = _route(argv, known)
         wanted = _module_of(argv[0]) if argv and argv[0] in known else None
         parser = build_parser(only=wanted)
         args = parser.parse_args(argv)
+        command = args.command
         if args.command is None:
             parser.print_help()
             return 0
         return int(args.run(args) or 0)
     except CliError as exc:
-        print(str(exc), file=sys.stderr)
+        from tui.core.sanitize import visible
+
+        print(visible(str(exc), keep_newlines=True), file=sys.stderr)  # may quote paths, remote text
         return 2
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # Ctrl-C: one line, no traceback
+        _stopped(command, "interrupted")
         return 130
+    except Stopped as exc:
+        _stopped(command, f"stopped by {signal.Signals(exc.signum).name}")
+        return 128 + exc.signum
     except BrokenPipeError:
         # `specwatch ... | head`: stop quietly.
         sys.stdout = None
         return 0
+    finally:
+        for sig, handler in replaced.items():
+            signal.signal(sig, handler)

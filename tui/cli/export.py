@@ -25,8 +25,9 @@ import time
 from contextlib import aclosing
 from typing import TYPE_CHECKING, Any
 
-from tui.cli import CliError
+from tui.cli import STOP_SIGNALS, CliError, Stopped
 from tui.cli.live_args import add_live_arguments, live_setup
+from tui.core.sanitize import visible
 
 if TYPE_CHECKING:
     from wsgiref.simple_server import WSGIServer
@@ -119,9 +120,14 @@ def run(args: argparse.Namespace) -> int:
         quiet=args.quiet,
     )
     try:
-        return asyncio.run(exporter.run())
-    except (KeyboardInterrupt, asyncio.CancelledError):
-        return 0
+        code = asyncio.run(exporter.run())
+    except asyncio.CancelledError:
+        code = 0
+    if exporter.stopped_by == signal.SIGINT:
+        raise KeyboardInterrupt  # main(): one line, 130
+    if exporter.stopped_by is not None:
+        raise Stopped(exporter.stopped_by)  # main(): one line, 128 + signal
+    return code
 
 
 class Exporter:
@@ -150,6 +156,7 @@ class Exporter:
         self.segments = segments
         self.quiet = quiet
         self.err = err or sys.stderr
+        self.stopped_by: int | None = None  # the signal that stopped the daemon
         labels = unique_labels([default_label(s) for s in specs])
 
         self.sources = [
@@ -204,6 +211,10 @@ class Exporter:
         host = f"[{self.addr}]" if ":" in self.addr else self.addr
         self.url = f"http://{host}:{port}/metrics"
 
+    def _stop(self, sig: int, task: asyncio.Task) -> None:
+        self.stopped_by = sig
+        task.cancel()
+
     def close(self) -> None:
         if self.server is not None:
             self.server.shutdown()
@@ -216,9 +227,10 @@ class Exporter:
 
         loop = asyncio.get_running_loop()
         task = asyncio.current_task()
-        for sig in (signal.SIGTERM, signal.SIGINT):
+        assert task is not None
+        for sig in (signal.SIGINT, *STOP_SIGNALS):  # the server and the sources close first
             try:
-                loop.add_signal_handler(sig, task.cancel)  # type: ignore[union-attr]
+                loop.add_signal_handler(sig, self._stop, sig, task)
             except (NotImplementedError, RuntimeError, ValueError):
                 pass
         sources = []
@@ -247,7 +259,8 @@ class Exporter:
     # -- stderr --------------------------------------------------------------------------------
     def _say(self, text: str) -> None:
         if not self.quiet:
-            print(f"specwatch export: {text}", file=self.err, flush=True)
+            # labels, paths and remote messages come from outside: shown, never obeyed
+            print(f"specwatch export: {visible(text)}", file=self.err, flush=True)
 
     def _log(self, i: int, batch, items) -> None:
         if self.quiet:

@@ -1,6 +1,7 @@
 """``specwatch stream [--jsonl] [--from start|end|-N] [--no-follow] SOURCE...``: headless live output.
 
-Follows every source at once (interleaved by arrival) until interrupted (Ctrl-C: exit 0, quietly);
+Follows every source at once (interleaved by arrival) until interrupted (Ctrl-C: exit 130, SIGTERM:
+143, SIGHUP: 129, with one line on stderr, after the sources are closed);
 stops by itself when every source has ended (stdin and commands at their end, files with
 ``--no-follow``). Exit status 1 when a source failed (missing file with --no-follow, permission
 denied, a command that exited non-zero), 2 for bad arguments.
@@ -14,7 +15,8 @@ denied, a command that exited non-zero), 2 for bad arguments.
   source events (opened, truncated, rotated, switched, waiting, idle, eof, error, exited,
   stderr: one object per stderr line);
 * ``{"kind": "marker", ...}`` for startup/restart markers, ``{"kind": "malformed", ...}`` for
-  metric lines that could not be read, ``{"kind": "engine", ...}`` for vLLM engine stats lines.
+  metric lines that could not be read, ``{"kind": "engine", ...}`` for vLLM engine stats lines,
+  ``{"kind": "oversized", "line_no", "offset", "bytes", ...}`` for a line longer than 1 MiB (not read).
 
 Non-finite numbers (vLLM prints ``nan`` when nothing was drafted) are written as ``null``.
 """
@@ -26,16 +28,17 @@ import asyncio
 import json
 import math
 import os
-import signal
 import sys
 from contextlib import aclosing
 from datetime import datetime
 from typing import Any
 
+from tui.cli import STOP_SIGNALS, Stopped
 from tui.cli.live_args import add_live_arguments, live_setup
 from tui.core.follow import Followed
 from tui.core.follow import follow as follow_sources
-from tui.core.records import EngineStats, Malformed, Marker, Record, format_ts
+from tui.core.records import EngineStats, Malformed, Marker, Oversized, Record, format_ts
+from tui.core.sanitize import number, visible
 from tui.core.sources.base import EventKind, LineBatch, SourceEvent
 from tui.core.sources.spec import SourceSpecError, open_source
 
@@ -63,7 +66,9 @@ def run(args: argparse.Namespace) -> int:
     streamer = Streamer(specs, jsonl=args.jsonl, follow=not args.no_follow, start=start, options=options)
     try:
         return asyncio.run(streamer.run())
-    except (KeyboardInterrupt, asyncio.CancelledError):
+    except asyncio.CancelledError:
+        if streamer.stopped_by is not None:
+            raise Stopped(streamer.stopped_by) from None  # main(): one line, 128 + signal
         return 0
     except BrokenPipeError:
         _silence_stdout()
@@ -88,14 +93,21 @@ class Streamer:
         self.options = options
         self.out = out or sys.stdout
         self.states = [Followed(s.name) for s in specs]
+        self.stopped_by: int | None = None  # the signal that stopped the run
+
+    def _stop(self, sig: int, task: asyncio.Task) -> None:
+        self.stopped_by = sig
+        task.cancel()
 
     async def run(self) -> int:
         loop = asyncio.get_running_loop()
         task = asyncio.current_task()
-        try:
-            loop.add_signal_handler(signal.SIGTERM, task.cancel)  # type: ignore[union-attr]
-        except (NotImplementedError, RuntimeError, ValueError):
-            pass
+        assert task is not None
+        for sig in STOP_SIGNALS:  # Ctrl-C: asyncio.run cancels the task, then raises KeyboardInterrupt
+            try:
+                loop.add_signal_handler(sig, self._stop, sig, task)
+            except (NotImplementedError, RuntimeError, ValueError):
+                pass
         sources = []
         try:
             for spec in self.specs:
@@ -103,7 +115,7 @@ class Streamer:
         except SourceSpecError as exc:
             for s in sources:
                 await s.aclose()
-            print(f"specwatch stream: {exc}", file=sys.stderr)
+            print(f"specwatch stream: {visible(str(exc))}", file=sys.stderr)
             return 2
         async with aclosing(follow_sources(sources, self.states)) as batches:
             async for i, batch, items in batches:
@@ -113,7 +125,7 @@ class Streamer:
                     self.out.flush()
         failed = [st for st in self.states if st.error]
         for st in failed:
-            print(f"specwatch stream: {st.name}: {st.error}", file=sys.stderr)
+            print(visible(f"specwatch stream: {st.name}: {st.error}"), file=sys.stderr)
         return 1 if failed else 0
 
     # -- one batch in, text out ---------------------------------------------------------------
@@ -122,10 +134,18 @@ class Streamer:
         out: list[str] = []
         if isinstance(batch, SourceEvent):
             self._event(st, batch, out)
-            return "".join(out)
+            return self._finish(out)
         for it, seg in items:
             self._item(st, it, seg, batch.path, out)
-        return "".join(out)
+        return self._finish(out)
+
+    def _finish(self, out: list[str]) -> str:
+        """The text form: every entry is one line whose names, paths and messages come from
+        outside, so each is made visible (a control sequence in it is shown, never obeyed).
+        JSON lines keep the raw text (JSON escapes the control characters)."""
+        if self.jsonl:
+            return "".join(out)
+        return "".join(visible(s[:-1]) + "\n" for s in out)
 
     def _item(self, st: Followed, it, seg: int, path: str | None, out: list[str]) -> None:
         if isinstance(it, Record):
@@ -171,6 +191,23 @@ class Streamer:
                 )
             else:
                 out.append(f"[{st.name}] -- malformed line {it.line_no}: {it.reason}\n")
+        elif isinstance(it, Oversized):
+            if self.jsonl:
+                out.append(
+                    _dumps(
+                        {
+                            "kind": "oversized",
+                            "source": st.name,
+                            "segment": seg,
+                            "line_no": it.line_no,
+                            "offset": it.offset,
+                            "bytes": it.nbytes,
+                            "path": path,
+                        }
+                    )
+                )
+            else:
+                out.append(f"[{st.name}] -- oversized line {it.line_no}: {it.nbytes} bytes, not read\n")
         elif isinstance(it, EngineStats) and self.jsonl:
             out.append(
                 _dumps(
@@ -214,17 +251,17 @@ class Streamer:
         parts = [f"[{st.name}]", format_ts(r.timestamp) or "-", f"seg {seg}"]
         if r.rank:
             parts.append(r.rank)
-        for key, value, fmt in (
-            ("accept_len", r.accept_len, ".2f"),
-            ("accept_rate", r.accept_rate, ".3f"),
-            ("accept_len~", r.accept_len_derived, ".2f"),
-            ("accept_rate~", r.accept_rate_derived, ".3f"),
-            ("throughput", r.throughput, ".1f"),
-            ("running", r.running_req, "d"),
-            ("queue", r.queue_req, "d"),
+        for key, value, digits in (
+            ("accept_len", r.accept_len, 2),
+            ("accept_rate", r.accept_rate, 3),
+            ("accept_len~", r.accept_len_derived, 2),
+            ("accept_rate~", r.accept_rate_derived, 3),
+            ("throughput", r.throughput, 1),
+            ("running", r.running_req, 0),
+            ("queue", r.queue_req, 0),
         ):
             if value is not None:
-                parts.append(f"{key}={format(value, fmt)}")
+                parts.append(f"{key}={number(value, digits)}")
         return " ".join(parts) + "\n"
 
     def _event(self, st: Followed, ev: SourceEvent, out: list[str]) -> None:

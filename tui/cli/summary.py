@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import signal
 import sys
 from typing import Any
 
@@ -58,7 +59,26 @@ def _clean(obj: Any) -> Any:
     return obj
 
 
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 def run(args: argparse.Namespace) -> int:
+    # Ctrl-C stops at once, also inside the remote reader's event loop (asyncio.run would only
+    # cancel its task, which waits for the chunk being parsed): main() prints one line, exit 130.
+    if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        return _run(args)
+    try:
+        signal.signal(signal.SIGINT, _interrupt)
+    except ValueError:  # not the main thread
+        return _run(args)
+    try:
+        return _run(args)
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+def _run(args: argparse.Namespace) -> int:
     from tui.cli import CliError
     from tui.cli.live_args import config_ref
     from tui.cli.metrics_args import metrics_options
@@ -97,7 +117,9 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(json.dumps(out, ensure_ascii=False) + "\n")
     else:
         from tui.cli.summary_text import render
+        from tui.core.sanitize import visible
 
-        sys.stdout.write(render(out))
+        # Labels, paths, config values and messages in it come from outside: shown, never obeyed.
+        sys.stdout.write(visible(render(out), keep_newlines=True))
     sys.stdout.flush()
     return 0

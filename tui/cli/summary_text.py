@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from tui.core.sanitize import number
+
 DEFINITION_WORDS = {
     "accepted_drafts_over_proposed_drafts": "accepted/proposed drafts",
     "sglang_al_over_num_draft_tokens": "AL/num_draft_tokens",
@@ -17,16 +19,17 @@ VERDICT_WORDS = {
 
 
 def _f(v, digits: int = 2) -> str:
-    return "—" if v is None else f"{v:.{digits}f}"
+    return number(v, digits)
 
 
 def mean_ci(st: dict | None, digits: int = 2) -> str:
     """``2.41 ± 0.05 (n=1500)``; the CI half-width is shown when there is one."""
     if not st or not st.get("n"):
         return "— (n=0)"
-    ci = st.get("ci95")
-    hw = f" ± {(ci[1] - ci[0]) / 2:.{digits}f}" if ci else ""
-    return f"{st['mean']:.{digits}f}{hw} (n={st['n']})"
+    # a bound JSON could not hold (inf, nan) is null: then there is no half-width to show
+    lo, hi = st.get("ci95") or (None, None)
+    hw = f" ± {number((hi - lo) / 2, digits)}" if lo is not None and hi is not None else ""
+    return f"{number(st['mean'], digits)}{hw} (n={st['n']})"
 
 
 def _table(rows: list[list[str]], header: list[str]) -> list[str]:
@@ -41,7 +44,8 @@ def render_source(src: dict) -> list[str]:
     out = [
         f"{src['label']}  ({src['source']})",
         f"  lines {src['lines']}, records {src['records']}, malformed {src['malformed']}"
-        + (f", family {src['family']}" if src.get("family") else ""),
+        + (f", family {src['family']}" if src.get("family") else "")
+        + _oversized(src.get("oversized")),
     ]
     al, ar = src.get("accept_len") or {}, src.get("accept_rate") or {}
     out.append(
@@ -66,7 +70,7 @@ def render_source(src: dict) -> list[str]:
                 mean_ci(seg["accept_len"]),
                 mean_ci(seg["accept_rate"], 3) if seg["accept_rate"]["n"] else "—",
                 mean_ci(norm, 3) if norm and norm.get("n") else "—",
-                DEFINITION_WORDS.get(rd.get("printed_definition"), "unknown")
+                DEFINITION_WORDS.get(rd.get("printed_definition") or "", "unknown")
                 if seg["accept_rate"]["n"]
                 else "—",
             ]
@@ -91,7 +95,7 @@ def render_source(src: dict) -> list[str]:
                 f"    seg {seg['index']} rank {rank or '(untagged)'}: accept len {mean_ci(r['accept_len'])}"
             )
         if seg.get("per_position"):
-            pp = ", ".join(f"{v:.3f}" for v in seg["per_position"])
+            pp = ", ".join(number(v, 3) for v in seg["per_position"])
             out.append(f"    seg {seg['index']} per-position acceptance: {pp}")
         draft = (seg.get("config") or {}).get("draft") or {}
         if draft:
@@ -111,6 +115,12 @@ def render_source(src: dict) -> list[str]:
     return out
 
 
+def _oversized(o: dict | None) -> str:
+    if not o or not o.get("lines"):
+        return ""
+    return f", oversized {o['lines']} (not read; {o['bytes']:,} bytes, largest {o['largest']:,})"
+
+
 def render_metrics(m: dict | None) -> list[str]:
     """What a metrics source adds: scrapes, and vLLM's lifetime totals since the server started."""
     if not m:
@@ -128,7 +138,7 @@ def render_metrics(m: dict | None) -> list[str]:
         out.append(
             f"    {rank} since start: accept len {_f(t.get('accept_len'))}, accept rate "
             f"{_f(t.get('accept_rate'), 3)} ({t['accepted']} accepted / {t.get('draft_tokens')} drafted tokens, "
-            f"{t['drafts']} drafts)" + (f", per position {', '.join(f'{v:.3f}' for v in pp)}" if pp else "")
+            f"{t['drafts']} drafts)" + (f", per position {', '.join(number(v, 3) for v in pp)}" if pp else "")
         )
     return out
 
@@ -137,7 +147,10 @@ def _cmp(c: dict) -> str:
     if c.get("diff") is None or not c.get("ci95"):
         return f"{VERDICT_WORDS[c['verdict']]} ({c.get('reason', '')})"
     lo, hi = c["ci95"]
-    return f"{c['diff']:+.2f} (95% CI {lo:+.2f} … {hi:+.2f}): {VERDICT_WORDS[c['verdict']]}"
+    return (
+        f"{number(c['diff'], signed=True)} (95% CI {number(lo, signed=True)} … {number(hi, signed=True)}): "
+        f"{VERDICT_WORDS[c['verdict']]}"
+    )
 
 
 def render(out: dict) -> str:

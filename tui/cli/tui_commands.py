@@ -197,6 +197,10 @@ def _run_app(plan, args: argparse.Namespace) -> int:
     finally:
         for fn in plan.cleanup:
             fn()
+    if app.stopped_by is not None:  # SIGTERM / SIGHUP: the terminal is restored; one line, 128 + signal
+        from tui.cli import Stopped
+
+        raise Stopped(app.stopped_by)
     return int(code or 0) if app.return_code in (None, 0) else int(app.return_code)
 
 

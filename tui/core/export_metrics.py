@@ -4,7 +4,9 @@ time (a prometheus-client custom collector: nothing is updated per line).
 Per source (labels ``source``, ``host``): ``specwatch_source_info`` (+ ``kind``, ``where``),
 ``specwatch_source_state`` (+ ``state``: 1 for the current one), ``specwatch_source_up``,
 ``specwatch_source_records_total``, ``specwatch_source_malformed_total``,
-``specwatch_source_segments``, ``specwatch_source_last_record_age_seconds``.
+``specwatch_source_segments``, ``specwatch_source_last_record_age_seconds``; and
+``specwatch_source_export_error`` (+ ``error``) for a source left out of a scrape because its
+statistics could not be read (the other sources are served as usual).
 
 Per segment and rank (labels ``source``, ``host``, ``segment``, ``current`` ("true" for the
 segment being written), ``rank`` ("all" for the whole segment, else each rank when there are
@@ -52,7 +54,7 @@ class Exported:
 
 class _Families:
     def __init__(self) -> None:
-        self.fams: dict[str, Metric] = {}
+        self.fams: dict[str, GaugeMetricFamily | CounterMetricFamily] = {}
 
     def add(
         self, name: str, doc: str, labels: list[str], values: list[str], value: float, counter: bool = False
@@ -63,24 +65,53 @@ class _Families:
             fam = self.fams[name] = cls(name, doc, labels=labels)
         fam.add_metric(values, value)
 
+    def merge(self, other: _Families) -> None:
+        for name, fam in other.fams.items():
+            mine = self.fams.get(name)
+            if mine is None:
+                self.fams[name] = fam
+            else:
+                mine.samples.extend(fam.samples)
+
 
 def build_families(
     sources: Sequence[Exported], *, segments: int = DEFAULT_SEGMENTS, now: float | None = None
 ) -> list[Metric]:
-    """All the exporter's metric families, from the sources' statistics as they are now."""
+    """All the exporter's metric families, from the sources' statistics as they are now.
+
+    Each source is built on its own: one whose statistics cannot be read (a value that makes
+    the arithmetic fail) is left out of this scrape and counted in
+    ``specwatch_source_export_error`` (labels ``source``, ``host``, ``error``: the exception's
+    type), and every other source is served as usual."""
     now = time.monotonic() if now is None else now
     f = _Families()
     for ex in sources:
-        _source(f, ex, now)
-        st = ex.state
-        segs = list(st.stats.segments)
-        current = segs[-1]
-        shown = [s for s in segs if s.records][-segments:] if segments > 0 else []
-        if current not in shown:
-            shown.append(current)
-        for seg in shown:
-            _segment(f, ex, seg, seg is current, now)
+        one = _Families()
+        try:
+            _one_source(one, ex, segments, now)
+        except (ArithmeticError, ValueError, TypeError) as exc:
+            f.add(
+                "specwatch_source_export_error",
+                "1 when this source's statistics could not be exported in this scrape (left out).",
+                SRC_LABELS + ["error"],
+                [ex.state.label, ex.host, type(exc).__name__],
+                1,
+            )
+            continue
+        f.merge(one)
     return list(f.fams.values())
+
+
+def _one_source(f: _Families, ex: Exported, segments: int, now: float) -> None:
+    _source(f, ex, now)
+    st = ex.state
+    segs = list(st.stats.segments)
+    current = segs[-1]
+    shown = [s for s in segs if s.records][-segments:] if segments > 0 else []
+    if current not in shown:
+        shown.append(current)
+    for seg in shown:
+        _segment(f, ex, seg, seg is current, now)
 
 
 def _source(f: _Families, ex: Exported, now: float) -> None:

@@ -140,7 +140,17 @@ class EngineStats:
     process: str | None = None
 
 
-Item = Record | Marker | Malformed | EngineStats
+@dataclass(slots=True)
+class Oversized:
+    """A line longer than a line may be (``MAX_LINE_BYTES``): not read, only its length kept."""
+
+    source: str
+    line_no: int
+    offset: int
+    nbytes: int
+
+
+Item = Record | Marker | Malformed | EngineStats | Oversized
 
 
 def format_ts(ts: float | None) -> str | None:

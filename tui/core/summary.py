@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import os
+import signal
 import stat
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import BinaryIO
 
 from tui.core.parsing import LineParser
 from tui.core.parsing.fastscan import FastChunk, scan_chunk
-from tui.core.sources.base import CUT_MARKER, MAX_LINE_BYTES
+from tui.core.sources.base import MAX_LINE_BYTES
 from tui.core.stats import SourceStats, compare
 
 CHUNK = 4 << 20
@@ -36,14 +37,35 @@ class Summarizer:
         self.bytes = 0
         self.fast_chunks = 0
         self.slow_chunks = 0
+        # lines longer than MAX_LINE_BYTES: counted with their length, never parsed
+        self.oversized = 0
+        self.oversized_bytes = 0
+        self.oversized_largest = 0
+        self.oversized_examples: list[dict[str, int]] = []
+
+    def add_oversized(self, line_no: int, offset: int, nbytes: int) -> None:
+        self.oversized += 1
+        self.oversized_bytes += nbytes
+        self.oversized_largest = max(self.oversized_largest, nbytes)
+        if len(self.oversized_examples) < 20:
+            self.oversized_examples.append({"line": line_no, "offset": offset, "bytes": nbytes})
+
+    def skip_oversized(self, offset: int, nbytes: int) -> None:
+        """The next line is an oversized one that the reader skipped (see :func:`iter_chunks`)."""
+        self.lines += 1
+        self.parser.lines += 1
+        self.add_oversized(self.lines, offset, nbytes)
 
     @property
     def can_fast(self) -> bool:
         return self.parser.idle
 
     def feed(self, buf: bytes, offset: int, fast: FastChunk | None) -> None:
-        """``fast``: ``scan_chunk(buf)`` when it was tried, else None."""
+        """``fast``: ``scan_chunk(buf)`` when it was tried, else None. A chunk that holds an
+        oversized line goes line by line, where such lines are counted and skipped."""
         self.bytes += len(buf)
+        if fast is not None and has_oversized(buf):
+            fast = None
         if fast is not None and self.parser.idle:
             self._apply_fast(fast)
         else:
@@ -62,7 +84,7 @@ class Summarizer:
             self._slow(buf, offset)
             return
         for part, off in ((buf[:mid], offset), (buf[mid:], offset + mid)):
-            fast = scan_chunk(part) if self.parser.idle else None
+            fast = scan_chunk(part) if self.parser.idle and not has_oversized(part) else None
             if fast is not None and self.parser.idle:
                 self._apply_fast(fast)
             else:
@@ -85,10 +107,12 @@ class Summarizer:
             pieces.pop()
         for raw in pieces:
             no += 1
-            if len(raw) > MAX_LINE_BYTES:
-                line = raw[:MAX_LINE_BYTES].decode("utf-8", "replace") + CUT_MARKER
-            else:
-                line = raw.decode("utf-8", "replace")
+            if len(raw) > MAX_LINE_BYTES:  # not parsed: only counted, with its length
+                parser.lines += 1
+                self.add_oversized(no, offset, len(raw))
+                offset += len(raw) + 1
+                continue
+            line = raw.decode("utf-8", "replace")
             if line.endswith("\r"):
                 line = line[:-1]
             item = parser.feed(line, no, offset)
@@ -123,32 +147,64 @@ class Summarizer:
         d["lines"] = self.lines
         d["bytes"] = self.bytes
         d["family"] = self.parser.family
+        d["oversized"] = {
+            "lines": self.oversized,
+            "bytes": self.oversized_bytes,
+            "largest": self.oversized_largest,
+            "examples": self.oversized_examples,
+        }
         return d
 
 
-def iter_chunks(f: BinaryIO, size: int | None = None) -> Iterator[tuple[int, bytes]]:
+def has_oversized(buf: bytes) -> bool:
+    """True when a line of ``buf`` is longer than MAX_LINE_BYTES.
+
+    Such a line holds a whole aligned block of MAX_LINE_BYTES / 2 bytes without a newline, so
+    one ``find`` per block (8 for a 4 MiB chunk) rules it out; a block without a newline is then
+    measured exactly."""
+    n = len(buf)
+    half = MAX_LINE_BYTES // 2
+    for a in range(0, n, half) if n > MAX_LINE_BYTES else ():
+        b = min(a + half, n)
+        if buf.find(b"\n", a, b) >= 0:
+            continue
+        start = buf.rfind(b"\n", 0, a) + 1
+        end = buf.find(b"\n", b)
+        if (n if end < 0 else end) - start > MAX_LINE_BYTES:
+            return True
+    return False
+
+
+def iter_chunks(
+    f: BinaryIO, size: int | None = None, on_oversized: Callable[[int, int], None] | None = None
+) -> Iterator[tuple[int, bytes]]:
     """(offset, buffer of whole lines), reading ``f`` once.
 
-    A line longer than ``MAX_LINE_BYTES`` is handed over as its first ``MAX_LINE_BYTES + 1``
-    bytes (the line parser cuts it there and says so) and the rest of it is skipped: memory stays
-    bounded, and every line counts once. A last line without a newline gets one.
+    A line longer than ``MAX_LINE_BYTES`` is never handed over: its bytes are skipped and
+    counted, and ``on_oversized(offset, length)`` is called in its place (in order, between the
+    buffers before and after it): memory stays bounded, and every line counts once. A last line
+    without a newline gets one.
     """
     size = size or CHUNK
     offset = 0
     rest = b""
-    skipping = False  # inside an over-long line whose head was already handed over
+    skipping = -1  # bytes of the oversized line being skipped (-1: none)
+    skip_start = 0
     while True:
         data = f.read(size)
         if not data:
             break
-        if skipping:
+        if skipping >= 0:
             nl = data.find(b"\n")
             if nl < 0:
+                skipping += len(data)
                 offset += len(data)
                 continue
+            if on_oversized is not None:
+                on_oversized(skip_start, skipping + nl)
             offset += nl + 1
             data = data[nl + 1 :]
-            skipping = False
+            skipping = -1
             if not data:
                 continue
         buf = rest + data if rest else data
@@ -160,16 +216,25 @@ def iter_chunks(f: BinaryIO, size: int | None = None) -> Iterator[tuple[int, byt
         else:
             rest = buf
         if len(rest) > MAX_LINE_BYTES:
-            yield offset, rest[: MAX_LINE_BYTES + 1] + b"\n"
+            skip_start, skipping = offset, len(rest)
             offset += len(rest)
             rest = b""
-            skipping = True
+    if skipping >= 0 and on_oversized is not None:
+        on_oversized(skip_start, skipping)
     if rest:
         yield offset, rest + b"\n"
 
 
 # -- worker processes ------------------------------------------------------------------------
 _worker_fd: dict[str, int] = {}
+
+
+def _worker_signals() -> None:
+    """Workers leave Ctrl-C (sent to the whole process group) to the parent, which terminates
+    the pool (SIGTERM, default action: no traceback in the workers)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_DFL)
 
 
 def _scan_range(path: str, start: int, end: int) -> FastChunk | None:
@@ -179,6 +244,8 @@ def _scan_range(path: str, start: int, end: int) -> FastChunk | None:
     buf = os.pread(fd, end - start, start)
     if not buf.endswith(b"\n"):
         buf += b"\n"
+    if has_oversized(buf):  # the parent reads it line by line and counts the oversized line
+        return None
     return scan_chunk(buf)
 
 
@@ -227,11 +294,11 @@ def summarize_file(
             ranges = _ranges(f, CHUNK)
             f.seek(0)
         if ranges is None:
-            for offset, buf in iter_chunks(f):
+            for offset, buf in iter_chunks(f, on_oversized=s.skip_oversized):
                 s.feed(buf, offset, scan_chunk(buf) if s.can_fast else None)
             return s
         ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
-        with ctx.Pool(nw) as pool:
+        with ctx.Pool(nw, initializer=_worker_signals) as pool:
             inflight: deque = deque()
             for start, end in ranges:
                 inflight.append((start, end, pool.apply_async(_scan_range, (path, start, end))))
@@ -258,7 +325,7 @@ def _fold_one(s: Summarizer, f: BinaryIO, inflight: deque) -> None:
 
 def summarize_stream(f: BinaryIO, source: str, label: str | None = None) -> Summarizer:
     s = Summarizer(source, label)
-    for offset, buf in iter_chunks(f):
+    for offset, buf in iter_chunks(f, on_oversized=s.skip_oversized):
         s.feed(buf, offset, scan_chunk(buf) if s.can_fast else None)
     return s
 

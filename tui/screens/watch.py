@@ -16,6 +16,7 @@ from textual.containers import Container, Grid, Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Header
 
+from tui.core.sanitize import visible
 from tui.core.sources.base import LineBatch
 from tui.core.summary import comparison
 from tui.launch import LaunchPlan
@@ -35,18 +36,26 @@ MAX_NOTICES_PER_TICK = 3
 def nice_ceil(x: float) -> float:
     if x <= 0:
         return 1.0
-    mag = 10 ** math.floor(math.log10(x))
+    if not math.isfinite(x):
+        return 1.0  # no scale fits it (the caller leaves such values out)
+    mag = 10.0 ** math.floor(math.log10(x))
     for m in (1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10):
         if m * mag >= x:
-            return m * mag
-    return 10 * mag
+            return m * mag if math.isfinite(m * mag) else x
+    return x
 
 
 def _range(xs: list[float], step: float, empty: tuple[float, float]) -> tuple[float, float]:
+    """The scale of a chart: [min, max] rounded out to ``step``; values that fit no scale (inf,
+    nan) are left out, and huge ones (1e308) give a plain [min, max]."""
+    xs = [x for x in xs if math.isfinite(x)]
     if not xs:
         return empty
-    lo, hi = math.floor(min(xs) / step) * step, math.ceil(max(xs) / step) * step
-    return (round(lo, 6), round(hi if hi > lo else lo + step, 6))
+    lo, hi = min(xs), max(xs)
+    if max(abs(lo), abs(hi)) / step < 1e12:
+        lo, hi = math.floor(lo / step) * step, math.ceil(hi / step) * step
+        return (round(lo, 6), round(hi if hi > lo else lo + step, 6))
+    return (lo, hi) if hi > lo else (lo, lo + abs(lo) * 1e-6)
 
 
 class WatchScreen(Screen):
@@ -102,8 +111,8 @@ class WatchScreen(Screen):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.title = self.plan.title
-        self.sub_title = self._subtitle()
+        self.title = visible(self.plan.title)  # names of files and hosts: shown, never obeyed
+        self.sub_title = visible(self._subtitle())
         grid = self.query_one("#panes")
         if isinstance(grid, Grid):
             cols = 2 if len(self.states) <= 4 else 3

@@ -7,6 +7,7 @@ from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
 
+from tui.core.sanitize import number, visible
 from tui.core.stats.segments import Segment
 from tui.format import f2, mean_hw
 from tui.widgets._colours import hex_color
@@ -63,7 +64,9 @@ class Breakdown(Static):
                 lo = 1.0
                 frac = 0.0 if mean is None else (mean - lo) / max(1e-9, top - lo) if top > lo else 1.0
                 label = Text(f"{f2(mean)} ± {f2(hw)}  n={n}" if hw is not None else f"{f2(mean)}  n={n}")
-                t.add_row(Text(rank or "(untagged)"), Text(_bar(frac), style=colour), label)
+                t.add_row(
+                    Text(visible(rank) if rank else "(untagged)"), Text(_bar(frac), style=colour), label
+                )
             if len(items) > MAX_RANKS_SHOWN:
                 t.add_row(
                     Text("…", style=muted),
@@ -72,5 +75,7 @@ class Breakdown(Static):
                 )
         if self.positions:
             for i, p in enumerate(self.positions, 1):
-                t.add_row(Text(f"draft pos {i}"), Text(_bar(p), style=colour), Text(f"{p:.3f} accepted"))
+                t.add_row(
+                    Text(f"draft pos {i}"), Text(_bar(p), style=colour), Text(f"{number(p, 3)} accepted")
+                )
         self.update(t)

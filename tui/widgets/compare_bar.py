@@ -4,12 +4,15 @@ measured segment of each source), so they match ``specwatch summary --json``."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from rich.console import Group
 from rich.text import Text
+from textual.content import Content
 from textual.widgets import Static
 
+from tui.core.sanitize import number, visible
 from tui.format import verdict_text
 from tui.widgets._colours import hex_color
 
@@ -57,10 +60,11 @@ class CompareBar(Static):
         self.border_title = "B − A"
 
     def show(self, c: dict[str, Any], a_label: str, b_label: str) -> None:
+        a_label, b_label = visible(a_label), visible(b_label)  # outside text: shown, never obeyed
         self.comparison = c
         app = self.app
         al = c["accept_len"]
-        self.border_title = f"B − A: {b_label} vs {a_label}"
+        self.border_title = Content(f"B − A: {b_label} vs {a_label}")  # labels: plain text, never markup
         colour = hex_color(app, VERDICT_COLOUR[al["verdict"]])
         muted = hex_color(app, "foreground-muted")
         rows: list[Text] = []
@@ -73,8 +77,9 @@ class CompareBar(Static):
         )
         rows.append(head)
         width = max(20, (self.size.width or 64) - 4)
-        if al.get("ci95") and al.get("diff") is not None:
-            lo, hi = al["ci95"]
+        ci = al.get("ci95")
+        if ci and al.get("diff") is not None and all(map(math.isfinite, (*ci, al["diff"]))):
+            lo, hi = ci
             strip, z, a, b, d = ci_strip(lo, hi, al["diff"], width)
             line = Text(strip, style=muted, no_wrap=True)
             line.stylize(colour, a, b + 1)
@@ -100,4 +105,4 @@ class CompareBar(Static):
 
 
 def _m(v: float | None) -> str:
-    return "—" if v is None else f"{v:.2f}"
+    return number(v)

@@ -8,14 +8,17 @@ nothing that outlives it: the figure is cleared each time).
 
 from __future__ import annotations
 
+import math
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import plotext as plt
 from rich.text import Text
+from textual.timer import Timer
 from textual.widget import Widget
 
+from tui.core.sanitize import number, visible
 from tui.widgets._colours import rgb
 
 
@@ -51,8 +54,6 @@ def downsample(xs: list[float], ys: list[float], n: int) -> tuple[list[float], l
 
 def nice_ticks(lo: float, hi: float, count: int) -> list[float]:
     """Round tick values (steps of 1, 2, 2.5 or 5 × 10^k) covering [lo, hi]."""
-    import math
-
     raw = (hi - lo) / max(1, count)
     mag = 10 ** math.floor(math.log10(raw)) if raw > 0 else 1.0
     step = next((m * mag for m in (1, 2, 2.5, 5, 10) if m * mag >= raw), 10 * mag)
@@ -63,6 +64,28 @@ def nice_ticks(lo: float, hi: float, count: int) -> list[float]:
         out.append(round(x, 10))
         x += step
     return out
+
+
+PLOTTABLE = 1e12  # plotext overflows on spans near the float limit (a parsed 1e308)
+
+
+def _plottable(v: float) -> bool:
+    return -PLOTTABLE < v < PLOTTABLE  # False for inf and nan too
+
+
+def _finite(d: ChartData) -> ChartData:
+    """``d`` without the points no axis can hold (inf, nan, 1e308): they are not drawn, and the
+    x label says how many were left out."""
+    ylim = d.ylim if d.ylim is None or all(map(_plottable, d.ylim)) else None
+    if all(_plottable(v) for s in d.series for v in (*s.xs, *s.ys)):
+        return d if ylim == d.ylim else replace(d, ylim=ylim)
+    series = []
+    off = 0
+    for s in d.series:
+        pts = [(x, y) for x, y in zip(s.xs, s.ys) if _plottable(x) and _plottable(y)]
+        off += len(s.xs) - len(pts)
+        series.append(ChartSeries(s.name, [x for x, _ in pts], [y for _, y in pts], s.colour))
+    return replace(d, series=series, ylim=ylim, xlabel=f"{d.xlabel} · {off} off-scale values not drawn")
 
 
 # plotext keeps its figure in module globals: one build at a time, whichever chart asks.
@@ -76,6 +99,7 @@ def build_chart(d: ChartData, w: int, h: int, colours: dict[str, tuple[int, int,
     """The chart as Rich text; pure (no app access), so it can run in a thread."""
     if w < 10 or h < 4:
         return Text("")
+    d = _finite(d)
     if not any(s.xs for s in d.series):
         return Text(d.empty_text, style="dim", justify="center")
     xs_all = [x for s in d.series for x in s.xs]
@@ -99,7 +123,7 @@ def build_chart(d: ChartData, w: int, h: int, colours: dict[str, tuple[int, int,
         plt.canvas_color("default")
         plt.ylim(lo, hi)
         ticks = nice_ticks(lo, hi, max(2, min(6, h // 3)))
-        plt.yticks(ticks, [f"{t:.2f}" for t in ticks])
+        plt.yticks(ticks, [number(t) for t in ticks])
         if x1 > x0:
             plt.xlim(x0, x1)
         for s in d.series:
@@ -110,7 +134,7 @@ def build_chart(d: ChartData, w: int, h: int, colours: dict[str, tuple[int, int,
                     ys,
                     color=colours[s.colour],
                     marker="braille",
-                    label=s.name if len(d.series) > 1 else None,
+                    label=visible(s.name) if len(d.series) > 1 else None,
                 )
         for x, label, colour in d.boundaries:
             if not x0 <= x <= x1:
@@ -118,12 +142,14 @@ def build_chart(d: ChartData, w: int, h: int, colours: dict[str, tuple[int, int,
             plt.vline(x, colours[colour])
             room = int((x1 - x) / span * cols) - 2
             if room >= 4:
-                plt.text(label[:room], x + span / cols * 1.2, hi, color=colours[colour])
+                plt.text(visible(label)[:room], x + span / cols * 1.2, hi, color=colours[colour])
         for x, label in d.marks:
             if x0 <= x <= x1:
                 plt.vline(x, colours["warning"])
-                plt.text(label, x + span / cols * 1.2, lo + (hi - lo) * 0.05, color=colours["warning"])
-        plt.xlabel(d.xlabel)
+                plt.text(
+                    visible(label), x + span / cols * 1.2, lo + (hi - lo) * 0.05, color=colours["warning"]
+                )
+        plt.xlabel(visible(d.xlabel))
         out = plt.build()
         plt.clear_figure()
     return Text.from_ansi(out, no_wrap=True)
@@ -148,7 +174,7 @@ class HistoryChart(Widget):
         self._text = Text("")
         self._busy = False
         self._last_build = 0.0
-        self._timer = None
+        self._timer: Timer | None = None
         self.builds = 0
 
     def set_data(self, data: ChartData) -> None:

@@ -21,6 +21,8 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Input
 
+from tui.core.sanitize import visible
+from tui.core.sources.lines import oversized_bytes
 from tui.pane_state import RawLine
 from tui.widgets._colours import hex_color
 
@@ -67,6 +69,9 @@ class TailView(Widget):
 
 def render_line(line: RawLine, colours: dict[str, str], width: int) -> Text:
     raw = line.text[:MAX_CHARS]
+    nbytes = oversized_bytes(raw)
+    # a control sequence in a log line is shown, never obeyed
+    raw = visible(raw) if nbytes is None else f"[oversized line: {nbytes:,} bytes, not read]"
     text = Text(raw, no_wrap=True, overflow="ellipsis")  # plain text, never markup
     colour = colours.get(line.kind)
     if colour is not None:
@@ -155,7 +160,7 @@ class LogTail(Vertical):
         if event.key == "escape" and self.has_class("-filtering"):
             event.stop()
             self.close_filter()
-            if self.parent is not None:
+            if isinstance(self.parent, Widget):
                 self.parent.focus()
 
     def on_resize(self) -> None:

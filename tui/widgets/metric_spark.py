@@ -8,11 +8,13 @@ its bucket (a max would overstate a noisy series).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from rich.text import Text
 from textual.widget import Widget
 
+from tui.core.sanitize import number
 from tui.widgets._colours import hex_color, theme_color
 
 BARS = "▁▂▃▄▅▆▇█"
@@ -33,9 +35,16 @@ def bucket_means(data: Sequence[float], width: int) -> list[float]:
 def bars(values: Sequence[float], lo: float, hi: float) -> str:
     span = hi - lo
     top = len(BARS) - 1
-    if span <= 0:
+    if not span > 0 or not math.isfinite(span):
         return BARS[top // 2] * len(values)
-    return "".join(BARS[min(top, max(0, round((x - lo) / span * top)))] for x in values)
+    return "".join(_bar(x, lo, span, top) for x in values)
+
+
+def _bar(x: float, lo: float, span: float, top: int) -> str:
+    f = (x - lo) / span * top
+    if not math.isfinite(f):  # a value out of any scale (inf, nan): full, empty or a gap
+        return BARS[top] if f > 0 else BARS[0] if f < 0 else " "
+    return BARS[min(top, max(0, round(f)))]
 
 
 class MetricSpark(Widget):
@@ -75,7 +84,6 @@ class MetricSpark(Widget):
             out.append(" " * pad)
         out.append(bars(values, self.lo, self.hi), style=colour)
         d = self.digits
-        last = "—" if self.last is None else f"{self.last:.{d}f}"
-        right = f" {last:>8} {self.lo:.{d}f}–{self.hi:.{d}f}"
+        right = f" {number(self.last, d):>8} {number(self.lo, d)}–{number(self.hi, d)}"
         out.append(f"{right:>{self.RIGHT_W}}"[: self.RIGHT_W + 2], style=faint.hex6)
         return out

@@ -9,6 +9,7 @@ from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
 
+from tui.core.sanitize import visible
 from tui.format import DASH, f2, mean_ci_text, short
 from tui.widgets._colours import hex_color
 
@@ -100,7 +101,7 @@ class NumbersPanel(Static):
         where = f"{v['segment']}" + (" (pinned: ] to follow)" if pinned and not v["current"] else "")
         seg_line = kv(("", f"{where} of {v['segments']}", "bold"), ("opened by", v["reason"], None))
         seg_line.append("   ")
-        seg_line.append(short(v["config"], 60), style=muted)
+        seg_line.append(short(visible(v["config"]), 60), style=muted)
         t.add_row("segment", seg_line)
         if v["warning"]:
             t.add_row(Text("⚠ sample", style=f"bold {warn}"), Text(v["warning"], style=warn))

@@ -6,6 +6,7 @@ from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
 
+from tui.core.sanitize import visible
 from tui.widgets._colours import hex_color
 
 STATUS_STYLE = {
@@ -41,6 +42,8 @@ class PaneHeader(Static):
         if key == self._key:
             return
         self._key = key
+        # label, path, status message: outside text, shown and never obeyed
+        label, where, status, extra = visible(label), visible(where), visible(status), visible(extra)
         word = status.split(" ", 1)[0]
         colour = hex_color(self.app, STATUS_STYLE.get(word, "foreground"))
         left = Text(no_wrap=True, overflow="ellipsis")

@@ -8,6 +8,7 @@ from rich.text import Text
 from textual.widgets import DataTable
 
 from tui.core.records import format_ts
+from tui.core.sanitize import number, visible
 from tui.core.stats import SourceStats
 from tui.core.stats.rates import normalise_transform
 from tui.format import DASH, mean_ci_text, mean_hw, short
@@ -41,7 +42,7 @@ def segment_row(seg, config_w: int = 44) -> tuple[str, ...]:
     return (
         str(seg.index),
         start[11:19] if start else DASH,
-        short(config, config_w),
+        short(visible(config), config_w),
         str(m.records),
         mean_ci_text(mean, hw, m.accept_len.n).rsplit(" (n=", 1)[0] if m.accept_len.n else DASH,
         rate,
@@ -78,11 +79,11 @@ class SegmentTable(DataTable):
             row = segment_row(seg, config_w)
             old = self._rows.get(seg.index)
             if old is None:
-                self.add_row(*row, key=str(seg.index))
+                self.add_row(*map(Text, row), key=str(seg.index))  # plain text: never markup
             elif old != row:
                 for (key, _), new, was in zip(COLUMNS, row, old):
                     if new != was:
-                        self.update_cell(str(seg.index), key, new, update_width=True)
+                        self.update_cell(str(seg.index), key, Text(new), update_width=True)
             self._rows[seg.index] = row
         target = selected if selected is not None else segs[-1].index
         if target != self.highlight_index and str(target) in self.rows:
@@ -108,6 +109,8 @@ def verdict_line(c: dict | None) -> Text:
         "no_difference": "no significant difference",
         "insufficient": "insufficient data",
     }[c["verdict"]]
-    t.append(f"{c['diff']:+.2f} (95% CI {lo:+.2f} … {hi:+.2f}) ")
+    t.append(
+        f"{number(c['diff'], signed=True)} (95% CI {number(lo, signed=True)} … {number(hi, signed=True)}) "
+    )
     t.append(words, style="bold")
     return t

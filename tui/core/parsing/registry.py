@@ -11,8 +11,9 @@ from __future__ import annotations
 from tui.core.parsing import llamacpp, markers, sglang, vllm
 from tui.core.parsing.text import at_message_start, clean
 from tui.core.parsing.timestamps import TimestampReader
-from tui.core.records import Item, Malformed, Marker, Record, metrics_item
+from tui.core.records import Item, Malformed, Marker, Oversized, Record, metrics_item
 from tui.core.sources.base import LineBatch
+from tui.core.sources.lines import OVERSIZED_LEAD, oversized_bytes
 
 MAX_CONTINUATION = 256 * 1024  # cap on a hard-wrapped args dump being re-joined
 
@@ -77,11 +78,17 @@ class LineParser:
 
     def _parse(self, line: str, line_no: int, offset: int) -> Item | None:
         if self._pending_args is not None:
+            nbytes = oversized_bytes(line)
+            if nbytes is not None:
+                self._pending_args = None
+                return Oversized(self.source, line_no, offset, nbytes)
             cont = self._continue_args(line, line_no, offset)
             if cont is not None:
                 return cont
         if "Decode batch" not in line and not any(h in line for h in _HINTS):
-            return None
+            # an oversized line stands in as "\n<bytes>" (see tui.core.sources.lines)
+            nbytes = oversized_bytes(line) if line[:1] == OVERSIZED_LEAD else None
+            return None if nbytes is None else Oversized(self.source, line_no, offset, nbytes)
         text = clean(line)
         at = text.find(sglang.ANCHOR)
         if at >= 0 and at_message_start(text, at):

@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Protocol, runtime_checkable
 
-MAX_LINE_BYTES = 1 << 20  # a longer line is cut, with CUT_MARKER appended
-CUT_MARKER = " [specwatch: line cut at 1 MiB]"
+# A longer line is not read: it is reported as oversized, with its byte length (see lines.py).
+MAX_LINE_BYTES = 1 << 20
 
 
 class EventKind(str, Enum):

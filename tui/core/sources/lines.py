@@ -1,5 +1,5 @@
 """Bytes to lines, shared by every source: byte offsets, line numbers, the held partial line,
-CRLF, invalid UTF-8 and the 1 MiB cut; and where to start reading a file (``--from``).
+CRLF, invalid UTF-8 and oversized lines; and where to start reading a file (``--from``).
 
 The splitter works on whole chunks (one ``decode`` and one ``split`` per chunk, offsets from a
 C-level ``accumulate``), so a busy log or a replay costs a few operations per *chunk*, not a
@@ -14,21 +14,30 @@ from dataclasses import dataclass
 from itertools import accumulate
 from operator import add
 
-from tui.core.sources.base import CUT_MARKER, MAX_LINE_BYTES, LineBatch
+from tui.core.sources.base import MAX_LINE_BYTES, LineBatch
 
 # (lines, offsets, first_line_no): what the splitter hands back for one chunk.
 Split = tuple[list[str], list[int], int]
 
 _COUNT_BLOCK = 4 << 20
 
+# An oversized line (more than MAX_LINE_BYTES bytes, e.g. a 10 MB decode line) is not read: it
+# stands in the stream as "\n" + its byte length. No real line can look like that (lines are
+# split at "\n"), so the parser tells it apart for sure and reports it as ``Oversized``.
+OVERSIZED_LEAD = "\n"
 
-def _cut(data: bytes | bytearray) -> str:
-    """The first MAX_LINE_BYTES bytes of an over-long line (not splitting a UTF-8 character),
-    decoded, with CUT_MARKER appended."""
-    j = MAX_LINE_BYTES
-    while j > MAX_LINE_BYTES - 4 and j < len(data) and (data[j] & 0xC0) == 0x80:
-        j -= 1
-    return bytes(data[:j]).decode("utf-8", "replace") + CUT_MARKER
+
+def oversized_line(nbytes: int) -> str:
+    """The stand-in for an oversized line of ``nbytes`` bytes (its newline not counted)."""
+    return f"{OVERSIZED_LEAD}{nbytes}"
+
+
+def oversized_bytes(line: str) -> int | None:
+    """The byte length of the oversized line ``line`` stands for; None for a real line."""
+    if line[:1] != OVERSIZED_LEAD:
+        return None
+    digits = line[1:]
+    return int(digits) if digits.isascii() and digits.isdigit() else None
 
 
 def _strip_cr(lines: list[str]) -> list[str]:
@@ -41,19 +50,19 @@ class LineSplitter:
     * A partial last line is held until its newline arrives (``flush`` gives it up at the end).
     * One ``\\r`` before the ``\\n`` is dropped (CRLF); other ``\\r`` are kept.
     * Invalid UTF-8 is replaced (U+FFFD), never fatal.
-    * A line longer than ``MAX_LINE_BYTES`` is emitted as soon as it is known to be too long,
-      cut at ``MAX_LINE_BYTES`` with ``CUT_MARKER`` appended; the rest of it, up to its newline,
-      is skipped. Nothing is ever buffered beyond ``MAX_LINE_BYTES`` plus one chunk.
+    * A line longer than ``MAX_LINE_BYTES`` is not kept: once it is known to be too long its
+      bytes are only counted, and at its newline it is emitted as ``oversized_line(length)``.
+      Nothing is ever buffered beyond ``MAX_LINE_BYTES`` plus one chunk.
     """
 
-    __slots__ = ("_partial", "_discarding", "_line_start", "pos", "line_no")
+    __slots__ = ("_partial", "_over", "_line_start", "pos", "line_no")
 
     def __init__(self, offset: int = 0, line_no: int = 1) -> None:
         self.reset(offset, line_no)
 
     def reset(self, offset: int = 0, line_no: int = 1) -> None:
         self._partial = bytearray()
-        self._discarding = False
+        self._over = -1  # bytes of the oversized line being skipped (-1: none)
         self._line_start = offset  # byte offset of the held (partial) line
         self.pos = offset  # byte offset just after everything fed so far
         self.line_no = line_no  # number of the next line to be emitted
@@ -78,11 +87,12 @@ class LineSplitter:
         self.pos = base + len(data)
         nl = data.find(b"\n")
         if nl < 0:
-            self._hold(data, lines, offsets)
+            self._hold(data)
             return lines, offsets, first_no
         # 1. the line that was held (or starts this chunk) ends at the first newline
-        if self._discarding:
-            self._discarding = False
+        if self._over >= 0:
+            lines.append(oversized_line(self._over + nl))
+            self._over = -1
         else:
             if self._partial:
                 self._partial += data[:nl]
@@ -90,12 +100,12 @@ class LineSplitter:
             else:
                 head = data[:nl]
             if len(head) > MAX_LINE_BYTES:
-                lines.append(_cut(head))
+                lines.append(oversized_line(len(head)))
             else:
                 text = head.decode("utf-8", "replace")
                 lines.append(text[:-1] if text.endswith("\r") else text)
-            offsets.append(self._line_start)
             self._partial = bytearray()
+        offsets.append(self._line_start)
         # 2. the complete lines between the first and the last newline, as a block
         last = data.rfind(b"\n")
         if last > nl:
@@ -113,7 +123,7 @@ class LineSplitter:
                 pieces = pieces if pieces is not None else region.split(b"\n")
                 for i, p in enumerate(pieces):
                     if len(p) > MAX_LINE_BYTES:
-                        block[i] = _cut(p)
+                        block[i] = oversized_line(len(p))
             if b"\r" in region:
                 block = _strip_cr(block)
             lines += block
@@ -121,33 +131,34 @@ class LineSplitter:
         # 3. what follows the last newline is the start of the next line
         self._line_start = base + last + 1
         if last + 1 < len(data):
-            self._hold(data[last + 1 :], lines, offsets)
+            self._hold(data[last + 1 :])
         self.line_no = first_no + len(lines)
         return lines, offsets, first_no
 
-    def _hold(self, data: bytes, lines: list[str], offsets: list[int]) -> None:
-        if self._discarding:
+    def _hold(self, data: bytes) -> None:
+        if self._over >= 0:
+            self._over += len(data)
             return
         self._partial += data
-        if len(self._partial) > MAX_LINE_BYTES:
-            lines.append(_cut(self._partial))
-            offsets.append(self._line_start)
+        if len(self._partial) > MAX_LINE_BYTES:  # too long: from now on only counted
+            self._over = len(self._partial)
             self._partial = bytearray()
-            self._discarding = True
-            self.line_no += 1
 
     def flush(self) -> Split:
         """Give up the held partial line (end of input, or the file is finished with)."""
         first_no = self.line_no
         lines: list[str] = []
         offsets: list[int] = []
-        if self._partial:
+        if self._over >= 0:
+            lines.append(oversized_line(self._over))
+        elif self._partial:
             text = self._partial.decode("utf-8", "replace")
             lines.append(text[:-1] if text.endswith("\r") else text)
+        if lines:
             offsets.append(self._line_start)
             self.line_no += 1
         self._partial = bytearray()
-        self._discarding = False
+        self._over = -1
         self._line_start = self.pos
         return lines, offsets, first_no
 

@@ -93,7 +93,7 @@ class BatchMeans:
             return None
         means = [s / self.size for s in self.sums]
         m = math.fsum(means) / nb
-        var = math.fsum((x - m) ** 2 for x in means) / (nb - 1)
+        var = math.fsum((x - m) * (x - m) for x in means) / (nb - 1)  # huge values: inf, not OverflowError
         return t975(nb - 1) * math.sqrt(var / nb), nb, self.size
 
 

@@ -1,0 +1,97 @@
+"""One sanitiser for text that comes from outside (log lines, file names, paths, config values,
+remote and error messages) before it reaches a terminal.
+
+A terminal acts on control characters: ``ESC ] 2 ; … BEL`` sets the window title, ``ESC [2J``
+clears the screen, ``ESC ] 52 ; …`` writes the clipboard, ``ESC [6n`` makes the terminal type an
+answer into our input, and the 8-bit C1 forms (U+009B is CSI) do the same on some terminals.
+Bidi overrides and isolates (U+202A–U+202E, U+2066–U+2069) reorder what is shown.
+
+:func:`visible` makes every one of them visible and inert instead:
+
+* C0 controls except TAB, and DEL, become their Unicode control pictures (``ESC`` → ``␛``,
+  ``BEL`` → ``␇``, ``NUL`` → ``␀``, ``CR`` → ``␍``, ``DEL`` → ``␡``). Every ESC-introduced sequence
+  (CSI, OSC with its BEL or ST terminator, DCS, APC, PM, SOS, SS2/SS3, single ``ESC x``) thereby
+  loses its introducer and shows as text: ``␛]2;title␇``, ``␛[2J``, ``␛\\``.
+* C1 controls U+0080–U+009F are shown as ``␛`` plus the 7-bit character they stand for
+  (U+009B → ``␛[``, U+009D → ``␛]``).
+* Bidi overrides and isolates are shown as ``⟨U+202E⟩``.
+
+Everything else, markup-looking text included, is kept as it is: the app shows outside text with
+``rich.text.Text`` (never as markup), and JSON output keeps the raw text (escaped as JSON does).
+
+Cost: a string with nothing to change is detected by ``str.isprintable`` (C, one pass) and
+returned as is; a string with a TAB or other harmless non-printable character costs one
+precompiled regex search more; only strings with something to change go through ``str.translate``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from decimal import Decimal
+from typing import Any
+
+_TABLE: dict[int, str] = {}
+for _c in range(0x20):
+    if _c != 0x09:
+        _TABLE[_c] = chr(0x2400 + _c)
+_TABLE[0x7F] = "\u2421"  # ␡
+for _c in range(0x80, 0xA0):
+    _TABLE[_c] = "\u241b" + chr(_c - 0x40)  # the 7-bit form of the C1 control, its ESC shown
+for _c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A)):
+    _TABLE[_c] = f"\u27e8U+{_c:04X}\u27e9"
+del _c
+
+_TABLE_KEEP_LF = {**_TABLE}
+del _TABLE_KEEP_LF[0x0A]
+
+_ANY = re.compile("[" + "".join(re.escape(chr(c)) for c in _TABLE) + "]")
+_ANY_LF = re.compile("[" + "".join(re.escape(chr(c)) for c in _TABLE_KEEP_LF) + "]")
+
+# The characters a terminal would act on (what tests check output for).
+UNSAFE = frozenset(chr(c) for c in _TABLE)
+
+
+def visible(text: str, *, keep_newlines: bool = False) -> str:
+    """``text`` with every terminal control made visible and inert (see the module doc).
+
+    ``keep_newlines``: LF stays a line break (messages of several lines); otherwise it shows as
+    ``␊`` (one log line, a label, a path)."""
+    if text.isprintable() or not (_ANY_LF if keep_newlines else _ANY).search(text):
+        return text
+    return text.translate(_TABLE_KEEP_LF if keep_newlines else _TABLE)
+
+
+def visible_any(value: Any, *, keep_newlines: bool = False) -> str:
+    """``str(value)`` made visible: for values of unknown type (config values, exceptions)."""
+    return visible(value if isinstance(value, str) else str(value), keep_newlines=keep_newlines)
+
+
+# -- numbers ----------------------------------------------------------------------------------
+# Parsed values are outside input too: ``accept len: 1e200`` must not print 200 digits.
+FIXED_LIMIT = 1e9  # larger magnitudes are written in scientific notation
+
+
+def number(value: float | int | None, digits: int = 2, *, signed: bool = False, none: str = "—") -> str:
+    """``value`` with ``digits`` decimals, bounded in length whatever it is: scientific notation
+    from ``FIXED_LIMIT`` on (``1.00e+200``), ``nan`` / ``inf`` / ``-inf`` as such (true, never a
+    made-up number), ``none`` for a missing value. ``signed``: a leading ``+`` on positives."""
+    if value is None:
+        return none
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) < FIXED_LIMIT:
+        v: float = value
+    else:
+        try:
+            v = float(value)
+        except OverflowError:  # an int beyond any float
+            return format(Decimal(value), f"{'+' if signed else ''}.{max(digits, 1)}e")
+        except (ValueError, TypeError):
+            return visible_any(value)[:40]
+    sign = "+" if signed else ""
+    if v != v:
+        return "nan"
+    if v in (math.inf, -math.inf):
+        return ("+inf" if signed else "inf") if v > 0 else "-inf"
+    if abs(v) >= FIXED_LIMIT:
+        return format(v, f"{sign}.{max(digits, 1)}e")
+    return format(v, f"{sign}.{digits}f")
