@@ -67,6 +67,9 @@ class FastChunk:
     first_ts: float | None
     last_ts: float | None
     pairs: list[tuple[float, float]]  # first (accept len, accept rate) pairs, for rate inference
+    # the values themselves: (#running-req, accept len, accept rate, throughput, rank tag per record
+    # or one tag for all), for the statistics' RecordColumns entry point
+    values: tuple | None = None
 
 
 def _ts(text: bytes) -> float:
@@ -107,7 +110,8 @@ def _from_native(r: tuple) -> FastChunk:
     run, al, ar, tp = (_doubles(b) for b in raw)
     cols = _columns(al, ar, tp, run)
     pairs = list(zip(al[:200], ar[:200]))
-    return FastChunk(n_lines, n, cols, {tags.decode().strip(): cols}, _ts(first), _ts(last), pairs)
+    tag = tags.decode().strip()
+    return FastChunk(n_lines, n, cols, {tag: cols}, _ts(first), _ts(last), pairs, (run, al, ar, tp, tag))
 
 
 def _doubles(b: bytes) -> array:
@@ -156,4 +160,5 @@ def _scan_python(buf: bytes) -> FastChunk | None:
             for r, idx in groups.items()
         }
     pairs = list(zip(al[:200], ar[:200]))
-    return FastChunk(n_lines, n, cols, by_rank, first_ts, last_ts, pairs)
+    rank_tags = next(iter(by_rank)) if len(distinct) == 1 else [t.decode().strip() for t in tags]
+    return FastChunk(n_lines, n, cols, by_rank, first_ts, last_ts, pairs, (run, al, ar, tp, rank_tags))

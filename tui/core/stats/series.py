@@ -1,16 +1,13 @@
 """Streaming statistics of one metric, in bounded memory.
 
 A :class:`Series` keeps exact running aggregates (count, compensated sums, min, max, first,
-last, weighted sums), a fixed-size window of recent values, an EWMA, and *batch means* for the
-confidence interval.
+last, weighted sums), a fixed-size window of recent values, an EWMA, and batch sums for the
+confidence interval (:mod:`tui.core.stats.estimate`: AR(1)-corrected batch means, robust to
+the autocorrelation of consecutive log lines). :class:`RatioSeries` is the pooled form
+ΣA/ΣD of count pairs (accepted tokens over drafts), with a delta-method interval.
 
-Why batch means: consecutive log intervals are not independent (a long request spans many
-``Decode batch`` lines, load drifts), so the textbook s/√n interval is too narrow. The values
-are grouped into consecutive batches; their means are close to independent once batches are
-long compared with the correlation time, and the CI is ``mean ± t(nb-1) · sd(batch means)/√nb``.
-The batch size doubles whenever the batch count reaches ``2 · MIN_BATCHES`` (pairs are merged),
-so memory stays O(batches) and there are always between MIN_BATCHES and 2·MIN_BATCHES batches
-once n ≥ 2·MIN_BATCHES. With fewer values, each value is its own batch (the plain t interval).
+Values reach a series only through :class:`tui.core.stats.segments.SourceStats`, which checks
+each value once (finite, within its physical bounds); the series itself still refuses NaN/inf.
 """
 
 from __future__ import annotations
@@ -21,12 +18,10 @@ from collections.abc import Sequence
 from itertools import accumulate
 from operator import mul
 
-from tui.core.stats.tdist import t975
+from tui.core.stats.estimate import Batches, Estimate, clamp, mean_estimate, ratio_estimate
 
-MIN_BATCHES = 10  # batches are kept between 10 and 20: long batches, honest intervals
 WINDOW = 50  # values in the recent window
 EWMA_ALPHA = 0.1
-MIN_N_FOR_CI = 3
 
 
 class _Sum:
@@ -50,51 +45,6 @@ class _Sum:
     @property
     def value(self) -> float:
         return self.s + self.c
-
-
-class BatchMeans:
-    __slots__ = ("size", "sums", "cur_sum", "cur_n")
-
-    def __init__(self) -> None:
-        self.size = 1
-        self.sums: list[float] = []
-        self.cur_sum = 0.0
-        self.cur_n = 0
-
-    def add(self, x: float) -> None:
-        self.cur_sum += x
-        self.cur_n += 1
-        if self.cur_n == self.size:
-            self._close()
-
-    def add_prefix(self, prefix: Sequence[float]) -> None:
-        """Add the values whose running sums are ``prefix`` (prefix[0] == 0)."""
-        i, n = 0, len(prefix) - 1
-        while i < n:
-            take = min(self.size - self.cur_n, n - i)
-            self.cur_sum += prefix[i + take] - prefix[i]
-            self.cur_n += take
-            i += take
-            if self.cur_n == self.size:
-                self._close()
-
-    def _close(self) -> None:
-        self.sums.append(self.cur_sum)
-        self.cur_sum, self.cur_n = 0.0, 0
-        if len(self.sums) >= 2 * MIN_BATCHES:
-            s = self.sums
-            self.sums = [s[i] + s[i + 1] for i in range(0, len(s) - 1, 2)]
-            self.size *= 2
-
-    def halfwidth(self) -> tuple[float, int, int] | None:
-        """(95% half-width, number of batches, batch size), or None with too few batches."""
-        nb = len(self.sums)
-        if nb < MIN_N_FOR_CI:
-            return None
-        means = [s / self.size for s in self.sums]
-        m = math.fsum(means) / nb
-        var = math.fsum((x - m) ** 2 for x in means) / (nb - 1)
-        return t975(nb - 1) * math.sqrt(var / nb), nb, self.size
 
 
 TAIL = 400
@@ -155,6 +105,9 @@ class Series:
         "_first",
         "_last",
         "nonfinite",
+        "out_of_range",
+        "bounds",
+        "_est",
         "_wsum",
         "_wxsum",
         "_wn",
@@ -173,15 +126,22 @@ class Series:
         self._max = -math.inf
         self._first: float | None = None
         self._last: float | None = None
-        self.nonfinite = 0
+        self.nonfinite = 0  # values refused: NaN / inf
+        self.out_of_range = 0  # values refused: outside ``bounds`` (counted by SourceStats)
+        self.bounds: tuple[float, float] = (-math.inf, math.inf)  # the CI is clamped to these
+        self._est: Estimate | None = None
         self._wsum = _Sum()
         self._wxsum = _Sum()
         self._wn = 0
         self._window: deque[float] = deque(maxlen=window)
         self._ewma: float | None = None
-        self._bm = BatchMeans()
+        self._bm = Batches(1)
         self._px: list[float] = []
         self._pw: list[float | None] = []
+
+    def set_bounds(self, lo: float, hi: float) -> None:
+        if (lo, hi) != self.bounds:
+            self.bounds, self._est = (lo, hi), None
 
     # -- feeding -----------------------------------------------------------------------------
     def add(self, x: float, w: float | None = None) -> None:
@@ -244,7 +204,8 @@ class Series:
         for x in tail[start:]:
             e += EWMA_ALPHA * (x - e)
         self._ewma = e
-        self._bm.add_prefix(c.prefix)
+        self._bm.add_prefix((c.prefix,))
+        self._est = None
 
     # -- reading -----------------------------------------------------------------------------
     @property
@@ -309,35 +270,32 @@ class Series:
         self._flush()
         return math.fsum(self._window) / len(self._window) if self._window else None
 
+    def estimate(self) -> Estimate:
+        """The mean with its autocorrelation-robust standard error (cached until new values)."""
+        self._flush()
+        e = self._est
+        if e is None:
+            std = self.std
+            lo, hi = self.bounds
+            e = mean_estimate(self._bm, self._n, self.mean, None if std is None else std * std, lo, hi)
+            self._est = e
+        return e
+
     def ci95(self) -> tuple[float, float] | None:
-        hw = self.halfwidth()
-        if hw is None:
-            return None
-        m = self.mean
-        assert m is not None
-        return (m - hw, m + hw)
+        """The 95% interval of the mean, clamped to the physical bounds."""
+        return self.estimate().ci95()
 
     def halfwidth(self) -> float | None:
-        self._flush()
-        r = self._bm.halfwidth()
-        return None if r is None else r[0]
+        """t · se (before clamping: :meth:`ci95` gives the clamped ends)."""
+        return self.estimate().halfwidth()
 
     def se_df(self) -> tuple[float, float] | None:
-        """(standard error, degrees of freedom) of the mean, from the batch means."""
-        self._flush()
-        r = self._bm.halfwidth()
-        if r is None:
-            return None
-        hw, nb, _ = r
-        return hw / t975(nb - 1), nb - 1
+        """(standard error, degrees of freedom) of the mean."""
+        e = self.estimate()
+        return None if e.se is None or e.df is None else (e.se, e.df)
 
     def ci_method(self) -> str:
-        self._flush()
-        r = self._bm.halfwidth()
-        if r is None:
-            return "none (fewer than 3 values)"
-        _, nb, size = r
-        return f"batch means: {nb} batches of {size}"
+        return self.estimate().method
 
     def to_dict(self, transform: tuple[float, float] | None = None) -> dict:
         """The statistics as plain data. ``transform`` = (a, b) reports a + b·x instead (an
@@ -347,8 +305,13 @@ class Series:
         def f(v: float | None) -> float | None:
             return None if v is None else a + b * v
 
-        ci = self.ci95()
-        lo_hi = None if ci is None else sorted((f(ci[0]), f(ci[1])))  # type: ignore[type-var]
+        e = self.estimate()
+        ci = e.ci95()
+        lo_hi = None
+        if ci is not None:
+            lo_hi = sorted((a + b * ci[0], a + b * ci[1]))
+            if transform is not None:  # the normalised rate: a fraction
+                lo_hi = [clamp(v, 0.0, 1.0) for v in lo_hi]
         std = self.std
         return {
             "n": self.n,
@@ -357,7 +320,8 @@ class Series:
             "weighted_n": self.wn,
             "std": None if std is None else abs(b) * std,
             "ci95": lo_hi,
-            "ci_method": self.ci_method(),
+            "ci_method": e.method,
+            "effective_n": e.ess,
             "min": f(self.min) if self.n else None,
             "max": f(self.max) if self.n else None,
             "first": f(self.first),
@@ -366,4 +330,68 @@ class Series:
             "window_n": len(self.window),
             "ewma": f(self.ewma),
             "nonfinite": self.nonfinite,
+            "out_of_range": self.out_of_range,
+        }
+
+
+class RatioSeries:
+    """A pooled ratio ``offset + ΣA / ΣD`` of count pairs (A: accepted tokens, D: drafts or
+    drafted tokens), with the delta-method interval of :func:`ratio_estimate`."""
+
+    __slots__ = ("n", "_num", "_den", "_bm", "offset", "bounds", "_est")
+
+    def __init__(self, offset: float = 0.0) -> None:
+        self.n = 0
+        self._num = _Sum()
+        self._den = _Sum()
+        self._bm = Batches(2)
+        self.offset = offset
+        self.bounds: tuple[float, float] = (-math.inf, math.inf)
+        self._est: Estimate | None = None
+
+    def set_bounds(self, lo: float, hi: float) -> None:
+        if (lo, hi) != self.bounds:
+            self.bounds, self._est = (lo, hi), None
+
+    def add_many(self, nums: Sequence[float], dens: Sequence[float]) -> None:
+        """Pairs of finite counts (the caller checked them), in line order."""
+        if not len(nums):
+            return
+        self.n += len(nums)
+        self._num.add(math.fsum(nums))
+        self._den.add(math.fsum(dens))
+        self._bm.add_prefix((list(accumulate(nums, initial=0.0)), list(accumulate(dens, initial=0.0))))
+        self._est = None
+
+    @property
+    def numerator(self) -> float:
+        return self._num.value
+
+    @property
+    def denominator(self) -> float:
+        return self._den.value
+
+    @property
+    def value(self) -> float | None:
+        return self.estimate().value
+
+    def estimate(self) -> Estimate:
+        e = self._est
+        if e is None:
+            lo, hi = self.bounds
+            e = ratio_estimate(self._bm, self.n, self._num.value, self._den.value, self.offset, lo, hi)
+            self._est = e
+        return e
+
+    def to_dict(self, num_key: str, den_key: str) -> dict:
+        e = self.estimate()
+        ci = e.ci95()
+        return {
+            "value": e.value,
+            "ci95": list(ci) if ci else None,
+            num_key: self._num.value,
+            den_key: self._den.value,
+            "n": self.n,
+            "effective_n": e.ess,
+            "ci_method": e.method,
         }
