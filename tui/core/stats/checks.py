@@ -3,8 +3,9 @@ possible. Refused values are counted (``nonfinite``, ``out_of_range``) with an e
 kept out of every sum, so a line printing ``accept len: 1e308`` cannot overflow or move a mean.
 
 Bounds: accept len in [1, k + 1] (k = draft depth, when known: the record's per-position list, or
-the segment's config / counts), rates in [0, 1], counts, throughput and batch sizes ≥ 0, accepted
-tokens ≤ drafted tokens.
+the segment's config / counts; when unknown, k ≤ MAX_DEPTH: no server drafts more tokens per step),
+rates in [0, 1], counts, throughput and batch sizes in [0, 2**53] (exact as doubles; no sum of them
+can overflow), accepted tokens ≤ drafted tokens.
 """
 
 from __future__ import annotations
@@ -18,19 +19,21 @@ from tui.core.columns import RecordColumns
 
 NAN = math.nan
 _EPS = 1e-9
+MAX_DEPTH = 64
+BIG = float(2**53)
 
 # field -> (low, high); "k+1" bounds are set per record
 RANGES: dict[str, tuple[float, float]] = {
-    "accept_len": (1.0, math.inf),
+    "accept_len": (1.0, MAX_DEPTH + 1.0),
     "accept_rate": (0.0, 1.0),
-    "accept_len_derived": (1.0, math.inf),
+    "accept_len_derived": (1.0, MAX_DEPTH + 1.0),
     "accept_rate_derived": (0.0, 1.0),
-    "accepted": (0.0, math.inf),
-    "drafted": (0.0, math.inf),
-    "num_drafts": (0.0, math.inf),
-    "running_req": (0.0, math.inf),
-    "throughput": (0.0, math.inf),
-    "timestamp": (-math.inf, math.inf),
+    "accepted": (0.0, BIG),
+    "drafted": (0.0, BIG),
+    "num_drafts": (0.0, BIG),
+    "running_req": (0.0, BIG),
+    "throughput": (0.0, BIG),
+    "timestamp": (-BIG, BIG),
 }
 WORDS = {
     "accept_len": "accept len",

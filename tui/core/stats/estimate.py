@@ -38,6 +38,7 @@ from tui.core.stats.tdist import t975
 
 UNITS = 1024  # batches kept: between UNITS/2 and UNITS once the values outnumber them
 PHI_MAX = 0.98
+PHI_MARGIN = 1.0
 MIN_INDEP = 10  # effectively independent batch means needed for a verdict
 MIN_UNITS_FOR_CI = 3
 
@@ -125,6 +126,9 @@ def ar1_variance(ys: Sequence[float]) -> tuple[float, float, float] | None:
     r1 = math.fsum(map(mul, d[:-1], d[1:])) / ss
     phi = (m * r1 + 1.0) / (m - 4.0) if m >= 8 else r1
     phi = clamp(phi, 0.0, PHI_MAX)
+    # φ itself is uncertain (sd ≈ √((1 − φ²)/m)): use one sd above the estimate, so that an
+    # underestimate at small m does not turn into an interval that is too narrow.
+    phi = clamp(phi + PHI_MARGIN * math.sqrt((1.0 - phi * phi) / m), 0.0, PHI_MAX)
     f = (1.0 + phi) / (1.0 - phi)
     return ss / (m - 1) / m * f, m / f, phi
 
