@@ -25,8 +25,25 @@ def mean_ci(st: dict | None, digits: int = 2) -> str:
     if not st or not st.get("n"):
         return "— (n=0)"
     ci = st.get("ci95")
-    hw = f" ± {(ci[1] - ci[0]) / 2:.{digits}f}" if ci else ""
-    return f"{st['mean']:.{digits}f}{hw} (n={st['n']})"
+    mean = st["mean"]
+    if not ci:
+        hw = ""
+    elif abs((ci[0] + ci[1]) / 2 - mean) < 10 ** -(digits + 1):
+        hw = f" ± {(ci[1] - ci[0]) / 2:.{digits}f}"
+    else:  # clamped to the possible range: not symmetric
+        hw = f" [{ci[0]:.{digits}f}, {ci[1]:.{digits}f}]"
+    ess = st.get("effective_n")
+    eff = f", ~{ess:.0f} independent" if ess is not None and ess < 0.9 * st["n"] else ""
+    return f"{mean:.{digits}f}{hw} (n={st['n']}{eff})"
+
+
+def pooled_text(p: dict | None, num: str, den: str, digits: int = 2) -> str:
+    """``2.61 [2.58, 2.64] (15300 accepted / 9000 drafts)``."""
+    if not p or p.get("value") is None:
+        return "—"
+    ci = p.get("ci95")
+    ends = f" [{ci[0]:.{digits}f}, {ci[1]:.{digits}f}]" if ci else ""
+    return f"{p['value']:.{digits}f}{ends} ({p[num]:.0f} accepted / {p[den]:.0f} {den})"
 
 
 def _table(rows: list[list[str]], header: list[str]) -> list[str]:
@@ -48,8 +65,12 @@ def render_source(src: dict) -> list[str]:
         f"  accept len   {mean_ci(al)}  min {_f(al.get('min'))}  max {_f(al.get('max'))}"
         f"  last {_f(al.get('last'))}  weighted {_f(al.get('weighted_mean'))}"
     )
+    if al.get("pooled"):
+        out.append(f"  accept len, pooled 1 + Σaccepted/Σdrafts   {pooled_text(al['pooled'], 'accepted', 'drafts')}")
     if ar.get("n"):
-        out.append(f"  accept rate  {mean_ci(ar, 3)}  (as printed)")
+        out.append(f"  accept rate  {mean_ci(ar, 3)}  (mean of printed values)")
+    if ar.get("pooled"):
+        out.append(f"  accept rate, pooled Σaccepted/Σdrafted     {pooled_text(ar['pooled'], 'accepted', 'drafted', 3)}")
     if src.get("accept_len_derived"):
         out.append(f"  accept len (derived from V0 counters)  {mean_ci(src['accept_len_derived'])}")
     rows = []
@@ -133,11 +154,15 @@ def render_metrics(m: dict | None) -> list[str]:
     return out
 
 
+ESTIMATOR_WORDS = {"pooled": "pooled counts", "mean_of_lines": "mean of printed values"}
+
+
 def _cmp(c: dict) -> str:
+    how = f" [{ESTIMATOR_WORDS[c['estimator']]}]" if c.get("estimator") else ""
     if c.get("diff") is None or not c.get("ci95"):
-        return f"{VERDICT_WORDS[c['verdict']]} ({c.get('reason', '')})"
+        return f"{VERDICT_WORDS[c['verdict']]} ({c.get('reason', '')}){how}"
     lo, hi = c["ci95"]
-    return f"{c['diff']:+.2f} (95% CI {lo:+.2f} … {hi:+.2f}): {VERDICT_WORDS[c['verdict']]}"
+    return f"{c['diff']:+.2f} (95% CI {lo:+.2f} … {hi:+.2f}): {VERDICT_WORDS[c['verdict']]}{how}"
 
 
 def render(out: dict) -> str:

@@ -10,7 +10,7 @@ from rich.console import Group
 from rich.text import Text
 from textual.widgets import Static
 
-from tui.format import verdict_text
+from tui.format import estimator_words, verdict_text
 from tui.widgets._colours import hex_color
 
 VERDICT_COLOUR = {
@@ -64,7 +64,7 @@ class CompareBar(Static):
         colour = hex_color(app, VERDICT_COLOUR[al["verdict"]])
         muted = hex_color(app, "foreground-muted")
         rows: list[Text] = []
-        head = Text("accept len ", style="bold", no_wrap=True, overflow="ellipsis")
+        head = Text(f"accept len ({estimator_words(al)}) ", style="bold", no_wrap=True, overflow="ellipsis")
         head.append(verdict_text(al, b_label), style=f"bold {colour}")
         head.append(
             f"    A = {a_label} (segment {c['a']['segment']}, n={al['n_a']}) · "
@@ -86,7 +86,7 @@ class CompareBar(Static):
             rows.append(Text(f"means so far: A {_m(al['mean_a'])}, B {_m(al['mean_b'])}", style=muted))
         rate = c.get("accept_rate")
         if rate:
-            rt = Text("accept rate (printed) ", style="bold", no_wrap=True, overflow="ellipsis")
+            rt = Text(f"accept rate ({estimator_words(rate)}) ", style="bold", no_wrap=True, overflow="ellipsis")
             rt.append(verdict_text(rate, b_label), style=hex_color(app, VERDICT_COLOUR[rate["verdict"]]))
             if rate.get("note"):
                 rt.append(f"  [{rate['note']}]", style=muted)

@@ -84,14 +84,15 @@ class Comparison:
         return f"{metric} B−A {self.diff:+.2f} (95% CI {lo:+.2f} … {hi:+.2f}): {words}"
 
 
-def _short_of(side: str, e: Estimate) -> str:
-    """Why one side cannot support a verdict, and how many more records would do."""
+def short_of(side: str, e: Estimate) -> str:
+    """Why one side cannot support a verdict, and how many more records would do (``side``
+    prefixes the text, e.g. "A: ")."""
     ess = e.ess if e.ess is not None else 0.0
     indep = e.indep if e.indep is not None else 0.0
     need = e.n * MIN_INDEP / indep if indep > 0 else math.inf
     more = f"wait for ~{_round_up(need - e.n)} more records" if math.isfinite(need) else "wait for more records"
     return (
-        f"{side}: n={e.n} but consecutive values are strongly correlated: about {ess:.0f} independent "
+        f"{side}n={e.n} but consecutive values are strongly correlated: about {ess:.0f} independent "
         f"values; {more}"
     )
 
@@ -117,7 +118,7 @@ def compare(a: Estimable | Estimate, b: Estimable | Estimate, min_n: int = MIN_N
     if ea.se is None or eb.se is None or ea.df is None or eb.df is None:
         base.reason = "not enough values for an interval"
         return base
-    short = [_short_of(s, e) for s, e in (("A", ea), ("B", eb)) if (e.indep or 0.0) < MIN_INDEP]
+    short = [short_of(s, e) for s, e in (("A: ", ea), ("B: ", eb)) if (e.indep or 0.0) < MIN_INDEP]
     if short:
         base.reason = "; ".join(short)
         return base
