@@ -92,7 +92,7 @@ def test_coverage_and_false_verdicts_over_the_grid(phi, n):
         c = compare(a, b)
         false += c.verdict in ("higher", "lower")
         if c.verdict != "insufficient":
-            assert a.estimate().indep >= MIN_INDEP and b.estimate().indep >= MIN_INDEP
+            assert a.estimate().ess >= MIN_INDEP and b.estimate().ess >= MIN_INDEP
     assert covered / reps >= 0.93
     assert false / reps <= 0.05
 

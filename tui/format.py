@@ -77,7 +77,7 @@ def pane_numbers(stats: SourceStats, index: int | None = None) -> dict[str, Any]
         warning = f"n={est.n}: too few to conclude (want ≥ {FEW})"
     elif est.se is None:
         warning = "not enough data for a confidence interval"
-    elif (est.indep or 0.0) < MIN_INDEP:
+    elif (est.ess or 0.0) < MIN_INDEP:
         warning = short_of("", est)
     else:
         warning = None

@@ -6,7 +6,7 @@ of the two sides' degrees of freedom (effectively independent batch means − 1)
 conservative than Welch–Satterthwaite. The interval is clamped to what the bounds allow.
 
 The verdict is ``insufficient`` (never higher/lower) when either side has fewer than
-:data:`MIN_N` records, or fewer than :data:`MIN_INDEP` effectively independent values: at n=30
+:data:`MIN_N` records, or an effective sample size below :data:`MIN_INDEP` values: at n=30
 with a lag-1 autocorrelation of 0.9 there are only about 2 independent values, and no interval
 computed from them is trustworthy. The reason says how many more records would do.
 Calibration (tests/test_calibration.py): two logs of one server (AR(1) accept lengths) are called
@@ -88,8 +88,7 @@ def short_of(side: str, e: Estimate) -> str:
     """Why one side cannot support a verdict, and how many more records would do (``side``
     prefixes the text, e.g. "A: ")."""
     ess = e.ess if e.ess is not None else 0.0
-    indep = e.indep if e.indep is not None else 0.0
-    need = e.n * MIN_INDEP / indep if indep > 0 else math.inf
+    need = e.n * MIN_INDEP / ess if ess > 0 else math.inf
     more = f"wait for ~{_round_up(need - e.n)} more records" if math.isfinite(need) else "wait for more records"
     return (
         f"{side}n={e.n} but consecutive values are strongly correlated: about {ess:.0f} independent "
@@ -118,7 +117,7 @@ def compare(a: Estimable | Estimate, b: Estimable | Estimate, min_n: int = MIN_N
     if ea.se is None or eb.se is None or ea.df is None or eb.df is None:
         base.reason = "not enough values for an interval"
         return base
-    short = [short_of(s, e) for s, e in (("A: ", ea), ("B: ", eb)) if (e.indep or 0.0) < MIN_INDEP]
+    short = [short_of(s, e) for s, e in (("A: ", ea), ("B: ", eb)) if (e.ess or 0.0) < MIN_INDEP]
     if short:
         base.reason = "; ".join(short)
         return base

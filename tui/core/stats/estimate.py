@@ -17,10 +17,16 @@ variance; while batches are single values it corrects for the correlation of nei
 lines, and once batches hold many values, what correlation is left between batch means is
 short-ranged and the same correction covers it.
 
-``m_eff = m · (1 − φ)/(1 + φ)`` is the number of effectively independent batch means: the t
-quantile uses ``m_eff − 1`` degrees of freedom, and a verdict needs ``m_eff ≥ MIN_INDEP`` on both
-sides (see :mod:`tui.core.stats.compare`). The *effective sample size* reported to people is
-``s²_x / var(mean)``: how many independent values would give the same precision (at most n).
+The AR(1) fit on single lines misses slow drifts (the autocorrelation of real logs decays slowly),
+so the same variance is also computed on longer batches (2, 4, 8, … units, while at least
+:data:`MIN_GROUPS` batches remain) and the largest is used (:func:`robust_variance`). At small n
+only single lines exist, and there φ is uncertain: one standard error √((1 − φ²)/m) is added to
+it, so an underestimate does not turn into too narrow an interval.
+
+``m_eff = m · (1 − φ)/(1 + φ)`` (at the level used) is the number of effectively independent batch
+means: the t quantile uses ``m_eff − 1`` degrees of freedom. The *effective sample size* is
+``s²_x / var(mean)``: how many independent values would give the same precision (at most n); a
+verdict needs it ≥ ``MIN_INDEP`` on both sides (see :mod:`tui.core.stats.compare`).
 
 For a ratio of sums R = ΣA/ΣD (pooled acceptance) the same is applied to the linearised batch
 totals ``z_j = A_j − R·D_j`` (the delta method): ``var(R) = var(z̄) / D̄²``.
@@ -39,8 +45,9 @@ from tui.core.stats.tdist import t975
 UNITS = 1024  # batches kept: between UNITS/2 and UNITS once the values outnumber them
 PHI_MAX = 0.98
 PHI_MARGIN = 1.0
-MIN_INDEP = 10  # effectively independent batch means needed for a verdict
+MIN_INDEP = 10  # effective sample size needed (each side) for a verdict
 MIN_UNITS_FOR_CI = 3
+MIN_GROUPS = 20  # longer batches are tried while at least this many remain
 
 
 @dataclass(slots=True)
@@ -112,7 +119,7 @@ class Batches:
         return len(self.sums[0])
 
 
-def ar1_variance(ys: Sequence[float]) -> tuple[float, float, float] | None:
+def ar1_variance(ys: Sequence[float], margin: float = PHI_MARGIN) -> tuple[float, float, float] | None:
     """(variance of the mean of ``ys``, effectively independent count, φ used), or None with
     fewer than 3 values. See the module text."""
     m = len(ys)
@@ -128,9 +135,28 @@ def ar1_variance(ys: Sequence[float]) -> tuple[float, float, float] | None:
     phi = clamp(phi, 0.0, PHI_MAX)
     # φ itself is uncertain (sd ≈ √((1 − φ²)/m)): use one sd above the estimate, so that an
     # underestimate at small m does not turn into an interval that is too narrow.
-    phi = clamp(phi + PHI_MARGIN * math.sqrt((1.0 - phi * phi) / m), 0.0, PHI_MAX)
+    phi = clamp(phi + margin * math.sqrt((1.0 - phi * phi) / m), 0.0, PHI_MAX)
     f = (1.0 + phi) / (1.0 - phi)
     return ss / (m - 1) / m * f, m / f, phi
+
+
+def robust_variance(units: Sequence[float]) -> tuple[float, float, float, int] | None:
+    """The largest AR(1)-corrected variance of the mean over the batch sizes 1, 2, 4, … units
+    (neighbours averaged) that leave at least :data:`MIN_GROUPS` batches: (variance, effectively
+    independent batches, φ, batch size in units) of that level. Correlation that an AR(1) fit on
+    single lines misses (slow drifts: the autocorrelation of real logs decays slowly) shows up in
+    the longer batches; at small n only the first level exists."""
+    best = None
+    level = list(units)
+    size = 1
+    while True:
+        r = ar1_variance(level, PHI_MARGIN if size == 1 else 0.0)
+        if r is not None and (best is None or r[0] > best[0]):
+            best = (*r, size)
+        if len(level) // 2 < MIN_GROUPS:
+            return best
+        level = [(a + b) * 0.5 for a, b in zip(level[0::2], level[1::2])]
+        size *= 2
 
 
 def mean_estimate(
@@ -138,12 +164,14 @@ def mean_estimate(
 ) -> Estimate:
     """The estimate of a plain mean from its batches (channel 0)."""
     size = b.size
-    r = ar1_variance([s / size for s in b.sums[0]]) if mean is not None else None
+    r = robust_variance([s / size for s in b.sums[0]]) if mean is not None else None
     if r is None:
         return Estimate(mean, None, None, n, None, None, None, "none (fewer than 3 values)", lo, hi)
-    var, indep, phi = r
+    var, indep, phi, k = r
     ess = float(n) if var == 0.0 or not var_x else min(float(n), var_x / var)
-    method = f"AR(1)-corrected batch means: {b.count} batches of {size}, lag-1 autocorrelation {phi:.2f}"
+    method = (
+        f"AR(1)-corrected batch means: {b.count // k} batches of {size * k}, lag-1 autocorrelation {phi:.2f}"
+    )
     return Estimate(mean, math.sqrt(var), max(1.0, indep - 1.0), n, ess, indep, phi, method, lo, hi)
 
 
@@ -158,15 +186,13 @@ def ratio_estimate(b: Batches, n: int, num: float, den: float, offset: float, lo
     if m < MIN_UNITS_FOR_CI:
         return Estimate(value, None, None, n, None, None, None, "none (fewer than 3 values)", lo, hi)
     z = [a - ratio * d for a, d in zip(a_s, d_s)]
-    r = ar1_variance(z)
+    r = robust_variance(z)
     assert r is not None
-    var_z, indep, phi = r
+    var_z, indep, phi, k = r
     d_bar = math.fsum(d_s) / m
     var = var_z / (d_bar * d_bar)
     # Effective values: the per-line variance of the linearised values over var(R).
     zz = math.fsum(map(mul, z, z)) / max(1, m - 1) / (d_bar * d_bar) / b.size
     ess = float(n) if var == 0.0 else min(float(n), zz / var)
-    method = (
-        f"ratio of sums, delta method over {m} batches of {b.size}, lag-1 autocorrelation {phi:.2f}"
-    )
+    method = f"ratio of sums, delta method over {m // k} batches of {b.size * k}, lag-1 autocorrelation {phi:.2f}"
     return Estimate(value, math.sqrt(var), max(1.0, indep - 1.0), n, ess, indep, phi, method, lo, hi)
