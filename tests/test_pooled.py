@@ -38,7 +38,9 @@ def stats_of(lines: list[str], name: str = "t") -> SourceStats:
 
 def test_pooled_verdict_where_the_mean_of_lines_misleads():
     a = stats_of([vllm_line(i, 2.80, 300) for i in range(100)], "a")
-    b = stats_of([vllm_line(i, 2.60 if i % 2 == 0 else 3.33, 600 if i % 2 == 0 else 6) for i in range(100)], "b")
+    b = stats_of(
+        [vllm_line(i, 2.60 if i % 2 == 0 else 3.33, 600 if i % 2 == 0 else 6) for i in range(100)], "b"
+    )
     mb = b.current.all.accept_len.mean
     assert mb == pytest.approx((2.60 + 3.33) / 2, abs=0.01)  # mean of lines: 2.97, "higher"
     pooled = b.current.all.pooled_len.value

@@ -341,7 +341,11 @@ class PaneState:
         drafted = cur.all.pooled_rate.denominator > 0  # counts prove drafting is on
         if why is not None and (cur.config.speculative or drafted):
             self._said_stuck.add(cur.index)
-            where = f"a draft model is configured ({cur.config.label()})" if cur.config.speculative else "drafts are made"
+            where = (
+                f"a draft model is configured ({cur.config.label()})"
+                if cur.config.speculative
+                else "drafts are made"
+            )
             self.notices.append(
                 Notice(
                     "error",

@@ -66,11 +66,15 @@ def render_source(src: dict) -> list[str]:
         f"  last {_f(al.get('last'))}  weighted {_f(al.get('weighted_mean'))}"
     )
     if al.get("pooled"):
-        out.append(f"  accept len, pooled 1 + Σaccepted/Σdrafts   {pooled_text(al['pooled'], 'accepted', 'drafts')}")
+        out.append(
+            f"  accept len, pooled 1 + Σaccepted/Σdrafts   {pooled_text(al['pooled'], 'accepted', 'drafts')}"
+        )
     if ar.get("n"):
         out.append(f"  accept rate  {mean_ci(ar, 3)}  (mean of printed values)")
     if ar.get("pooled"):
-        out.append(f"  accept rate, pooled Σaccepted/Σdrafted     {pooled_text(ar['pooled'], 'accepted', 'drafted', 3)}")
+        out.append(
+            f"  accept rate, pooled Σaccepted/Σdrafted     {pooled_text(ar['pooled'], 'accepted', 'drafted', 3)}"
+        )
     if src.get("accept_len_derived"):
         out.append(f"  accept len (derived from V0 counters)  {mean_ci(src['accept_len_derived'])}")
     rows = []
@@ -87,7 +91,7 @@ def render_source(src: dict) -> list[str]:
                 mean_ci(seg["accept_len"]),
                 mean_ci(seg["accept_rate"], 3) if seg["accept_rate"]["n"] else "—",
                 mean_ci(norm, 3) if norm and norm.get("n") else "—",
-                DEFINITION_WORDS.get(rd.get("printed_definition"), "unknown")
+                DEFINITION_WORDS.get(rd.get("printed_definition") or "", "unknown")
                 if seg["accept_rate"]["n"]
                 else "—",
             ]

@@ -10,8 +10,9 @@ fatal error, or a non-fatal one not yet followed by data) and ``ended``.
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, Sequence
 from contextlib import aclosing
+from typing import cast
 
 from tui.core.parsing import LineParser
 from tui.core.records import Item, Marker, Record
@@ -126,10 +127,11 @@ class Followed:
 
 async def follow(
     sources: Sequence[Source], states: Sequence[Followed]
-) -> AsyncIterator[tuple[int, Batch, list[tuple[Item, int]]]]:
+) -> AsyncGenerator[tuple[int, Batch, list[tuple[Item, int]]], None]:
     """Runs the sources together, feeds each batch to its state and yields ``(index, batch,
     items)``; returns when every source has ended (their states then say how)."""
-    async with aclosing(merged(sources)) as batches:
+    gen = cast(AsyncGenerator[tuple[int, Batch | None], None], merged(sources))  # an async generator
+    async with aclosing(gen) as batches:
         async for i, batch in batches:
             if batch is None:
                 states[i].finished(getattr(sources[i], "error", None))

@@ -86,7 +86,9 @@ class CompareBar(Static):
             rows.append(Text(f"means so far: A {_m(al['mean_a'])}, B {_m(al['mean_b'])}", style=muted))
         rate = c.get("accept_rate")
         if rate:
-            rt = Text(f"accept rate ({estimator_words(rate)}) ", style="bold", no_wrap=True, overflow="ellipsis")
+            rt = Text(
+                f"accept rate ({estimator_words(rate)}) ", style="bold", no_wrap=True, overflow="ellipsis"
+            )
             rt.append(verdict_text(rate, b_label), style=hex_color(app, VERDICT_COLOUR[rate["verdict"]]))
             if rate.get("note"):
                 rt.append(f"  [{rate['note']}]", style=muted)

@@ -18,13 +18,14 @@ from __future__ import annotations
 import calendar
 import re
 from array import array
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tui.core.stats.metrics import Columns
 from tui.core.stats.series import ColumnChunk
 
 try:  # the optional native scanner (setup.py); same answers, several times faster
-    from tui.core.parsing import _fastscan as _native
+    from tui.core.parsing import _fastscan as _native  # type: ignore[attr-defined]
 except ImportError:  # pragma: no cover - depends on the build
     _native = None
 
@@ -88,7 +89,7 @@ def _floats(col: list[bytes]) -> list[float]:
     return list(map(float, col))
 
 
-def _columns(al: list, ar: list, tp: list, run: list) -> Columns:
+def _columns(al: Sequence[float], ar: Sequence[float], tp: Sequence[float], run: Sequence[float]) -> Columns:
     return (ColumnChunk.of(al, run), ColumnChunk.of(ar, run), ColumnChunk.of(tp), ColumnChunk.of(run))
 
 
@@ -141,10 +142,13 @@ def _scan_python(buf: bytes) -> FastChunk | None:
     distinct = set(tags)
     if not all(_TAGS.fullmatch(t) for t in distinct):
         return None
+    m_first = _TS.search(buf, buf.rfind(b"\n", 0, buf.find(b"Decode batch")) + 1)
+    m_last = _TS.search(buf, buf.rfind(b"\n", 0, buf.rfind(b"Decode batch")) + 1)
+    if m_first is None or m_last is None:
+        return None
     try:
-        first_ts = _ts(_TS.search(buf, buf.rfind(b"\n", 0, buf.find(b"Decode batch")) + 1).group(1))
-        last_ts = _ts(_TS.search(buf, buf.rfind(b"\n", 0, buf.rfind(b"Decode batch")) + 1).group(1))
-    except (ValueError, OverflowError, AttributeError):
+        first_ts, last_ts = _ts(m_first.group(1)), _ts(m_last.group(1))
+    except (ValueError, OverflowError):
         return None
     run, al, ar = (_floats(parts[i::step]) for i in (1, 2, 3))
     tp = list(map(float, parts[4::step]))  # throughput: nearly every value differs

@@ -68,7 +68,11 @@ class Refused:
             self.example = other.example
 
     def to_dict(self) -> dict:
-        return {"nonfinite": dict(self.nonfinite), "out_of_range": dict(self.out_of_range), "example": self.example}
+        return {
+            "nonfinite": dict(self.nonfinite),
+            "out_of_range": dict(self.out_of_range),
+            "example": self.example,
+        }
 
     def message(self) -> str:
         parts = [f"{v} {WORDS.get(k, k)} not finite" for k, v in sorted(self.nonfinite.items())]
@@ -85,14 +89,14 @@ class Refused:
 _nan_cache: dict[int, bytes] = {}
 
 
-def _all_nan(col: array) -> bool:
+def _all_nan(col: Sequence[float]) -> bool:
     n = len(col)
     b = _nan_cache.get(n)
     if b is None:
         b = array("d", [NAN]).tobytes() * n
         if len(_nan_cache) < 64:
             _nan_cache[n] = b
-    return col.tobytes() == b or all(x != x for x in col)
+    return (isinstance(col, array) and col.tobytes() == b) or all(x != x for x in col)
 
 
 def _quick_ok(col: Sequence[float], lo: float, hi: float) -> bool:
@@ -128,8 +132,9 @@ def clean(
             if x != x:
                 continue  # not printed
             h = hi
-            if varying_hi and pp is not None and pp[i]:
-                h = len(pp[i]) + 1.0  # type: ignore[arg-type]
+            row = pp[i] if varying_hi and pp is not None else None
+            if row:
+                h = len(row) + 1.0
             if not math.isfinite(x):
                 bucket = refused.nonfinite
             elif x < lo - _EPS or x > h + _EPS:
@@ -146,7 +151,7 @@ def clean(
         if refused.example is None:
             refused.example = _example(cols, first, name, NAN, raws)
     acc, dr = out["accepted"], out["drafted"]
-    if not cols.cumulative and not _all_nan(acc) and not _all_nan(dr):  # type: ignore[arg-type]
+    if not cols.cumulative and not _all_nan(acc) and not _all_nan(dr):
         bad = [i for i in range(n) if acc[i] > dr[i] + _EPS]  # NaN compares False
         if bad:
             acc2 = array("d", acc)

@@ -89,7 +89,9 @@ def short_of(side: str, e: Estimate) -> str:
     prefixes the text, e.g. "A: ")."""
     ess = e.ess if e.ess is not None else 0.0
     need = e.n * MIN_INDEP / ess if ess > 0 else math.inf
-    more = f"wait for ~{_round_up(need - e.n)} more records" if math.isfinite(need) else "wait for more records"
+    more = (
+        f"wait for ~{_round_up(need - e.n)} more records" if math.isfinite(need) else "wait for more records"
+    )
     return (
         f"{side}n={e.n} but consecutive values are strongly correlated: about {ess:.0f} independent "
         f"values; {more}"
@@ -103,7 +105,9 @@ def _round_up(x: float) -> int:
     return int(math.ceil(x / p) * p)
 
 
-def compare(a: Estimable | Estimate, b: Estimable | Estimate, min_n: int = MIN_N, estimator: str = "") -> Comparison:
+def compare(
+    a: Estimable | Estimate, b: Estimable | Estimate, min_n: int = MIN_N, estimator: str = ""
+) -> Comparison:
     ea = a if isinstance(a, Estimate) else a.estimate()
     eb = b if isinstance(b, Estimate) else b.estimate()
     est = estimator or MEAN_OF_LINES

@@ -175,7 +175,9 @@ def mean_estimate(
     return Estimate(mean, math.sqrt(var), max(1.0, indep - 1.0), n, ess, indep, phi, method, lo, hi)
 
 
-def ratio_estimate(b: Batches, n: int, num: float, den: float, offset: float, lo: float, hi: float) -> Estimate:
+def ratio_estimate(
+    b: Batches, n: int, num: float, den: float, offset: float, lo: float, hi: float
+) -> Estimate:
     """offset + ΣA/ΣD with its delta-method standard error over the batches (channels A, D)."""
     if n == 0 or den <= 0.0:
         return Estimate(None, None, None, n, None, None, None, "none (no counts)", lo, hi)
@@ -194,5 +196,7 @@ def ratio_estimate(b: Batches, n: int, num: float, den: float, offset: float, lo
     # Effective values: the per-line variance of the linearised values over var(R).
     zz = math.fsum(map(mul, z, z)) / max(1, m - 1) / (d_bar * d_bar) / b.size
     ess = float(n) if var == 0.0 else min(float(n), zz / var)
-    method = f"ratio of sums, delta method over {m // k} batches of {b.size * k}, lag-1 autocorrelation {phi:.2f}"
+    method = (
+        f"ratio of sums, delta method over {m // k} batches of {b.size * k}, lag-1 autocorrelation {phi:.2f}"
+    )
     return Estimate(value, math.sqrt(var), max(1.0, indep - 1.0), n, ess, indep, phi, method, lo, hi)

@@ -16,7 +16,7 @@ that count is left out of the weighted mean (``weighted_n`` says how many are in
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from itertools import compress
 
 from tui.core.stats.series import ColumnChunk, RatioSeries, Series
@@ -27,7 +27,9 @@ MAX_POSITIONS = 32
 Columns = tuple[ColumnChunk, ColumnChunk, ColumnChunk, ColumnChunk]
 
 
-def _present(xs: Sequence[float], ws: Sequence[float] | None = None) -> tuple[list[float], list[float] | None]:
+def _present(
+    xs: Sequence[float], ws: Sequence[float] | None = None
+) -> tuple[list[float], list[float] | None]:
     """The values that are there (not NaN), with their weights (NaN / non-positive → 0)."""
     s = sum(xs)
     if s == s:  # no NaN (an overflow to inf is still "no NaN": values were checked finite)
@@ -97,7 +99,7 @@ class MetricSet:
     def add_values(
         self,
         n: int,
-        v: dict[str, Sequence[float]],
+        v: Mapping[str, Sequence[float]],
         family: str,
         cumulative: bool,
         per_position: Sequence[tuple[float, ...] | None] | None,
@@ -130,7 +132,7 @@ class MetricSet:
 
     def _pooled(
         self,
-        v: dict[str, Sequence[float]],
+        v: Mapping[str, Sequence[float]],
         nd: Sequence[float],
         acc: Sequence[float],
         dr: Sequence[float],

@@ -317,7 +317,11 @@ class SourceStats:
         run: list[Record] = []
         for it in items:
             if isinstance(it, Record):
-                if run and (it.family, it.kind, it.cumulative) != (run[0].family, run[0].kind, run[0].cumulative):
+                if run and (it.family, it.kind, it.cumulative) != (
+                    run[0].family,
+                    run[0].kind,
+                    run[0].cumulative,
+                ):
                     self._feed_records(run)
                     run = []
                 run.append(it)

@@ -57,6 +57,18 @@ class ColumnChunk:
     Small and picklable, so worker processes can build them."""
 
     __slots__ = ("n", "sum", "sumsq", "min", "max", "first", "last", "wsum", "wxsum", "wn", "tail", "prefix")
+    n: int
+    sum: float
+    sumsq: float
+    min: float
+    max: float
+    first: float | None
+    last: float | None
+    wsum: float
+    wxsum: float
+    wn: int
+    tail: list[float]
+    prefix: list[float]
 
     @classmethod
     def of(cls, xs: Sequence[float], ws: Sequence[float] | None = None) -> ColumnChunk:
