@@ -33,7 +33,9 @@ def mean_ci(st: dict | None, digits: int = 2) -> str:
     else:  # clamped to the possible range: not symmetric
         hw = f" [{ci[0]:.{digits}f}, {ci[1]:.{digits}f}]"
     ess = st.get("effective_n")
-    eff = f", ~{ess:.0f} independent" if ess is not None and ess < 0.9 * st["n"] else ""
+    eff = ""
+    if ess is not None and ess < 0.9 * st["n"]:
+        eff = f", ~{ess:.0f} independent" if ess >= 1 else ", <1 independent"
     return f"{mean:.{digits}f}{hw} (n={st['n']}{eff})"
 
 

@@ -17,7 +17,7 @@ from tui.core.records import EngineStats, Item, Malformed, Marker, Record, forma
 from tui.core.server_config import ServerConfig
 from tui.core.sources.base import SourceEvent
 from tui.core.stats import rates
-from tui.core.stats.checks import Refused, clean
+from tui.core.stats.checks import MAX_DEPTH, Refused, clean
 from tui.core.stats.metrics import MetricSet
 
 MAX_RANKS = 256
@@ -267,6 +267,7 @@ class SourceStats:
         self.markers = 0
         self.events: deque[SourceEvent] = deque(maxlen=200)
         self.refused = Refused()  # values refused by the checks, over all segments
+        self._total_k: int | None = None
 
     @property
     def current(self) -> Segment:
@@ -303,6 +304,10 @@ class SourceStats:
             return
         seg = self.current
         v, refused = seg._prepare(cols, raws)
+        k = seg.depth() or MAX_DEPTH  # the totals' bound: the deepest of the segments
+        if self._total_k is None or k > self._total_k:
+            self._total_k = k
+            self.total.set_depth(k)
         if refused.total():
             self.refused.merge(refused)
             for m in (self.total, seg.all):
