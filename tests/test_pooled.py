@@ -186,3 +186,30 @@ def test_sglang_oct_nov_2025_rate_is_recognised():
     assert infer_sglang(pairs, 3, 4, dec).definition == RATE_SGLANG_AL_OVER_NDT
     st = stats_of([sglang("2.17", "0.54", "2025-10-22 10:00:00")] * 3)
     assert st.current.rate_definition().definition == RATE_SGLANG_AL_OVER_STEPS1
+
+
+def test_precomputed_columns_give_the_same_statistics():
+    """summary's workers check and reduce SGLang columns ahead (precompute); the main process
+    then only merges, unless the segment's bounds say otherwise."""
+    from tui.core.stats.precompute import PRECOMPUTED, precompute
+
+    lines = [sglang(f"{1 + (i % 9) / 4:.2f}", "0.50") for i in range(200)] + [sglang("70.00"), sglang("nan")]
+    p = LineParser("t")
+    recs = [r for i, line in enumerate(lines, 1) if isinstance(r := p.feed(line.rstrip("\n"), i, 0), Record)]
+    plain, pre = SourceStats("t"), SourceStats("t")
+    plain.add_columns(RecordColumns.from_records(recs))
+    cols = RecordColumns.from_records(recs)
+    precompute(cols)
+    assert PRECOMPUTED in cols.extra
+    pre.add_columns(cols)
+    assert pre.to_dict() == _approx(plain.to_dict())
+    # A segment whose k is known refuses what the depth-free check kept: the precomputed values
+    # are not used there.
+    for st in (plain, pre):
+        st.current.config.num_steps = 1  # accept len ≤ 2
+    cols2 = RecordColumns.from_records(recs)
+    precompute(cols2)
+    plain.add_columns(RecordColumns.from_records(recs))
+    pre.add_columns(cols2)
+    assert pre.to_dict() == _approx(plain.to_dict())
+    assert pre.current.all.accept_len.out_of_range > 0

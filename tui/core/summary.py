@@ -23,6 +23,7 @@ from tui.core.parsing.fastscan import FastChunk, scan_chunk
 from tui.core.sources.base import CUT_MARKER, MAX_LINE_BYTES
 from tui.core.stats import SourceStats
 from tui.core.stats.compare import POOLED, compare_accept_len, compare_accept_rate
+from tui.core.stats.precompute import precompute
 from tui.core.stats.segments import Segment
 
 CHUNK = 4 << 20
@@ -108,7 +109,8 @@ class Summarizer:
         self.parser.lines += fc.lines
         if not fc.records or fc.values is None:
             return
-        self.stats.add_columns(fast_columns(fc))
+        cols = fc.columns if isinstance(fc.columns, RecordColumns) else fast_columns(fc)
+        self.stats.add_columns(cols)
         if self.parser.family is None:
             self.parser.family = "sglang"
 
@@ -129,14 +131,14 @@ def fast_columns(fc: FastChunk) -> RecordColumns:
     n = fc.records
     cols = RecordColumns.empty("sglang", "decode")
     cols.n, cols.lines = n, fc.lines
-    nan = array("d", [math.nan]) * n
+    nan = array("d", [math.nan]) * n  # one array for every field not printed (never written to)
     for name in NUMERIC_FIELDS:
-        cols.values[name] = array("d", nan)
+        cols.values[name] = nan
     cols.values["running_req"] = array("d", run)
     cols.values["accept_len"] = array("d", al)
     cols.values["accept_rate"] = array("d", ar)
     cols.values["throughput"] = array("d", tp)
-    ts = cols.values["timestamp"]
+    ts = cols.values["timestamp"] = array("d", nan)
     if fc.first_ts is not None:
         ts[0] = fc.first_ts
     if fc.last_ts is not None:
@@ -198,7 +200,12 @@ def _scan_range(path: str, start: int, end: int) -> FastChunk | None:
     buf = os.pread(fd, end - start, start)
     if not buf.endswith(b"\n"):
         buf += b"\n"
-    return scan_chunk(buf)
+    fc = scan_chunk(buf)
+    if fc is not None and fc.records and fc.values is not None:  # the statistics' heavy half, here
+        fc.columns = fast_columns(fc)
+        precompute(fc.columns)
+        fc.cols, fc.by_rank, fc.values = None, {}, (None, None, None, None, "")
+    return fc
 
 
 def _ranges(f: BinaryIO, size: int) -> list[tuple[int, int]] | None:

@@ -71,6 +71,7 @@ class FastChunk:
     # the values themselves: (#running-req, accept len, accept rate, throughput, rank tag per record
     # or one tag for all), for the statistics' RecordColumns entry point
     values: tuple | None = None
+    columns: object = None  # the same as RecordColumns, when built (and precomputed) by a worker
 
 
 def _ts(text: bytes) -> float:

@@ -89,7 +89,8 @@ class Refused:
 _nan_cache: dict[int, bytes] = {}
 
 
-def _all_nan(col: Sequence[float]) -> bool:
+def all_nan(col: Sequence[float]) -> bool:
+    """Every value NaN (a column nothing printed), checked at C speed when it is an array."""
     n = len(col)
     b = _nan_cache.get(n)
     if b is None:
@@ -99,21 +100,24 @@ def _all_nan(col: Sequence[float]) -> bool:
     return (isinstance(col, array) and col.tobytes() == b) or all(x != x for x in col)
 
 
-def _quick_ok(col: Sequence[float], lo: float, hi: float) -> bool:
-    """Every value finite and within [lo, hi], checked at C speed."""
-    if not len(col):
-        return True
+def _extent(col: Sequence[float], lo: float, hi: float) -> tuple[float, float] | None:
+    """(min, max) when every value is there, finite and within [lo, hi] (checked at C speed)."""
     s = sum(col)
-    return s - s == 0.0 and min(col) >= lo - _EPS and max(col) <= hi + _EPS
+    if s - s != 0.0:
+        return None
+    mn, mx = min(col), max(col)
+    return (mn, mx) if mn >= lo - _EPS and mx <= hi + _EPS else None
 
 
 def clean(
     cols: RecordColumns, depth: int | None, raws: Sequence[str] | None = None
-) -> tuple[dict[str, Sequence[float]], Refused]:
-    """The columns with every refused value replaced by NaN (a missing value), and what was
-    refused. ``depth``: the draft depth k known for the segment (None: unknown)."""
+) -> tuple[dict[str, Sequence[float]], Refused, dict[str, tuple[float, float]]]:
+    """The columns with every refused value replaced by NaN (a missing value), what was refused,
+    and (min, max) of the columns whose every value is there and valid (so they are not scanned
+    again). ``depth``: the draft depth k known for the segment (None: unknown)."""
     refused = Refused()
     out: dict[str, Sequence[float]] = {}
+    full: dict[str, tuple[float, float]] = {}
     pp = cols.per_position
     n = cols.n
     for name, (lo, hi) in RANGES.items():
@@ -121,12 +125,15 @@ def clean(
         if name in ("accept_len", "accept_len_derived") and depth is not None:
             hi = depth + 1.0
         varying_hi = name == "accept_len" and pp is not None
-        if not varying_hi and _quick_ok(col, lo, hi):
+        if not n or (col[0] != col[0] and all_nan(col)):  # nothing printed
             out[name] = col
             continue
-        if _all_nan(col):
-            out[name] = col
-            continue
+        if not varying_hi:
+            ext = _extent(col, lo, hi)
+            if ext is not None:
+                out[name] = col
+                full[name] = ext
+                continue
         good = array("d", col)
         for i, x in enumerate(col):
             if x != x:
@@ -151,7 +158,7 @@ def clean(
         if refused.example is None:
             refused.example = _example(cols, first, name, NAN, raws)
     acc, dr = out["accepted"], out["drafted"]
-    if not cols.cumulative and not _all_nan(acc) and not _all_nan(dr):
+    if not cols.cumulative and not all_nan(acc) and not all_nan(dr):
         bad = [i for i in range(n) if acc[i] > dr[i] + _EPS]  # NaN compares False
         if bad:
             acc2 = array("d", acc)
@@ -161,7 +168,8 @@ def clean(
             refused.out_of_range["accepted"] = refused.out_of_range.get("accepted", 0) + len(bad)
             if refused.example is None:
                 refused.example = _example(cols, bad[0], "accepted", acc[bad[0]], raws)
-    return out, refused
+            full.pop("accepted", None)
+    return out, refused, full
 
 
 def _example(cols: RecordColumns, i: int, name: str, x: float, raws: Sequence[str] | None) -> dict:

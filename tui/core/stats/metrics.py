@@ -17,9 +17,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from itertools import compress
 
-from tui.core.stats.series import ColumnChunk, RatioSeries, Series
+from tui.core.stats.checks import all_nan
+from tui.core.stats.series import ColumnChunk, RatioChunk, RatioSeries, Series
 
 MAX_POSITIONS = 32
 # The fast scanner's reduced columns (accept len, accept rate, throughput, #running-req); kept
@@ -45,6 +47,101 @@ def _present(
     if not (sw == sw and min(wl, default=1.0) > 0):
         wl = [w if w > 0 and math.isfinite(w) else 0.0 for w in wl]
     return vals, wl
+
+
+def _chunk(
+    xs: Sequence[float],
+    ws: Sequence[float] | None,
+    full: Mapping[str, tuple[float, float]],
+    name: str,
+    w_name: str | None = None,
+) -> ColumnChunk | None:
+    """The chunk of column ``name`` weighted by ``ws`` (column ``w_name``); columns in ``full``
+    are wholly present and valid, with known (min, max): no pass over them is repeated."""
+    ext = full.get(name)
+    if ext is not None and (ws is None or (w_name in full and full[w_name][0] > 0)):
+        return ColumnChunk.of(xs, ws, ext, ws is not None)
+    if not len(xs) or (xs[0] != xs[0] and all_nan(xs)):
+        return None
+    vals, wl = _present(xs, ws)
+    return ColumnChunk.of(vals, wl) if vals else None
+
+
+SERIES = (
+    "accept_len",
+    "accept_rate",
+    "throughput",
+    "running_req",
+    "accept_len_derived",
+    "accept_rate_derived",
+)
+
+
+@dataclass(slots=True)
+class Prepared:
+    """A run of checked records reduced once to what every :class:`MetricSet` it goes to needs
+    (the source's totals, its segment, its rank): the same work is not done three times."""
+
+    n: int
+    chunks: dict[str, ColumnChunk | None]
+    pooled_len: RatioChunk | None
+    pooled_rate: RatioChunk | None
+    accepted: int
+    drafted: int
+    positions: list[tuple[tuple[float, ...], float]]
+    first_ts: float | None
+    last_ts: float | None
+
+
+def prepare(
+    n: int,
+    v: Mapping[str, Sequence[float]],
+    family: str,
+    cumulative: bool,
+    per_position: Sequence[tuple[float, ...] | None] | None,
+    full: Mapping[str, tuple[float, float]] | None = None,
+) -> Prepared:
+    """``v``: the checked values (NaN = not there), ``v["num_drafts"]`` completed from drafted / k
+    where k is known. Weights: SGLang lines by #running-req; others by drafts (accept len) or
+    drafted tokens (accept rate)."""
+    al, ar, run = v["accept_len"], v["accept_rate"], v["running_req"]
+    nd, acc, dr = v["num_drafts"], v["accepted"], v["drafted"]
+    sg = family == "sglang"
+    w_len, w_rate = (run, run) if sg else (nd, dr)
+    wl_name, wr_name = ("running_req", "running_req") if sg else ("num_drafts", "drafted")
+    f = full or {}
+    chunks = {
+        "accept_len": _chunk(al, w_len, f, "accept_len", wl_name),
+        "accept_rate": _chunk(ar, w_rate, f, "accept_rate", wr_name),
+        "throughput": _chunk(v["throughput"], None, f, "throughput"),
+        "running_req": _chunk(run, None, f, "running_req"),
+        "accept_len_derived": _chunk(v["accept_len_derived"], nd, f, "accept_len_derived", "num_drafts"),
+        "accept_rate_derived": _chunk(v["accept_rate_derived"], nd, f, "accept_rate_derived", "num_drafts"),
+    }
+    pooled_len = pooled_rate = None
+    accepted = drafted = 0
+    if cumulative:  # vLLM V0: the interval values were derived by differencing the counters
+        ald, ard = v["accept_len_derived"], v["accept_rate_derived"]
+        rows = [((a - 1.0) * d, r * d, d) for a, r, d in zip(ald, ard, nd) if d > 0 and a == a and r == r]
+        dens = [d for _, _, d in rows]
+        pooled_len = RatioChunk.of([a for a, _, _ in rows], dens)
+        pooled_rate = RatioChunk.of([r for _, r, _ in rows], dens)
+    elif not all_nan(acc):
+        pl = [(a, d) for a, d in zip(acc, nd) if d > 0 and a == a]
+        pooled_len = RatioChunk.of([a for a, _ in pl], [d for _, d in pl])
+        pr = [(a, d) for a, d in zip(acc, dr) if d > 0 and a == a]
+        pooled_rate = RatioChunk.of([a for a, _ in pr], [d for _, d in pr])
+        accepted = int(math.fsum(a for a in acc if a == a))
+        drafted = int(math.fsum(d for d in dr if d == d))
+    positions = []
+    if per_position is not None:
+        positions = [(pp, w) for pp, w in zip(per_position, nd) if pp and w > 0 and len(pp) <= MAX_POSITIONS]
+    ts = v["timestamp"]
+    first = last = None
+    if not all_nan(ts):
+        first = next(t for t in ts if t == t)
+        last = next(t for t in reversed(ts) if t == t)
+    return Prepared(n, chunks, pooled_len, pooled_rate, accepted, drafted, positions, first, last)
 
 
 class MetricSet:
@@ -96,67 +193,28 @@ class MetricSet:
         for s in (self.accept_len, self.accept_len_derived, self.pooled_len):
             s.set_bounds(1.0, hi)
 
-    def add_values(
-        self,
-        n: int,
-        v: Mapping[str, Sequence[float]],
-        family: str,
-        cumulative: bool,
-        per_position: Sequence[tuple[float, ...] | None] | None,
-    ) -> None:
-        """Fold in ``n`` records whose checked values are ``v`` (NaN = not there), with
-        ``v["num_drafts"]`` already completed from drafted / k where k is known."""
-        self.records += n
-        al, ar, run = v["accept_len"], v["accept_rate"], v["running_req"]
-        nd, acc, dr = v["num_drafts"], v["accepted"], v["drafted"]
-        if family == "sglang":
-            w_len: Sequence[float] = run
-            w_rate: Sequence[float] = run
-        else:
-            w_len, w_rate = nd, dr
-        self.accept_len.add_many(*_present(al, w_len))
-        self.accept_rate.add_many(*_present(ar, w_rate))
-        self.throughput.add_many(_present(v["throughput"])[0])
-        self.running_req.add_many(_present(run)[0])
-        self.accept_len_derived.add_many(*_present(v["accept_len_derived"], nd))
-        self.accept_rate_derived.add_many(*_present(v["accept_rate_derived"], nd))
-        self._pooled(v, nd, acc, dr, cumulative)
-        if per_position is not None:
-            self._positions(per_position, nd)
-        ts = v["timestamp"]
-        first = next((t for t in ts if t == t), None)
-        if first is not None:
+    def add(self, p: Prepared) -> None:
+        """Fold in a prepared run of records."""
+        self.records += p.n
+        for name in SERIES:
+            c = p.chunks[name]
+            if c is not None:
+                getattr(self, name).merge_chunk(c)
+        if p.pooled_len is not None:
+            self.pooled_len.merge(p.pooled_len)
+        if p.pooled_rate is not None:
+            self.pooled_rate.merge(p.pooled_rate)
+        self.accepted += p.accepted
+        self.drafted += p.drafted
+        if p.positions:
+            self._positions(p.positions)
+        if p.first_ts is not None:
             if self.first_ts is None:
-                self.first_ts = first
-            self.last_ts = next(t for t in reversed(ts) if t == t)
+                self.first_ts = p.first_ts
+            self.last_ts = p.last_ts
 
-    def _pooled(
-        self,
-        v: Mapping[str, Sequence[float]],
-        nd: Sequence[float],
-        acc: Sequence[float],
-        dr: Sequence[float],
-        cumulative: bool,
-    ) -> None:
-        if cumulative:  # vLLM V0: the interval values were derived by differencing the counters
-            ald, ard = v["accept_len_derived"], v["accept_rate_derived"]
-            rows = [((a - 1.0) * d, r * d, d) for a, r, d in zip(ald, ard, nd) if d > 0 and a == a and r == r]
-            self.pooled_len.add_many([a for a, _, _ in rows], [d for _, _, d in rows])
-            self.pooled_rate.add_many([r for _, r, _ in rows], [d for _, _, d in rows])
-            return
-        if _nan(acc):
-            return
-        pl = [(a, d) for a, d in zip(acc, nd) if d > 0 and a == a]
-        self.pooled_len.add_many([a for a, _ in pl], [d for _, d in pl])
-        pr = [(a, d) for a, d in zip(acc, dr) if d > 0 and a == a]
-        self.pooled_rate.add_many([a for a, _ in pr], [d for _, d in pr])
-        self.accepted += int(math.fsum(a for a in acc if a == a))
-        self.drafted += int(math.fsum(d for d in dr if d == d))
-
-    def _positions(self, per_position: Sequence[tuple[float, ...] | None], nd: Sequence[float]) -> None:
-        for pp, w in zip(per_position, nd):
-            if not pp or not w > 0 or len(pp) > MAX_POSITIONS:
-                continue
+    def _positions(self, rows: list[tuple[tuple[float, ...], float]]) -> None:
+        for pp, w in rows:
             if len(self._pos_sums) < len(pp):
                 self._pos_sums.extend([0.0] * (len(pp) - len(self._pos_sums)))
             for i, x in enumerate(pp):
@@ -208,7 +266,3 @@ class MetricSet:
         if pp is not None:
             d["per_position"] = pp
         return d
-
-
-def _nan(col: Sequence[float]) -> bool:
-    return all(x != x for x in col)

@@ -18,7 +18,8 @@ from tui.core.server_config import ServerConfig
 from tui.core.sources.base import SourceEvent
 from tui.core.stats import rates
 from tui.core.stats.checks import MAX_DEPTH, Refused, clean
-from tui.core.stats.metrics import MetricSet
+from tui.core.stats.metrics import MetricSet, Prepared, prepare
+from tui.core.stats.precompute import PRECOMPUTED, Precomputed
 
 MAX_RANKS = 256
 MAX_SEGMENTS = 500  # older ones are dropped (their records still count in the source totals)
@@ -92,15 +93,23 @@ class Segment:
 
     def _prepare(
         self, cols: RecordColumns, raws: Sequence[str] | None
-    ) -> tuple[dict[str, Sequence[float]], Refused]:
-        """Learn family / depth from the run, check its values, complete the drafts count."""
+    ) -> tuple[dict[str, Sequence[float]], Refused, dict[str, tuple[float, float]], Precomputed | None]:
+        """Learn family / depth from the run, check its values, complete the drafts count. A
+        :func:`precompute` d run whose assumptions hold here comes back as is (last item)."""
         if cols.family and not self.config.family:
             self.config.family = cols.family
             self._rate_def = None
         if cols.rate_definition is not None and self.printed_def is None:
             self.printed_def = cols.rate_definition
         self._learn_k(cols)
-        v, refused = clean(cols, self.depth(), raws)
+        pre = cols.extra.get(PRECOMPUTED)
+        if isinstance(pre, Precomputed) and cols.family == "sglang":
+            k = self.depth()
+            if k is None or pre.max_accept_len <= k + 1.0:  # the bounds of this segment hold
+                if pre.refused.total():
+                    self.refused.merge(pre.refused)
+                return pre.v, pre.refused, pre.full, pre
+        v, refused, full = clean(cols, self.depth(), raws)
         if refused.total():
             self.refused.merge(refused)
         k = self.depth()
@@ -108,12 +117,13 @@ class Segment:
             nd, dr = v["num_drafts"], v["drafted"]
             if any(x != x and y == y for x, y in zip(nd, dr)):  # drafts = drafted tokens / k
                 v["num_drafts"] = array("d", [y / k if x != x and y == y else x for x, y in zip(nd, dr)])
-        return v, refused
+                full.pop("num_drafts", None)
+        return v, refused, full, None
 
     def _learn_k(self, cols: RecordColumns) -> None:
         ks = {len(p) for p in cols.per_position or () if p}
         nd, dr = cols.values["num_drafts"], cols.values["drafted"]
-        if not cols.cumulative:
+        if not cols.cumulative and cols.family != "sglang":
             for x, y in zip(nd, dr):
                 if x > 0 and y == y and abs(y / x - round(y / x)) < 1e-6:
                     ks.add(round(y / x))
@@ -124,23 +134,31 @@ class Segment:
         for m in (self.all, *self.ranks.values()):
             m.set_depth(self.depth())
 
-    def _add_values(self, cols: RecordColumns, v: dict[str, Sequence[float]]) -> None:
+    def _add_values(
+        self, cols: RecordColumns, v: dict[str, Sequence[float]], p: Prepared, pre: Precomputed | None
+    ) -> None:
         fam, cum, pp = cols.family, cols.cumulative, cols.per_position
-        self.all.add_values(cols.n, v, fam, cum, pp)
+        self.all.add(p)
         if cols.ranks is not None:
             groups: dict[str, list[int]] = {}
-            for i, r in enumerate(cols.ranks):
-                if r is not None:
-                    groups.setdefault(r, []).append(i)
+            r0 = cols.ranks[0]
+            if r0 is not None and cols.ranks.count(r0) == cols.n:  # one rank (the usual case)
+                groups[r0] = list(range(cols.n))
+            else:
+                for i, r in enumerate(cols.ranks):
+                    if r is not None:
+                        groups.setdefault(r, []).append(i)
             for rank, idx in groups.items():
                 m = self.rank_set(rank)
                 if m is None:
                     continue
                 if len(idx) == cols.n:
-                    m.add_values(cols.n, v, fam, cum, pp)
+                    m.add(p)
+                elif pre is not None and pre.by_rank is not None and rank in pre.by_rank:
+                    m.add(pre.by_rank[rank])
                 else:
                     sub = {k: array("d", [c[i] for i in idx]) for k, c in v.items()}
-                    m.add_values(len(idx), sub, fam, cum, None if pp is None else [pp[i] for i in idx])
+                    m.add(prepare(len(idx), sub, fam, cum, None if pp is None else [pp[i] for i in idx]))
         if fam == "sglang" and len(self._rate_pairs) < rates.MAX_SAMPLES:
             al, ar = v["accept_len"], v["accept_rate"]
             pairs = [(a, r) for a, r in zip(al[:400], ar[:400]) if a == a and r == r]
@@ -303,7 +321,7 @@ class SourceStats:
         if cols.n == 0:
             return
         seg = self.current
-        v, refused = seg._prepare(cols, raws)
+        v, refused, full, pre = seg._prepare(cols, raws)
         k = seg.depth() or MAX_DEPTH  # the totals' bound: the deepest of the segments
         if self._total_k is None or k > self._total_k:
             self._total_k = k
@@ -313,8 +331,13 @@ class SourceStats:
             for m in (self.total, seg.all):
                 m.count_refused(refused.nonfinite, refused.out_of_range)
         self.records += cols.n
-        self.total.add_values(cols.n, v, cols.family, cols.cumulative, cols.per_position)
-        seg._add_values(cols, v)
+        p = (
+            pre.prepared
+            if pre is not None
+            else prepare(cols.n, v, cols.family, cols.cumulative, cols.per_position, full)
+        )
+        self.total.add(p)
+        seg._add_values(cols, v, p, pre)
 
     def feed(self, items: Iterable[Item]) -> None:
         """Parsed items in order: runs of records go in as columns (:meth:`add_columns`, so one by

@@ -71,17 +71,28 @@ class ColumnChunk:
     prefix: list[float]
 
     @classmethod
-    def of(cls, xs: Sequence[float], ws: Sequence[float] | None = None) -> ColumnChunk:
+    def of(
+        cls,
+        xs: Sequence[float],
+        ws: Sequence[float] | None = None,
+        extent: tuple[float, float] | None = None,
+        ws_good: bool = False,
+    ) -> ColumnChunk:
+        """``extent``: (min, max) of ``xs`` when the caller knows it; ``ws_good``: every weight
+        is known to be positive and finite."""
         c = cls()
         c.n = len(xs)
         c.sum = math.fsum(xs)
         c.sumsq = sum(map(mul, xs, xs))
-        c.min, c.max = (min(xs), max(xs)) if c.n else (math.inf, -math.inf)
+        if extent is not None:
+            c.min, c.max = extent
+        else:
+            c.min, c.max = (min(xs), max(xs)) if c.n else (math.inf, -math.inf)
         c.first, c.last = (xs[0], xs[-1]) if c.n else (None, None)
         c.wsum = c.wxsum = 0.0
         c.wn = 0
         if ws is not None and c.n:
-            if min(ws) > 0 and max(ws) < math.inf:  # the common case, at C speed
+            if ws_good or (min(ws) > 0 and max(ws) < math.inf):  # the common case, at C speed
                 c.wsum, c.wxsum, c.wn = math.fsum(ws), sum(map(mul, ws, xs)), c.n
             else:
                 good = [(w, x) for w, x in zip(ws, xs) if w > 0 and math.isfinite(w)]
@@ -346,6 +357,28 @@ class Series:
         }
 
 
+class RatioChunk:
+    """A run of count pairs reduced to what :meth:`RatioSeries.merge` needs."""
+
+    __slots__ = ("n", "num", "den", "num_prefix", "den_prefix")
+
+    def __init__(
+        self, n: int, num: float, den: float, num_prefix: list[float], den_prefix: list[float]
+    ) -> None:
+        self.n, self.num, self.den = n, num, den
+        self.num_prefix, self.den_prefix = num_prefix, den_prefix
+
+    @classmethod
+    def of(cls, nums: Sequence[float], dens: Sequence[float]) -> RatioChunk:
+        return cls(
+            len(nums),
+            math.fsum(nums),
+            math.fsum(dens),
+            list(accumulate(nums, initial=0.0)),
+            list(accumulate(dens, initial=0.0)),
+        )
+
+
 class RatioSeries:
     """A pooled ratio ``offset + ΣA / ΣD`` of count pairs (A: accepted tokens, D: drafts or
     drafted tokens), with the delta-method interval of :func:`ratio_estimate`."""
@@ -367,12 +400,16 @@ class RatioSeries:
 
     def add_many(self, nums: Sequence[float], dens: Sequence[float]) -> None:
         """Pairs of finite counts (the caller checked them), in line order."""
-        if not len(nums):
+        if len(nums):
+            self.merge(RatioChunk.of(nums, dens))
+
+    def merge(self, c: RatioChunk) -> None:
+        if not c.n:
             return
-        self.n += len(nums)
-        self._num.add(math.fsum(nums))
-        self._den.add(math.fsum(dens))
-        self._bm.add_prefix((list(accumulate(nums, initial=0.0)), list(accumulate(dens, initial=0.0))))
+        self.n += c.n
+        self._num.add(c.num)
+        self._den.add(c.den)
+        self._bm.add_prefix((c.num_prefix, c.den_prefix))
         self._est = None
 
     @property
