@@ -59,7 +59,8 @@ def _chunk(
     """The chunk of column ``name`` weighted by ``ws`` (column ``w_name``); columns in ``full``
     are wholly present and valid, with known (min, max): no pass over them is repeated."""
     ext = full.get(name)
-    if ext is not None and (ws is None or (w_name in full and full[w_name][0] > 0)):
+    w_ext = full.get(w_name) if w_name is not None else None
+    if ext is not None and (ws is None or (w_ext is not None and w_ext[0] > 0)):
         return ColumnChunk.of(xs, ws, ext, ws is not None)
     if not len(xs) or (xs[0] != xs[0] and all_nan(xs)):
         return None
