@@ -85,6 +85,7 @@ class Summarizer:
 
     def _slow_lines(self, buf: bytes, offset: int) -> None:
         parser, stats = self.parser, self.stats
+        items = []  # fed at the end of the slice: runs of records go in as columns
         no = self.lines
         pieces = buf.split(b"\n")
         if pieces and pieces[-1] == b"":
@@ -99,8 +100,9 @@ class Summarizer:
                 line = line[:-1]
             item = parser.feed(line, no, offset)
             if item is not None:
-                stats.feed((item,))
+                items.append(item)
             offset += len(raw) + 1
+        stats.feed(items)
         self.lines = no
 
     def _apply_fast(self, fc: FastChunk) -> None:

@@ -18,11 +18,9 @@ from __future__ import annotations
 import calendar
 import re
 from array import array
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tui.core.stats.metrics import Columns
-from tui.core.stats.series import ColumnChunk
 
 try:  # the optional native scanner (setup.py); same answers, several times faster
     from tui.core.parsing import _fastscan as _native  # type: ignore[attr-defined]
@@ -63,8 +61,8 @@ class FastChunk:
 
     lines: int
     records: int
-    cols: Columns | None
-    by_rank: dict[str, Columns]
+    cols: Columns | None  # no longer built: the statistics take ``values`` as RecordColumns
+    by_rank: dict[str, Columns | None]  # the rank tags seen (values None, as ``cols``)
     first_ts: float | None
     last_ts: float | None
     pairs: list[tuple[float, float]]  # first (accept len, accept rate) pairs, for rate inference
@@ -90,10 +88,6 @@ def _floats(col: list[bytes]) -> list[float]:
     return list(map(float, col))
 
 
-def _columns(al: Sequence[float], ar: Sequence[float], tp: Sequence[float], run: Sequence[float]) -> Columns:
-    return (ColumnChunk.of(al, run), ColumnChunk.of(ar, run), ColumnChunk.of(tp), ColumnChunk.of(run))
-
-
 def scan_chunk(buf: bytes) -> FastChunk | None:
     """``buf`` must hold whole lines (end with a newline)."""
     if _native is not None:
@@ -110,10 +104,9 @@ def _from_native(r: tuple) -> FastChunk:
     if n == 0:
         return FastChunk(n_lines, 0, None, {}, None, None, [])
     run, al, ar, tp = (_doubles(b) for b in raw)
-    cols = _columns(al, ar, tp, run)
     pairs = list(zip(al[:200], ar[:200]))
     tag = tags.decode().strip()
-    return FastChunk(n_lines, n, cols, {tag: cols}, _ts(first), _ts(last), pairs, (run, al, ar, tp, tag))
+    return FastChunk(n_lines, n, None, {tag: None}, _ts(first), _ts(last), pairs, (run, al, ar, tp, tag))
 
 
 def _doubles(b: bytes) -> array:
@@ -153,17 +146,11 @@ def _scan_python(buf: bytes) -> FastChunk | None:
         return None
     run, al, ar = (_floats(parts[i::step]) for i in (1, 2, 3))
     tp = list(map(float, parts[4::step]))  # throughput: nearly every value differs
-    cols = _columns(al, ar, tp, run)
+    by_rank: dict[str, Columns | None]
     if len(distinct) == 1:
-        by_rank = {next(iter(distinct)).decode().strip(): cols}
+        by_rank = {next(iter(distinct)).decode().strip(): None}
     else:
-        groups: dict[bytes, list[int]] = {}
-        for i, r in enumerate(tags):
-            groups.setdefault(r, []).append(i)
-        by_rank = {
-            r.decode().strip(): _columns(*([c[i] for i in idx] for c in (al, ar, tp, run)))
-            for r, idx in groups.items()
-        }
+        by_rank = {r.decode().strip(): None for r in distinct}
     pairs = list(zip(al[:200], ar[:200]))
     rank_tags = next(iter(by_rank)) if len(distinct) == 1 else [t.decode().strip() for t in tags]
-    return FastChunk(n_lines, n, cols, by_rank, first_ts, last_ts, pairs, (run, al, ar, tp, rank_tags))
+    return FastChunk(n_lines, n, None, by_rank, first_ts, last_ts, pairs, (run, al, ar, tp, rank_tags))

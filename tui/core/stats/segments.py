@@ -354,10 +354,10 @@ class SourceStats:
                     run = []
                 run.append(it)
                 continue
-            if run:
-                self._feed_records(run)
-                run = []
-            if isinstance(it, Marker):
+            if isinstance(it, Marker):  # only a marker ends a run: it may open a segment
+                if run:
+                    self._feed_records(run)
+                    run = []
                 self.on_marker(it)
             elif isinstance(it, Malformed):
                 self.malformed += 1
