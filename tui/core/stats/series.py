@@ -48,6 +48,7 @@ class _Sum:
 
 
 TAIL = 400
+SMALL = 16  # shorter runs join Series' pending list instead of being merged one by one
 PENDING = 256  # values held by Series.add before they are folded in
 
 
@@ -56,7 +57,21 @@ class ColumnChunk:
     extremes, the last ``TAIL`` values and the running sums (for batch boundaries anywhere).
     Small and picklable, so worker processes can build them."""
 
-    __slots__ = ("n", "sum", "sumsq", "min", "max", "first", "last", "wsum", "wxsum", "wn", "tail", "prefix")
+    __slots__ = (
+        "n",
+        "sum",
+        "sumsq",
+        "min",
+        "max",
+        "first",
+        "last",
+        "wsum",
+        "wxsum",
+        "wn",
+        "tail",
+        "prefix",
+        "small",
+    )
     n: int
     sum: float
     sumsq: float
@@ -69,6 +84,7 @@ class ColumnChunk:
     wn: int
     tail: list[float]
     prefix: list[float]
+    small: list[float | None] | None  # a short run's weights (None: unweighted), for Series' pending list
 
     @classmethod
     def of(
@@ -101,6 +117,9 @@ class ColumnChunk:
                 c.wn = len(good)
         c.tail = list(xs[-TAIL:])
         c.prefix = list(accumulate(xs, initial=0.0))
+        c.small = None
+        if c.n <= SMALL:
+            c.small = [None] * c.n if ws is None else list(ws)
         return c
 
     def __getstate__(self):
@@ -186,7 +205,7 @@ class Series:
             ws: list[float] | None = [w if w is not None and 0 < w < math.inf else 0.0 for w in pw]
         else:
             ws = None
-        self.merge_chunk(ColumnChunk.of(xs, ws))
+        self._merge(ColumnChunk.of(xs, ws))
 
     def add_many(self, xs: Sequence[float], ws: Sequence[float] | None = None) -> None:
         """The same as ``add`` for each value in order, at C speed for long runs."""
@@ -202,8 +221,18 @@ class Series:
         another process): the result equals adding them one by one."""
         if not c.n:
             return
+        if c.small is not None:  # a short run (live logs): pending, folded in with the next ones
+            self._px.extend(c.tail)
+            self._pw.extend(c.small)
+            self._est = None
+            if len(self._px) >= PENDING:
+                self._flush()
+            return
         if self._px:  # values added one by one before this run come first
             self._flush()
+        self._merge(c)
+
+    def _merge(self, c: ColumnChunk) -> None:
         self._n += c.n
         self._sum.add(c.sum)
         self._sq.add(c.sumsq)
