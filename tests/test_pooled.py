@@ -213,3 +213,20 @@ def test_precomputed_columns_give_the_same_statistics():
     pre.add_columns(cols2)
     assert pre.to_dict() == _approx(plain.to_dict())
     assert pre.current.all.accept_len.out_of_range > 0
+
+
+def test_llamacpp_gets_a_normalised_rate_when_k_is_printed():
+    line = (
+        "0.06.895.980 I slot print_timing: id  1 | task {t} | draft acceptance = {r:.5f} ( {a} accepted / "
+        "{d} generated), mean acceptance length = {al:.2f}, acceptance rate per position = (0.805, 0.632, 0.483)\n"
+    )
+    lines = [
+        line.format(t=0, r=167 / 258, a=167, d=258, al=1 + 167 / 86),
+        line.format(t=1, r=0.5, a=90, d=180, al=2.5),
+    ]
+    d = stats_of(lines).to_dict()["segments"][0]
+    assert d["rate_definition"]["drafts_per_step"] == 3  # k: the per-position list
+    norm = d["accept_rate_normalized"]["mean"]
+    assert norm == pytest.approx(((1 + 167 / 86 - 1) / 3 + 1.5 / 3) / 2, abs=0.005)
+    assert d["accept_len"]["pooled"]["value"] == pytest.approx(1 + 257 / (86 + 60))
+    assert d["accept_rate"]["pooled"]["value"] == pytest.approx(257 / 438)
