@@ -15,8 +15,8 @@ from __future__ import annotations
 import math
 from collections import deque
 from collections.abc import Sequence
-from itertools import accumulate
-from operator import mul
+from itertools import accumulate, repeat
+from operator import mul, sub
 
 from tui.core.stats.estimate import Batches, Estimate, clamp, mean_estimate, ratio_estimate
 
@@ -60,7 +60,7 @@ class ColumnChunk:
     __slots__ = (
         "n",
         "sum",
-        "sumsq",
+        "m2",
         "min",
         "max",
         "first",
@@ -74,7 +74,7 @@ class ColumnChunk:
     )
     n: int
     sum: float
-    sumsq: float
+    m2: float  # Σ(x − mean)²
     min: float
     max: float
     first: float | None
@@ -99,7 +99,12 @@ class ColumnChunk:
         c = cls()
         c.n = len(xs)
         c.sum = math.fsum(xs)
-        c.sumsq = sum(map(mul, xs, xs))
+        if c.n:  # shifted by the first value: no cancellation when values are large and close
+            d = list(map(sub, xs, repeat(xs[0], c.n)))
+            s1 = math.fsum(d)
+            c.m2 = max(0.0, sum(map(mul, d, d)) - s1 * s1 / c.n)
+        else:
+            c.m2 = 0.0
         if extent is not None:
             c.min, c.max = extent
         else:
@@ -141,7 +146,7 @@ class Series:
     __slots__ = (
         "_n",
         "_sum",
-        "_sq",
+        "_m2",
         "_min",
         "_max",
         "_first",
@@ -163,7 +168,7 @@ class Series:
     def __init__(self, window: int = WINDOW) -> None:
         self._n = 0
         self._sum = _Sum()
-        self._sq = _Sum()
+        self._m2 = 0.0  # Σ(x − mean)², merged by Chan's formula
         self._min = math.inf
         self._max = -math.inf
         self._first: float | None = None
@@ -233,9 +238,14 @@ class Series:
         self._merge(c)
 
     def _merge(self, c: ColumnChunk) -> None:
+        n_a, n_b = self._n, c.n
+        if n_a:
+            delta = c.sum / n_b - self._sum.value / n_a
+            self._m2 += c.m2 + delta * delta * n_a * n_b / (n_a + n_b)
+        else:
+            self._m2 = c.m2
         self._n += c.n
         self._sum.add(c.sum)
-        self._sq.add(c.sumsq)
         self._min = min(self._min, c.min)
         self._max = max(self._max, c.max)
         if self._first is None:
@@ -313,8 +323,7 @@ class Series:
         self._flush()
         if self._n < 2:
             return None
-        m = self._sum.value / self._n
-        var = (self._sq.value - self._n * m * m) / (self._n - 1)
+        var = self._m2 / (self._n - 1)
         return math.sqrt(var) if var > 0 else 0.0
 
     @property
