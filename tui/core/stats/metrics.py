@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from itertools import compress
 
 from tui.core.stats.checks import all_nan
-from tui.core.stats.series import ColumnChunk, RatioChunk, RatioSeries, Series
+from tui.core.stats.pooled import RatioChunk, RatioSeries
+from tui.core.stats.series import ColumnChunk, Series
 
 MAX_POSITIONS = 32
 # The fast scanner's reduced columns (accept len, accept rate, throughput, #running-req); kept
