@@ -230,3 +230,44 @@ def test_llamacpp_gets_a_normalised_rate_when_k_is_printed():
     assert norm == pytest.approx(((1 + 167 / 86 - 1) / 3 + 1.5 / 3) / 2, abs=0.005)
     assert d["accept_len"]["pooled"]["value"] == pytest.approx(1 + 257 / (86 + 60))
     assert d["accept_rate"]["pooled"]["value"] == pytest.approx(257 / 438)
+
+
+def test_summary_json_and_text_name_the_estimator(tmp_path):
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[1]
+    a, b = tmp_path / "a.log", tmp_path / "b.log"
+    a.write_text("".join(vllm_line(i, 2.80, 300) for i in range(60)))
+    b.write_text(
+        "".join(vllm_line(i, 2.60 if i % 2 == 0 else 3.33, 600 if i % 2 == 0 else 6) for i in range(60))
+        + vllm_line(61, 2.0, 100).replace("Mean acceptance length: 2.00", "Mean acceptance length: 9.00")
+    )
+
+    def run(*args):
+        out = subprocess.run([sys.executable, "-m", "tui", "summary", *args], capture_output=True, cwd=root)
+        assert out.returncode == 0, out.stderr
+        return out.stdout.decode()
+
+    d = json.loads(run("--json", str(a), str(b)))
+    sb = d["sources"][1]
+    assert sb["accept_len"]["mean"] == pytest.approx((2.60 + 3.33) / 2, abs=0.01)  # kept for scripts
+    assert set(sb["accept_len"]["pooled"]) >= {"value", "ci95", "drafts", "accepted"}
+    assert d["comparison"]["accept_len"]["estimator"] == "pooled"
+    assert d["comparison"]["accept_len"]["verdict"] == "lower"
+    refused = [x for x in sb["segments"][0]["diagnostics"] if x["code"] == "values_refused"]
+    assert refused[0]["out_of_range"] == {"accept_len": 1} and refused[0]["example"]["line"] == 61
+    text = run(str(a), str(b))
+    assert "accept len B − A:" in text and "[pooled counts]" in text
+    assert "warning: values left out of the statistics: 1 accept len out of range — e.g. line 61" in text
+
+
+def test_pane_warning_uses_the_effective_n():
+    from tui.format import pane_numbers
+
+    rng_lines = [sglang(f"{2.0 + 0.01 * i:.2f}") for i in range(60)]  # a steady drift: ~no independence
+    st = stats_of(rng_lines)
+    w = pane_numbers(st)["warning"]
+    assert w is not None and "n=60 but consecutive values are strongly correlated" in w
+    flat = stats_of([sglang(f"{2.0 + 0.5 * ((i * 7919) % 13) / 13:.2f}") for i in range(60)])
+    assert pane_numbers(flat)["warning"] is None
