@@ -107,3 +107,28 @@ def test_effective_n_reflects_the_correlation():
     iid = Series()
     iid.add_many(ar1(rng, 2000, 2.5, 0.5, 0.0, -math.inf, math.inf))
     assert iid.estimate().ess > 1300
+
+
+@pytest.mark.parametrize("phi", [0.0, 0.5, 0.9])
+def test_pooled_intervals_are_calibrated_too(phi):
+    """Pooled 1 + Σaccepted/Σdrafts over lines of 50–600 drafts whose acceptance is AR(1)."""
+    from tui.core.stats.pooled import RatioSeries
+
+    rng = random.Random(int(phi * 10) + 77)
+
+    def pooled(n: int) -> RatioSeries:
+        r = RatioSeries(1.0)
+        r.set_bounds(1.0, 4.0)
+        al = ar1(rng, n, 2.5, 0.5, phi, 1.0, 4.0)
+        drafts = [float(rng.randint(50, 600)) for _ in range(n)]
+        r.add_many([round((a - 1) * d) for a, d in zip(al, drafts)], drafts)
+        return r
+
+    reps, covered, false = 200, 0, 0
+    for _ in range(reps):
+        a, b = pooled(100), pooled(100)
+        lo, hi = a.estimate().ci95()
+        covered += lo <= 2.5 <= hi
+        false += compare(a, b).verdict in ("higher", "lower")
+    assert covered / reps >= 0.93
+    assert false / reps <= 0.05
