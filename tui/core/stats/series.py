@@ -99,12 +99,15 @@ class ColumnChunk:
         c = cls()
         c.n = len(xs)
         c.sum = math.fsum(xs)
-        if c.n:  # shifted by the first value: no cancellation when values are large and close
-            d = list(map(sub, xs, repeat(xs[0], c.n)))
-            s1 = math.fsum(d)
-            c.m2 = max(0.0, sum(map(mul, d, d)) - s1 * s1 / c.n)
-        else:
-            c.m2 = 0.0
+        c.m2 = 0.0
+        if c.n:
+            s2 = sum(map(mul, xs, xs))
+            m2 = s2 - c.sum * c.sum / c.n
+            if m2 < 1e-6 * s2:  # cancellation (values large and close): shift by the first value
+                d = list(map(sub, xs, repeat(xs[0], c.n)))
+                s1 = math.fsum(d)
+                m2 = sum(map(mul, d, d)) - s1 * s1 / c.n
+            c.m2 = max(0.0, m2)
         if extent is not None:
             c.min, c.max = extent
         else:
