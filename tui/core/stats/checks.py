@@ -14,6 +14,8 @@ import math
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import compress
+from operator import eq
 
 from tui.core.columns import RecordColumns
 
@@ -133,6 +135,10 @@ def clean(
             if ext is not None:
                 out[name] = col
                 full[name] = ext
+                continue
+            printed = list(compress(col, map(eq, col, col)))  # without the NaN (not printed)
+            if printed and _extent(printed, lo, hi) is not None:
+                out[name] = col
                 continue
         good = array("d", col)
         for i, x in enumerate(col):
