@@ -13,8 +13,9 @@ from hypothesis import strategies as st
 
 from tui.core.records import RATE_DRAFTS, RATE_SGLANG_AL_OVER_NDT
 from tui.core.stats import Series, compare
+from tui.core.stats.estimate import UNITS
 from tui.core.stats.rates import infer_sglang
-from tui.core.stats.series import MIN_BATCHES, ColumnChunk
+from tui.core.stats.series import ColumnChunk
 from tui.core.stats.tdist import t975, t_ppf
 
 
@@ -72,7 +73,7 @@ def test_bulk_and_single_adds_agree_exactly_on_batches_and_ewma():
     assert bulk.ewma == pytest.approx(one.ewma, rel=1e-12)
     assert bulk.ci95() == pytest.approx(one.ci95(), rel=1e-9)
     assert bulk.ci_method() == one.ci_method()
-    assert MIN_BATCHES <= len(one._bm.sums) < 2 * MIN_BATCHES
+    assert UNITS // 2 <= one._bm.count < UNITS
 
 
 def test_weighted_mean_and_nonfinite_values():

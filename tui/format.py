@@ -12,7 +12,9 @@ import math
 from typing import Any
 
 from tui.core.sanitize import number
-from tui.core.stats import SourceStats, compare
+from tui.core.stats import SourceStats
+from tui.core.stats.compare import ESTIMATOR_WORDS, compare_accept_len, short_of
+from tui.core.stats.estimate import MIN_INDEP
 from tui.core.stats.rates import normalise_transform
 from tui.core.stats.segments import FEW, Segment
 from tui.core.stats.series import Series
@@ -68,14 +70,29 @@ def pane_numbers(stats: SourceStats, index: int | None = None) -> dict[str, Any]
     mean, hw = mean_hw(al)
     nmean, nhw = mean_hw(al, tr) if tr else (None, None)
     pmean, phw = mean_hw(ar)
-    if al.n == 0:
+    # The verdicts use the pooled counts when there are any: the warning is about that estimator.
+    est = m.pooled_len.estimate() if m.pooled_len.n else al.estimate()
+    if est.n == 0:
         warning = "no accept len values yet" if m.records or seg.index == stats.current.index else None
-    elif al.n < FEW:
-        warning = f"n={al.n}: too few to conclude (want ≥ {FEW})"
-    elif hw is None:
+    elif est.n < FEW:
+        warning = f"n={est.n}: too few to conclude (want ≥ {FEW})"
+    elif est.se is None:
         warning = "not enough data for a confidence interval"
+    elif (est.ess or 0.0) < MIN_INDEP:
+        warning = short_of("", est)
     else:
         warning = None
+    pooled = None
+    if m.pooled_len.n:
+        ci = est.ci95()
+        pooled = {
+            "value": est.value,
+            "ci95": ci,
+            "n": est.n,
+            "effective_n": est.ess,
+            "drafts": m.pooled_len.denominator,
+            "accepted": m.pooled_len.numerator,
+        }
     return {
         "segment": seg.index,
         "segments": len(stats.segments),
@@ -91,6 +108,9 @@ def pane_numbers(stats: SourceStats, index: int | None = None) -> dict[str, Any]
             "n": al.n,
             "total_mean": stats.total.accept_len.mean,
             "total_n": stats.total.accept_len.n,
+            "effective_n": al.estimate().ess,
+            "pooled": pooled,
+            "estimator": "pooled" if pooled else "mean_of_lines",
         },
         "accept_rate": {
             "last": ar.last,
@@ -112,11 +132,11 @@ def pane_numbers(stats: SourceStats, index: int | None = None) -> dict[str, Any]
 
 def segment_verdict(stats: SourceStats) -> dict[str, Any] | None:
     """The newest measured segment against the one before (as ``summary``'s segment_comparison)."""
-    measured = [s for s in stats.segments if s.all.accept_len.n]
+    measured = [s for s in stats.segments if s.all.accept_len.n or s.all.pooled_len.n]
     if len(measured) < 2:
         return None
     before, after = measured[-2], measured[-1]
-    c = compare(before.all.accept_len, after.all.accept_len)
+    c = compare_accept_len(before.all, after.all)
     d = c.to_dict()
     d["segments"] = [before.index, after.index]
     return d
@@ -133,6 +153,11 @@ def verdict_text(c: dict[str, Any], a_name: str = "A", b_name: str = "B") -> str
         return f"{words} ({c.get('reason') or 'not enough data'})"
     lo, hi = c["ci95"]
     return f"{number(c['diff'], signed=True)} (95% CI {number(lo, signed=True)} … {number(hi, signed=True)}): {words}"
+
+
+def estimator_words(c: dict[str, Any]) -> str:
+    """Which estimator a comparison used, in words ("pooled: 1 + Σaccepted/Σdrafts")."""
+    return ESTIMATOR_WORDS.get(c.get("estimator") or "mean_of_lines", "")
 
 
 def short(text: str, width: int) -> str:

@@ -16,7 +16,6 @@ tail and the CSV export:
 
 from __future__ import annotations
 
-import math
 import time
 from collections import deque
 from dataclasses import dataclass
@@ -26,14 +25,13 @@ from tui.core.parsing import LineParser
 from tui.core.records import Malformed, Marker, Record
 from tui.core.sanitize import number
 from tui.core.sources.base import EventKind, LineBatch, SourceEvent
-from tui.core.stats import SourceStats, compare
+from tui.core.stats import SourceStats
+from tui.core.stats.compare import ESTIMATOR_WORDS, compare_accept_len
 from tui.core.stats.segments import Segment
-from tui.core.stats.series import ColumnChunk
 
 HISTORY = 10_000  # recent records per pane (charts, CSV export)
 RAW_TAIL = 1_000  # recent log lines per pane
 MAX_NOTICES = 32
-STUCK_MIN = 5
 
 
 class Point(NamedTuple):
@@ -74,48 +72,6 @@ CONNECTING, LIVE, IDLE, WAITING, RECONNECTING, ERROR, ENDED = (
     "error",
     "ended",
 )
-
-
-FOLD_MIN = 16  # shorter runs of records are added one by one
-
-
-def _plain_decode(r: Record) -> bool:
-    """An SGLang decode record with every value printed and finite, and nothing else: what
-    :meth:`MetricSet.add` would turn into exactly four weighted series values."""
-    return (
-        r.kind == "decode"
-        and r.family == "sglang"
-        and r.accept_len is not None
-        and r.accept_rate is not None
-        and r.throughput is not None
-        and r.running_req is not None
-        and r.num_drafts is None
-        and r.drafted is None
-        and r.accepted is None
-        and r.per_position is None
-        and r.rate_definition is None
-        and r.accept_len_derived is None
-        and r.accept_rate_derived is None
-        and not r.cumulative
-        and math.isfinite(r.accept_len)
-        and math.isfinite(r.accept_rate)
-        and math.isfinite(r.throughput)
-    )
-
-
-def _columns(al: list[float], ar: list[float], tp: list[float], run: list[float]) -> tuple:
-    """The four columns of :meth:`MetricSet.add_columns` (accept len and rate weighted by
-    #running-req, as :meth:`MetricSet.add` weights them)."""
-    return (ColumnChunk.of(al, run), ColumnChunk.of(ar, run), ColumnChunk.of(tp), ColumnChunk.of(run))
-
-
-def rr_cols(recs: list[Record]):
-    return _columns(
-        [r.accept_len for r in recs],
-        [r.accept_rate for r in recs],
-        [r.throughput for r in recs],
-        [float(r.running_req) for r in recs],
-    )
 
 
 class PaneState:
@@ -165,9 +121,9 @@ class PaneState:
             self.status, self.status_message, self.idle_since = LIVE, "", None
         stats = self.stats
         tags: dict[int, str] = {}
-        run: list[Record] = []  # consecutive plain SGLang decode records: folded in as columns
+        run: list[Record] = []  # consecutive records: they go into the statistics as columns
         for it in items:
-            if isinstance(it, Record) and _plain_decode(it):
+            if isinstance(it, Record):
                 run.append(it)
                 continue
             if run:
@@ -189,34 +145,11 @@ class PaneState:
         self.version += 1
 
     def _fold(self, recs: list[Record], tags: dict[int, str]) -> None:
-        """Add a run of plain SGLang decode records to the statistics. A long run goes in as
-        columns, exactly as ``summary`` folds its fast-path chunks
-        (:meth:`tui.core.stats.MetricSet.add_columns`); the result equals adding them one by one."""
-        stats = self.stats
-        seg = stats.current
+        """Add a run of consecutive records (no marker between them) to the statistics, through
+        the same entry point as ``summary`` (:meth:`SourceStats.feed` → ``add_columns``)."""
+        seg = self.stats.current
         self._note_segment(seg.index)
-        if len(recs) < FOLD_MIN:
-            stats.feed(recs)
-        else:
-            al = [r.accept_len for r in recs]
-            ar = [r.accept_rate for r in recs]
-            stamps = [r.timestamp for r in recs if r.timestamp is not None]
-            first, last = (stamps[0], stamps[-1]) if stamps else (None, None)
-            cols = _columns(al, ar, [r.throughput for r in recs], [float(r.running_req) for r in recs])
-            stats.records += len(recs)
-            stats.total.add_columns(len(recs), cols, first, last)
-            seg.all.add_columns(len(recs), cols, first, last)
-            ranks: dict[str, list[Record]] = {}
-            for r in recs:
-                if r.rank is not None:
-                    ranks.setdefault(r.rank, []).append(r)
-            for rank, rr in ranks.items():
-                m = seg.rank_set(rank)
-                if m is not None:
-                    m.add_columns(len(rr), rr_cols(rr) if len(rr) != len(recs) else cols, None, None)
-            seg.add_rate_pairs(zip(al, ar))
-            if not seg.config.family:
-                seg.config.family = "sglang"
+        self.stats.feed(recs)
         index = seg.index
         for r in recs:
             self._point(r, index)
@@ -387,12 +320,12 @@ class PaneState:
     def check(self) -> None:
         """Conditions noticed on the tick: a significant change between segments, accept len
         stuck at 1.00 with a draft model configured."""
-        measured = [s for s in self.stats.segments if s.all.accept_len.n]
+        measured = [s for s in self.stats.segments if s.all.accept_len.n or s.all.pooled_len.n]
         if len(measured) >= 2:
             before, after = measured[-2], measured[-1]
             key = (before.index, after.index)
             if key not in self._said_significant:
-                c = compare(before.all.accept_len, after.all.accept_len)
+                c = compare_accept_len(before.all, after.all)
                 if c.verdict in ("higher", "lower") and c.ci95 is not None:
                     self._said_significant.add(key)
                     lo, hi = c.ci95
@@ -402,25 +335,24 @@ class PaneState:
                             f"{self.label}: segment {after.index} accept len is {c.verdict}",
                             f"{number(c.mean_b)} vs {number(c.mean_a)} in segment {before.index}: "
                             f"{number(c.diff, signed=True)} (95% CI {number(lo, signed=True)} … "
-                            f"{number(hi, signed=True)})",
+                            f"{number(hi, signed=True)}; {ESTIMATOR_WORDS[c.estimator]})",
                         )
                     )
         cur = self.stats.current
-        al = cur.all.accept_len
-        if (
-            cur.index not in self._said_stuck
-            and al.n >= STUCK_MIN
-            and al.min == 1.0
-            and al.max == 1.0
-            and cur.config.speculative
-        ):
+        why = cur.no_draft_accepted() if cur.index not in self._said_stuck else None
+        drafted = cur.all.pooled_rate.denominator > 0  # counts prove drafting is on
+        if why is not None and (cur.config.speculative or drafted):
             self._said_stuck.add(cur.index)
+            where = (
+                f"a draft model is configured ({cur.config.label()})"
+                if cur.config.speculative
+                else "drafts are made"
+            )
             self.notices.append(
                 Notice(
                     "error",
-                    f"{self.label}: accept len stuck at 1.00",
-                    f"all {al.n} records of segment {cur.index} accept no draft token although "
-                    f"a draft model is configured ({cur.config.label()}): likely a misconfiguration",
+                    f"{self.label}: no draft is being accepted",
+                    f"segment {cur.index}: {why} although {where}: likely a misconfiguration",
                 )
             )
 
@@ -428,7 +360,3 @@ class PaneState:
         out = list(self.notices)
         self.notices.clear()
         return out
-
-
-def finite(v: float | None) -> bool:
-    return v is not None and math.isfinite(v)

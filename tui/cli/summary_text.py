@@ -26,10 +26,28 @@ def mean_ci(st: dict | None, digits: int = 2) -> str:
     """``2.41 ± 0.05 (n=1500)``; the CI half-width is shown when there is one."""
     if not st or not st.get("n"):
         return "— (n=0)"
-    # a bound JSON could not hold (inf, nan) is null: then there is no half-width to show
-    lo, hi = st.get("ci95") or (None, None)
-    hw = f" ± {number((hi - lo) / 2, digits)}" if lo is not None and hi is not None else ""
-    return f"{number(st['mean'], digits)}{hw} (n={st['n']})"
+    ci = st.get("ci95")
+    mean = st["mean"]
+    if not ci or ci[0] is None or ci[1] is None:  # a bound JSON could not hold (inf, nan) is null
+        hw = ""
+    elif abs((ci[0] + ci[1]) / 2 - mean) < 10 ** -(digits + 1):
+        hw = f" ± {number((ci[1] - ci[0]) / 2, digits)}"
+    else:  # clamped to the possible range: not symmetric
+        hw = f" [{number(ci[0], digits)}, {number(ci[1], digits)}]"
+    ess = st.get("effective_n")
+    eff = ""
+    if ess is not None and ess < 0.9 * st["n"]:
+        eff = f", ~{ess:.0f} independent" if ess >= 1 else ", <1 independent"
+    return f"{number(mean, digits)}{hw} (n={st['n']}{eff})"
+
+
+def pooled_text(p: dict | None, num: str, den: str, digits: int = 2) -> str:
+    """``2.61 [2.58, 2.64] (15300 accepted / 9000 drafts)``."""
+    if not p or p.get("value") is None:
+        return "—"
+    ci = p.get("ci95")
+    ends = f" [{number(ci[0], digits)}, {number(ci[1], digits)}]" if ci and None not in ci else ""
+    return f"{number(p['value'], digits)}{ends} ({p[num]:.0f} accepted / {p[den]:.0f} {den})"
 
 
 def _table(rows: list[list[str]], header: list[str]) -> list[str]:
@@ -52,8 +70,16 @@ def render_source(src: dict) -> list[str]:
         f"  accept len   {mean_ci(al)}  min {_f(al.get('min'))}  max {_f(al.get('max'))}"
         f"  last {_f(al.get('last'))}  weighted {_f(al.get('weighted_mean'))}"
     )
+    if al.get("pooled"):
+        out.append(
+            f"  accept len, pooled 1 + Σaccepted/Σdrafts   {pooled_text(al['pooled'], 'accepted', 'drafts')}"
+        )
     if ar.get("n"):
-        out.append(f"  accept rate  {mean_ci(ar, 3)}  (as printed)")
+        out.append(f"  accept rate  {mean_ci(ar, 3)}  (mean of printed values)")
+    if ar.get("pooled"):
+        out.append(
+            f"  accept rate, pooled Σaccepted/Σdrafted     {pooled_text(ar['pooled'], 'accepted', 'drafted', 3)}"
+        )
     if src.get("accept_len_derived"):
         out.append(f"  accept len (derived from V0 counters)  {mean_ci(src['accept_len_derived'])}")
     rows = []
@@ -143,13 +169,17 @@ def render_metrics(m: dict | None) -> list[str]:
     return out
 
 
+ESTIMATOR_WORDS = {"pooled": "pooled counts", "mean_of_lines": "mean of printed values"}
+
+
 def _cmp(c: dict) -> str:
+    how = f" [{ESTIMATOR_WORDS[c['estimator']]}]" if c.get("estimator") else ""
     if c.get("diff") is None or not c.get("ci95"):
-        return f"{VERDICT_WORDS[c['verdict']]} ({c.get('reason', '')})"
+        return f"{VERDICT_WORDS[c['verdict']]} ({c.get('reason', '')}){how}"
     lo, hi = c["ci95"]
     return (
         f"{number(c['diff'], signed=True)} (95% CI {number(lo, signed=True)} … {number(hi, signed=True)}): "
-        f"{VERDICT_WORDS[c['verdict']]}"
+        f"{VERDICT_WORDS[c['verdict']]}{how}"
     )
 
 

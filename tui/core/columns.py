@@ -71,6 +71,9 @@ class RecordColumns:
     line_nos: array | None = None
     lines: int = 0
     extra: dict[str, object] = field(default_factory=dict)
+    # Values printed as "nan" (in a column they look like "not printed"): field -> (count, index
+    # of the first). Optional: a reader that never meets one leaves it None.
+    printed_nan: dict[str, tuple[int, int]] | None = None
 
     def col(self, name: str) -> array:
         return self.values[name]
@@ -85,7 +88,16 @@ class RecordColumns:
         if not records:
             raise ValueError("no records")
         first = records[0]
-        values = {f: _col([getattr(r, f) for r in records]) for f in NUMERIC_FIELDS}
+        values: dict[str, array] = {}
+        printed_nan: dict[str, tuple[int, int]] | None = None
+        for f in NUMERIC_FIELDS:
+            raw = [getattr(r, f) for r in records]
+            col = values[f] = _col(raw)
+            if sum(col) != sum(col):  # some NaN: printed "nan", or not printed at all?
+                bad = [i for i, v in enumerate(raw) if v is not None and v != v]
+                if bad:
+                    printed_nan = printed_nan or {}
+                    printed_nan[f] = (len(bad), bad[0])
         ranks: list[str | None] | None = [r.rank for r in records]
         if all(x is None for x in ranks):  # type: ignore[union-attr]
             ranks = None
@@ -103,6 +115,7 @@ class RecordColumns:
             cumulative=any(r.cumulative for r in records),
             line_nos=array("q", [r.line_no for r in records]),
             lines=lines,
+            printed_nan=printed_nan,
         )
 
     def same_values(self, other: RecordColumns) -> bool:

@@ -85,22 +85,27 @@ class Followed:
         items = self.parser.feed_batch(batch)
         if not items:
             return []
-        stats = self.stats
-        if not any(isinstance(it, Marker) for it in items):
-            stats.feed(items)
-            seg = stats.segment_index
-            out = [(it, seg) for it in items]
-        else:
-            out = []
-            for it in items:
-                stats.feed((it,))
-                out.append((it, stats.segment_index))
+        out: list[tuple[Item, int]] = []
+        start = 0
+        for i, it in enumerate(items):  # between markers, items go in together (runs of columns)
+            if isinstance(it, Marker):
+                self._feed(items[start:i], out)
+                self._feed(items[i : i + 1], out)
+                start = i + 1
+        self._feed(items[start:], out)
         if any(isinstance(it, Record) for it, _ in out):
             now = time.monotonic()
             self.last_record = now
             if self.arrivals is not None:
                 self._arrived(out, now)
         return out
+
+    def _feed(self, items: list[Item], out: list[tuple[Item, int]]) -> None:
+        """Items with no marker among them (or one marker alone): one segment for all."""
+        if items:
+            self.stats.feed(items)
+            seg = self.stats.segment_index
+            out.extend((it, seg) for it in items)
 
     def _arrived(self, out: list[tuple[Item, int]], now: float) -> None:
         arr = self.arrivals
@@ -129,7 +134,8 @@ async def follow(
 ) -> AsyncGenerator[tuple[int, Batch, list[tuple[Item, int]]]]:
     """Runs the sources together, feeds each batch to its state and yields ``(index, batch,
     items)``; returns when every source has ended (their states then say how)."""
-    async with aclosing(merged(sources)) as batches:
+    gen = merged(sources)  # an async generator
+    async with aclosing(gen) as batches:
         async for i, batch in batches:
             if batch is None:
                 states[i].finished(getattr(sources[i], "error", None))

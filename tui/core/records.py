@@ -60,24 +60,6 @@ class Record:
     process: str | None = None  # vLLM process tag, e.g. "APIServer pid=1"
     extra: dict[str, str] = field(default_factory=dict)
 
-    @property
-    def weight(self) -> float | None:
-        """Weight of this interval in a pooled mean, as the server defines the interval.
-
-        SGLang: ``accept len`` = accepted_incl_bonus / forward_ct over the last
-        ``decode_log_interval`` steps, where forward_ct sums the batch size per step; the batch
-        size printed (``#running-req``) is the best available proxy for it.
-        vLLM V1: ``Mean acceptance length`` = 1 + accepted / num_drafts, so num_drafts.
-        llama.cpp: drafted tokens of the request.
-        """
-        if self.num_drafts is not None:
-            return self.num_drafts
-        if self.running_req is not None:
-            return float(self.running_req)
-        if self.drafted is not None:
-            return float(self.drafted)
-        return None
-
     def as_dict(self) -> dict[str, Any]:
         """The fields of :class:`RecordModel` as plain JSON-ready data, without pydantic's cost
         (the hot path of ``stream --jsonl``; tests check it validates as a RecordModel)."""

@@ -8,18 +8,24 @@ into the statistics in file order, with a bounded number of chunks in flight.
 
 from __future__ import annotations
 
+import math
 import multiprocessing as mp
 import os
 import signal
 import stat
+from array import array
 from collections import deque
 from collections.abc import Callable, Iterator
 from typing import BinaryIO
 
+from tui.core.columns import NUMERIC_FIELDS, RecordColumns
 from tui.core.parsing import LineParser
 from tui.core.parsing.fastscan import FastChunk, scan_chunk
 from tui.core.sources.base import MAX_LINE_BYTES
-from tui.core.stats import SourceStats, compare
+from tui.core.stats import SourceStats
+from tui.core.stats.compare import POOLED, compare_accept_len, compare_accept_rate
+from tui.core.stats.precompute import precompute
+from tui.core.stats.segments import Segment
 
 CHUNK = 4 << 20
 PARALLEL_MIN = 48 << 20  # smaller files are faster in one process
@@ -101,6 +107,7 @@ class Summarizer:
 
     def _slow_lines(self, buf: bytes, offset: int) -> None:
         parser, stats = self.parser, self.stats
+        items = []  # fed at the end of the slice: runs of records go in as columns
         no = self.lines
         pieces = buf.split(b"\n")
         if pieces and pieces[-1] == b"":
@@ -117,28 +124,19 @@ class Summarizer:
                 line = line[:-1]
             item = parser.feed(line, no, offset)
             if item is not None:
-                stats.feed((item,))
+                items.append(item)
             offset += len(raw) + 1
+        stats.feed(items)
         self.lines = no
 
     def _apply_fast(self, fc: FastChunk) -> None:
         self.fast_chunks += 1
         self.lines += fc.lines
         self.parser.lines += fc.lines
-        if not fc.records or fc.cols is None:
+        if not fc.records or fc.values is None:
             return
-        st = self.stats
-        seg = st.current
-        st.records += fc.records
-        st.total.add_columns(fc.records, fc.cols, fc.first_ts, fc.last_ts)
-        seg.all.add_columns(fc.records, fc.cols, fc.first_ts, fc.last_ts)
-        for rank, cols in fc.by_rank.items():
-            m = seg.rank_set(rank)
-            if m is not None:
-                m.add_columns(cols[0].n, cols, None, None)
-        seg.add_rate_pairs(fc.pairs)
-        if not seg.config.family:
-            seg.config.family = "sglang"
+        cols = fc.columns if isinstance(fc.columns, RecordColumns) else fast_columns(fc)
+        self.stats.add_columns(cols)
         if self.parser.family is None:
             self.parser.family = "sglang"
 
@@ -154,6 +152,31 @@ class Summarizer:
             "examples": self.oversized_examples,
         }
         return d
+
+
+def fast_columns(fc: FastChunk) -> RecordColumns:
+    """The fast path's values as :class:`RecordColumns` (SGLang decode records). The scanner
+    keeps only the first and last timestamps, which is all the statistics read of them: the
+    records in between carry NaN there."""
+    assert fc.values is not None
+    run, al, ar, tp, tags = fc.values
+    n = fc.records
+    cols = RecordColumns.empty("sglang", "decode")
+    cols.n, cols.lines = n, fc.lines
+    nan = array("d", [math.nan]) * n  # one array for every field not printed (never written to)
+    for name in NUMERIC_FIELDS:
+        cols.values[name] = nan
+    cols.values["running_req"] = array("d", run)
+    cols.values["accept_len"] = array("d", al)
+    cols.values["accept_rate"] = array("d", ar)
+    cols.values["throughput"] = array("d", tp)
+    ts = cols.values["timestamp"] = array("d", nan)
+    if fc.first_ts is not None:
+        ts[0] = fc.first_ts
+    if fc.last_ts is not None:
+        ts[n - 1] = fc.last_ts
+    cols.ranks = [tags] * n if isinstance(tags, str) else list(tags)
+    return cols
 
 
 def has_oversized(buf: bytes) -> bool:
@@ -246,7 +269,12 @@ def _scan_range(path: str, start: int, end: int) -> FastChunk | None:
         buf += b"\n"
     if has_oversized(buf):  # the parent reads it line by line and counts the oversized line
         return None
-    return scan_chunk(buf)
+    fc = scan_chunk(buf)
+    if fc is not None and fc.records and fc.values is not None:  # the statistics' heavy half, here
+        fc.columns = fast_columns(fc)
+        precompute(fc.columns)
+        fc.cols, fc.by_rank, fc.values = None, {}, (None, None, None, None, "")
+    return fc
 
 
 def _ranges(f: BinaryIO, size: int) -> list[tuple[int, int]] | None:
@@ -330,10 +358,10 @@ def summarize_stream(f: BinaryIO, source: str, label: str | None = None) -> Summ
     return s
 
 
-def last_measured(stats: SourceStats):
-    """The newest segment with accept len values (else the newest segment)."""
+def last_measured(stats: SourceStats) -> Segment:
+    """The newest segment with acceptance values (else the newest segment)."""
     for seg in reversed(stats.segments):
-        if seg.all.accept_len.n:
+        if seg.all.accept_len.n or seg.all.pooled_len.n:
             return seg
     return stats.current
 
@@ -344,13 +372,13 @@ def comparison(a: SourceStats, b: SourceStats) -> dict:
     out = {
         "a": {"source": a.source, "label": a.label, "segment": sa.index},
         "b": {"source": b.source, "label": b.label, "segment": sb.index},
-        "accept_len": compare(sa.all.accept_len, sb.all.accept_len).to_dict(),
+        "accept_len": compare_accept_len(sa.all, sb.all).to_dict(),
     }
-    if sa.all.accept_rate.n and sb.all.accept_rate.n:
+    if (sa.all.accept_rate.n or sa.all.pooled_rate.n) and (sb.all.accept_rate.n or sb.all.pooled_rate.n):
         da, db = sa.rate_definition().definition, sb.rate_definition().definition
-        c = compare(sa.all.accept_rate, sb.all.accept_rate).to_dict()
+        c = compare_accept_rate(sa.all, sb.all).to_dict()
         c["definitions"] = [da, db]
-        if da != db:
+        if da != db and c["estimator"] != POOLED:
             c["note"] = "the two servers print the rate with different definitions; compare accept len"
         out["accept_rate"] = c
     return out
@@ -358,10 +386,10 @@ def comparison(a: SourceStats, b: SourceStats) -> dict:
 
 def segment_comparison(stats: SourceStats) -> dict | None:
     """The newest measured segment against the one before it (before/after a restart)."""
-    measured = [s for s in stats.segments if s.all.accept_len.n]
+    measured = [s for s in stats.segments if s.all.accept_len.n or s.all.pooled_len.n]
     if len(measured) < 2:
         return None
     before, after = measured[-2], measured[-1]
-    c = compare(before.all.accept_len, after.all.accept_len).to_dict()
+    c = compare_accept_len(before.all, after.all).to_dict()
     c["segments"] = [before.index, after.index]
     return c

@@ -13,7 +13,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 from tui.core.sanitize import number, visible
-from tui.format import verdict_text
+from tui.format import estimator_words, verdict_text
 from tui.widgets._colours import hex_color
 
 VERDICT_COLOUR = {
@@ -68,7 +68,7 @@ class CompareBar(Static):
         colour = hex_color(app, VERDICT_COLOUR[al["verdict"]])
         muted = hex_color(app, "foreground-muted")
         rows: list[Text] = []
-        head = Text("accept len ", style="bold", no_wrap=True, overflow="ellipsis")
+        head = Text(f"accept len ({estimator_words(al)}) ", style="bold", no_wrap=True, overflow="ellipsis")
         head.append(verdict_text(al, b_label), style=f"bold {colour}")
         head.append(
             f"    A = {a_label} (segment {c['a']['segment']}, n={al['n_a']}) · "
@@ -91,7 +91,9 @@ class CompareBar(Static):
             rows.append(Text(f"means so far: A {_m(al['mean_a'])}, B {_m(al['mean_b'])}", style=muted))
         rate = c.get("accept_rate")
         if rate:
-            rt = Text("accept rate (printed) ", style="bold", no_wrap=True, overflow="ellipsis")
+            rt = Text(
+                f"accept rate ({estimator_words(rate)}) ", style="bold", no_wrap=True, overflow="ellipsis"
+            )
             rt.append(verdict_text(rate, b_label), style=hex_color(app, VERDICT_COLOUR[rate["verdict"]]))
             if rate.get("note"):
                 rt.append(f"  [{rate['note']}]", style=muted)

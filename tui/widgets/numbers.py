@@ -55,6 +55,17 @@ class NumbersPanel(Static):
         if v["segments"] > 1:
             pairs.append(("all", f"{f2(al['total_mean'])} (n={al['total_n']})", None))
         t.add_row("accept len", kv(*pairs))
+        pooled = al.get("pooled")
+        if pooled and pooled.get("value") is not None:
+            ci = pooled.get("ci95")
+            ends = f" [{ci[0]:.2f}, {ci[1]:.2f}]" if ci else ""
+            t.add_row(
+                "",
+                kv(
+                    ("pooled 1+Σaccepted/Σdrafts", f"{pooled['value']:.2f}{ends}", f"bold {strong}"),
+                    ("", f"({pooled['drafts']:.0f} drafts; verdicts use this)", muted),
+                ),
+            )
         if ar["printed_n"]:
             rate = kv(
                 (

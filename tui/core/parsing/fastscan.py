@@ -21,10 +21,9 @@ from array import array
 from dataclasses import dataclass
 
 from tui.core.stats.metrics import Columns
-from tui.core.stats.series import ColumnChunk
 
 try:  # the optional native scanner (setup.py); same answers, several times faster
-    from tui.core.parsing import _fastscan as _native
+    from tui.core.parsing import _fastscan as _native  # type: ignore[attr-defined]
 except ImportError:  # pragma: no cover - depends on the build
     _native = None
 
@@ -62,11 +61,15 @@ class FastChunk:
 
     lines: int
     records: int
-    cols: Columns | None
-    by_rank: dict[str, Columns]
+    cols: Columns | None  # no longer built: the statistics take ``values`` as RecordColumns
+    by_rank: dict[str, Columns | None]  # the rank tags seen (values None, as ``cols``)
     first_ts: float | None
     last_ts: float | None
     pairs: list[tuple[float, float]]  # first (accept len, accept rate) pairs, for rate inference
+    # the values themselves: (#running-req, accept len, accept rate, throughput, rank tag per record
+    # or one tag for all), for the statistics' RecordColumns entry point
+    values: tuple | None = None
+    columns: object = None  # the same as RecordColumns, when built (and precomputed) by a worker
 
 
 def _ts(text: bytes) -> float:
@@ -85,10 +88,6 @@ def _floats(col: list[bytes]) -> list[float]:
     return list(map(float, col))
 
 
-def _columns(al: list, ar: list, tp: list, run: list) -> Columns:
-    return (ColumnChunk.of(al, run), ColumnChunk.of(ar, run), ColumnChunk.of(tp), ColumnChunk.of(run))
-
-
 def scan_chunk(buf: bytes) -> FastChunk | None:
     """``buf`` must hold whole lines (end with a newline)."""
     if _native is not None:
@@ -105,9 +104,9 @@ def _from_native(r: tuple) -> FastChunk:
     if n == 0:
         return FastChunk(n_lines, 0, None, {}, None, None, [])
     run, al, ar, tp = (_doubles(b) for b in raw)
-    cols = _columns(al, ar, tp, run)
     pairs = list(zip(al[:200], ar[:200]))
-    return FastChunk(n_lines, n, cols, {tags.decode().strip(): cols}, _ts(first), _ts(last), pairs)
+    tag = tags.decode().strip()
+    return FastChunk(n_lines, n, None, {tag: None}, _ts(first), _ts(last), pairs, (run, al, ar, tp, tag))
 
 
 def _doubles(b: bytes) -> array:
@@ -137,23 +136,21 @@ def _scan_python(buf: bytes) -> FastChunk | None:
     distinct = set(tags)
     if not all(_TAGS.fullmatch(t) for t in distinct):
         return None
+    m_first = _TS.search(buf, buf.rfind(b"\n", 0, buf.find(b"Decode batch")) + 1)
+    m_last = _TS.search(buf, buf.rfind(b"\n", 0, buf.rfind(b"Decode batch")) + 1)
+    if m_first is None or m_last is None:
+        return None
     try:
-        first_ts = _ts(_TS.search(buf, buf.rfind(b"\n", 0, buf.find(b"Decode batch")) + 1).group(1))
-        last_ts = _ts(_TS.search(buf, buf.rfind(b"\n", 0, buf.rfind(b"Decode batch")) + 1).group(1))
-    except (ValueError, OverflowError, AttributeError):
+        first_ts, last_ts = _ts(m_first.group(1)), _ts(m_last.group(1))
+    except (ValueError, OverflowError):
         return None
     run, al, ar = (_floats(parts[i::step]) for i in (1, 2, 3))
     tp = list(map(float, parts[4::step]))  # throughput: nearly every value differs
-    cols = _columns(al, ar, tp, run)
+    by_rank: dict[str, Columns | None]
     if len(distinct) == 1:
-        by_rank = {next(iter(distinct)).decode().strip(): cols}
+        by_rank = {next(iter(distinct)).decode().strip(): None}
     else:
-        groups: dict[bytes, list[int]] = {}
-        for i, r in enumerate(tags):
-            groups.setdefault(r, []).append(i)
-        by_rank = {
-            r.decode().strip(): _columns(*([c[i] for i in idx] for c in (al, ar, tp, run)))
-            for r, idx in groups.items()
-        }
+        by_rank = {r.decode().strip(): None for r in distinct}
     pairs = list(zip(al[:200], ar[:200]))
-    return FastChunk(n_lines, n, cols, by_rank, first_ts, last_ts, pairs)
+    rank_tags = next(iter(by_rank)) if len(distinct) == 1 else [t.decode().strip() for t in tags]
+    return FastChunk(n_lines, n, None, by_rank, first_ts, last_ts, pairs, (run, al, ar, tp, rank_tags))

@@ -1,21 +1,154 @@
-"""The statistics kept for one group of records (a rank, a segment, a whole source)."""
+"""The statistics kept for one group of records (a rank, a segment, a whole source).
+
+Two estimators of acceptance, kept side by side:
+
+* **mean of lines**: the mean of the printed values (``accept_len``, ``accept_rate``): what a
+  script averaging the log would get; the only one for SGLang, which prints no counts.
+* **pooled**: where lines print counts (vLLM V0 counters differenced, V1 intervals, llama.cpp,
+  Prometheus counters), ``1 + Σaccepted / Σdrafts`` and ``Σaccepted / Σdrafted``: the
+  acceptance actually delivered, whatever the size of each interval.
+
+A *weighted* mean never mixes units: SGLang lines are weighted by ``#running-req``, vLLM and
+llama.cpp lines by their drafts (accept len) or drafted tokens (accept rate); a line without
+that count is left out of the weighted mean (``weighted_n`` says how many are in).
+"""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from itertools import compress
 
-from tui.core.records import Record
+from tui.core.stats.checks import all_nan
+from tui.core.stats.pooled import RatioChunk, RatioSeries
 from tui.core.stats.series import ColumnChunk, Series
 
-# accept len (weighted by #running-req), accept rate (same weights), throughput, running requests
+MAX_POSITIONS = 32
+# The fast scanner's reduced columns (accept len, accept rate, throughput, #running-req); kept
+# for its own use: the statistics take values only as RecordColumns (SourceStats.add_columns).
 Columns = tuple[ColumnChunk, ColumnChunk, ColumnChunk, ColumnChunk]
 
-MAX_POSITIONS = 32
+
+def _present(
+    xs: Sequence[float], ws: Sequence[float] | None = None
+) -> tuple[list[float], list[float] | None]:
+    """The values that are there (not NaN), with their weights (NaN / non-positive → 0)."""
+    s = sum(xs)
+    if s == s:  # no NaN (an overflow to inf is still "no NaN": values were checked finite)
+        vals = list(xs)
+        keep = None
+    else:
+        keep = [x == x for x in xs]
+        vals = list(compress(xs, keep))
+    if ws is None:
+        return vals, None
+    wl = list(ws) if keep is None else list(compress(ws, keep))
+    sw = sum(wl)
+    if not (sw == sw and min(wl, default=1.0) > 0):
+        wl = [w if w > 0 and math.isfinite(w) else 0.0 for w in wl]
+    return vals, wl
+
+
+def _chunk(
+    xs: Sequence[float],
+    ws: Sequence[float] | None,
+    full: Mapping[str, tuple[float, float]],
+    name: str,
+    w_name: str | None = None,
+) -> ColumnChunk | None:
+    """The chunk of column ``name`` weighted by ``ws`` (column ``w_name``); columns in ``full``
+    are wholly present and valid, with known (min, max): no pass over them is repeated."""
+    ext = full.get(name)
+    w_ext = full.get(w_name) if w_name is not None else None
+    if ext is not None and (ws is None or (w_ext is not None and w_ext[0] > 0)):
+        return ColumnChunk.of(xs, ws, ext, ws is not None)
+    if not len(xs) or (xs[0] != xs[0] and all_nan(xs)):
+        return None
+    vals, wl = _present(xs, ws)
+    return ColumnChunk.of(vals, wl) if vals else None
+
+
+SERIES = (
+    "accept_len",
+    "accept_rate",
+    "throughput",
+    "running_req",
+    "accept_len_derived",
+    "accept_rate_derived",
+)
+
+
+@dataclass(slots=True)
+class Prepared:
+    """A run of checked records reduced once to what every :class:`MetricSet` it goes to needs
+    (the source's totals, its segment, its rank): the same work is not done three times."""
+
+    n: int
+    chunks: dict[str, ColumnChunk | None]
+    pooled_len: RatioChunk | None
+    pooled_rate: RatioChunk | None
+    accepted: int
+    drafted: int
+    positions: list[tuple[tuple[float, ...], float]]
+    first_ts: float | None
+    last_ts: float | None
+
+
+def prepare(
+    n: int,
+    v: Mapping[str, Sequence[float]],
+    family: str,
+    cumulative: bool,
+    per_position: Sequence[tuple[float, ...] | None] | None,
+    full: Mapping[str, tuple[float, float]] | None = None,
+) -> Prepared:
+    """``v``: the checked values (NaN = not there), ``v["num_drafts"]`` completed from drafted / k
+    where k is known. Weights: SGLang lines by #running-req; others by drafts (accept len) or
+    drafted tokens (accept rate)."""
+    al, ar, run = v["accept_len"], v["accept_rate"], v["running_req"]
+    nd, acc, dr = v["num_drafts"], v["accepted"], v["drafted"]
+    sg = family == "sglang"
+    w_len, w_rate = (run, run) if sg else (nd, dr)
+    wl_name, wr_name = ("running_req", "running_req") if sg else ("num_drafts", "drafted")
+    f = full or {}
+    chunks = {
+        "accept_len": _chunk(al, w_len, f, "accept_len", wl_name),
+        "accept_rate": _chunk(ar, w_rate, f, "accept_rate", wr_name),
+        "throughput": _chunk(v["throughput"], None, f, "throughput"),
+        "running_req": _chunk(run, None, f, "running_req"),
+        "accept_len_derived": _chunk(v["accept_len_derived"], nd, f, "accept_len_derived", "num_drafts"),
+        "accept_rate_derived": _chunk(v["accept_rate_derived"], nd, f, "accept_rate_derived", "num_drafts"),
+    }
+    pooled_len = pooled_rate = None
+    accepted = drafted = 0
+    if cumulative:  # vLLM V0: the interval values were derived by differencing the counters
+        ald, ard = v["accept_len_derived"], v["accept_rate_derived"]
+        rows = [((a - 1.0) * d, r * d, d) for a, r, d in zip(ald, ard, nd) if d > 0 and a == a and r == r]
+        dens = [d for _, _, d in rows]
+        pooled_len = RatioChunk.of([a for a, _, _ in rows], dens)
+        pooled_rate = RatioChunk.of([r for _, r, _ in rows], dens)
+    elif not all_nan(acc):
+        pl = [(a, d) for a, d in zip(acc, nd) if d > 0 and a == a]
+        pooled_len = RatioChunk.of([a for a, _ in pl], [d for _, d in pl])
+        pr = [(a, d) for a, d in zip(acc, dr) if d > 0 and a == a]
+        pooled_rate = RatioChunk.of([a for a, _ in pr], [d for _, d in pr])
+        accepted = int(math.fsum(a for a in acc if a == a))
+        drafted = int(math.fsum(d for d in dr if d == d))
+    positions = []
+    if per_position is not None:
+        positions = [(pp, w) for pp, w in zip(per_position, nd) if pp and w > 0 and len(pp) <= MAX_POSITIONS]
+    ts = v["timestamp"]
+    first = last = None
+    if not all_nan(ts):
+        first = next(t for t in ts if t == t)
+        last = next(t for t in reversed(ts) if t == t)
+    return Prepared(n, chunks, pooled_len, pooled_rate, accepted, drafted, positions, first, last)
 
 
 class MetricSet:
-    """accept len, accept rate, throughput, running requests, and the vLLM V0 derived values,
-    plus pooled per-position acceptance (vLLM): Σ(rate_i · num_drafts) / Σ num_drafts."""
+    """accept len, accept rate, throughput, running requests, the vLLM V0 derived values, the
+    pooled acceptance, and pooled per-position acceptance (vLLM): Σ(rate_i · drafts) / Σ drafts."""
 
     __slots__ = (
         "records",
@@ -25,6 +158,8 @@ class MetricSet:
         "running_req",
         "accept_len_derived",
         "accept_rate_derived",
+        "pooled_len",
+        "pooled_rate",
         "accepted",
         "drafted",
         "_pos_sums",
@@ -41,63 +176,66 @@ class MetricSet:
         self.running_req = Series()
         self.accept_len_derived = Series()
         self.accept_rate_derived = Series()
+        self.pooled_len = RatioSeries(1.0)  # 1 + Σaccepted / Σdrafts
+        self.pooled_rate = RatioSeries(0.0)  # Σaccepted / Σdrafted
         self.accepted = 0  # printed interval accepted-token counts (V1 / llama.cpp), summed
         self.drafted = 0
         self._pos_sums: list[float] = []
         self._pos_weight = 0.0
         self.first_ts: float | None = None
         self.last_ts: float | None = None
+        for s in (self.accept_len, self.accept_len_derived, self.pooled_len):
+            s.set_bounds(1.0, math.inf)
+        for s in (self.accept_rate, self.accept_rate_derived, self.pooled_rate):
+            s.set_bounds(0.0, 1.0)
 
-    def add(self, r: Record) -> None:
-        self.records += 1
-        w = r.weight
-        if r.accept_len is not None:
-            self.accept_len.add(r.accept_len, w)
-        if r.accept_rate is not None:
-            # vLLM/llama.cpp rates are accepted/drafted: weight by drafted tokens.
-            self.accept_rate.add(r.accept_rate, float(r.drafted) if r.drafted else w)
-        if r.throughput is not None:
-            self.throughput.add(r.throughput)
-        if r.running_req is not None:
-            self.running_req.add(float(r.running_req))
-        if r.accept_len_derived is not None:
-            self.accept_len_derived.add(r.accept_len_derived, r.num_drafts)
-        if r.accept_rate_derived is not None:
-            self.accept_rate_derived.add(r.accept_rate_derived, r.num_drafts)
-        if not r.cumulative:
-            if r.accepted is not None:
-                self.accepted += r.accepted
-            if r.drafted is not None:
-                self.drafted += r.drafted
-        if r.per_position and r.num_drafts and len(r.per_position) <= MAX_POSITIONS:
-            pp = r.per_position
+    def set_depth(self, k: int | None) -> None:
+        """The draft depth k, when known: accept len intervals are clamped to [1, k + 1]."""
+        hi = math.inf if not k else k + 1.0
+        for s in (self.accept_len, self.accept_len_derived, self.pooled_len):
+            s.set_bounds(1.0, hi)
+
+    def add(self, p: Prepared) -> None:
+        """Fold in a prepared run of records."""
+        self.records += p.n
+        for name in SERIES:
+            c = p.chunks[name]
+            if c is not None:
+                getattr(self, name).merge_chunk(c)
+        if p.pooled_len is not None:
+            self.pooled_len.merge(p.pooled_len)
+        if p.pooled_rate is not None:
+            self.pooled_rate.merge(p.pooled_rate)
+        self.accepted += p.accepted
+        self.drafted += p.drafted
+        if p.positions:
+            self._positions(p.positions)
+        if p.first_ts is not None:
+            if self.first_ts is None:
+                self.first_ts = p.first_ts
+            self.last_ts = p.last_ts
+
+    def _positions(self, rows: list[tuple[tuple[float, ...], float]]) -> None:
+        for pp, w in rows:
             if len(self._pos_sums) < len(pp):
                 self._pos_sums.extend([0.0] * (len(pp) - len(self._pos_sums)))
-            for i, v in enumerate(pp):
-                if math.isfinite(v):
-                    self._pos_sums[i] += v * r.num_drafts
-            self._pos_weight += r.num_drafts
-        if r.timestamp is not None:
-            if self.first_ts is None:
-                self.first_ts = r.timestamp
-            self.last_ts = r.timestamp
+            for i, x in enumerate(pp):
+                if math.isfinite(x) and 0.0 <= x <= 1.0:
+                    self._pos_sums[i] += x * w
+            self._pos_weight += w
 
-    def add_columns(
-        self, n_records: int, cols: Columns, first_ts: float | None, last_ts: float | None
-    ) -> None:
-        """Bulk form of :meth:`add` for SGLang decode records that all print accept len,
-        accept rate, throughput and #running-req (the fast scanner's output, see
-        :mod:`tui.core.parsing.fastscan`)."""
-        al, ar, tp, run = cols
-        self.records += n_records
-        self.accept_len.merge_chunk(al)
-        self.accept_rate.merge_chunk(ar)
-        self.throughput.merge_chunk(tp)
-        self.running_req.merge_chunk(run)
-        if first_ts is not None:
-            if self.first_ts is None:
-                self.first_ts = first_ts
-            self.last_ts = last_ts
+    def count_refused(self, nonfinite: dict[str, int], out_of_range: dict[str, int]) -> None:
+        """Values the checks refused, counted on the series they were meant for."""
+        for name, s in (
+            ("accept_len", self.accept_len),
+            ("accept_rate", self.accept_rate),
+            ("throughput", self.throughput),
+            ("running_req", self.running_req),
+            ("accept_len_derived", self.accept_len_derived),
+            ("accept_rate_derived", self.accept_rate_derived),
+        ):
+            s.nonfinite += nonfinite.get(name, 0)
+            s.out_of_range += out_of_range.get(name, 0)
 
     def per_position(self) -> list[float] | None:
         if not self._pos_weight:
@@ -105,10 +243,14 @@ class MetricSet:
         return [s / self._pos_weight for s in self._pos_sums]
 
     def to_dict(self, rate_transform: tuple[float, float] | None = None) -> dict:
+        al = self.accept_len.to_dict()
+        al["pooled"] = self.pooled_len.to_dict("accepted", "drafts") if self.pooled_len.n else None
+        ar = self.accept_rate.to_dict()
+        ar["pooled"] = self.pooled_rate.to_dict("accepted", "drafted") if self.pooled_rate.n else None
         d = {
             "records": self.records,
-            "accept_len": self.accept_len.to_dict(),
-            "accept_rate": self.accept_rate.to_dict(),
+            "accept_len": al,
+            "accept_rate": ar,
             "accept_rate_normalized": self.accept_len.to_dict(rate_transform) if rate_transform else None,
             "throughput": self.throughput.to_dict(),
             "running_req": self.running_req.to_dict(),

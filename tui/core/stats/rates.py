@@ -1,6 +1,6 @@
 """Which definition a printed SGLang ``accept rate`` used, and the rate on one definition.
 
-SGLang changed the formula three times (log_formats.md §1.3, §4):
+SGLang changed the formula three times:
 
 * Oct 2025 (PR #11572): ``AL / (num_steps + 1)``
 * Nov 2025 (PR #13212): ``AL / num_draft_tokens`` (the same as above when topk == 1)
@@ -61,6 +61,7 @@ def _all_fit(pairs: list[tuple[float, float]], fn, d: int) -> int:
 # of the first record are ruled out (naive wall-clock seconds, as records carry them).
 DRAFTS_SINCE = calendar.timegm((2026, 4, 23, 0, 0, 0, 0, 0, 0))  # PR #23530
 AL_OVER_NDT_SINCE = calendar.timegm((2025, 11, 13, 0, 0, 0, 0, 0, 0))  # PR #13212
+STEPS1_SINCE = calendar.timegm((2025, 10, 13, 0, 0, 0, 0, 0, 0))  # PR #11572
 
 
 def infer_sglang(
@@ -77,7 +78,13 @@ def _allowed(definition: str, first_ts: float | None) -> bool:
         return first_ts >= DRAFTS_SINCE
     if definition == RATE_SGLANG_AL_OVER_NDT:
         return first_ts >= AL_OVER_NDT_SINCE
+    if definition == RATE_SGLANG_AL_OVER_STEPS1:  # replaced by AL/ndt in Nov 2025
+        return STEPS1_SINCE <= first_ts < AL_OVER_NDT_SINCE
     return True
+
+
+def _dated(first_ts: float | None) -> bool:
+    return first_ts is not None and first_ts >= 946684800
 
 
 def _infer(
@@ -92,8 +99,13 @@ def _infer(
             RATE_DRAFTS: _all_fit(pairs, _fits_drafts, d),
             RATE_SGLANG_AL_OVER_NDT: _all_fit(pairs, _fits_al_over, ndt),
         }
-        if num_steps is not None and num_steps + 1 != ndt:
+        # AL/(steps+1) is a formula of its own when steps+1 != ndt; when they are equal (topk 1)
+        # it gives the same numbers as AL/ndt and only the log's date tells which build it was.
+        oct_nov = _dated(first_ts) and _allowed(RATE_SGLANG_AL_OVER_STEPS1, first_ts)
+        if num_steps is not None and (num_steps + 1 != ndt or oct_nov):
             fits[RATE_SGLANG_AL_OVER_STEPS1] = _all_fit(pairs, _fits_al_over, num_steps + 1)
+            if num_steps + 1 == ndt:
+                fits[RATE_SGLANG_AL_OVER_NDT] = 0  # dated Oct-Nov 2025: the older formula
         fits = {k: (v if _allowed(k, first_ts) else 0) for k, v in fits.items()}
         best = max(fits, key=lambda k: fits[k])
         tied = [k for k, v in fits.items() if v == fits[best]]
@@ -114,6 +126,8 @@ def _infer(
         c2 = _all_fit(pairs, _fits_al_over, d + 1)
         if c2 == n and _allowed(RATE_SGLANG_AL_OVER_NDT, first_ts):
             found.append((RATE_SGLANG_AL_OVER_NDT, d, c2))
+        elif c2 == n and _dated(first_ts) and _allowed(RATE_SGLANG_AL_OVER_STEPS1, first_ts):
+            found.append((RATE_SGLANG_AL_OVER_STEPS1, d, c2))  # AL/(steps+1), steps = d
     if len(found) == 1:
         definition, d, c = found[0]
         return RateDefinition(definition, d, "inferred from values (no config)", c, n)

@@ -8,18 +8,23 @@ with no metric record between them belong to one startup and update the same seg
 
 from __future__ import annotations
 
+from array import array
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
+from tui.core.columns import RecordColumns
 from tui.core.records import EngineStats, Item, Malformed, Marker, Record, format_ts
 from tui.core.server_config import ServerConfig
 from tui.core.sources.base import SourceEvent
 from tui.core.stats import rates
-from tui.core.stats.metrics import MetricSet
+from tui.core.stats.checks import MAX_DEPTH, Refused, clean
+from tui.core.stats.metrics import MetricSet, Prepared, prepare
+from tui.core.stats.precompute import PRECOMPUTED, Precomputed
 
 MAX_RANKS = 256
 MAX_SEGMENTS = 500  # older ones are dropped (their records still count in the source totals)
 STUCK_MIN = 5
+NO_ACCEPT_DRAFTED = 100  # drafted tokens with none accepted: "no draft is being accepted"
 FEW = 30
 
 
@@ -38,6 +43,8 @@ class Segment:
         "markers",
         "label",
         "printed_def",
+        "refused",
+        "_k",
     )
 
     def __init__(
@@ -62,6 +69,8 @@ class Segment:
         self.markers: list[str] = []
         self.label = label
         self.printed_def: str | None = None  # as the records state it (vLLM, llama.cpp)
+        self.refused = Refused()
+        self._k: int | None = None  # draft depth read off the records (per-position list, counts)
 
     @property
     def records(self) -> int:
@@ -71,33 +80,97 @@ class Segment:
         m = self.ranks.get(rank)
         if m is None and len(self.ranks) < MAX_RANKS:
             m = self.ranks[rank] = MetricSet()
+            m.set_depth(self.depth())
         return m
 
-    def add(self, r: Record) -> None:
-        self.all.add(r)
-        if r.rank is not None:
-            m = self.rank_set(r.rank)
-            if m is not None:
-                m.add(r)
-        if (
-            r.family == "sglang"
-            and r.accept_rate is not None
-            and r.accept_len is not None
-            and len(self._rate_pairs) < rates.MAX_SAMPLES
-        ):
-            self._rate_pairs.append((r.accept_len, r.accept_rate))
+    def depth(self) -> int | None:
+        """The draft depth k (accept len ≤ k + 1), from the config or the records."""
+        c = self.config
+        known = [k for k in (c.drafts_per_step, c.num_steps if c.family != "vllm" else None) if k]
+        if known:
+            return max(known)
+        return self._k
+
+    def _prepare(
+        self, cols: RecordColumns, raws: Sequence[str] | None
+    ) -> tuple[dict[str, Sequence[float]], Refused, dict[str, tuple[float, float]], Precomputed | None]:
+        """Learn family / depth from the run, check its values, complete the drafts count. A
+        :func:`precompute` d run whose assumptions hold here comes back as is (last item)."""
+        if cols.family and not self.config.family:
+            self.config.family = cols.family
             self._rate_def = None
-        if r.rate_definition is not None and self.printed_def is None:
-            self.printed_def = r.rate_definition
-        if r.family and not self.config.family:
-            self.config.family = r.family
-            self._rate_def = None
+        if cols.rate_definition is not None and self.printed_def is None:
+            self.printed_def = cols.rate_definition
+        self._learn_k(cols)
+        pre = cols.extra.get(PRECOMPUTED)
+        if isinstance(pre, Precomputed) and cols.family == "sglang":
+            k = self.depth()
+            if k is None or pre.max_accept_len <= k + 1.0:  # the bounds of this segment hold
+                if pre.refused.total():
+                    self.refused.merge(pre.refused)
+                return pre.v, pre.refused, pre.full, pre
+        v, refused, full = clean(cols, self.depth(), raws)
+        if refused.total():
+            self.refused.merge(refused)
+        k = self.depth()
+        if k and cols.family != "sglang" and not cols.cumulative:
+            nd, dr = v["num_drafts"], v["drafted"]
+            if any(x != x and y == y for x, y in zip(nd, dr)):  # drafts = drafted tokens / k
+                v["num_drafts"] = array("d", [y / k if x != x and y == y else x for x, y in zip(nd, dr)])
+                full.pop("num_drafts", None)
+        return v, refused, full, None
+
+    def _learn_k(self, cols: RecordColumns) -> None:
+        ks = {len(p) for p in cols.per_position or () if p}
+        nd, dr = cols.values["num_drafts"], cols.values["drafted"]
+        if not cols.cumulative and cols.family != "sglang":
+            for x, y in zip(nd, dr):
+                if x > 0 and y == y and abs(y / x - round(y / x)) < 1e-6:
+                    ks.add(round(y / x))
+                    break
+        ks.discard(0)
+        if ks and (self._k is None or max(ks) > self._k) and max(ks) <= 64:
+            self._k = max(ks)
+        for m in (self.all, *self.ranks.values()):
+            m.set_depth(self.depth())
+
+    def _add_values(
+        self, cols: RecordColumns, v: dict[str, Sequence[float]], p: Prepared, pre: Precomputed | None
+    ) -> None:
+        fam, cum, pp = cols.family, cols.cumulative, cols.per_position
+        self.all.add(p)
+        if cols.ranks is not None:
+            groups: dict[str, list[int]] = {}
+            r0 = cols.ranks[0]
+            if r0 is not None and cols.ranks.count(r0) == cols.n:  # one rank (the usual case)
+                groups[r0] = list(range(cols.n))
+            else:
+                for i, r in enumerate(cols.ranks):
+                    if r is not None:
+                        groups.setdefault(r, []).append(i)
+            for rank, idx in groups.items():
+                m = self.rank_set(rank)
+                if m is None:
+                    continue
+                if len(idx) == cols.n:
+                    m.add(p)
+                elif pre is not None and pre.by_rank is not None and rank in pre.by_rank:
+                    m.add(pre.by_rank[rank])
+                else:
+                    sub = {k: array("d", [c[i] for i in idx]) for k, c in v.items()}
+                    m.add(prepare(len(idx), sub, fam, cum, None if pp is None else [pp[i] for i in idx]))
+        if fam == "sglang" and len(self._rate_pairs) < rates.MAX_SAMPLES:
+            al, ar = v["accept_len"], v["accept_rate"]
+            pairs = [(a, r) for a, r in zip(al[:400], ar[:400]) if a == a and r == r]
+            self.add_rate_pairs(pairs)
 
     def add_rate_pairs(self, pairs: Iterable[tuple[float, float]]) -> None:
         room = rates.MAX_SAMPLES - len(self._rate_pairs)
         if room > 0:
-            self._rate_pairs.extend(list(pairs)[:room])
-            self._rate_def = None
+            new = list(pairs)[:room]
+            if new:
+                self._rate_pairs.extend(new)
+                self._rate_def = None
 
     def rate_definition(self) -> rates.RateDefinition:
         if self._rate_def is not None:
@@ -112,7 +185,7 @@ class Segment:
             if rd.drafts_per_step is None and c.family != "llamacpp":
                 # llama.cpp drafts a varying number of tokens per step: its per-position list is
                 # as long as the longest accepted run, not a k
-                rd.drafts_per_step = self._vllm_k()
+                rd.drafts_per_step = self._k  # the per-position list's length, or drafted / drafts
             return rd
         rd = rates.infer_sglang(
             self._rate_pairs, c.num_steps, c.effective_num_draft_tokens, self.all.first_ts
@@ -120,24 +193,41 @@ class Segment:
         self._rate_def = rd
         return rd
 
-    def _vllm_k(self) -> int | None:
-        pp = self.all.per_position()
-        return len(pp) if pp else None
+    def no_draft_accepted(self) -> str | None:
+        """Why this segment accepts no draft at all, as soon as the data shows it: ≥ 100 drafted
+        tokens with none accepted (counts), or accept len exactly 1.00 in ≥ 5 lines (SGLang)."""
+        pr = self.all.pooled_rate
+        if pr.denominator >= NO_ACCEPT_DRAFTED and pr.numerator == 0:
+            return f"0 of {pr.denominator:.0f} drafted tokens accepted"
+        al = self.all.accept_len
+        if al.n >= STUCK_MIN and al.min == 1.0 and al.max == 1.0 and not pr.denominator:
+            return f"accept len is exactly 1.00 in all {al.n} records"
+        return None
 
     def diagnostics(self) -> list[dict]:
         out = []
         al = self.all.accept_len
-        if al.n >= STUCK_MIN and al.min == 1.0 and al.max == 1.0:
+        stuck = self.no_draft_accepted()
+        if stuck is not None:
             configured = self.config.speculative or self.config.family is None
             out.append(
                 {
                     "code": "accept_len_stuck_at_1",
                     "level": "warning",
-                    "message": f"accept len is exactly 1.00 in all {al.n} records"
+                    "message": stuck
                     + (" with a draft model configured" if self.config.speculative else "")
                     + ": no draft token is ever accepted — likely a misconfiguration (e.g. an EAGLE-3 draft "
                     "run with --speculative-algorithm EAGLE, or wrong/missing eagle_aux_hidden_state_layer_ids)",
                     "configured": configured,
+                }
+            )
+        if self.refused.total():
+            out.append(
+                {
+                    "code": "values_refused",
+                    "level": "warning",
+                    "message": self.refused.message(),
+                    **self.refused.to_dict(),
                 }
             )
         if self.records and al.n < FEW:
@@ -198,6 +288,8 @@ class SourceStats:
         self.malformed_examples: deque[tuple[int, str]] = deque(maxlen=20)
         self.markers = 0
         self.events: deque[SourceEvent] = deque(maxlen=200)
+        self.refused = Refused()  # values refused by the checks, over all segments
+        self._total_k: int | None = None
 
     @property
     def current(self) -> Segment:
@@ -223,13 +315,53 @@ class SourceStats:
         self.segments.append(seg)
         return seg
 
+    def add_columns(self, cols: RecordColumns) -> None:
+        """The one way records enter the statistics: a run of consecutive records of the current
+        segment, as columns. Each value is checked once here (finite, physically possible);
+        refused values are counted and kept out of every sum."""
+        self._add(cols, None)
+
+    def _add(self, cols: RecordColumns, raws: Sequence[str] | None) -> None:
+        if cols.n == 0:
+            return
+        seg = self.current
+        v, refused, full, pre = seg._prepare(cols, raws)
+        k = seg.depth() or MAX_DEPTH  # the totals' bound: the deepest of the segments
+        if self._total_k is None or k > self._total_k:
+            self._total_k = k
+            self.total.set_depth(k)
+        if refused.total():
+            self.refused.merge(refused)
+            for m in (self.total, seg.all):
+                m.count_refused(refused.nonfinite, refused.out_of_range)
+        self.records += cols.n
+        p = (
+            pre.prepared
+            if pre is not None
+            else prepare(cols.n, v, cols.family, cols.cumulative, cols.per_position, full)
+        )
+        self.total.add(p)
+        seg._add_values(cols, v, p, pre)
+
     def feed(self, items: Iterable[Item]) -> None:
+        """Parsed items in order: runs of records go in as columns (:meth:`add_columns`, so one by
+        one and in bulk give the same statistics); markers open segments; malformed lines count."""
+        run: list[Record] = []
         for it in items:
             if isinstance(it, Record):
-                self.records += 1
-                self.total.add(it)
-                self.current.add(it)
-            elif isinstance(it, Marker):
+                if run and (it.family, it.kind, it.cumulative) != (
+                    run[0].family,
+                    run[0].kind,
+                    run[0].cumulative,
+                ):
+                    self._feed_records(run)
+                    run = []
+                run.append(it)
+                continue
+            if isinstance(it, Marker):  # only a marker ends a run: it may open a segment
+                if run:
+                    self._feed_records(run)
+                    run = []
                 self.on_marker(it)
             elif isinstance(it, Malformed):
                 self.malformed += 1
@@ -237,6 +369,11 @@ class SourceStats:
                 self.malformed_examples.append((it.line_no, it.reason))
             elif isinstance(it, EngineStats):
                 pass
+        if run:
+            self._feed_records(run)
+
+    def _feed_records(self, run: list[Record]) -> None:
+        self._add(RecordColumns.from_records(run), [r.raw for r in run])
 
     def on_marker(self, m: Marker) -> None:
         self.markers += 1
@@ -265,6 +402,7 @@ class SourceStats:
             "records": self.records,
             "malformed": self.malformed,
             "malformed_examples": [{"line": n, "reason": r} for n, r in self.malformed_examples],
+            "refused": self.refused.to_dict(),
             **{
                 k: v
                 for k, v in self.total.to_dict().items()

@@ -1,16 +1,13 @@
 """Streaming statistics of one metric, in bounded memory.
 
 A :class:`Series` keeps exact running aggregates (count, compensated sums, min, max, first,
-last, weighted sums), a fixed-size window of recent values, an EWMA, and *batch means* for the
-confidence interval.
+last, weighted sums), a fixed-size window of recent values, an EWMA, and batch sums for the
+confidence interval (:mod:`tui.core.stats.estimate`: AR(1)-corrected batch means, robust to
+the autocorrelation of consecutive log lines). The pooled form ΣA/ΣD of count pairs is
+:class:`tui.core.stats.pooled.RatioSeries`.
 
-Why batch means: consecutive log intervals are not independent (a long request spans many
-``Decode batch`` lines, load drifts), so the textbook s/√n interval is too narrow. The values
-are grouped into consecutive batches; their means are close to independent once batches are
-long compared with the correlation time, and the CI is ``mean ± t(nb-1) · sd(batch means)/√nb``.
-The batch size doubles whenever the batch count reaches ``2 · MIN_BATCHES`` (pairs are merged),
-so memory stays O(batches) and there are always between MIN_BATCHES and 2·MIN_BATCHES batches
-once n ≥ 2·MIN_BATCHES. With fewer values, each value is its own batch (the plain t interval).
+Values reach a series only through :class:`tui.core.stats.segments.SourceStats`, which checks
+each value once (finite, within its physical bounds); the series itself still refuses NaN/inf.
 """
 
 from __future__ import annotations
@@ -18,15 +15,13 @@ from __future__ import annotations
 import math
 from collections import deque
 from collections.abc import Sequence
-from itertools import accumulate
-from operator import mul
+from itertools import accumulate, repeat
+from operator import mul, sub
 
-from tui.core.stats.tdist import t975
+from tui.core.stats.estimate import Batches, Estimate, clamp, mean_estimate
 
-MIN_BATCHES = 10  # batches are kept between 10 and 20: long batches, honest intervals
 WINDOW = 50  # values in the recent window
 EWMA_ALPHA = 0.1
-MIN_N_FOR_CI = 3
 
 
 class _Sum:
@@ -52,52 +47,8 @@ class _Sum:
         return self.s + self.c
 
 
-class BatchMeans:
-    __slots__ = ("size", "sums", "cur_sum", "cur_n")
-
-    def __init__(self) -> None:
-        self.size = 1
-        self.sums: list[float] = []
-        self.cur_sum = 0.0
-        self.cur_n = 0
-
-    def add(self, x: float) -> None:
-        self.cur_sum += x
-        self.cur_n += 1
-        if self.cur_n == self.size:
-            self._close()
-
-    def add_prefix(self, prefix: Sequence[float]) -> None:
-        """Add the values whose running sums are ``prefix`` (prefix[0] == 0)."""
-        i, n = 0, len(prefix) - 1
-        while i < n:
-            take = min(self.size - self.cur_n, n - i)
-            self.cur_sum += prefix[i + take] - prefix[i]
-            self.cur_n += take
-            i += take
-            if self.cur_n == self.size:
-                self._close()
-
-    def _close(self) -> None:
-        self.sums.append(self.cur_sum)
-        self.cur_sum, self.cur_n = 0.0, 0
-        if len(self.sums) >= 2 * MIN_BATCHES:
-            s = self.sums
-            self.sums = [s[i] + s[i + 1] for i in range(0, len(s) - 1, 2)]
-            self.size *= 2
-
-    def halfwidth(self) -> tuple[float, int, int] | None:
-        """(95% half-width, number of batches, batch size), or None with too few batches."""
-        nb = len(self.sums)
-        if nb < MIN_N_FOR_CI:
-            return None
-        means = [s / self.size for s in self.sums]
-        m = math.fsum(means) / nb
-        var = math.fsum((x - m) * (x - m) for x in means) / (nb - 1)  # huge values: inf, not OverflowError
-        return t975(nb - 1) * math.sqrt(var / nb), nb, self.size
-
-
 TAIL = 400
+SMALL = 16  # shorter runs join Series' pending list instead of being merged one by one
 PENDING = 256  # values held by Series.add before they are folded in
 
 
@@ -106,20 +57,66 @@ class ColumnChunk:
     extremes, the last ``TAIL`` values and the running sums (for batch boundaries anywhere).
     Small and picklable, so worker processes can build them."""
 
-    __slots__ = ("n", "sum", "sumsq", "min", "max", "first", "last", "wsum", "wxsum", "wn", "tail", "prefix")
+    __slots__ = (
+        "n",
+        "sum",
+        "m2",
+        "min",
+        "max",
+        "first",
+        "last",
+        "wsum",
+        "wxsum",
+        "wn",
+        "tail",
+        "prefix",
+        "small",
+    )
+    n: int
+    sum: float
+    m2: float  # Σ(x − mean)²
+    min: float
+    max: float
+    first: float | None
+    last: float | None
+    wsum: float
+    wxsum: float
+    wn: int
+    tail: list[float]
+    prefix: list[float]
+    small: list[float | None] | None  # a short run's weights (None: unweighted), for Series' pending list
 
     @classmethod
-    def of(cls, xs: Sequence[float], ws: Sequence[float] | None = None) -> ColumnChunk:
+    def of(
+        cls,
+        xs: Sequence[float],
+        ws: Sequence[float] | None = None,
+        extent: tuple[float, float] | None = None,
+        ws_good: bool = False,
+    ) -> ColumnChunk:
+        """``extent``: (min, max) of ``xs`` when the caller knows it; ``ws_good``: every weight
+        is known to be positive and finite."""
         c = cls()
         c.n = len(xs)
         c.sum = math.fsum(xs)
-        c.sumsq = sum(map(mul, xs, xs))
-        c.min, c.max = (min(xs), max(xs)) if c.n else (math.inf, -math.inf)
+        c.m2 = 0.0
+        if c.n:
+            s2 = sum(map(mul, xs, xs))
+            m2 = s2 - c.sum * c.sum / c.n
+            if m2 < 1e-6 * s2:  # cancellation (values large and close): shift by the first value
+                d = list(map(sub, xs, repeat(xs[0], c.n)))
+                s1 = math.fsum(d)
+                m2 = sum(map(mul, d, d)) - s1 * s1 / c.n
+            c.m2 = max(0.0, m2)
+        if extent is not None:
+            c.min, c.max = extent
+        else:
+            c.min, c.max = (min(xs), max(xs)) if c.n else (math.inf, -math.inf)
         c.first, c.last = (xs[0], xs[-1]) if c.n else (None, None)
         c.wsum = c.wxsum = 0.0
         c.wn = 0
         if ws is not None and c.n:
-            if min(ws) > 0 and max(ws) < math.inf:  # the common case, at C speed
+            if ws_good or (min(ws) > 0 and max(ws) < math.inf):  # the common case, at C speed
                 c.wsum, c.wxsum, c.wn = math.fsum(ws), sum(map(mul, ws, xs)), c.n
             else:
                 good = [(w, x) for w, x in zip(ws, xs) if w > 0 and math.isfinite(w)]
@@ -128,6 +125,9 @@ class ColumnChunk:
                 c.wn = len(good)
         c.tail = list(xs[-TAIL:])
         c.prefix = list(accumulate(xs, initial=0.0))
+        c.small = None
+        if c.n <= SMALL:
+            c.small = [None] * c.n if ws is None else list(ws)
         return c
 
     def __getstate__(self):
@@ -149,12 +149,15 @@ class Series:
     __slots__ = (
         "_n",
         "_sum",
-        "_sq",
+        "_m2",
         "_min",
         "_max",
         "_first",
         "_last",
         "nonfinite",
+        "out_of_range",
+        "bounds",
+        "_est",
         "_wsum",
         "_wxsum",
         "_wn",
@@ -168,20 +171,27 @@ class Series:
     def __init__(self, window: int = WINDOW) -> None:
         self._n = 0
         self._sum = _Sum()
-        self._sq = _Sum()
+        self._m2 = 0.0  # Σ(x − mean)², merged by Chan's formula
         self._min = math.inf
         self._max = -math.inf
         self._first: float | None = None
         self._last: float | None = None
-        self.nonfinite = 0
+        self.nonfinite = 0  # values refused: NaN / inf
+        self.out_of_range = 0  # values refused: outside ``bounds`` (counted by SourceStats)
+        self.bounds: tuple[float, float] = (-math.inf, math.inf)  # the CI is clamped to these
+        self._est: Estimate | None = None
         self._wsum = _Sum()
         self._wxsum = _Sum()
         self._wn = 0
         self._window: deque[float] = deque(maxlen=window)
         self._ewma: float | None = None
-        self._bm = BatchMeans()
+        self._bm = Batches(1)
         self._px: list[float] = []
         self._pw: list[float | None] = []
+
+    def set_bounds(self, lo: float, hi: float) -> None:
+        if (lo, hi) != self.bounds:
+            self.bounds, self._est = (lo, hi), None
 
     # -- feeding -----------------------------------------------------------------------------
     def add(self, x: float, w: float | None = None) -> None:
@@ -203,7 +213,7 @@ class Series:
             ws: list[float] | None = [w if w is not None and 0 < w < math.inf else 0.0 for w in pw]
         else:
             ws = None
-        self.merge_chunk(ColumnChunk.of(xs, ws))
+        self._merge(ColumnChunk.of(xs, ws))
 
     def add_many(self, xs: Sequence[float], ws: Sequence[float] | None = None) -> None:
         """The same as ``add`` for each value in order, at C speed for long runs."""
@@ -219,11 +229,26 @@ class Series:
         another process): the result equals adding them one by one."""
         if not c.n:
             return
+        if c.small is not None:  # a short run (live logs): pending, folded in with the next ones
+            self._px.extend(c.tail)
+            self._pw.extend(c.small)
+            self._est = None
+            if len(self._px) >= PENDING:
+                self._flush()
+            return
         if self._px:  # values added one by one before this run come first
             self._flush()
+        self._merge(c)
+
+    def _merge(self, c: ColumnChunk) -> None:
+        n_a, n_b = self._n, c.n
+        if n_a:
+            delta = c.sum / n_b - self._sum.value / n_a
+            self._m2 += c.m2 + delta * delta * n_a * n_b / (n_a + n_b)
+        else:
+            self._m2 = c.m2
         self._n += c.n
         self._sum.add(c.sum)
-        self._sq.add(c.sumsq)
         self._min = min(self._min, c.min)
         self._max = max(self._max, c.max)
         if self._first is None:
@@ -244,7 +269,8 @@ class Series:
         for x in tail[start:]:
             e += EWMA_ALPHA * (x - e)
         self._ewma = e
-        self._bm.add_prefix(c.prefix)
+        self._bm.add_prefix((c.prefix,))
+        self._est = None
 
     # -- reading -----------------------------------------------------------------------------
     @property
@@ -300,8 +326,7 @@ class Series:
         self._flush()
         if self._n < 2:
             return None
-        m = self._sum.value / self._n
-        var = (self._sq.value - self._n * m * m) / (self._n - 1)
+        var = self._m2 / (self._n - 1)
         return math.sqrt(var) if var > 0 else 0.0
 
     @property
@@ -309,35 +334,32 @@ class Series:
         self._flush()
         return math.fsum(self._window) / len(self._window) if self._window else None
 
+    def estimate(self) -> Estimate:
+        """The mean with its autocorrelation-robust standard error (cached until new values)."""
+        self._flush()
+        e = self._est
+        if e is None:
+            std = self.std
+            lo, hi = self.bounds
+            e = mean_estimate(self._bm, self._n, self.mean, None if std is None else std * std, lo, hi)
+            self._est = e
+        return e
+
     def ci95(self) -> tuple[float, float] | None:
-        hw = self.halfwidth()
-        if hw is None:
-            return None
-        m = self.mean
-        assert m is not None
-        return (m - hw, m + hw)
+        """The 95% interval of the mean, clamped to the physical bounds."""
+        return self.estimate().ci95()
 
     def halfwidth(self) -> float | None:
-        self._flush()
-        r = self._bm.halfwidth()
-        return None if r is None else r[0]
+        """t · se (before clamping: :meth:`ci95` gives the clamped ends)."""
+        return self.estimate().halfwidth()
 
     def se_df(self) -> tuple[float, float] | None:
-        """(standard error, degrees of freedom) of the mean, from the batch means."""
-        self._flush()
-        r = self._bm.halfwidth()
-        if r is None:
-            return None
-        hw, nb, _ = r
-        return hw / t975(nb - 1), nb - 1
+        """(standard error, degrees of freedom) of the mean."""
+        e = self.estimate()
+        return None if e.se is None or e.df is None else (e.se, e.df)
 
     def ci_method(self) -> str:
-        self._flush()
-        r = self._bm.halfwidth()
-        if r is None:
-            return "none (fewer than 3 values)"
-        _, nb, size = r
-        return f"batch means: {nb} batches of {size}"
+        return self.estimate().method
 
     def to_dict(self, transform: tuple[float, float] | None = None) -> dict:
         """The statistics as plain data. ``transform`` = (a, b) reports a + b·x instead (an
@@ -347,8 +369,13 @@ class Series:
         def f(v: float | None) -> float | None:
             return None if v is None else a + b * v
 
-        ci = self.ci95()
-        lo_hi = None if ci is None else sorted((f(ci[0]), f(ci[1])))  # type: ignore[type-var]
+        e = self.estimate()
+        ci = e.ci95()
+        lo_hi = None
+        if ci is not None:
+            lo_hi = sorted((a + b * ci[0], a + b * ci[1]))
+            if transform is not None:  # the normalised rate: a fraction
+                lo_hi = [clamp(v, 0.0, 1.0) for v in lo_hi]
         std = self.std
         return {
             "n": self.n,
@@ -357,7 +384,8 @@ class Series:
             "weighted_n": self.wn,
             "std": None if std is None else abs(b) * std,
             "ci95": lo_hi,
-            "ci_method": self.ci_method(),
+            "ci_method": e.method,
+            "effective_n": e.ess,
             "min": f(self.min) if self.n else None,
             "max": f(self.max) if self.n else None,
             "first": f(self.first),
@@ -366,4 +394,5 @@ class Series:
             "window_n": len(self.window),
             "ewma": f(self.ewma),
             "nonfinite": self.nonfinite,
+            "out_of_range": self.out_of_range,
         }

@@ -1,0 +1,183 @@
+"""The one check every value passes before it reaches the statistics: finite, and physically
+possible. Refused values are counted (``nonfinite``, ``out_of_range``) with an example line and
+kept out of every sum, so a line printing ``accept len: 1e308`` cannot overflow or move a mean.
+
+Bounds: accept len in [1, k + 1] (k = draft depth, when known: the record's per-position list, or
+the segment's config / counts; when unknown, k ≤ MAX_DEPTH: no server drafts more tokens per step),
+rates in [0, 1], counts, throughput and batch sizes in [0, 2**53] (exact as doubles; no sum of them
+can overflow), accepted tokens ≤ drafted tokens.
+"""
+
+from __future__ import annotations
+
+import math
+from array import array
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from itertools import compress
+from operator import eq
+
+from tui.core.columns import RecordColumns
+
+NAN = math.nan
+_EPS = 1e-9
+MAX_DEPTH = 64
+BIG = float(2**53)
+
+# field -> (low, high); "k+1" bounds are set per record
+RANGES: dict[str, tuple[float, float]] = {
+    "accept_len": (1.0, MAX_DEPTH + 1.0),
+    "accept_rate": (0.0, 1.0),
+    "accept_len_derived": (1.0, MAX_DEPTH + 1.0),
+    "accept_rate_derived": (0.0, 1.0),
+    "accepted": (0.0, BIG),
+    "drafted": (0.0, BIG),
+    "num_drafts": (0.0, BIG),
+    "running_req": (0.0, BIG),
+    "throughput": (0.0, BIG),
+    "timestamp": (-BIG, BIG),
+}
+WORDS = {
+    "accept_len": "accept len",
+    "accept_rate": "accept rate",
+    "accept_len_derived": "accept len (derived)",
+    "accept_rate_derived": "accept rate (derived)",
+    "accepted": "accepted tokens",
+    "drafted": "drafted tokens",
+    "num_drafts": "drafts",
+    "running_req": "#running-req",
+    "throughput": "throughput",
+    "timestamp": "timestamp",
+}
+
+
+@dataclass(slots=True)
+class Refused:
+    """Counts of refused values, by field, and the first example."""
+
+    nonfinite: dict[str, int] = field(default_factory=dict)
+    out_of_range: dict[str, int] = field(default_factory=dict)
+    example: dict | None = None
+
+    def total(self) -> int:
+        return sum(self.nonfinite.values()) + sum(self.out_of_range.values())
+
+    def merge(self, other: Refused) -> None:
+        for mine, theirs in ((self.nonfinite, other.nonfinite), (self.out_of_range, other.out_of_range)):
+            for k, v in theirs.items():
+                mine[k] = mine.get(k, 0) + v
+        if self.example is None:
+            self.example = other.example
+
+    def to_dict(self) -> dict:
+        return {
+            "nonfinite": dict(self.nonfinite),
+            "out_of_range": dict(self.out_of_range),
+            "example": self.example,
+        }
+
+    def message(self) -> str:
+        parts = [f"{v} {WORDS.get(k, k)} not finite" for k, v in sorted(self.nonfinite.items())]
+        parts += [f"{v} {WORDS.get(k, k)} out of range" for k, v in sorted(self.out_of_range.items())]
+        ex = self.example
+        where = ""
+        if ex is not None:
+            where = f" — e.g. line {ex['line']}: {WORDS.get(ex['field'], ex['field'])} = {ex['value']}"
+            if ex.get("text"):
+                where += f" in {ex['text'][:160]!r}"
+        return "values left out of the statistics: " + ", ".join(parts) + where
+
+
+_nan_cache: dict[int, bytes] = {}
+
+
+def all_nan(col: Sequence[float]) -> bool:
+    """Every value NaN (a column nothing printed), checked at C speed when it is an array."""
+    n = len(col)
+    b = _nan_cache.get(n)
+    if b is None:
+        b = array("d", [NAN]).tobytes() * n
+        if len(_nan_cache) < 64:
+            _nan_cache[n] = b
+    return (isinstance(col, array) and col.tobytes() == b) or all(x != x for x in col)
+
+
+def _extent(col: Sequence[float], lo: float, hi: float) -> tuple[float, float] | None:
+    """(min, max) when every value is there, finite and within [lo, hi] (checked at C speed)."""
+    s = sum(col)
+    if s - s != 0.0:
+        return None
+    mn, mx = min(col), max(col)
+    return (mn, mx) if mn >= lo - _EPS and mx <= hi + _EPS else None
+
+
+def clean(
+    cols: RecordColumns, depth: int | None, raws: Sequence[str] | None = None
+) -> tuple[dict[str, Sequence[float]], Refused, dict[str, tuple[float, float]]]:
+    """The columns with every refused value replaced by NaN (a missing value), what was refused,
+    and (min, max) of the columns whose every value is there and valid (so they are not scanned
+    again). ``depth``: the draft depth k known for the segment (None: unknown)."""
+    refused = Refused()
+    out: dict[str, Sequence[float]] = {}
+    full: dict[str, tuple[float, float]] = {}
+    pp = cols.per_position
+    n = cols.n
+    for name, (lo, hi) in RANGES.items():
+        col = cols.values[name]
+        if name in ("accept_len", "accept_len_derived") and depth is not None:
+            hi = depth + 1.0
+        varying_hi = name == "accept_len" and pp is not None
+        if not n or (col[0] != col[0] and all_nan(col)):  # nothing printed
+            out[name] = col
+            continue
+        if not varying_hi:
+            ext = _extent(col, lo, hi)
+            if ext is not None:
+                out[name] = col
+                full[name] = ext
+                continue
+            printed = list(compress(col, map(eq, col, col)))  # without the NaN (not printed)
+            if printed and _extent(printed, lo, hi) is not None:
+                out[name] = col
+                continue
+        good = array("d", col)
+        for i, x in enumerate(col):
+            if x != x:
+                continue  # not printed
+            h = hi
+            row = pp[i] if varying_hi and pp is not None else None
+            if row:
+                h = len(row) + 1.0
+            if not math.isfinite(x):
+                bucket = refused.nonfinite
+            elif x < lo - _EPS or x > h + _EPS:
+                bucket = refused.out_of_range
+            else:
+                continue
+            bucket[name] = bucket.get(name, 0) + 1
+            good[i] = NAN
+            if refused.example is None:
+                refused.example = _example(cols, i, name, x, raws)
+        out[name] = good
+    for name, (count, first) in (cols.printed_nan or {}).items():
+        refused.nonfinite[name] = refused.nonfinite.get(name, 0) + count
+        if refused.example is None:
+            refused.example = _example(cols, first, name, NAN, raws)
+    acc, dr = out["accepted"], out["drafted"]
+    if not cols.cumulative and not all_nan(acc) and not all_nan(dr):
+        bad = [i for i in range(n) if acc[i] > dr[i] + _EPS]  # NaN compares False
+        if bad:
+            acc2 = array("d", acc)
+            for i in bad:
+                acc2[i] = NAN
+            out["accepted"] = acc2
+            refused.out_of_range["accepted"] = refused.out_of_range.get("accepted", 0) + len(bad)
+            if refused.example is None:
+                refused.example = _example(cols, bad[0], "accepted", acc[bad[0]], raws)
+            full.pop("accepted", None)
+    return out, refused, full
+
+
+def _example(cols: RecordColumns, i: int, name: str, x: float, raws: Sequence[str] | None) -> dict:
+    line = int(cols.line_nos[i]) if cols.line_nos is not None and i < len(cols.line_nos) else None
+    return {"line": line, "field": name, "value": repr(x), "text": raws[i] if raws is not None else None}

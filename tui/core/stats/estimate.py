@@ -1,0 +1,202 @@
+"""Uncertainty of a mean (or a ratio of sums) from autocorrelated values, in bounded memory.
+
+Consecutive log intervals are not independent: the same requests stay in the batch for many
+intervals and the load drifts, so the textbook ``s/√n`` interval is far too narrow. What is kept
+is a sequence of *batch sums*: every value is its own batch until :data:`UNITS` batches exist,
+then neighbours are merged pairwise and the batch size doubles (so there are always between
+``UNITS/2`` and ``UNITS`` complete batches once n ≥ ``UNITS``; memory is O(UNITS)).
+
+On the batch means ``y_1 … y_m`` the variance of the overall mean is estimated as
+
+    var(ȳ) = s²_y / m · (1 + φ) / (1 − φ)
+
+with ``φ`` the lag-1 autocorrelation of the batch means, bias-corrected for small m (Kendall:
+E[r₁] ≈ φ − (1 + 4φ)/m, so φ = (m·r₁ + 1)/(m − 4)) and clamped to [0, PHI_MAX]: a negative
+estimate never claims more precision than independent values. This is the AR(1) long-run
+variance; while batches are single values it corrects for the correlation of neighbouring log
+lines, and once batches hold many values, what correlation is left between batch means is
+short-ranged and the same correction covers it.
+
+The AR(1) fit on single lines misses slow drifts (the autocorrelation of real logs decays slowly),
+so the same variance is also computed on longer batches (2, 4, 8, … units, while at least
+:data:`MIN_GROUPS` batches remain) and the largest is used (:func:`robust_variance`). At small n
+only single lines exist, and there φ is uncertain: one standard error √((1 − φ²)/m) is added to
+it, so an underestimate does not turn into too narrow an interval.
+
+``m_eff = m · (1 − φ)/(1 + φ)`` (at the level used) is the number of effectively independent batch
+means: the t quantile uses ``m_eff − 1`` degrees of freedom. The *effective sample size* is
+``s²_x / var(mean)``: how many independent values would give the same precision (at most n); a
+verdict needs it ≥ ``MIN_INDEP`` on both sides (see :mod:`tui.core.stats.compare`).
+
+For a ratio of sums R = ΣA/ΣD (pooled acceptance) the same is applied to the linearised batch
+totals ``z_j = A_j − R·D_j`` (the delta method): ``var(R) = var(z̄) / D̄²``.
+"""
+
+from __future__ import annotations
+
+import math
+from array import array
+from collections.abc import Sequence
+from dataclasses import dataclass
+from operator import add, mul
+
+from tui.core.stats.tdist import t975
+
+UNITS = 1024  # batches kept: between UNITS/2 and UNITS once the values outnumber them
+PHI_MAX = 0.98
+PHI_MARGIN = 1.0
+MIN_INDEP = 10  # effective sample size needed (each side) for a verdict
+MIN_UNITS_FOR_CI = 3
+MIN_GROUPS = 20  # longer batches are tried while at least this many remain
+
+
+@dataclass(slots=True)
+class Estimate:
+    """A point estimate with its standard error, as the comparison and the displays use it."""
+
+    value: float | None
+    se: float | None  # None: no interval (fewer than 3 batches)
+    df: float | None
+    n: int  # values (records) behind it
+    ess: float | None  # effective number of independent values (≤ n)
+    indep: float | None  # effectively independent batch means (the verdict rule)
+    phi: float | None  # lag-1 autocorrelation used
+    method: str
+    lo: float = -math.inf  # physical bounds of the value (the CI is clamped to them)
+    hi: float = math.inf
+
+    def ci95(self) -> tuple[float, float] | None:
+        if self.value is None or self.se is None or self.df is None:
+            return None
+        hw = t975(self.df) * self.se
+        return clamp(self.value - hw, self.lo, self.hi), clamp(self.value + hw, self.lo, self.hi)
+
+    def halfwidth(self) -> float | None:
+        if self.se is None or self.df is None:
+            return None
+        return t975(self.df) * self.se
+
+
+def clamp(x: float, lo: float, hi: float) -> float:
+    return lo if x < lo else hi if x > hi else x
+
+
+class Batches:
+    """Batch sums of one or more parallel channels (values; or numerators and denominators)."""
+
+    __slots__ = ("size", "sums", "cur", "cur_n")
+
+    def __init__(self, channels: int = 1) -> None:
+        self.size = 1
+        self.sums: list[array] = [array("d") for _ in range(channels)]
+        self.cur = [0.0] * channels
+        self.cur_n = 0
+
+    def add_prefix(self, prefixes: Sequence[Sequence[float]]) -> None:
+        """Add the values whose running sums are ``prefixes[c]`` (each starting at 0)."""
+        i, n = 0, len(prefixes[0]) - 1
+        cur = self.cur
+        while i < n:
+            take = min(self.size - self.cur_n, n - i)
+            for c, p in enumerate(prefixes):
+                cur[c] += p[i + take] - p[i]
+            self.cur_n += take
+            i += take
+            if self.cur_n == self.size:
+                self._close()
+
+    def _close(self) -> None:
+        for c, s in enumerate(self.sums):
+            s.append(self.cur[c])
+            self.cur[c] = 0.0
+        self.cur_n = 0
+        if len(self.sums[0]) >= UNITS:
+            self.sums = [array("d", map(add, s[0::2], s[1::2])) for s in self.sums]
+            self.size *= 2
+
+    @property
+    def count(self) -> int:
+        return len(self.sums[0])
+
+
+def ar1_variance(ys: Sequence[float], margin: float = PHI_MARGIN) -> tuple[float, float, float] | None:
+    """(variance of the mean of ``ys``, effectively independent count, φ used), or None with
+    fewer than 3 values. See the module text."""
+    m = len(ys)
+    if m < MIN_UNITS_FOR_CI:
+        return None
+    mu = math.fsum(ys) / m
+    d = [y - mu for y in ys]
+    ss = math.fsum(map(mul, d, d))
+    if ss <= 0.0:
+        return 0.0, float(m), 0.0
+    r1 = math.fsum(map(mul, d[:-1], d[1:])) / ss
+    phi = (m * r1 + 1.0) / (m - 4.0) if m >= 8 else r1
+    phi = clamp(phi, 0.0, PHI_MAX)
+    # φ itself is uncertain (sd ≈ √((1 − φ²)/m)): use one sd above the estimate, so that an
+    # underestimate at small m does not turn into an interval that is too narrow.
+    phi = clamp(phi + margin * math.sqrt((1.0 - phi * phi) / m), 0.0, PHI_MAX)
+    f = (1.0 + phi) / (1.0 - phi)
+    return ss / (m - 1) / m * f, m / f, phi
+
+
+def robust_variance(units: Sequence[float]) -> tuple[float, float, float, int] | None:
+    """The largest AR(1)-corrected variance of the mean over the batch sizes 1, 2, 4, … units
+    (neighbours averaged) that leave at least :data:`MIN_GROUPS` batches: (variance, effectively
+    independent batches, φ, batch size in units) of that level. Correlation that an AR(1) fit on
+    single lines misses (slow drifts: the autocorrelation of real logs decays slowly) shows up in
+    the longer batches; at small n only the first level exists."""
+    best = None
+    level = list(units)
+    size = 1
+    while True:
+        r = ar1_variance(level, PHI_MARGIN if size == 1 else 0.0)
+        if r is not None and (best is None or r[0] > best[0]):
+            best = (*r, size)
+        if len(level) // 2 < MIN_GROUPS:
+            return best
+        level = [(a + b) * 0.5 for a, b in zip(level[0::2], level[1::2])]
+        size *= 2
+
+
+def mean_estimate(
+    b: Batches, n: int, mean: float | None, var_x: float | None, lo: float, hi: float
+) -> Estimate:
+    """The estimate of a plain mean from its batches (channel 0)."""
+    size = b.size
+    r = robust_variance([s / size for s in b.sums[0]]) if mean is not None else None
+    if r is None:
+        return Estimate(mean, None, None, n, None, None, None, "none (fewer than 3 values)", lo, hi)
+    var, indep, phi, k = r
+    ess = float(n) if var == 0.0 or not var_x else min(float(n), var_x / var)
+    method = (
+        f"AR(1)-corrected batch means: {b.count // k} batches of {size * k}, lag-1 autocorrelation {phi:.2f}"
+    )
+    return Estimate(mean, math.sqrt(var), max(1.0, indep - 1.0), n, ess, indep, phi, method, lo, hi)
+
+
+def ratio_estimate(
+    b: Batches, n: int, num: float, den: float, offset: float, lo: float, hi: float
+) -> Estimate:
+    """offset + ΣA/ΣD with its delta-method standard error over the batches (channels A, D)."""
+    if n == 0 or den <= 0.0:
+        return Estimate(None, None, None, n, None, None, None, "none (no counts)", lo, hi)
+    ratio = num / den
+    value = offset + ratio
+    a_s, d_s = b.sums
+    m = len(a_s)
+    if m < MIN_UNITS_FOR_CI:
+        return Estimate(value, None, None, n, None, None, None, "none (fewer than 3 values)", lo, hi)
+    z = [a - ratio * d for a, d in zip(a_s, d_s)]
+    r = robust_variance(z)
+    assert r is not None
+    var_z, indep, phi, k = r
+    d_bar = math.fsum(d_s) / m
+    var = var_z / (d_bar * d_bar)
+    # Effective values: the per-line variance of the linearised values over var(R).
+    zz = math.fsum(map(mul, z, z)) / max(1, m - 1) / (d_bar * d_bar) / b.size
+    ess = float(n) if var == 0.0 else min(float(n), zz / var)
+    method = (
+        f"ratio of sums, delta method over {m // k} batches of {b.size * k}, lag-1 autocorrelation {phi:.2f}"
+    )
+    return Estimate(value, math.sqrt(var), max(1.0, indep - 1.0), n, ess, indep, phi, method, lo, hi)
