@@ -354,7 +354,8 @@ class PaneState:
         skew = self.clock.skew
         if skew is not None:
             off = "ahead" if skew < 0 else "behind"
-            return arrival, f", by arrival: the log's clock is {duration(abs(skew))} {off}"
+            off_by = duration(60.0 * round(abs(skew) / 60.0))  # to the minute: zones differ by hours
+            return arrival, f", by arrival: the log's clock is {off_by} {off}"
         return arrival, ""
 
     def check(self) -> None:

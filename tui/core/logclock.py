@@ -37,15 +37,16 @@ def local_naive(wall: float) -> float:
 
 
 def duration(seconds: float) -> str:
-    """A whole number of the largest unit that keeps it ≥ 2 (s, min, h, d)."""
+    """Seconds (rounded) under 2 min; above, whole minutes, hours or days (rounded down, as a
+    clock reads: 9 min 59 s is "9 min")."""
     s = max(0.0, seconds)
     if s < 120:
         return f"{s:.0f} s"
     if s < 7200:
-        return f"{s / 60:.0f} min"
+        return f"{int(s // 60)} min"
     if s < 172800:
-        return f"{s / 3600:.0f} h"
-    return f"{s / 86400:.0f} d"
+        return f"{int(s // 3600)} h"
+    return f"{int(s // 86400)} d"
 
 
 class LogClock:
