@@ -120,7 +120,8 @@ class PaneState:
         self.lines += len(batch.lines)
         now = time.monotonic()
         self.last_data = now
-        self.clock.observe(batch, time.time(), now)
+        if not self.replay:  # a replay is not live: its status is the playhead, not an age
+            self.clock.observe(batch, time.time(), now)
         if self.status in (CONNECTING, IDLE, WAITING, RECONNECTING) or (
             self.status == ERROR and not self._fatal
         ):
