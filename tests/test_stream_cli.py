@@ -27,6 +27,9 @@ def dec(n: int) -> str:
     )
 
 
+ARGS = "[2026-01-02 04:00:00] server_args=ServerArgs(model_path='m', speculative_algorithm='EAGLE3')\n"
+
+
 def decs(a: int, b: int) -> str:
     return "".join(dec(i) for i in range(a, b + 1))
 
@@ -88,7 +91,9 @@ def _short(o: dict) -> str:
 
 
 def test_appended_truncated_rotated_and_newer_glob_match(tmp_path):
-    """The acceptance scenario: every line once, in order, with the events and segments."""
+    """The acceptance scenario: every line once, in order, with the events and segments.
+    Segments follow the server, not the file: the truncation and the rotation keep segment 0;
+    the newer glob match whose first line is a startup (server_args) opens segment 1, once."""
     a = tmp_path / "a.log"
     a.write_text(decs(1, 3))
     live = Live("--jsonl", f"srv={tmp_path}/*.log")
@@ -106,16 +111,18 @@ def test_appended_truncated_rotated_and_newer_glob_match(tmp_path):
         a.write_text(decs(10, 11))
         live.until(lambda o: live.records()[-1:] == [11])
         b = tmp_path / "b.log"  # a relaunched server writes a new log
-        b.write_text(decs(12, 14))
+        b.write_text(ARGS + decs(12, 14))
         live.until(lambda o: live.records()[-1:] == [14])
     finally:
         code, err = live.stop()
     assert code == 130 and err == "specwatch stream: interrupted\n"
     assert live.records() == list(range(1, 15))
     events = [(o["event"], o["segment"]) for o in live.out if o["kind"] == "event"]
-    assert events == [("opened", 0), ("truncated", 1), ("rotated", 2), ("switched", 3)]
+    assert events == [("opened", 0), ("truncated", 0), ("rotated", 0), ("switched", 0)]
     segs = {o["tokens"]: o["segment"] for o in live.out if o["kind"] == "record"}
-    assert [segs[i] for i in (1, 6, 7, 8, 9, 10, 11, 12, 14)] == [0, 0, 1, 1, 1, 2, 2, 3, 3]
+    assert [segs[i] for i in (1, 6, 7, 8, 9, 10, 11, 12, 14)] == [0, 0, 0, 0, 0, 0, 0, 1, 1]
+    markers = [(o["marker"], o["segment"]) for o in live.out if o["kind"] == "marker"]
+    assert markers == [("server_args", 1)]
     switched = [o for o in live.out if o.get("event") == "switched"][0]
     assert switched["path"] == str(b) and switched["source"] == "srv"
     rec = next(o for o in live.out if o["kind"] == "record")

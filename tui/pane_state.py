@@ -10,6 +10,7 @@ tail and the CSV export:
 * ``history``: the most recent records as small :class:`Point` tuples (``HISTORY`` of them);
 * ``boundaries``: where each segment started in that history;
 * ``marks``: user markers (``m``);
+* ``file_marks``: file changes (truncated, rotated, switched): chart marks, not segments;
 * ``raw``: the last ``RAW_TAIL`` lines of the log, tagged metric / marker / malformed / event;
 * ``notices``: things worth a notification (the screen drains them at its tick).
 """
@@ -21,6 +22,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from tui.core.logclock import LogClock, duration
 from tui.core.parsing import LineParser
 from tui.core.records import Malformed, Marker, Record
 from tui.core.sanitize import number
@@ -85,6 +87,8 @@ class PaneState:
         self.history: deque[Point] = deque(maxlen=HISTORY)
         self.raw: deque[RawLine] = deque(maxlen=RAW_TAIL)
         self.marks: deque[tuple[int, int, str]] = deque(maxlen=100)  # (seq, number, text)
+        self.file_marks: deque[tuple[int, str]] = deque(maxlen=100)  # (seq, "truncated" / ...)
+        self.clock = LogClock()  # the newest line's own timestamp (idle by the log's clock)
         self.notices: deque[Notice] = deque(maxlen=MAX_NOTICES)
         self.status = CONNECTING
         self.status_message = ""
@@ -100,6 +104,7 @@ class PaneState:
         self.parser = LineParser(self.label)
         self.stats = SourceStats(self.label, self.label)
         self.history.clear()
+        self.file_marks.clear()
         self.boundaries: deque[tuple[int, int]] = deque(maxlen=500)  # (first seq, segment index)
         self.seq = 0
         self._raw_seq = self.raw[-1].seq if self.raw else 0
@@ -115,6 +120,8 @@ class PaneState:
         self.lines += len(batch.lines)
         now = time.monotonic()
         self.last_data = now
+        if not self.replay:  # a replay is not live: its status is the playhead, not an age
+            self.clock.observe(batch, time.time(), now)
         if self.status in (CONNECTING, IDLE, WAITING, RECONNECTING) or (
             self.status == ERROR and not self._fatal
         ):
@@ -219,8 +226,15 @@ class PaneState:
         kind = ev.kind
         if kind == EventKind.SEEK and ev.data.get("reset"):
             self._reset_stats()
-        elif ev.opens_segment:
+        elif ev.changes_file:  # the new file's lines do not continue the old one's
             self.parser.reset()
+            self.clock.file_changed()
+            what = (
+                f"switched to {ev.path.rsplit('/', 1)[-1]}"
+                if kind == EventKind.SWITCHED and ev.path
+                else kind.value
+            )
+            self.file_marks.append((self.seq, what))
         self.stats.on_event(ev)
         if ev.opens_segment:
             self._note_segment(self.stats.current.index)
@@ -231,6 +245,8 @@ class PaneState:
             return
         if kind != EventKind.SEEK or ev.message:
             self.note_raw(f"── {kind.value}: {ev.message}" if ev.message else f"── {kind.value}", "event")
+        if kind == EventKind.OPENED:
+            self.clock.opened(ev.data.get("size"), time.monotonic())
         if kind in (EventKind.OPENED, EventKind.CONNECTED):
             if kind == EventKind.CONNECTED and self.status == RECONNECTING:
                 self.notices.append(Notice("information", f"{self.label}: connected again", ev.message))
@@ -291,12 +307,21 @@ class PaneState:
                 return seg
         return None
 
-    def status_text(self, now: float | None = None) -> str:
-        """The header status, always true at the moment it is read."""
-        now = time.monotonic() if now is None else now
+    def status_text(self, now: float | None = None, wall: float | None = None) -> str:
+        """The header status, always true at the moment it is read. ``now``: time.monotonic();
+        ``wall``: time.time() at the same moment (derived from ``now`` when not given).
+
+        "idle for" / "live (last line … ago)" count from the newest line's own timestamp when it
+        has a date and the clocks agree (:class:`tui.core.logclock.LogClock`), saying "by the
+        log's clock" when that is older than the line's arrival (an old file); otherwise from the
+        arrival, saying so when the log's clock disagrees."""
+        mono = time.monotonic()
+        now = mono if now is None else now
+        wall = time.time() + (now - mono) if wall is None else wall
         src = self.source
         if self.status == IDLE and self.last_data is not None:
-            return f"idle for {now - self.last_data:.0f} s"
+            age, how = self._quiet(now, wall)
+            return f"idle for {duration(age)}{how}"
         if self.status == RECONNECTING:
             return f"reconnecting (attempt {self.attempt})"
         if self.status == ERROR:
@@ -313,9 +338,26 @@ class PaneState:
                 return f"paused{pct}"
             return f"replaying {pace}{pct}"
         if self.status == LIVE and self.last_data is not None and not self.replay:
-            quiet = now - self.last_data
-            return "live" if quiet < 5 else f"live (last line {quiet:.0f} s ago)"
+            quiet, how = self._quiet(now, wall)
+            return "live" if quiet < 5 else f"live (last line {duration(quiet)} ago{how})"
         return self.status
+
+    def _quiet(self, now: float, wall: float) -> tuple[float, str]:
+        """Seconds since the newest line, and how they were counted (a suffix; "" when by arrival
+        and nothing needs saying)."""
+        assert self.last_data is not None
+        arrival = max(0.0, now - self.last_data)
+        if self.replay:
+            return arrival, ""
+        by_log = self.clock.age(wall)
+        if by_log is not None:
+            return by_log, (", by the log's clock" if by_log - arrival > 60 else "")
+        skew = self.clock.skew
+        if skew is not None:
+            off = "ahead" if skew < 0 else "behind"
+            off_by = duration(60.0 * round(abs(skew) / 60.0))  # to the minute: zones differ by hours
+            return arrival, f", by arrival: the log's clock is {off_by} {off}"
+        return arrival, ""
 
     def check(self) -> None:
         """Conditions noticed on the tick: a significant change between segments, accept len

@@ -13,7 +13,9 @@ denied, a command that exited non-zero), 2 for bad arguments.
   whose own ``kind`` -- decode, spec, spec_v0, timing -- is written as ``record_kind``);
 * ``{"kind": "event", "source", "event", "message", "path", "time", "segment", "data"}`` for
   source events (opened, truncated, rotated, switched, waiting, idle, eof, error, exited,
-  stderr: one object per stderr line);
+  stderr: one object per stderr line). ``segment`` is the segment the following lines go to: a
+  file change (truncated, rotated, switched) keeps it; only a startup in the content (a
+  ``marker``) or a ``restarted`` mark opens the next one;
 * ``{"kind": "marker", ...}`` for startup/restart markers, ``{"kind": "malformed", ...}`` for
   metric lines that could not be read, ``{"kind": "engine", ...}`` for vLLM engine stats lines,
   ``{"kind": "oversized", "line_no", "offset", "bytes", ...}`` for a line longer than 1 MiB (not read).

@@ -63,7 +63,7 @@ class Followed:
     def apply_event(self, ev: SourceEvent) -> None:
         if ev.kind == EventKind.SEEK and ev.data.get("reset"):
             self.reset()
-        elif ev.opens_segment:
+        elif ev.changes_file:  # the new file's lines do not continue the old one's (same segment)
             self.parser.reset()
         self.stats.on_event(ev)
         if ev.kind == EventKind.ERROR:

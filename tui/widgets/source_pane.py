@@ -132,7 +132,7 @@ class SourcePane(Vertical, can_focus=True):
         return ChartData(
             [ChartSeries("accept len", xs, [p.accept_len for p in pts], "primary")],
             bounds,
-            [(float(seq), f"M{n}") for seq, n, _ in st.marks],
+            [(float(seq), f"M{n}") for seq, n, _ in st.marks] + [(seq + 0.5, w) for seq, w in st.file_marks],
             ylim,
             xlabel=f"accept len, last {len(xs):,} records (x: record #)",
         )

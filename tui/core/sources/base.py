@@ -6,8 +6,10 @@ truncated, rotated, ...). Items come in stream order: an event sits between the 
 before it and the lines that come after it.
 
 Consumers (``specwatch stream``, the TUI, the summary) feed the lines to a
-:class:`tui.core.parsing.LineParser` and the events to the statistics, which open a new
-segment on ``truncated``, ``rotated``, ``switched`` and ``restarted``.
+:class:`tui.core.parsing.LineParser` and the events to the statistics. Only ``restarted`` (the user
+says "I restarted the server") opens a new segment; ``truncated``, ``rotated`` and ``switched``
+change the file, not the server: they are recorded (chart, log tail, JSONL) and the segment and
+its config carry on unless the new content itself shows a restart (a startup marker).
 """
 
 from __future__ import annotations
@@ -24,9 +26,9 @@ MAX_LINE_BYTES = 1 << 20
 
 class EventKind(str, Enum):
     OPENED = "opened"  # a file/stream was opened (data: path, inode, size, start offset)
-    TRUNCATED = "truncated"  # the file shrank; reading again from its new start (new segment)
-    ROTATED = "rotated"  # the name now points at another file; old one finished (new segment)
-    SWITCHED = "switched"  # a glob gained a newer match; old file finished (new segment)
+    TRUNCATED = "truncated"  # the file shrank; reading again from its new start (a file change)
+    ROTATED = "rotated"  # the name now points at another file; old one finished (a file change)
+    SWITCHED = "switched"  # a glob gained a newer match; old file finished (a file change)
     WAITING = "waiting"  # the file does not exist (yet / any more); waiting for it
     IDLE = "idle"  # no new line for a while (data: seconds)
     EOF = "eof"  # end of input reached and not following
@@ -43,8 +45,11 @@ class EventKind(str, Enum):
     SEEK = "seek"
 
 
-# Events after which the following lines belong to a new segment.
-SEGMENT_EVENTS = frozenset({EventKind.TRUNCATED, EventKind.ROTATED, EventKind.SWITCHED, EventKind.RESTARTED})
+# Events after which the following lines belong to a new segment (the server restarted).
+SEGMENT_EVENTS = frozenset({EventKind.RESTARTED})
+# Events after which the lines come from another file (or the same file from its start): the
+# parser's cross-line state is dropped, the segment carries on.
+FILE_EVENTS = frozenset({EventKind.TRUNCATED, EventKind.ROTATED, EventKind.SWITCHED})
 
 
 @dataclass(slots=True)
@@ -84,6 +89,10 @@ class SourceEvent:
     @property
     def opens_segment(self) -> bool:
         return self.kind in SEGMENT_EVENTS
+
+    @property
+    def changes_file(self) -> bool:
+        return self.kind in FILE_EVENTS
 
 
 Batch = LineBatch | SourceEvent

@@ -1,9 +1,13 @@
 """Segments: the stretches of a log between restarts, each with the config that produced it.
 
-A segment opens at the start of a source, at a startup marker (args dump, version line, ready
-line, uvicorn start) and at a source event that replaces the data (truncation, rotation, a
-switch to a newer file, a manual "I restarted the server" mark). Markers that follow each other
+Segments follow the server, not the file. A segment opens at the start of a source, at a
+startup marker (args dump, version line, ready line, uvicorn start, a Prometheus counter reset)
+and at a manual "I restarted the server" mark (``restarted``). Markers that follow each other
 with no metric record between them belong to one startup and update the same segment.
+
+A truncation (copytruncate), a rotation or a switch to a newer file is kept as an event
+(:attr:`SourceStats.events`) and nothing more: the segment and its config carry on, unless the
+new file's own lines show a restart (a startup marker), which then opens exactly one segment.
 """
 
 from __future__ import annotations
@@ -387,12 +391,11 @@ class SourceStats:
         seg._rate_def = None
 
     def on_event(self, ev: SourceEvent) -> None:
+        """A source event. Only ``restarted`` opens a segment; a file change (truncated, rotated,
+        switched) is remembered in :attr:`events` and the segment carries on."""
         self.events.append(ev)
         if ev.opens_segment:
-            label = None
-            if ev.path and ev.kind.value in ("switched", "rotated"):
-                label = ev.path.rsplit("/", 1)[-1]
-            seg = self.new_segment(ev.kind.value, None, ev.time, label)
+            seg = self.new_segment(ev.kind.value, None, ev.time)
             seg.markers.append(ev.kind.value)
 
     def to_dict(self) -> dict:
