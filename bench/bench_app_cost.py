@@ -107,7 +107,7 @@ class Writer(threading.Thread):
             os.close(fd)
 
 
-def run_one(tree: Path, n: int, rate: float, seconds: float, warmup: float) -> dict:
+def run_one(tree: Path, n: int, rate: float, seconds: float, warmup: float, profile: str = "") -> dict:
     width, height = size_for(n)
     tmp = Path(tempfile.mkdtemp(prefix="specwatch-cost-"))
     paths = [tmp / f"src{i:02d}.log" for i in range(n)]
@@ -120,7 +120,8 @@ def run_one(tree: Path, n: int, rate: float, seconds: float, warmup: float) -> d
         f"XDG_CONFIG_HOME={shlex.quote(str(tmp / 'xdg'))} PYTHONPATH={shlex.quote(str(tree))} "
         f"TERM=xterm-256color exec"
     )
-    cmd = " ".join(shlex.quote(a) for a in [sys.executable, "-m", "tui", "watch", *map(str, paths)])
+    prof = ["-m", "cProfile", "-o", profile] if profile else []
+    cmd = " ".join(shlex.quote(a) for a in [sys.executable, *prof, "-m", "tui", "watch", *map(str, paths)])
     subprocess.run(
         ["tmux", "new-session", "-d", "-s", name, "-x", str(width), "-y", str(height), f"{env} {cmd}"],
         check=True,
@@ -156,7 +157,7 @@ def run_one(tree: Path, n: int, rate: float, seconds: float, warmup: float) -> d
         if writer is not None:
             writer.stop.set()
         subprocess.run(["tmux", "send-keys", "-t", name, "q"], capture_output=True)
-        time.sleep(0.5)
+        time.sleep(3.0 if profile else 0.5)
         subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)
         shutil.rmtree(tmp, ignore_errors=True)
     # latency: line k (1-based in the file, pre-seeded lines first) is on screen at the first
@@ -209,6 +210,7 @@ def main() -> int:
     ap.add_argument("--tree", default=str(ROOT), help="the checkout to measure (PYTHONPATH)")
     ap.add_argument("--baseline", help="another checkout measured the same way first")
     ap.add_argument("--show", action="store_true", help="print the last screen of each run")
+    ap.add_argument("--profile", default="", help="run the app under cProfile, writing this file")
     args = ap.parse_args()
     if shutil.which("tmux") is None:
         print("tmux is required", file=sys.stderr)
@@ -220,7 +222,7 @@ def main() -> int:
         if args.baseline:
             base = run_one(Path(args.baseline), n, args.rate, args.seconds, args.warmup)
             print(report("baseline", base), flush=True)
-        r = run_one(Path(args.tree), n, args.rate, args.seconds, args.warmup)
+        r = run_one(Path(args.tree), n, args.rate, args.seconds, args.warmup, args.profile)
         print(report("tree", r), flush=True)
         if base is not None and base["cpu_pct"] > 0:
             print(f"          ratio tree/baseline CPU: {r['cpu_pct'] / base['cpu_pct']:.2f}", flush=True)

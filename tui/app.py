@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import gc
-import sys
 import time
 from collections.abc import Iterable
 from pathlib import Path
@@ -37,6 +36,7 @@ PALETTE = [
     ("Save a screenshot", "an SVG of the screen (s)", "app.screenshot"),
     ("Pick a theme", "preview and keep a theme (t)", "app.pick_theme"),
     ("Help", "keys and what the numbers mean (?)", "app.help"),
+    ("Maximise / restore the pane", "the focused pane fills the screen, chart included (z)", "screen.zoom"),
     ("Next pane", "focus the next pane (tab)", "screen.focus_pane(1)"),
     ("Quit", "leave specwatch (q)", "app.quit"),
 ]
@@ -69,8 +69,6 @@ class SpecwatchApp(App[int]):
         self._wanted_theme = theme
 
     def on_mount(self) -> None:
-        # Charts are built in a thread: hand the GIL back to the UI loop often.
-        sys.setswitchinterval(0.001)
         themes, self.theme_errors = load_themes()
         for th in themes:
             self.register_theme(th)

@@ -128,6 +128,7 @@ def toggle_overlay(self: WatchScreen) -> None:
     for box in boxes:
         box.display = self.overlay
     self._cmp_version = ()
+    self._overlay_key = ()
     self.tick()
 
 
@@ -148,6 +149,18 @@ def open_filter(self: WatchScreen) -> None:
             p.set_log(True)
         self.update_layout()
     pane.query_one(LogTail).open_filter()
+
+
+def zoom(self: WatchScreen) -> None:
+    """Maximise the focused pane (every block, the chart with room for its axis), or restore."""
+    if self.maximized is not None:
+        self.minimize()
+        self.app.notify("every pane again (z maximises the focused one)", timeout=2)
+    else:
+        pane = self.focused_pane()
+        self.maximize(pane, container=False)
+        self.app.notify(f"{pane.state.label} maximised (z restores)", timeout=2, markup=False)
+    self.call_after_refresh(self.tick)
 
 
 def focus_pane(self: WatchScreen, step: int) -> None:

@@ -55,6 +55,7 @@ class CompareBar(Static):
         super().__init__("", **kwargs)
         self.comparison: dict[str, Any] | None = None
         self.border_title = "B − A"
+        self._rows = -1
 
     def show(self, c: dict[str, Any], a_label: str, b_label: str) -> None:
         self.comparison = c
@@ -91,7 +92,8 @@ class CompareBar(Static):
             if rate.get("note"):
                 rt.append(f"  [{rate['note']}]", style=muted)
             rows.append(rt)
-        self.update(Group(*rows))
+        self.update(Group(*rows), layout=len(rows) != self._rows)  # a layout pass only for a new height
+        self._rows = len(rows)
 
     @property
     def text(self) -> str:

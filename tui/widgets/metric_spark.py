@@ -4,6 +4,9 @@ Textual's Sparkline scales each one to its own min/max, so two panes side by sid
 1.4 and a 2.4 series as the same shape. Here the screen passes the scale (shared by the panes
 that are compared) and the row says it: ``accept len ▁▂▃▅▇ 1.00–3.00``. Each bar is the mean of
 its bucket (a max would overstate a noisy series).
+
+The row is built once per change of data, width or theme and kept as a strip (``render_line``
+hands it out again on every repaint of the screen around it).
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rich.text import Text
+from textual.strip import Strip
 from textual.widget import Widget
 
 from tui.widgets._colours import hex_color, theme_color
@@ -57,13 +61,31 @@ class MetricSpark(Widget):
         self.lo = 0.0
         self.hi = 1.0
         self.last: float | None = None
+        self._strip: Strip | None = None
+        self._strip_key: tuple | None = None
+        self.builds = 0
 
     def set_data(self, data: Sequence[float], lo: float, hi: float, last: float | None) -> None:
-        self.data = list(data)
+        data = list(data)
+        if data == self.data and (lo, hi, last) == (self.lo, self.hi, self.last):
+            return
+        self.data = data
         self.lo, self.hi, self.last = lo, hi, last
+        self._strip_key = None
         self.refresh()
 
-    def render(self) -> Text:
+    def render_line(self, y: int) -> Strip:
+        width = self.size.width
+        if y:
+            return Strip.blank(width)
+        key = (width, self.app.theme)
+        if self._strip is None or key != self._strip_key:
+            self._strip = Strip(self.row_text().render(self.app.console)).crop_extend(0, width, None)
+            self._strip_key = key
+            self.builds += 1
+        return self._strip
+
+    def row_text(self) -> Text:
         width = max(1, self.size.width - self.LABEL_W - self.RIGHT_W - 2)
         out = Text(no_wrap=True, overflow="crop")
         out.append(f"{self.label:<{self.LABEL_W}}", style="bold")

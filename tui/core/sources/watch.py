@@ -50,7 +50,7 @@ MASK = (
     | IN_MOVE_SELF
 )
 _EVENT = struct.Struct("iIII")  # wd, mask, cookie, len (then len bytes of NUL-padded name)
-MIN_GAP = 0.1  # seconds between two wake-ups of one follower (bursts become one batch)
+MIN_GAP = 0.05  # seconds between two wake-ups of one follower (bursts become one batch)
 
 
 def _load_libc():
