@@ -17,7 +17,7 @@ from textual.widgets import Static
 
 from tui.format import pane_numbers, segment_verdict
 from tui.pane_state import PaneState
-from tui.screens.layout import pane_tier
+from tui.screens.layout import FULL_MIN_H, pane_tier
 from tui.widgets.breakdown import Breakdown
 from tui.widgets.history_chart import MIN_ROWS, ChartData, ChartSeries, HistoryChart
 from tui.widgets.log_tail import LogTail
@@ -159,7 +159,11 @@ class SourcePane(Vertical, can_focus=True):
 
     # -- size ---------------------------------------------------------------------------------
     def on_resize(self) -> None:
-        tier = pane_tier(self.size.width, self.size.height)
+        height = self.styles.height
+        if height is not None and height.is_auto:  # as tall as its content (compare): by width only
+            tier = pane_tier(self.size.width, FULL_MIN_H)
+        else:
+            tier = pane_tier(self.size.width, self.size.height)
         if tier != self.tier:
             self.tier = tier
             self.set_class(tier == "compact", "-compact")
