@@ -126,20 +126,24 @@ class SpecwatchApp(App[int]):
                 return
             self.notify(f"theme {name} (remembered in {path})", timeout=3, markup=False)
 
-    def action_screenshot(self) -> None:
-        name = f"specwatch-{time.strftime('%Y%m%d-%H%M%S')}-{int(time.time() * 1000) % 1000:03d}.svg"
+    def action_screenshot(self, filename: str | None = None, path: str | None = None) -> None:
+        """Save an SVG of the screen (in ``path``, else the save directory) and say where."""
+        name = (
+            filename or f"specwatch-{time.strftime('%Y%m%d-%H%M%S')}-{int(time.time() * 1000) % 1000:03d}.svg"
+        )
+        directory = Path(path) if path else self.save_dir
         try:
-            self.save_dir.mkdir(parents=True, exist_ok=True)
-            path = self.save_screenshot(filename=name, path=str(self.save_dir))
+            directory.mkdir(parents=True, exist_ok=True)
+            saved = self.save_screenshot(filename=name, path=str(directory))
         except OSError as exc:
             self.notify(
-                f"cannot save a screenshot in {self.save_dir}: {exc.strerror or exc}",
+                f"cannot save a screenshot in {directory}: {exc.strerror or exc}",
                 severity="error",
                 markup=False,
             )
             return
-        self.post_message(ScreenshotSaved(path))
-        self.notify(path, title="screenshot saved", timeout=6, markup=False)
+        self.post_message(ScreenshotSaved(saved))
+        self.notify(saved, title="screenshot saved", timeout=6, markup=False)
 
     async def action_quit(self) -> None:
         self.exit(0)

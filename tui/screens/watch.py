@@ -279,7 +279,9 @@ class WatchScreen(Screen):
     def scales(self) -> dict[str, tuple[float, float]]:
         """Shared y-scales: panes side by side are drawn on the same axis (the data's range,
         rounded out, over every pane). Each pane's range is computed again only when it changed."""
-        al, ar, tp = [], [], []
+        al: list[tuple[float, float]] = []
+        ar: list[tuple[float, float]] = []
+        tp: list[tuple[float, float]] = []
         for i, st in enumerate(self.states):
             version, ranges = self._ranges[i]
             if version != st.version:

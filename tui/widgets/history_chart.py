@@ -196,12 +196,13 @@ def build_strips(d: ChartData, w: int, h: int, colours: dict[str, tuple[int, int
     }
     strips: list[Strip] = []
     for r in range(rows):
-        label = tick_rows.get(r)
-        segs = [Segment(f"{label:>{yw}}┤" if label is not None else " " * yw + "│", muted)]
-        run, run_style = [], None
+        tick = tick_rows.get(r)
+        segs = [Segment(f"{tick:>{yw}}┤" if tick is not None else " " * yw + "│", muted)]
+        run: list[str] = []
+        run_style: Style | None = None
         for c in range(cols):
-            ch, colour = cv.cell(c, r)
-            st = styles.get(colour) if colour else None
+            ch, cell_colour = cv.cell(c, r)
+            st = styles.get(cell_colour) if cell_colour else None
             if st is not run_style and run:
                 segs.append(Segment("".join(run), run_style))
                 run = []

@@ -168,7 +168,7 @@ class LogTail(Vertical):
         if event.key == "escape" and self.has_class("-filtering"):
             event.stop()
             self.close_filter()
-            if self.parent is not None:
+            if isinstance(self.parent, Widget):
                 self.parent.focus()
 
     def on_resize(self) -> None:

@@ -148,9 +148,9 @@ class SourcePane(Vertical, can_focus=True):
         if CHART in parts:
             self.fit()
             if self.chart_shown:
-                key = (st.seq, tuple(st.boundaries)[-2:], len(st.marks), scales.get("accept_len"))
-                if force or key != self._chart_key:
-                    self._chart_key = key
+                chart_key = (st.seq, tuple(st.boundaries)[-2:], len(st.marks), scales.get("accept_len"))
+                if force or chart_key != self._chart_key:
+                    self._chart_key = chart_key
                     self.query_one(HistoryChart).set_data(self.chart_data(scales.get("accept_len")))
 
     @property

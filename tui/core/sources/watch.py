@@ -93,7 +93,7 @@ class _Inotify:
 
     def watch(self, directory: str) -> bool:
         st = os.stat(directory)
-        wd = _LIBC.inotify_add_watch(self.fd, os.fsencode(directory), MASK)  # type: ignore[union-attr]
+        wd = _LIBC.inotify_add_watch(self.fd, os.fsencode(directory), MASK)
         if wd < 0:
             return False
         old = self.dirs.get(directory)
@@ -111,7 +111,7 @@ class _Inotify:
         wd = self.dirs.pop(directory, None)
         self.identity.pop(directory, None)
         if wd is not None and not self._forget(wd, directory) and self.fd >= 0:
-            _LIBC.inotify_rm_watch(self.fd, wd)  # type: ignore[union-attr]
+            _LIBC.inotify_rm_watch(self.fd, wd)
 
     def _forget(self, wd: int, directory: str) -> bool:
         """Drop one name of a watch; True while the watch has other names."""
