@@ -1,7 +1,7 @@
 """One source's pane: header, numbers, sparklines, history chart, segment table, per-rank /
 per-position breakdown and the raw log tail. It renders from a :class:`tui.pane_state.PaneState`
 when the screen's tick asks it to, never per line, and only the parts that are due and changed:
-numbers (with the table, verdict and log tail), sparklines and chart each have their own cadence
+numbers (with the verdict and log tail), sparklines (with the segment table) and chart each have their own cadence
 (:mod:`tui.screens.watch`). What it shows depends on its size (:func:`tui.screens.layout.pane_tier`):
 a compact pane keeps the facts that matter most, and the chart only where it has room for a
 readable y axis."""
@@ -75,6 +75,7 @@ class SourcePane(Vertical, can_focus=True):
         self.state = state
         self.selected: int | None = None  # pinned segment index (None: follow the newest)
         self._version = -1  # the state's version at the last render of the numbers
+        self._table_version = -1  # ... of the segment table and breakdown
         self._spark_key: tuple | None = None
         self._chart_key: tuple | None = None
         self._scales: Scales = {}
@@ -113,10 +114,6 @@ class SourcePane(Vertical, can_focus=True):
         if NUMBERS in parts and (force or st.version != self._version):
             self._version = st.version
             self.query_one(NumbersPanel).show(pane_numbers(stats, sel), pinned=sel is not None)
-            seg = stats.current if sel is None else next(s for s in stats.segments if s.index == sel)
-            if self.tier == "full":
-                self.query_one(SegmentTable).sync(stats, sel)
-                self.query_one(Breakdown).show_segment(seg)
             verdict = self.query_one("#verdict", Static)
             line = verdict_line(segment_verdict(stats))
             if line.plain != self._verdict:
@@ -124,6 +121,12 @@ class SourcePane(Vertical, can_focus=True):
                 verdict.update(line)
             if not self.has_class("-no-log") and self.tier == "full":
                 self.query_one(LogTail).sync(st.raw, st.raw_seq)
+        if SPARKS in parts and self.tier == "full" and (force or st.version != self._table_version):
+            # the segment table and breakdown repeat the numbers per segment: at the sparklines' pace
+            self._table_version = st.version
+            seg = stats.current if sel is None else next(s for s in stats.segments if s.index == sel)
+            self.query_one(SegmentTable).sync(stats, sel)
+            self.query_one(Breakdown).show_segment(seg)
         if SPARKS in parts:
             key = (
                 st.seq,
@@ -168,7 +171,7 @@ class SourcePane(Vertical, can_focus=True):
             self.tier = tier
             self.set_class(tier == "compact", "-compact")
             self.query_one(NumbersPanel).set_class(tier == "compact", "-compact")
-            self._version = -1  # blocks shown again must be brought up to date
+            self._version = self._table_version = -1  # blocks shown again must be brought up to date
         self.call_after_refresh(self._refit)
 
     def _refit(self) -> None:
