@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
@@ -34,7 +36,7 @@ class NumbersPanel(Static):
 
     def show(self, v: dict[str, Any], *, pinned: bool = False) -> None:
         compact = self.has_class("-compact")
-        key = (repr(v), pinned, compact, self.size.width if compact else 0, self.app.theme)
+        key = (repr(v), pinned, compact, self.size.width, self.app.theme)
         if key == self._shown:  # the same numbers: nothing to draw
             return
         self._shown = key
@@ -170,6 +172,18 @@ class NumbersPanel(Static):
         return out
 
     def on_resize(self) -> None:
-        if self.values and self.has_class("-compact"):
+        if self.values:
             self._shown = None
             self.show(self.values, pinned=self._pinned)
+
+
+class _Lines:
+    """Lines of segments already laid out at the panel's width (the numbers table)."""
+
+    def __init__(self, lines: list[list[Segment]]) -> None:
+        self.lines = lines
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        for line in self.lines:
+            yield from line
+            yield Segment.line()
