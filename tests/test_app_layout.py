@@ -172,3 +172,23 @@ async def test_a_thousand_lines_cause_a_bounded_number_of_renders():
         await pilot.press("z")  # shown again: brought up to date
         await pilot.pause(1.3)
         assert pane._version == pane.state.version and header._key != before[3]
+
+
+async def test_more_panes_than_fit_scroll_and_those_off_screen_are_not_drawn():
+    app = replay_app(*(["ab_a.log"] * 32), compare=False)
+    async with app.run_test(size=(200, 60)) as pilot:
+        await wait_ended(pilot, timeout=60)
+        screen = app.screen
+        panes = list(screen.query(SourcePane))
+        shown = [p for p in panes if screen.on_screen(p)]
+        hidden = [p for p in panes if not screen.on_screen(p)]
+        assert shown and hidden and all(p.region.height >= 10 for p in shown)
+        assert all(p.region.right <= 200 for p in panes)
+        assert all(p._version == p.state.version for p in shown)
+        assert all(p._version == -1 for p in hidden)  # never drawn: nobody could see it
+        grid = screen.query_one("#panes")
+        grid.scroll_end(animate=False)
+        await pilot.pause(0.6)
+        last = panes[-1]
+        assert screen.on_screen(last) and last._version == last.state.version
+        assert "±" in str(last.query_one(NumbersPanel).render())

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 
+MIN_PANE_H = 10  # outer rows below which panes stop shrinking and the grid scrolls instead
 MIN_PANE_W = 48  # outer columns a pane needs: border + "accept len 2.41 ± 0.03 (n=12,345)  last 2.50"
 FULL_MIN_W = 62  # inner size from which a pane shows every block
 FULL_MIN_H = 22
@@ -31,6 +32,13 @@ def grid_shape(n: int, width: int, height: int = 0) -> tuple[int, int]:
     rows = math.ceil(n / cols)
     cols = math.ceil(n / rows)  # balance: 4 panes in 3 columns become 2 × 2
     return (cols, rows)
+
+
+def row_height(rows: int, height: int) -> int | None:
+    """Fixed outer rows per grid row when ``rows`` rows would not get ``MIN_PANE_H`` each in
+    ``height`` (the grid then scrolls, and the panes off the screen are not drawn); else None:
+    the rows share the height."""
+    return MIN_PANE_H if rows and height // rows < MIN_PANE_H else None
 
 
 def pane_tier(inner_width: int, inner_height: int) -> str:

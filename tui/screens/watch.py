@@ -28,7 +28,7 @@ from tui.launch import LaunchPlan
 from tui.messages import SegmentStarted, SourceFinished, SourceStatusChanged
 from tui.pane_state import PaneState
 from tui.screens import actions
-from tui.screens.layout import grid_shape
+from tui.screens.layout import grid_shape, row_height
 from tui.widgets.compare_bar import CompareBar
 from tui.widgets.history_chart import ChartData, ChartSeries, HistoryChart
 from tui.widgets.source_pane import (
@@ -158,6 +158,8 @@ class WatchScreen(Screen):
             cols, rows = grid_shape(len(self.states), self.size.width or self.app.size.width)
             grid.styles.grid_size_columns = cols
             grid.styles.grid_size_rows = rows
+            fixed = row_height(rows, grid.size.height or self.app.size.height - 2)
+            grid.styles.grid_rows = str(fixed) if fixed else "1fr"
 
     def update_layout(self) -> None:
         """Compare mode: panes as tall as their content unless charts or logs are shown in them."""
