@@ -31,6 +31,7 @@ def test_grid_shape_keeps_columns_wide_enough():
             cols, rows = grid_shape(n, w)
             assert cols * rows >= n and (cols == 1 or w // cols >= MIN_PANE_W)
     assert pane_tier(150, 40) == "full" and pane_tier(48, 12) == "compact" and pane_tier(150, 12) == "compact"
+    assert pane_tier(50, 40) == "narrow"
 
 
 async def _grid_fits(n: int, size: tuple[int, int]) -> None:

@@ -5,11 +5,15 @@ given size shows (its tier). Pure arithmetic on sizes, so it is tested without a
   (the numbers of a pane fit without wrapping; nothing runs off the right edge), as few rows as
   that allows, the columns balanced so that no row is left mostly empty.
 * :func:`pane_tier` names what a pane shows at its inner size. ``full``: every block (numbers
-  table, three sparklines, chart, segment table, verdict, breakdown, log tail). ``compact``: the
-  facts that must survive first (status, label, segment mean ± CI with n, the sparklines, the
-  verdict), and the chart only when there is room for a readable y axis
+  table, three sparklines, chart, segment table, verdict, breakdown, log tail). ``narrow``: the
+  same blocks, with the numbers in their short form (too narrow for the table). ``compact`` (too
+  short for everything): the facts that must survive first (status, label, segment mean ± CI
+  with n, the sparklines, the verdict); no segment table, breakdown or log tail. In every tier
+  the chart is shown only when there is room left for a readable y axis
   (:data:`tui.widgets.history_chart.MIN_ROWS`); ``z`` maximises the focused pane to see the rest.
-  Further tiers (smaller terminals) extend this function and the CSS classes it names.
+  Further tiers (smaller terminals) extend this function and the CSS classes it names
+  (``NumbersPanel.-compact`` for the short numbers, ``SourcePane.-compact`` for the blocks left
+  out).
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ MIN_PANE_H = 10  # outer rows below which panes stop shrinking and the grid scro
 MIN_PANE_W = 48  # outer columns a pane needs: border + "accept len 2.41 ± 0.03 (n=12,345)  last 2.50"
 FULL_MIN_W = 62  # inner size from which a pane shows every block
 FULL_MIN_H = 22
-TIERS = ("full", "compact")
+TIERS = ("full", "narrow", "compact")
 
 
 def grid_shape(n: int, width: int, height: int = 0) -> tuple[int, int]:
@@ -43,6 +47,6 @@ def row_height(rows: int, height: int) -> int | None:
 
 def pane_tier(inner_width: int, inner_height: int) -> str:
     """What a pane with this content size shows (one of :data:`TIERS`)."""
-    if inner_width >= FULL_MIN_W and inner_height >= FULL_MIN_H:
-        return "full"
-    return "compact"
+    if inner_height < FULL_MIN_H:
+        return "compact"
+    return "full" if inner_width >= FULL_MIN_W else "narrow"

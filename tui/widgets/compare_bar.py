@@ -92,7 +92,8 @@ class CompareBar(Static):
             if rate.get("note"):
                 rt.append(f"  [{rate['note']}]", style=muted)
             rows.append(rt)
-        self.update(Group(*rows), layout=len(rows) != self._rows)  # a layout pass only for a new height
+        # a layout pass of the screen only when the height must change
+        self.update(Group(*rows), layout=len(rows) != self._rows or len(rows) != self.size.height)
         self._rows = len(rows)
 
     @property

@@ -127,7 +127,7 @@ class LogTail(Vertical):
             return
         self._seen = newest
         view = self.query_one(TailView)
-        room = max(1, view.size.height or 20)
+        room = max(100, view.size.height)  # more than fit: a taller view after a resize is still full
         picked: list[RawLine] = []
         for r in reversed(raw):
             if self._matches(r):

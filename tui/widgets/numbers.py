@@ -130,7 +130,7 @@ class NumbersPanel(Static):
 
     def _put(self, content: Table | Text, height: int) -> None:
         """New content; a layout pass of the whole screen only when the height changed."""
-        self.update(content, layout=height != self._height)
+        self.update(content, layout=height != self._height or height != self.size.height)
         self._height = height
 
     def compact_text(self, v: dict[str, Any], width: int) -> Text:

@@ -119,9 +119,9 @@ class SourcePane(Vertical, can_focus=True):
             if line.plain != self._verdict:
                 self._verdict = line.plain
                 verdict.update(line)
-            if not self.has_class("-no-log") and self.tier == "full":
-                self.query_one(LogTail).sync(st.raw, st.raw_seq)
-        if SPARKS in parts and self.tier == "full" and (force or st.version != self._table_version):
+        if NUMBERS in parts and not self.has_class("-no-log") and self.tier != "compact":
+            self.query_one(LogTail).sync(st.raw, st.raw_seq)  # nothing to do when no line came
+        if SPARKS in parts and self.tier != "compact" and (force or st.version != self._table_version):
             # the segment table and breakdown repeat the numbers per segment: at the sparklines' pace
             self._table_version = st.version
             seg = stats.current if sel is None else next(s for s in stats.segments if s.index == sel)
@@ -170,7 +170,7 @@ class SourcePane(Vertical, can_focus=True):
         if tier != self.tier:
             self.tier = tier
             self.set_class(tier == "compact", "-compact")
-            self.query_one(NumbersPanel).set_class(tier == "compact", "-compact")
+            self.query_one(NumbersPanel).set_class(tier != "full", "-compact")
             self._version = self._table_version = -1  # blocks shown again must be brought up to date
         self.call_after_refresh(self._refit)
 
@@ -187,7 +187,7 @@ class SourcePane(Vertical, can_focus=True):
         for child in self.children:
             if child.display and not isinstance(child, (HistoryChart, LogTail)):
                 fixed += child.outer_size.height
-        log = not self.has_class("-no-log") and self.tier == "full"
+        log = not self.has_class("-no-log") and self.tier != "compact"
         room = self.size.height - fixed - (5 if log else 0)
         self.set_class(room < MIN_ROWS, "-no-room")
 
