@@ -5,15 +5,15 @@ given size shows (its tier). Pure arithmetic on sizes, so it is tested without a
   (the numbers of a pane fit without wrapping; nothing runs off the right edge), as few rows as
   that allows, the columns balanced so that no row is left mostly empty.
 * :func:`pane_tier` names what a pane shows at its inner size. ``full``: every block (numbers
-  table, three sparklines, chart, segment table, verdict, breakdown, log tail). ``narrow``: the
-  same blocks, with the numbers in their short form (too narrow for the table). ``compact`` (too
-  short for everything): the facts that must survive first (status, label, segment mean ± CI
-  with n, the sparklines, the verdict); no segment table, breakdown or log tail. In every tier
+  table, three sparklines, chart, segment table, verdict, breakdown, log tail). ``compact``: the
+  facts that must survive first (status, label, segment mean ± CI with n, the sparklines, the
+  verdict) with the numbers in their short form; no segment table or breakdown; ``narrow`` (tall
+  enough) also keeps the log tail when it is switched on. In every tier
   the chart is shown only when there is room left for a readable y axis
   (:data:`tui.widgets.history_chart.MIN_ROWS`); ``z`` maximises the focused pane to see the rest.
   Further tiers (smaller terminals) extend this function and the CSS classes it names
-  (``NumbersPanel.-compact`` for the short numbers, ``SourcePane.-compact`` for the blocks left
-  out).
+  (``NumbersPanel.-compact`` for the short numbers; ``SourcePane.-compact`` and ``-narrow`` for
+  the blocks left out).
 """
 
 from __future__ import annotations

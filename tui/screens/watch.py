@@ -45,6 +45,8 @@ from tui.widgets.source_pane import (
 TICK = 0.25  # seconds between renders: numbers at 4 Hz however fast lines arrive
 SPARK_EVERY = 2  # ticks between sparkline renders (2 Hz)
 CHART_EVERY = 4  # ticks between chart renders (1 Hz)
+GRID_PANES = 4  # beyond this many panes ...
+NUMBERS_EVERY_GRID = 2  # ... the numbers of panes other than the focused one are drawn at 2 Hz
 SLICE = 100  # lines parsed between two yields to the event loop (keys stay responsive)
 BURST = 0.020  # seconds of parsing after which a source rests briefly, so the UI's messages flow
 MAX_NOTICES_PER_TICK = 3
@@ -115,6 +117,7 @@ class WatchScreen(Screen):
         self._seg_seen = [0] * len(self.states)
         self._cmp_version: tuple = ()
         self._overlay_key: tuple = ()
+        self._scales: dict[str, tuple[float, float]] = {}
         self._checked = [-1] * len(self.states)  # state version at the last check() of each pane
         self._ranges: list[tuple[int, tuple]] = [(-1, ())] * len(self.states)  # per-pane scale cache
 
@@ -228,12 +231,16 @@ class WatchScreen(Screen):
 
     # -- the tick ----------------------------------------------------------------------------
     def _on_timer(self) -> None:
-        """The cadence: numbers every tick; each pane's sparklines every SPARK_EVERY ticks and its
-        chart every CHART_EVERY ticks, the panes out of phase so that no tick draws every chart."""
+        """The cadence: headers every tick; numbers every tick (every NUMBERS_EVERY_GRID ticks in a
+        grid of more than GRID_PANES panes, the focused one excepted); each pane's sparklines every
+        SPARK_EVERY ticks and its chart every CHART_EVERY ticks, the panes out of phase so that no
+        tick draws every chart."""
         n = self.ticks
+        every = NUMBERS_EVERY_GRID if len(self.states) > GRID_PANES else 1
+        focused = self.focused_pane().index
         self.tick(
             lambda i: frozenset(
-                {NUMBERS}
+                ({NUMBERS} if i == focused or (n + i) % every == 0 else set())
                 | ({SPARKS} if (n + i) % SPARK_EVERY == 0 else set())
                 | ({CHART} if (n + i) % CHART_EVERY == 0 else set())
             ),
@@ -252,9 +259,13 @@ class WatchScreen(Screen):
         for pane in panes:
             pane.show_status(frozen=self.frozen, now=now, extra=self._pane_extra(pane))
         if not self.frozen:
-            scales = self.scales()
-            for pane in panes:
-                pane.show_data(scales, parts=ALL_PARTS if parts is None else parts(pane.index))
+            due = [ALL_PARTS if parts is None else parts(pane.index) for pane in panes]
+            scaled = compare_chart or any(SPARKS in d or CHART in d for d in due)
+            scales = self._scales = (
+                self.scales() if scaled else self._scales
+            )  # only sparklines and charts use them
+            for pane, d in zip(panes, due):
+                pane.show_data(scales, parts=d)
             self._show_compare(scales, ALL_PARTS if compare_chart else frozenset({NUMBERS}))
         self._drain_notices()
         took = time.perf_counter() - t0

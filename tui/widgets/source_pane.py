@@ -60,8 +60,8 @@ class SourcePane(Vertical, can_focus=True):
     SourcePane.-no-room HistoryChart { display: none; }
     SourcePane.-no-log LogTail { display: none; }
     SourcePane.-no-log.-no-chart #verdict { margin-bottom: 1; }
-    SourcePane.-compact SegmentTable { display: none; }
-    SourcePane.-compact Breakdown { display: none; }
+    SourcePane.-compact SegmentTable, SourcePane.-narrow SegmentTable { display: none; }
+    SourcePane.-compact Breakdown, SourcePane.-narrow Breakdown { display: none; }
     SourcePane.-compact LogTail { display: none; }
     SourcePane.-compact #verdict { margin-bottom: 0; }
     """
@@ -121,7 +121,7 @@ class SourcePane(Vertical, can_focus=True):
                 verdict.update(line)
         if NUMBERS in parts and not self.has_class("-no-log") and self.tier != "compact":
             self.query_one(LogTail).sync(st.raw, st.raw_seq)  # nothing to do when no line came
-        if SPARKS in parts and self.tier != "compact" and (force or st.version != self._table_version):
+        if SPARKS in parts and self.tier == "full" and (force or st.version != self._table_version):
             # the segment table and breakdown repeat the numbers per segment: at the sparklines' pace
             self._table_version = st.version
             seg = stats.current if sel is None else next(s for s in stats.segments if s.index == sel)
@@ -170,6 +170,7 @@ class SourcePane(Vertical, can_focus=True):
         if tier != self.tier:
             self.tier = tier
             self.set_class(tier == "compact", "-compact")
+            self.set_class(tier == "narrow", "-narrow")
             self.query_one(NumbersPanel).set_class(tier != "full", "-compact")
             self._version = self._table_version = -1  # blocks shown again must be brought up to date
         self.call_after_refresh(self._refit)
