@@ -12,7 +12,7 @@ from tui.core.sources.base import EventKind, LineBatch, SourceEvent
 from tui.launch import LaunchPlan, PaneSpec
 from tui.screens.layout import MIN_PANE_W, grid_shape, pane_tier
 from tui.widgets.history_chart import MIN_ROWS, HistoryChart
-from tui.widgets.metric_spark import MetricSpark
+from tui.widgets.metric_spark import MetricSparks
 from tui.widgets.numbers import NumbersPanel
 from tui.widgets.pane_header import PaneHeader
 from tui.widgets.source_pane import SourcePane
@@ -57,8 +57,9 @@ async def _grid_fits(n: int, size: tuple[int, int]) -> None:
             shown = str(numbers.render())
             n_text = f"(n={pane.state.stats.current.all.accept_len.n})"
             assert " ± " in shown and n_text in shown, shown
-            spark = pane.query_one("#spark-al", MetricSpark)
-            assert spark.region.height == 1 and spark.region.right <= r.right
+            sparks = pane.query_one(MetricSparks)
+            assert sparks.region.height == 3 and sparks.region.right <= r.right
+            assert sparks.rows[0].label == "accept len" and sparks.rows[0].builds >= 1  # drawn
             chart = pane.query_one(HistoryChart)
             if chart.display and pane.chart_shown:  # only with room for a y axis
                 assert chart.region.height >= MIN_ROWS
@@ -144,7 +145,7 @@ async def test_a_thousand_lines_cause_a_bounded_number_of_renders():
         screen = app.screen
         pane = list(screen.query(SourcePane))[0]
         chart = pane.query_one(HistoryChart)
-        spark = pane.query_one("#spark-al", MetricSpark)
+        spark = pane.query_one(MetricSparks).rows[0]
         await pilot.pause(0.3)
         c0, s0, t0 = chart.builds, spark.builds, asyncio.get_running_loop().time()
         await wait_for(pilot, lambda: all(s.done.is_set() for s in sources), timeout=30)

@@ -21,7 +21,7 @@ from tui.screens.layout import FULL_MIN_H, pane_tier
 from tui.widgets.breakdown import Breakdown
 from tui.widgets.history_chart import MIN_ROWS, ChartData, ChartSeries, HistoryChart
 from tui.widgets.log_tail import LogTail
-from tui.widgets.metric_spark import MetricSpark
+from tui.widgets.metric_spark import MetricSparks, SparkRow
 from tui.widgets.numbers import NumbersPanel
 from tui.widgets.pane_header import PaneHeader
 from tui.widgets.segment_table import SegmentTable, verdict_line
@@ -87,9 +87,13 @@ class SourcePane(Vertical, can_focus=True):
     def compose(self) -> ComposeResult:
         yield PaneHeader()
         yield NumbersPanel()
-        yield MetricSpark("accept len", "primary", 2, id="spark-al")
-        yield MetricSpark("accept rate", "secondary", 2, id="spark-ar")
-        yield MetricSpark("tok/s", "accent", 0, id="spark-tp")
+        yield MetricSparks(
+            [
+                SparkRow("accept len", "primary", 2),
+                SparkRow("accept rate", "secondary", 2),
+                SparkRow("tok/s", "accent", 0),
+            ]
+        )
         yield HistoryChart()
         yield SegmentTable()
         yield Static("", id="verdict")
@@ -139,15 +143,16 @@ class SourcePane(Vertical, can_focus=True):
                 self._spark_key = key
                 pts = recent(st, SPARK_POINTS)
                 cur = stats.current.all
-                for wid, attr, name, last in (
-                    ("#spark-al", 5, "accept_len", cur.accept_len.last),
-                    ("#spark-ar", 6, "accept_rate", cur.accept_rate.last),
-                    ("#spark-tp", 7, "throughput", cur.throughput.last),
+                sparks = self.query_one(MetricSparks)
+                for row, (attr, name, last) in enumerate(
+                    (
+                        (5, "accept_len", cur.accept_len.last),
+                        (6, "accept_rate", cur.accept_rate.last),
+                        (7, "throughput", cur.throughput.last),
+                    )
                 ):
                     lo, hi = scales.get(name, (0.0, 1.0))
-                    self.query_one(wid, MetricSpark).set_data(
-                        [p[attr] for p in pts if p[attr] is not None], lo, hi, last
-                    )
+                    sparks.set_data(row, [p[attr] for p in pts if p[attr] is not None], lo, hi, last)
         if CHART in parts:
             self.fit()
             if self.chart_shown:
