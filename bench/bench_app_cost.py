@@ -28,6 +28,7 @@ import os
 import re
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -68,6 +69,15 @@ def rss_mb(pid: int) -> float:
             if line.startswith("VmRSS:"):
                 return int(line.split()[1]) / 1024
     return float("nan")
+
+
+def _wait_gone(pid: int, timeout: float) -> bool:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if not os.path.exists(f"/proc/{pid}"):
+            return True
+        time.sleep(0.05)
+    return not os.path.exists(f"/proc/{pid}")
 
 
 def capture(name: str) -> str:
@@ -127,6 +137,7 @@ def run_one(tree: Path, n: int, rate: float, seconds: float, warmup: float, prof
         check=True,
     )
     writer = None
+    pid = 0
     try:
         pid = int(
             subprocess.run(
@@ -157,8 +168,13 @@ def run_one(tree: Path, n: int, rate: float, seconds: float, warmup: float, prof
         if writer is not None:
             writer.stop.set()
         subprocess.run(["tmux", "send-keys", "-t", name, "q"], capture_output=True)
-        time.sleep(3.0 if profile else 0.5)
+        if pid:
+            _wait_gone(pid, 10.0)
         subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)
+        if pid and not _wait_gone(pid, 0.5):  # never leave the app running (it outlives its terminal)
+            os.kill(pid, signal.SIGTERM)
+            if not _wait_gone(pid, 3.0):
+                os.kill(pid, signal.SIGKILL)
         shutil.rmtree(tmp, ignore_errors=True)
     # latency: line k (1-based in the file, pre-seeded lines first) is on screen at the first
     # capture that shows a count >= k
