@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 @pytest.fixture(params=["inotify", "polling"])
 def opts(request):
     if request.param == "inotify" and not inotify_available():
-        missing("watchfiles not available")
+        missing("inotify not available")
     if request.param == "inotify":  # no safety poll within the test: only inotify can wake us
         return dict(FAST, use_inotify=True, safety_interval=30.0)
     return dict(FAST, use_inotify=False)

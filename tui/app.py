@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import gc
 import signal
-import sys
 import time
 from collections.abc import Iterable
 from pathlib import Path
@@ -41,6 +40,7 @@ PALETTE = [
     ("Save a screenshot", "an SVG of the screen (s)", "app.screenshot"),
     ("Pick a theme", "preview and keep a theme (t)", "app.pick_theme"),
     ("Help", "keys and what the numbers mean (?)", "app.help"),
+    ("Maximise / restore the pane", "the focused pane fills the screen, chart included (z)", "screen.zoom"),
     ("Next pane", "focus the next pane (tab)", "screen.focus_pane(1)"),
     ("Quit", "leave specwatch (q)", "app.quit"),
 ]
@@ -88,8 +88,6 @@ class SpecwatchApp(App[int]):
         self.exit(128 + sig)
 
     def on_mount(self) -> None:
-        # Charts are built in a thread: hand the GIL back to the UI loop often.
-        sys.setswitchinterval(0.001)
         themes, self.theme_errors = load_themes()
         for th in themes:
             self.register_theme(th)

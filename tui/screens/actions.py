@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from tui.core.records import format_ts
 from tui.core.stats.rates import normalise_transform
 from tui.messages import MarkAdded, RecordsExported, RestartMarked
+from tui.widgets.source_pane import NUMBERS
 
 if TYPE_CHECKING:
     from tui.screens.watch import WatchScreen
@@ -110,6 +111,7 @@ def add_mark(self: WatchScreen) -> None:
         st.add_mark(self.marks, text)
     self.post_message(MarkAdded(self.marks, text))
     self.app.notify(f"mark M{self.marks} at {text} (on the charts and in the log tails)", timeout=2)
+    self.tick(lambda i: frozenset({NUMBERS}))  # the mark in the log tails now, not at the next tick
 
 
 def toggle_chart(self: WatchScreen) -> None:
@@ -128,6 +130,7 @@ def toggle_overlay(self: WatchScreen) -> None:
     for box in boxes:
         box.display = self.overlay
     self._cmp_version = ()
+    self._overlay_key = ()
     self.tick()
 
 
@@ -148,6 +151,18 @@ def open_filter(self: WatchScreen) -> None:
             p.set_log(True)
         self.update_layout()
     pane.query_one(LogTail).open_filter()
+
+
+def zoom(self: WatchScreen) -> None:
+    """Maximise the focused pane (every block, the chart with room for its axis), or restore."""
+    if self.maximized is not None:
+        self.minimize()
+        self.app.notify("every pane again (z maximises the focused one)", timeout=2)
+    else:
+        pane = self.focused_pane()
+        self.maximize(pane, container=False)
+        self.app.notify(f"{pane.state.label} maximised (z restores)", timeout=2, markup=False)
+    self.call_after_refresh(self.tick)
 
 
 def focus_pane(self: WatchScreen, step: int) -> None:

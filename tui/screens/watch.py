@@ -1,6 +1,10 @@
 """The main screen: one pane per source (side by side, a grid for more than two), and in compare
 mode a B − A bar and an overlay chart. Sources run as async workers that feed the pane models;
-a steady tick renders from the models a few times a second, whatever the line rate."""
+data arrival never renders anything. A steady tick renders from the models on a fixed budget,
+whatever the line rate: numbers (headers, numbers, tables, log tails, the compare bar) at most
+4 times a second, sparklines twice, charts once and only when their window moved; only what
+changed, and nothing for a pane that is hidden (another one maximised), scrolled off the screen,
+or while the view is frozen."""
 
 from __future__ import annotations
 
@@ -8,11 +12,13 @@ import asyncio
 import math
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import replace
 
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Container, Grid, Horizontal, Vertical
+from textual.errors import NoWidget
 from textual.screen import Screen
 from textual.widgets import Footer, Header
 
@@ -23,11 +29,25 @@ from tui.launch import LaunchPlan
 from tui.messages import SegmentStarted, SourceFinished, SourceStatusChanged
 from tui.pane_state import PaneState
 from tui.screens import actions
+from tui.screens.layout import grid_shape, row_height
 from tui.widgets.compare_bar import CompareBar
 from tui.widgets.history_chart import ChartData, ChartSeries, HistoryChart
-from tui.widgets.source_pane import CHART_POINTS, SPARK_POINTS, SourcePane, recent
+from tui.widgets.source_pane import (
+    ALL_PARTS,
+    CHART,
+    CHART_POINTS,
+    NUMBERS,
+    SPARK_POINTS,
+    SPARKS,
+    SourcePane,
+    recent,
+)
 
-TICK = 0.25  # seconds between renders: 4 Hz however fast lines arrive
+TICK = 0.25  # seconds between renders: numbers at 4 Hz however fast lines arrive
+SPARK_EVERY = 2  # ticks between sparkline renders (2 Hz)
+CHART_EVERY = 4  # ticks between chart renders (1 Hz)
+GRID_PANES = 4  # beyond this many panes ...
+NUMBERS_EVERY_GRID = 2  # ... the numbers of panes other than the focused one are drawn at 2 Hz
 SLICE = 100  # lines parsed between two yields to the event loop (keys stay responsive)
 BURST = 0.020  # seconds of parsing after which a source rests briefly, so the UI's messages flow
 MAX_NOTICES_PER_TICK = 3
@@ -45,17 +65,27 @@ def nice_ceil(x: float) -> float:
     return x
 
 
-def _range(xs: list[float], step: float, empty: tuple[float, float]) -> tuple[float, float]:
-    """The scale of a chart: [min, max] rounded out to ``step``; values that fit no scale (inf,
-    nan) are left out, and huge ones (1e308) give a plain [min, max]."""
-    xs = [x for x in xs if math.isfinite(x)]
-    if not xs:
+def _range(lo_hi: list[tuple[float, float]], step: float, empty: tuple[float, float]) -> tuple[float, float]:
+    """The [min, max] over several panes' (min, max), rounded out to ``step``; values that fit no
+    scale (inf, nan) are left out, and huge ones (1e308) give a plain [min, max]."""
+    pairs = [(a, b) for a, b in lo_hi if math.isfinite(a) and math.isfinite(b)]
+    if not pairs:
         return empty
-    lo, hi = min(xs), max(xs)
+    lo, hi = min(a for a, _ in pairs), max(b for _, b in pairs)
     if max(abs(lo), abs(hi)) / step < 1e12:
         lo, hi = math.floor(lo / step) * step, math.ceil(hi / step) * step
         return (round(lo, 6), round(hi if hi > lo else lo + step, 6))
     return (lo, hi) if hi > lo else (lo, lo + abs(lo) * 1e-6)
+
+
+def _min_max(values) -> tuple[float, float] | None:
+    xs = [v for v in values if v is not None and math.isfinite(v)]
+    return (min(xs), max(xs)) if xs else None
+
+
+SCALE_POINTS = max(
+    CHART_POINTS, SPARK_POINTS
+)  # the records the shared scales look at (the chart's and sparklines')
 
 
 class WatchScreen(Screen):
@@ -72,6 +102,7 @@ class WatchScreen(Screen):
         Binding("l", "toggle_log", "Log"),
         Binding("slash", "filter", "Filter", key_display="/"),
         Binding("e", "export", "CSV"),
+        Binding("z,enter", "zoom", "Zoom", key_display="z"),
         Binding("tab", "focus_pane(1)", "Next pane", show=False, priority=False),
         Binding("shift+tab", "focus_pane(-1)", "Prev pane", show=False),
     ]
@@ -92,6 +123,10 @@ class WatchScreen(Screen):
         )  # (start, duration): the bench reads it
         self._seg_seen = [0] * len(self.states)
         self._cmp_version: tuple = ()
+        self._overlay_key: tuple = ()
+        self._scales: dict[str, tuple[float, float]] = {}
+        self._checked = [-1] * len(self.states)  # state version at the last check() of each pane
+        self._ranges: list[tuple[int, tuple]] = [(-1, ())] * len(self.states)  # per-pane scale cache
 
     # -- layout ------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -113,19 +148,28 @@ class WatchScreen(Screen):
     def on_mount(self) -> None:
         self.title = visible(self.plan.title)  # names of files and hosts: shown, never obeyed
         self.sub_title = visible(self._subtitle())
-        grid = self.query_one("#panes")
-        if isinstance(grid, Grid):
-            cols = 2 if len(self.states) <= 4 else 3
-            grid.styles.grid_size_columns = cols
+        self._shape_grid()
         for box in self.query("#overlay-box"):
             box.display = self.overlay
         self.set_class(self.plan.compare and len(self.states) == 2, "-compare")
         self.update_layout()
         for i in range(len(self.states)):
             self.run_worker(self._run_source(i), group="sources", name=f"source-{i}", exit_on_error=False)
-        self.set_interval(TICK, self.tick)
+        self.set_interval(TICK, self._on_timer)
         self.panes[0].focus()
         self.call_after_refresh(self.tick)
+
+    def on_resize(self) -> None:
+        self._shape_grid()
+
+    def _shape_grid(self) -> None:
+        grid = self.query_one("#panes")
+        if isinstance(grid, Grid):
+            cols, rows = grid_shape(len(self.states), self.size.width or self.app.size.width)
+            grid.styles.grid_size_columns = cols
+            grid.styles.grid_size_rows = rows
+            fixed = row_height(rows, grid.size.height or self.app.size.height - 2)
+            grid.styles.grid_rows = str(fixed) if fixed else "1fr"
 
     def update_layout(self) -> None:
         """Compare mode: panes as tall as their content unless charts or logs are shown in them."""
@@ -193,22 +237,66 @@ class WatchScreen(Screen):
         self.post_message(SourceFinished(i, state.error))
 
     # -- the tick ----------------------------------------------------------------------------
-    def tick(self) -> None:
+    def _on_timer(self) -> None:
+        """The cadence: headers every tick; numbers every tick (every NUMBERS_EVERY_GRID ticks in a
+        grid of more than GRID_PANES panes, the focused one excepted); each pane's sparklines every
+        SPARK_EVERY ticks and its chart every CHART_EVERY ticks, the panes out of phase so that no
+        tick draws every chart."""
+        n = self.ticks
+        every = NUMBERS_EVERY_GRID if len(self.states) > GRID_PANES else 1
+        focused = self.focused_pane().index
+        self.tick(
+            lambda i: frozenset(
+                ({NUMBERS} if i == focused or (n + i) % every == 0 else set())
+                | ({SPARKS} if (n + i) % SPARK_EVERY == 0 else set())
+                | ({CHART} if (n + i) % CHART_EVERY == 0 else set())
+            ),
+            compare_chart=n % CHART_EVERY == 0,
+            scheduled=True,
+        )
+
+    def tick(
+        self,
+        parts: Callable[[int], frozenset[str]] | None = None,
+        *,
+        compare_chart: bool = True,
+        scheduled: bool = False,
+    ) -> None:
+        """Render what changed in every visible pane: ``parts(pane index)`` says which parts are
+        due (every part by default: what a key press does)."""
         t0 = time.perf_counter()
         self.ticks += 1
         now = time.monotonic()
-        panes = self.panes
+        panes = [p for p in self.panes if self.on_screen(p)]
         for pane in panes:
             pane.show_status(frozen=self.frozen, now=now, extra=self._pane_extra(pane))
         if not self.frozen:
-            scales = self.scales()
-            for pane in panes:
-                pane.show_data(scales)
-            self._show_compare(scales)
+            due = [ALL_PARTS if parts is None else parts(pane.index) for pane in panes]
+            scaled = compare_chart or any(SPARKS in d or CHART in d for d in due)
+            scales = self._scales = (
+                self.scales() if scaled else self._scales
+            )  # only sparklines and charts use them
+            for pane, d in zip(panes, due):
+                pane.show_data(scales, parts=d)
+            self._show_compare(scales, ALL_PARTS if compare_chart else frozenset({NUMBERS}))
         self._drain_notices()
         took = time.perf_counter() - t0
         self.render_seconds += took
-        self.tick_log.append((t0, took))
+        if scheduled:  # the cadence (benchmarks read it); a key's own render is not part of it
+            self.tick_log.append((t0, took))
+
+    def on_screen(self, widget) -> bool:
+        """Whether any of ``widget`` is on the screen now (not hidden, maximised away or scrolled off)."""
+        if not widget.display:
+            return False
+        top = self.maximized
+        if top is not None and top is not widget and top not in widget.ancestors:
+            return False
+        try:
+            geometry = self.find_widget(widget)
+        except NoWidget:
+            return False
+        return geometry.region.intersection(geometry.clip).area > 0
 
     def _pane_extra(self, pane: SourcePane) -> str:
         st = pane.state
@@ -216,33 +304,42 @@ class WatchScreen(Screen):
 
     def scales(self) -> dict[str, tuple[float, float]]:
         """Shared y-scales: panes side by side are drawn on the same axis (the data's range,
-        rounded out, over every pane)."""
-        al, ar, tp_hi = [], [], 1.0
-        for st in self.states:
-            pts = recent(st, max(CHART_POINTS, SPARK_POINTS))
-            al += [p.accept_len for p in pts if p.accept_len is not None and math.isfinite(p.accept_len)]
-            ar += [p.accept_rate for p in pts if p.accept_rate is not None and math.isfinite(p.accept_rate)]
-            tp_hi = max(
-                [tp_hi]
-                + [p.throughput for p in pts if p.throughput is not None and math.isfinite(p.throughput)]
-            )
+        rounded out, over every pane). Each pane's range is computed again only when it changed."""
+        al: list[tuple[float, float]] = []
+        ar: list[tuple[float, float]] = []
+        tp: list[tuple[float, float]] = []
+        for i, st in enumerate(self.states):
+            version, ranges = self._ranges[i]
+            if version != st.version:
+                pts = recent(st, SCALE_POINTS)
+                ranges = (
+                    _min_max(p.accept_len for p in pts),
+                    _min_max(p.accept_rate for p in pts),
+                    _min_max(p.throughput for p in pts),
+                )
+                self._ranges[i] = (st.version, ranges)
+            for out, r in zip((al, ar, tp), ranges):
+                if r is not None:
+                    out.append(r)
         return {
             "accept_len": _range(al, 0.25, (1.0, 2.0)),
             "accept_rate": _range(ar, 0.05, (0.0, 1.0)),
-            "throughput": (0.0, nice_ceil(tp_hi)),
+            "throughput": (0.0, nice_ceil(max([1.0] + [hi for _, hi in tp]))),
         }
 
-    def _show_compare(self, scales) -> None:
+    def _show_compare(self, scales, parts: frozenset[str] = ALL_PARTS) -> None:
         if not (self.plan.compare and len(self.states) == 2):
             return
         a, b = self.states
-        key = (a.version, b.version, self.overlay, scales.get("accept_len"))
-        if key == self._cmp_version:
-            return
-        self._cmp_version = key
-        self.query_one(CompareBar).show(comparison(a.stats, b.stats), a.label, b.label)
-        if self.overlay:
-            self.query_one("#overlay", HistoryChart).set_data(self.overlay_data(scales.get("accept_len")))
+        key = (a.version, b.version, scales.get("accept_len"))
+        if NUMBERS in parts and key != self._cmp_version:
+            self._cmp_version = key
+            self.query_one(CompareBar).show(comparison(a.stats, b.stats), a.label, b.label)
+        chart = self.query_one("#overlay", HistoryChart)
+        okey = (a.seq, b.seq, len(a.boundaries), len(b.boundaries), scales.get("accept_len"))
+        if CHART in parts and self.overlay and okey != self._overlay_key and self.on_screen(chart):
+            self._overlay_key = okey
+            chart.set_data(self.overlay_data(scales.get("accept_len")))
 
     def overlay_data(self, ylim) -> ChartData:
         pts = [[p for p in recent(st, CHART_POINTS) if p.accept_len is not None] for st in self.states]
@@ -266,7 +363,9 @@ class WatchScreen(Screen):
         shown = 0
         dropped = 0
         for i, st in enumerate(self.states):
-            st.check()
+            if st.version != self._checked[i]:
+                self._checked[i] = st.version
+                st.check()
             cur = st.stats.current.index
             if cur != self._seg_seen[i]:
                 self._seg_seen[i] = cur
@@ -308,6 +407,7 @@ class WatchScreen(Screen):
     action_filter = actions.open_filter
     action_export = actions.export_csv
     action_focus_pane = actions.focus_pane
+    action_zoom = actions.zoom
 
     def focused_pane(self) -> SourcePane:
         node = self.focused

@@ -1,4 +1,4 @@
-"""Theme colours as Rich colour texts / RGB tuples (for Rich Text and plotext)."""
+"""Theme colours as Rich colour texts / RGB tuples (for Rich Text and the chart's strips)."""
 
 from __future__ import annotations
 

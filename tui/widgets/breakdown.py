@@ -40,6 +40,7 @@ class Breakdown(Static):
         super().__init__("", **kwargs)
         self.ranks: dict[str, tuple[float | None, float | None, int]] = {}
         self.positions: list[float] = []
+        self._key: tuple | None = None
 
     def show_segment(self, seg: Segment) -> None:
         ranks = {k: v for k, v in seg.ranks.items() if v.accept_len.n}
@@ -49,8 +50,10 @@ class Breakdown(Static):
         self.positions = seg.all.per_position() or []
         shown = bool(self.ranks or self.positions)
         self.set_class(shown, "-shown")
-        if not shown:
+        key = (repr(self.ranks), tuple(self.positions), self.app.theme)
+        if not shown or key == self._key:  # nothing to show, or the same as shown
             return
+        self._key = key
         colour = hex_color(self.app, "primary")
         muted = hex_color(self.app, "foreground-muted")
         t = Table.grid(padding=(0, 1))

@@ -58,6 +58,7 @@ class CompareBar(Static):
         super().__init__("", **kwargs)
         self.comparison: dict[str, Any] | None = None
         self.border_title = "B − A"
+        self._rows = -1
 
     def show(self, c: dict[str, Any], a_label: str, b_label: str) -> None:
         a_label, b_label = visible(a_label), visible(b_label)  # outside text: shown, never obeyed
@@ -98,7 +99,9 @@ class CompareBar(Static):
             if rate.get("note"):
                 rt.append(f"  [{rate['note']}]", style=muted)
             rows.append(rt)
-        self.update(Group(*rows))
+        # a layout pass of the screen only when the height must change
+        self.update(Group(*rows), layout=len(rows) != self._rows or len(rows) != self.size.height)
+        self._rows = len(rows)
 
     @property
     def text(self) -> str:

@@ -1,8 +1,10 @@
 """The raw tail of a pane's log, metric lines highlighted, with a filter.
 
 It draws only what fits: the newest lines (of those that match the filter) from the pane's
-bounded raw deque, each cut at the width, rebuilt at most once per tick. A fast log therefore
-costs the same as a slow one (writing every line into a scrollback widget does not scale).
+bounded raw deque, each cut at the width, at most once per tick. A fast log therefore costs the
+same as a slow one (writing every line into a scrollback widget does not scale). Each line is
+styled once: its strip is kept in an LRU cache (by line, width and theme) and ``render_line``
+hands it out again while the line scrolls up the view.
 
 Log text is never parsed as Rich markup (SGLang lines begin with ``[2026-… TP0]``): every line
 becomes a ``rich.text.Text`` built from the plain string.
@@ -16,8 +18,10 @@ from collections.abc import Sequence
 from rich.text import Text
 from textual import events, on
 from textual.app import ComposeResult
+from textual.cache import LRUCache
 from textual.containers import Vertical
 from textual.message import Message
+from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Input
 
@@ -55,16 +59,25 @@ class TailView(Widget):
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self.lines: list[RawLine] = []
+        self._cache: LRUCache[tuple, Strip] = LRUCache(256)
+        self.built = 0  # lines styled so far (tests)
 
-    def render(self) -> Text:
-        out = Text(no_wrap=True, overflow="ellipsis")
+    def render_line(self, y: int) -> Strip:
         width = max(1, self.size.width)
-        colours = {k: hex_color(self.app, v) for k, v in KIND_STYLE.items()}
-        for i, line in enumerate(self.lines[-self.size.height :] if self.size.height else []):
-            if i:
-                out.append("\n")
-            out.append_text(render_line(line, colours, width))
-        return out
+        height = self.size.height
+        shown = self.lines[-height:] if height else []
+        if y >= len(shown):
+            return Strip.blank(width)
+        line = shown[y]
+        key = (line.seq, line.kind, width, self.app.theme)
+        strip = self._cache.get(key)
+        if strip is None:
+            colours = {k: hex_color(self.app, v) for k, v in KIND_STYLE.items()}
+            text = render_line(line, colours, width)
+            strip = Strip(text.render(self.app.console), text.cell_len).extend_cell_length(width)
+            self._cache[key] = strip
+            self.built += 1
+        return strip
 
 
 def render_line(line: RawLine, colours: dict[str, str], width: int) -> Text:
@@ -119,7 +132,7 @@ class LogTail(Vertical):
             return
         self._seen = newest
         view = self.query_one(TailView)
-        room = max(1, view.size.height or 20)
+        room = max(100, view.size.height)  # more than fit: a taller view after a resize is still full
         picked: list[RawLine] = []
         for r in reversed(raw):
             if self._matches(r):

@@ -4,6 +4,9 @@ Textual's Sparkline scales each one to its own min/max, so two panes side by sid
 1.4 and a 2.4 series as the same shape. Here the screen passes the scale (shared by the panes
 that are compared) and the row says it: ``accept len ▁▂▃▅▇ 1.00–3.00``. Each bar is the mean of
 its bucket (a max would overstate a noisy series).
+
+The row is built once per change of data, width or theme and kept as a strip (``render_line``
+hands it out again on every repaint of the screen around it).
 """
 
 from __future__ import annotations
@@ -12,6 +15,9 @@ import math
 from collections.abc import Sequence
 
 from rich.text import Text
+from textual.app import App
+from textual.geometry import Size
+from textual.strip import Strip
 from textual.widget import Widget
 
 from tui.core.sanitize import number
@@ -47,18 +53,14 @@ def _bar(x: float, lo: float, span: float, top: int) -> str:
     return BARS[min(top, max(0, round(f)))]
 
 
-class MetricSpark(Widget):
-    DEFAULT_CSS = """
-    MetricSpark {
-        height: 1;
-        padding: 0 1;
-    }
-    """
+class SparkRow:
+    """One sparkline row (label, bars on the given scale, last value and the scale); its strip is
+    built once per change of data, width or theme and handed out again on every repaint."""
+
     LABEL_W = 12
     RIGHT_W = 20
 
-    def __init__(self, label: str, colour: str = "primary", digits: int = 2, **kwargs) -> None:
-        super().__init__(**kwargs)
+    def __init__(self, label: str, colour: str = "primary", digits: int = 2) -> None:
         self.label = label
         self.colour = colour
         self.digits = digits
@@ -66,20 +68,36 @@ class MetricSpark(Widget):
         self.lo = 0.0
         self.hi = 1.0
         self.last: float | None = None
+        self._strip: Strip | None = None
+        self._strip_key: tuple | None = None
+        self.builds = 0
 
-    def set_data(self, data: Sequence[float], lo: float, hi: float, last: float | None) -> None:
-        self.data = list(data)
+    def set_data(self, data: Sequence[float], lo: float, hi: float, last: float | None) -> bool:
+        """New values; False when they are the ones shown already."""
+        data = list(data)
+        if data == self.data and (lo, hi, last) == (self.lo, self.hi, self.last):
+            return False
+        self.data = data
         self.lo, self.hi, self.last = lo, hi, last
-        self.refresh()
+        self._strip_key = None
+        return True
 
-    def render(self) -> Text:
-        width = max(1, self.size.width - self.LABEL_W - self.RIGHT_W - 2)
+    def strip(self, app: App, width: int) -> Strip:
+        key = (width, app.theme)
+        if self._strip is None or key != self._strip_key:
+            self._strip = Strip(self.row_text(app, width).render(app.console)).crop_extend(0, width, None)
+            self._strip_key = key
+            self.builds += 1
+        return self._strip
+
+    def row_text(self, app: App, total: int) -> Text:
+        width = max(1, total - self.LABEL_W - self.RIGHT_W - 2)
         out = Text(no_wrap=True, overflow="crop")
         out.append(f"{self.label:<{self.LABEL_W}}", style="bold")
         values = bucket_means(self.data, width)
         pad = width - len(values)
-        colour = hex_color(self.app, self.colour)
-        faint = theme_color(self.app, "foreground-muted")
+        colour = hex_color(app, self.colour)
+        faint = theme_color(app, "foreground-muted")
         if pad:
             out.append(" " * pad)
         out.append(bars(values, self.lo, self.hi), style=colour)
@@ -87,3 +105,32 @@ class MetricSpark(Widget):
         right = f" {number(self.last, d):>8} {number(self.lo, d)}–{number(self.hi, d)}"
         out.append(f"{right:>{self.RIGHT_W}}"[: self.RIGHT_W + 2], style=faint.hex6)
         return out
+
+
+class MetricSparks(Widget):
+    """A pane's sparkline rows in one widget (one widget, not one per row: the screen's
+    compositor walks every widget of a region it redraws, so fewer widgets cost less)."""
+
+    DEFAULT_CSS = """
+    MetricSparks {
+        height: auto;
+        padding: 0 1;
+    }
+    """
+
+    def __init__(self, rows: list[SparkRow], **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.rows = rows
+
+    def set_data(self, index: int, data: Sequence[float], lo: float, hi: float, last: float | None) -> None:
+        if self.rows[index].set_data(data, lo, hi, last):
+            self.refresh()
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return len(self.rows)
+
+    def render_line(self, y: int) -> Strip:
+        width = self.size.width
+        if 0 <= y < len(self.rows):
+            return self.rows[y].strip(self.app, width)
+        return Strip.blank(width)

@@ -1,10 +1,16 @@
 """The numbers block of a pane: accept len, accept rate (printed and normalised), throughput,
-running requests, the segment shown, and a warning when the sample is too small."""
+running requests, the segment shown, and a warning when the sample is too small.
+
+A pane in the compact tier (a grid of many sources, see :mod:`tui.screens.layout`) gets the
+short form: the segment mean ± CI with its n first, then what fits of the rest; a number that
+does not fit is dropped whole, never cut."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
@@ -25,9 +31,21 @@ class NumbersPanel(Static):
     def __init__(self, **kwargs) -> None:
         super().__init__("", **kwargs)
         self.values: dict[str, Any] = {}
+        self._shown: tuple | None = None
+        self._pinned = False
+        self._height = -1
 
     def show(self, v: dict[str, Any], *, pinned: bool = False) -> None:
-        self.values = v
+        compact = self.has_class("-compact")
+        key = (repr(v), pinned, compact, self.size.width, self.app.theme)
+        if key == self._shown:  # the same numbers: nothing to draw
+            return
+        self._shown = key
+        self.values, self._pinned = v, pinned
+        if compact:
+            text = self.compact_text(v, self.size.width or 40)
+            self._put(text, text.plain.count("\n") + 1)
+            return
         app = self.app
         strong, muted = hex_color(app, "primary"), hex_color(app, "foreground-muted")
         warn = hex_color(app, "warning")
@@ -116,4 +134,68 @@ class NumbersPanel(Static):
         t.add_row("segment", seg_line)
         if v["warning"]:
             t.add_row(Text("⚠ sample", style=f"bold {warn}"), Text(v["warning"], style=warn))
-        self.update(t)
+        console = app.console
+        height = len(
+            console.render_lines(t, console.options.update(width=self.size.width or 80, height=None))
+        )
+        self._put(t, height)
+
+    def _put(self, content: Table | Text, height: int) -> None:
+        """New content; a layout pass of the whole screen only when the height changed."""
+        self.update(content, layout=height != self._height or height != self.size.height)
+        self._height = height
+
+    def compact_text(self, v: dict[str, Any], width: int) -> Text:
+        """The short form: lines of pieces, each piece kept whole or dropped."""
+        app = self.app
+        strong, muted = hex_color(app, "primary"), hex_color(app, "foreground-muted")
+        al, ar, tp = v["accept_len"], v["accept_rate"], v["throughput"]
+        rate = (
+            mean_ci_text(ar["printed_mean"], ar["printed_hw"], ar["printed_n"], 3).rsplit(" (n=", 1)[0]
+            if ar["printed_n"]
+            else DASH
+        )
+        lines: list[list[tuple[str, str]]] = [
+            [
+                ("accept len ", "bold"),
+                (mean_ci_text(al["mean"], al["hw"], al["n"]), f"bold {strong}"),
+                (f"  last {f2(al['last'])}", muted),
+            ],
+            [
+                ("rate ", "bold"),
+                (rate, ""),
+                (f"  {f2(tp['last'], 1)} tok/s", muted),
+                (f"  seg {v['segment']}/{v['segments']}", muted),
+            ],
+        ]
+        out = Text(no_wrap=True, overflow="crop")
+        for i, pieces in enumerate(lines):
+            if i:
+                out.append("\n")
+            used = 0
+            for text, style in pieces:
+                if used + len(text) > width:
+                    break
+                out.append(text, style=style)
+                used += len(text)
+        if v["warning"]:
+            out.append("\n")
+            out.append(short("⚠ " + v["warning"], max(4, width)), style=hex_color(app, "warning"))
+        return out
+
+    def on_resize(self) -> None:
+        if self.values:
+            self._shown = None
+            self.show(self.values, pinned=self._pinned)
+
+
+class _Lines:
+    """Lines of segments already laid out at the panel's width (the numbers table)."""
+
+    def __init__(self, lines: list[list[Segment]]) -> None:
+        self.lines = lines
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        for line in self.lines:
+            yield from line
+            yield Segment.line()

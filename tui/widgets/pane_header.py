@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
 
@@ -42,26 +41,39 @@ class PaneHeader(Static):
         if key == self._key:
             return
         self._key = key
+        self.update(self.line(self.size.width or 80), layout=False)  # one row, whatever it says
+
+    def on_resize(self) -> None:
+        if self._key is not None:
+            self.update(self.line(self.size.width), layout=False)
+
+    def line(self, width: int) -> Text:
+        """Label and status always; then the counts, then where it reads from, as room allows."""
+        assert self._key is not None
+        label, where, status, frozen, extra, _ = self._key
         # label, path, status message: outside text, shown and never obeyed
         label, where, status, extra = visible(label), visible(where), visible(status), visible(extra)
         word = status.split(" ", 1)[0]
         colour = hex_color(self.app, STATUS_STYLE.get(word, "foreground"))
-        left = Text(no_wrap=True, overflow="ellipsis")
-        left.append("● ", style=colour)
-        left.append(label, style="bold")
-        left.append("  ")
-        left.append(where, style="dim")  # a path or command: plain text, never markup
-        right = Text(no_wrap=True, justify="right")
-        if extra:
-            right.append(extra + "  ", style="dim")
+        right = Text(no_wrap=True)
         if frozen:
             right.append("view frozen · ", style=hex_color(self.app, "warning"))
         right.append(status, style=f"bold {colour}")
-        grid = Table.grid(expand=True, padding=(0, 1))
-        grid.add_column(ratio=1, no_wrap=True, overflow="ellipsis")
-        grid.add_column(justify="right", no_wrap=True)
-        grid.add_row(left, right)
-        self.update(grid)
+        need = 2 + len(label) + 2 + right.cell_len
+        if extra and need + len(extra) + 2 <= width:
+            counts = Text(extra + "  ", style="dim")
+            right = counts + right
+            need += len(extra) + 2
+        left = Text(no_wrap=True, overflow="ellipsis")
+        left.append("● ", style=colour)
+        left.append(label, style="bold")
+        if where and where != label and need + len(where) + 2 <= width:
+            left.append("  ")
+            left.append(where, style="dim")  # a path or command: plain text, never markup
+        room = max(0, width - right.cell_len)
+        left.truncate(max(1, room - 1), overflow="ellipsis")
+        gap = max(1, width - left.cell_len - right.cell_len)
+        return left + Text(" " * gap) + right
 
     @property
     def text(self) -> str:

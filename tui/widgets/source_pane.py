@@ -1,6 +1,10 @@
 """One source's pane: header, numbers, sparklines, history chart, segment table, per-rank /
 per-position breakdown and the raw log tail. It renders from a :class:`tui.pane_state.PaneState`
-when the screen's tick asks it to (a few times a second), never per line."""
+when the screen's tick asks it to, never per line, and only the parts that are due and changed:
+numbers (with the verdict and log tail), sparklines (with the segment table) and chart each have their own cadence
+(:mod:`tui.screens.watch`). What it shows depends on its size (:func:`tui.screens.layout.pane_tier`):
+a compact pane keeps the facts that matter most, and the chart only where it has room for a
+readable y axis."""
 
 from __future__ import annotations
 
@@ -13,10 +17,11 @@ from textual.widgets import Static
 
 from tui.format import pane_numbers, segment_verdict
 from tui.pane_state import PaneState
+from tui.screens.layout import FULL_MIN_H, pane_tier
 from tui.widgets.breakdown import Breakdown
-from tui.widgets.history_chart import ChartData, ChartSeries, HistoryChart
+from tui.widgets.history_chart import MIN_ROWS, ChartData, ChartSeries, HistoryChart
 from tui.widgets.log_tail import LogTail
-from tui.widgets.metric_spark import MetricSpark
+from tui.widgets.metric_spark import MetricSparks, SparkRow
 from tui.widgets.numbers import NumbersPanel
 from tui.widgets.pane_header import PaneHeader
 from tui.widgets.segment_table import SegmentTable, verdict_line
@@ -25,6 +30,8 @@ CHART_POINTS = 1500  # records drawn in the history chart (more to reach back to
 SPARK_POINTS = 240
 
 Scales = dict[str, tuple[float, float]]
+NUMBERS, SPARKS, CHART = "numbers", "sparks", "chart"  # the parts a tick may render
+ALL_PARTS = frozenset((NUMBERS, SPARKS, CHART))
 
 
 def recent(state: PaneState, n: int):
@@ -50,9 +57,15 @@ class SourcePane(Vertical, can_focus=True):
         padding: 0 1;
     }
     SourcePane.-no-chart HistoryChart { display: none; }
+    SourcePane.-no-room HistoryChart { display: none; }
     SourcePane.-no-log LogTail { display: none; }
     SourcePane.-no-log.-no-chart #verdict { margin-bottom: 1; }
+    SourcePane.-compact SegmentTable, SourcePane.-narrow SegmentTable { display: none; }
+    SourcePane.-compact Breakdown, SourcePane.-narrow Breakdown { display: none; }
+    SourcePane.-compact LogTail { display: none; }
+    SourcePane.-compact #verdict { margin-bottom: 0; }
     """
+    ALLOW_MAXIMIZE = True
 
     def __init__(
         self, index: int, state: PaneState, *, chart: bool = True, log: bool = True, **kwargs
@@ -61,17 +74,26 @@ class SourcePane(Vertical, can_focus=True):
         self.index = index
         self.state = state
         self.selected: int | None = None  # pinned segment index (None: follow the newest)
-        self._version = -1
+        self._version = -1  # the state's version at the last render of the numbers
+        self._table_version = -1  # ... of the segment table and breakdown
+        self._spark_key: tuple | None = None
+        self._chart_key: tuple | None = None
         self._scales: Scales = {}
+        self.tier = "full"
+        self._verdict: str | None = None
         self.set_class(not chart, "-no-chart")
         self.set_class(not log, "-no-log")
 
     def compose(self) -> ComposeResult:
         yield PaneHeader()
         yield NumbersPanel()
-        yield MetricSpark("accept len", "primary", 2, id="spark-al")
-        yield MetricSpark("accept rate", "secondary", 2, id="spark-ar")
-        yield MetricSpark("tok/s", "accent", 0, id="spark-tp")
+        yield MetricSparks(
+            [
+                SparkRow("accept len", "primary", 2),
+                SparkRow("accept rate", "secondary", 2),
+                SparkRow("tok/s", "accent", 0),
+            ]
+        )
         yield HistoryChart()
         yield SegmentTable()
         yield Static("", id="verdict")
@@ -85,36 +107,95 @@ class SourcePane(Vertical, can_focus=True):
             st.label, st.where, st.status_text(now or time.monotonic()), frozen=frozen, extra=extra
         )
 
-    def show_data(self, scales: Scales, *, force: bool = False) -> None:
-        """Re-render the data widgets if the state (or the shared scales) changed."""
+    def show_data(self, scales: Scales, *, force: bool = False, parts: frozenset[str] = ALL_PARTS) -> None:
+        """Re-render the ``parts`` whose input (the state, the shared scales) changed."""
         st = self.state
-        if not force and st.version == self._version and scales == self._scales:
-            return
-        self._version, self._scales = st.version, dict(scales)
+        self._scales = dict(scales)
         stats = st.stats
         sel = self.selected
         if sel is not None and all(s.index != sel for s in stats.segments):
             sel = self.selected = None
-        self.query_one(NumbersPanel).show(pane_numbers(stats, sel), pinned=sel is not None)
-        pts = recent(st, SPARK_POINTS)
-        cur = stats.current.all
-        for wid, attr, key, last in (
-            ("#spark-al", 5, "accept_len", cur.accept_len.last),
-            ("#spark-ar", 6, "accept_rate", cur.accept_rate.last),
-            ("#spark-tp", 7, "throughput", cur.throughput.last),
-        ):
-            lo, hi = scales.get(key, (0.0, 1.0))
-            self.query_one(wid, MetricSpark).set_data(
-                [p[attr] for p in pts if p[attr] is not None], lo, hi, last
+        if NUMBERS in parts and (force or st.version != self._version):
+            self._version = st.version
+            self.query_one(NumbersPanel).show(pane_numbers(stats, sel), pinned=sel is not None)
+            verdict = self.query_one("#verdict", Static)
+            line = verdict_line(segment_verdict(stats))
+            if line.plain != self._verdict:
+                self._verdict = line.plain
+                verdict.update(line)
+        if NUMBERS in parts and not self.has_class("-no-log") and self.tier != "compact":
+            self.query_one(LogTail).sync(st.raw, st.raw_seq)  # nothing to do when no line came
+        if SPARKS in parts and self.tier == "full" and (force or st.version != self._table_version):
+            # the segment table and breakdown repeat the numbers per segment: at the sparklines' pace
+            self._table_version = st.version
+            seg = stats.current if sel is None else next(s for s in stats.segments if s.index == sel)
+            self.query_one(SegmentTable).sync(stats, sel)
+            self.query_one(Breakdown).show_segment(seg)
+        if SPARKS in parts:
+            key = (
+                st.seq,
+                st.stats.current.index,
+                scales.get("accept_len"),
+                scales.get("accept_rate"),
+                scales.get("throughput"),
             )
-        if not self.has_class("-no-chart"):
-            self.query_one(HistoryChart).set_data(self.chart_data(scales.get("accept_len")))
-        self.query_one(SegmentTable).sync(stats, sel)
-        self.query_one("#verdict", Static).update(verdict_line(segment_verdict(stats)))
-        seg = stats.current if sel is None else next(s for s in stats.segments if s.index == sel)
-        self.query_one(Breakdown).show_segment(seg)
-        if not self.has_class("-no-log"):
-            self.query_one(LogTail).sync(st.raw, st.raw_seq)
+            if force or key != self._spark_key:
+                self._spark_key = key
+                pts = recent(st, SPARK_POINTS)
+                cur = stats.current.all
+                sparks = self.query_one(MetricSparks)
+                for row, (attr, name, last) in enumerate(
+                    (
+                        (5, "accept_len", cur.accept_len.last),
+                        (6, "accept_rate", cur.accept_rate.last),
+                        (7, "throughput", cur.throughput.last),
+                    )
+                ):
+                    lo, hi = scales.get(name, (0.0, 1.0))
+                    sparks.set_data(row, [p[attr] for p in pts if p[attr] is not None], lo, hi, last)
+        if CHART in parts:
+            self.fit()
+            if self.chart_shown:
+                chart_key = (st.seq, tuple(st.boundaries)[-2:], len(st.marks), scales.get("accept_len"))
+                if force or chart_key != self._chart_key:
+                    self._chart_key = chart_key
+                    self.query_one(HistoryChart).set_data(self.chart_data(scales.get("accept_len")))
+
+    @property
+    def chart_shown(self) -> bool:
+        return not (self.has_class("-no-chart") or self.has_class("-no-room"))
+
+    # -- size ---------------------------------------------------------------------------------
+    def on_resize(self) -> None:
+        height = self.styles.height
+        if height is not None and height.is_auto:  # as tall as its content (compare): by width only
+            tier = pane_tier(self.size.width, FULL_MIN_H)
+        else:
+            tier = pane_tier(self.size.width, self.size.height)
+        if tier != self.tier:
+            self.tier = tier
+            self.set_class(tier == "compact", "-compact")
+            self.set_class(tier == "narrow", "-narrow")
+            self.query_one(NumbersPanel).set_class(tier != "full", "-compact")
+            self._version = self._table_version = -1  # blocks shown again must be brought up to date
+        self.call_after_refresh(self._refit)
+
+    def _refit(self) -> None:
+        was = self.chart_shown
+        self.fit()
+        if self.chart_shown and not was:
+            self._chart_key = None
+            self.show_data(self._scales, parts=frozenset((CHART,)))
+
+    def fit(self) -> None:
+        """Show the chart only when what is left of the pane gives it ``MIN_ROWS`` rows."""
+        fixed = 0
+        for child in self.children:
+            if child.display and not isinstance(child, (HistoryChart, LogTail)):
+                fixed += child.outer_size.height
+        log = not self.has_class("-no-log") and self.tier != "compact"
+        room = self.size.height - fixed - (5 if log else 0)
+        self.set_class(room < MIN_ROWS, "-no-room")
 
     def chart_data(self, ylim: tuple[float, float] | None) -> ChartData:
         st = self.state
@@ -141,7 +222,8 @@ class SourcePane(Vertical, can_focus=True):
     def set_chart(self, on: bool) -> None:
         self.set_class(not on, "-no-chart")
         if on:
-            self.query_one(HistoryChart).set_data(self.chart_data(self._scales.get("accept_len")))
+            self._chart_key = None
+            self.show_data(self._scales, parts=frozenset((CHART,)))
 
     def set_log(self, on: bool) -> None:
         self.set_class(not on, "-no-log")

@@ -1,82 +1,184 @@
-"""Wake-ups for file followers: inotify (through ``watchfiles``) where available, else polling.
+"""Wake-ups for file followers: Linux inotify on the event loop where available, else polling.
 
-One watcher thread per watched directory, shared by every follower of a file in it (a glob and
-a file in the same directory cost one thread). The thread waits in watchfiles' Rust code and
-hands changes to the event loop with ``call_soon_threadsafe``; followers wait on an
-``asyncio.Event`` with a timeout, so polling is always the fallback: a lost or impossible watch
-(no inotify, network file system, directory missing or replaced) only makes wake-ups slower.
+One inotify descriptor per event loop, read with ``loop.add_reader`` (no thread: a write to a
+followed file costs one ``read`` of a few bytes on the loop, nothing in a Python-visible thread).
+Every follower of a file in a watched directory shares that directory's watch, and a follower
+only wakes for the paths it follows (32 logs in one directory do not all wake for each write).
+Wake-ups are coalesced: after one, the next comes no sooner than ``min_gap`` seconds later, so a
+burst of writes is read as one batch.
+
+Followers wait on an ``asyncio.Event`` with a timeout, so polling is always the fallback: a lost
+or impossible watch (no inotify, network file system, directory missing or replaced) only makes
+wake-ups slower.
 """
 
 from __future__ import annotations
 
 import asyncio
+import ctypes
+import ctypes.util
+import errno
 import os
-import threading
+import struct
+import sys
 from collections.abc import Callable
 
 from tui.core.sources.aio import wait_for
 
-try:  # pragma: no cover - import guard
-    from watchfiles._rust_notify import RustNotify
-except Exception:  # pragma: no cover - watchfiles missing or unusable: poll
-    RustNotify = None  # type: ignore[assignment,misc]
+IN_MODIFY = 0x002
+IN_ATTRIB = 0x004
+IN_CLOSE_WRITE = 0x008
+IN_MOVED_FROM = 0x040
+IN_MOVED_TO = 0x080
+IN_CREATE = 0x100
+IN_DELETE = 0x200
+IN_DELETE_SELF = 0x400
+IN_MOVE_SELF = 0x800
+IN_Q_OVERFLOW = 0x4000
+IN_IGNORED = 0x8000
+IN_NONBLOCK = 0o4000
+IN_CLOEXEC = 0o2000000
+MASK = (
+    IN_MODIFY
+    | IN_ATTRIB
+    | IN_CLOSE_WRITE
+    | IN_MOVED_FROM
+    | IN_MOVED_TO
+    | IN_CREATE
+    | IN_DELETE
+    | IN_DELETE_SELF
+    | IN_MOVE_SELF
+)
+_EVENT = struct.Struct("iIII")  # wd, mask, cookie, len (then len bytes of NUL-padded name)
+MIN_GAP = 0.05  # seconds between two wake-ups of one follower (bursts become one batch)
 
-DEBOUNCE_MS = 25  # group changes at most this long before waking the readers
-STEP_MS = 10  # changes are handed over after this long without a new one
-TIMEOUT_MS = 500  # how often the thread looks at its stop flag when nothing happens
+
+def _load_libc():
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        libc.inotify_init1.argtypes = [ctypes.c_int]
+        libc.inotify_add_watch.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_uint32]
+        libc.inotify_rm_watch.argtypes = [ctypes.c_int, ctypes.c_int]
+        return libc
+    except (OSError, AttributeError):
+        return None
+
+
+_LIBC = _load_libc()
 
 
 def inotify_available() -> bool:
-    return RustNotify is not None
+    return _LIBC is not None
 
 
-class _DirWatch:
-    """A watcher thread on one directory; calls its subscribers on the event loop."""
+class _Inotify:
+    """One inotify descriptor on one event loop: directory watches and their subscribers."""
 
-    def __init__(self, directory: str, loop: asyncio.AbstractEventLoop) -> None:
-        self.directory = directory
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        assert _LIBC is not None
+        fd = _LIBC.inotify_init1(IN_NONBLOCK | IN_CLOEXEC)
+        if fd < 0:
+            err = ctypes.get_errno()
+            raise OSError(err, os.strerror(err))
+        self.fd = fd
         self.loop = loop
-        self.subscribers: dict[int, Callable[[set[str]], None]] = {}
-        self.stop = threading.Event()
+        self.dirs: dict[str, int] = {}  # directory -> wd
+        self.paths: dict[int, set[str]] = {}  # wd -> its directory's names (a symlinked one has two)
+        self.identity: dict[str, tuple[int, int]] = {}
+        self.subscribers: dict[str, dict[int, Callable[[set[str]], None]]] = {}
+        loop.add_reader(fd, self._readable)
+        self.reads = 0  # how many times the descriptor was read (tests, benchmarks)
+
+    def watch(self, directory: str) -> bool:
         st = os.stat(directory)
-        self.identity = (st.st_dev, st.st_ino)
-        self.notify = RustNotify([directory], False, False, 300, False, True)
-        self.thread = threading.Thread(target=self._run, name=f"specwatch-watch:{directory}", daemon=True)
-        self.thread.start()
+        wd = _LIBC.inotify_add_watch(self.fd, os.fsencode(directory), MASK)
+        if wd < 0:
+            return False
+        old = self.dirs.get(directory)
+        if old is not None and old != wd:
+            self._forget(old, directory)
+        self.dirs[directory] = wd
+        self.paths.setdefault(wd, set()).add(directory)
+        self.identity[directory] = (st.st_dev, st.st_ino)
+        return True
 
-    def _run(self) -> None:
-        notify = self.notify
-        try:
-            while not self.stop.is_set():
-                try:
-                    changes = notify.watch(DEBOUNCE_MS, STEP_MS, TIMEOUT_MS, self.stop)
-                except Exception:  # the watch broke (directory gone, ...): polling takes over
-                    return
-                if isinstance(changes, set) and changes:
-                    paths = {p for _, p in changes}
-                    try:
-                        self.loop.call_soon_threadsafe(self._dispatch, paths)
-                    except RuntimeError:  # loop closed
-                        return
-        finally:
+    def alive(self, directory: str) -> bool:
+        return directory in self.dirs
+
+    def unwatch(self, directory: str) -> None:
+        wd = self.dirs.pop(directory, None)
+        self.identity.pop(directory, None)
+        if wd is not None and not self._forget(wd, directory) and self.fd >= 0:
+            _LIBC.inotify_rm_watch(self.fd, wd)
+
+    def _forget(self, wd: int, directory: str) -> bool:
+        """Drop one name of a watch; True while the watch has other names."""
+        names = self.paths.get(wd)
+        if names is None:
+            return False
+        names.discard(directory)
+        if not names:
+            del self.paths[wd]
+        return bool(names)
+
+    def _readable(self) -> None:
+        changed: dict[str, set[str]] = {}
+        while True:
             try:
-                notify.close()
-            except Exception:
-                pass
-
-    def _dispatch(self, paths: set[str]) -> None:
-        for callback in list(self.subscribers.values()):
-            callback(paths)
-
-    @property
-    def alive(self) -> bool:
-        return self.thread.is_alive()
+                data = os.read(self.fd, 65536)
+            except BlockingIOError:
+                break
+            except OSError as exc:
+                if exc.errno == errno.EINTR:
+                    continue
+                self.close()
+                return
+            self.reads += 1
+            pos = 0
+            while pos + _EVENT.size <= len(data):
+                wd, mask, _cookie, size = _EVENT.unpack_from(data, pos)
+                name = data[pos + _EVENT.size : pos + _EVENT.size + size].rstrip(b"\0")
+                pos += _EVENT.size + size
+                if mask & IN_Q_OVERFLOW:  # events were lost: every directory may have changed
+                    for d in self.dirs:
+                        changed.setdefault(d, set()).add(d)
+                    continue
+                for directory in self.paths.get(wd, ()):
+                    path = os.path.join(directory, os.fsdecode(name)) if name else directory
+                    changed.setdefault(directory, set()).add(path)
+                if mask & IN_IGNORED:  # the directory went away: its followers poll until it is back
+                    for directory in self.paths.pop(wd, ()):
+                        if self.dirs.get(directory) == wd:
+                            del self.dirs[directory]
+            if len(data) < 65536:
+                break
+        for directory, paths in changed.items():
+            for callback in list(self.subscribers.get(directory, {}).values()):
+                callback(paths)
 
     def close(self) -> None:
-        self.stop.set()
+        if self.fd < 0:
+            return
+        try:
+            self.loop.remove_reader(self.fd)
+        except Exception:  # the loop is closed already
+            pass
+        os.close(self.fd)
+        self.fd = -1
+        self.dirs.clear()
+        self.paths.clear()
 
 
-_WATCHES: dict[tuple[int, str], _DirWatch] = {}
+_INOTIFY: dict[int, _Inotify] = {}  # id(loop) -> its inotify
+
+
+def _inotify_for(loop: asyncio.AbstractEventLoop) -> _Inotify:
+    ino = _INOTIFY.get(id(loop))
+    if ino is None or ino.fd < 0 or ino.loop is not loop:
+        ino = _INOTIFY[id(loop)] = _Inotify(loop)
+    return ino
 
 
 class Waker:
@@ -86,14 +188,25 @@ class Waker:
     file, a directory that appears later); failures are silent and leave the follower polling.
     """
 
-    def __init__(self, *, use_inotify: bool = True, interested: Callable[[str], bool] | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        use_inotify: bool = True,
+        interested: Callable[[str], bool] | None = None,
+        min_gap: float = MIN_GAP,
+    ) -> None:
         self.event = asyncio.Event()
         self.changed: set[str] = set()
-        self.use_inotify = use_inotify and RustNotify is not None
-        self._dirs: dict[str, _DirWatch] = {}
+        self.use_inotify = use_inotify and _LIBC is not None
+        self._dirs: set[str] = set()
+        self._ino: _Inotify | None = None
         # Which changed paths concern this follower: many followers of one directory (32 logs
         # side by side) must not all wake up for every write to any of them.
         self.interested = interested
+        self.min_gap = min_gap
+        self._last_wake = -1e9
+        self._timer: asyncio.TimerHandle | None = None
+        self.wakes = 0
 
     def _on_change(self, paths: set[str]) -> None:
         if self.interested is not None:
@@ -103,52 +216,66 @@ class Waker:
         self.changed |= paths
         if len(self.changed) > 4096:  # only a hint: keep it bounded
             self.changed = set(list(self.changed)[:4096])
+        if self.event.is_set() or self._timer is not None:
+            return
+        loop = asyncio.get_running_loop()
+        wait = self._last_wake + self.min_gap - loop.time()
+        if wait > 0:
+            self._timer = loop.call_later(wait, self._fire)
+        else:
+            self._fire()
+
+    def _fire(self) -> None:
+        self._timer = None
+        self._last_wake = asyncio.get_running_loop().time()
+        self.wakes += 1
         self.event.set()
 
     @property
     def watching(self) -> bool:
-        return any(w.alive for w in self._dirs.values())
+        ino = self._ino
+        return ino is not None and ino.fd >= 0 and any(ino.alive(d) for d in self._dirs)
 
     def subscribe(self, directory: str) -> bool:
         """Watch ``directory`` (absolute); True when inotify is watching it."""
         if not self.use_inotify:
             return False
         directory = os.path.abspath(directory)
-        w = self._dirs.get(directory)
-        if w is not None:
-            if w.alive and _same_dir(w):
-                return True
-            self._release(directory)
-        loop = asyncio.get_running_loop()
-        key = (id(loop), directory)
-        w = _WATCHES.get(key)
-        if w is None or not w.alive or not _same_dir(w) or w.loop is not loop:
-            if w is not None:
-                w.close()
+        try:
+            ino = _inotify_for(asyncio.get_running_loop())
+        except OSError:  # inotify instance limit reached
+            return False
+        if self._ino is not ino:
+            self.unsubscribe_all()
+            self._ino = ino
+        if not (ino.alive(directory) and _same_dir(ino, directory)):
             try:
-                w = _DirWatch(directory, loop)
-            except Exception:  # no such directory, no permission, inotify limit reached
-                _WATCHES.pop(key, None)
+                if not ino.watch(directory):
+                    return False
+            except OSError:  # no such directory, no permission
                 return False
-            _WATCHES[key] = w
-        w.subscribers[id(self)] = self._on_change
-        self._dirs[directory] = w
+        ino.subscribers.setdefault(directory, {})[id(self)] = self._on_change
+        self._dirs.add(directory)
         return True
 
     def _release(self, directory: str) -> None:
-        w = self._dirs.pop(directory, None)
-        if w is None:
+        self._dirs.discard(directory)
+        ino = self._ino
+        if ino is None:
             return
-        w.subscribers.pop(id(self), None)
-        if not w.subscribers:
-            w.close()
-            for key, other in list(_WATCHES.items()):
-                if other is w:
-                    del _WATCHES[key]
+        subs = ino.subscribers.get(directory)
+        if subs is not None:
+            subs.pop(id(self), None)
+            if not subs:
+                del ino.subscribers[directory]
+                ino.unwatch(directory)
 
     def unsubscribe_all(self) -> None:
         for directory in list(self._dirs):
             self._release(directory)
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
 
     def keep_only(self, directories: set[str]) -> None:
         for directory in list(self._dirs):
@@ -167,9 +294,9 @@ class Waker:
         return changed
 
 
-def _same_dir(w: _DirWatch) -> bool:
+def _same_dir(ino: _Inotify, directory: str) -> bool:
     try:
-        st = os.stat(w.directory)
+        st = os.stat(directory)
     except OSError:
         return False
-    return (st.st_dev, st.st_ino) == w.identity
+    return (st.st_dev, st.st_ino) == ino.identity.get(directory)
