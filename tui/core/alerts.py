@@ -112,8 +112,8 @@ def parse_rule(text: str) -> Rule:
             raise RuleError(f"{text!r}: write verdict=lower|higher|no_difference|insufficient [for DURATION]")
         if m.group(1) not in VERDICTS:
             raise RuleError(f"{text!r}: unknown verdict {m.group(1)!r}; one of {', '.join(VERDICTS)}")
-        dur = parse_duration(m.group(2)) if m.group(2) else 0.0
-        return Rule(t, "verdict", verdict=m.group(1), duration=dur)
+        hold = parse_duration(m.group(2)) if m.group(2) else 0.0
+        return Rule(t, "verdict", verdict=m.group(1), duration=hold)
     if low == "drift" or low.startswith("drift "):
         m = _DRIFT_RX.fullmatch(low)
         metric = (m.group(1) if m else None) or "accept_len"
