@@ -25,9 +25,11 @@ from __future__ import annotations
 import math
 import operator
 import re
+import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from tui.core.drift import DriftDetector
 
@@ -90,6 +92,13 @@ class Alert:
         }
 
 
+def _duration(rule: str, text: str) -> float:
+    try:
+        return parse_duration(text)
+    except RuleError as exc:
+        raise RuleError(f"{rule!r}: {exc}") from None
+
+
 def parse_duration(text: str) -> float:
     m = _DURATION_RX.fullmatch(text.strip())
     if m is None:
@@ -112,7 +121,7 @@ def parse_rule(text: str) -> Rule:
             raise RuleError(f"{text!r}: write verdict=lower|higher|no_difference|insufficient [for DURATION]")
         if m.group(1) not in VERDICTS:
             raise RuleError(f"{text!r}: unknown verdict {m.group(1)!r}; one of {', '.join(VERDICTS)}")
-        hold = parse_duration(m.group(2)) if m.group(2) else 0.0
+        hold = _duration(text, m.group(2)) if m.group(2) else 0.0
         return Rule(t, "verdict", verdict=m.group(1), duration=hold)
     if low == "drift" or low.startswith("drift "):
         m = _DRIFT_RX.fullmatch(low)
@@ -137,7 +146,7 @@ def parse_rule(text: str) -> Rule:
         raise RuleError(f"{text!r}: {num!r} is not a number") from None
     if not math.isfinite(threshold):
         raise RuleError(f"{text!r}: the threshold must be a finite number")
-    seconds = parse_duration(dur) if dur else 0.0
+    seconds = _duration(text, dur) if dur else 0.0
     return Rule(t, "threshold", metric=name, op=op, threshold=threshold, duration=seconds)
 
 
@@ -233,6 +242,18 @@ class AlertEngine:
             out += self._edge(rule, w, source, rule.holds(mean), mean, t)
         return out
 
+    def observe_record(
+        self, source: str, rec: Any, segment: int = 0, arrival: float | None = None
+    ) -> list[Alert]:
+        """A record's accept_len / accept_rate / throughput (any object with those attributes and
+        ``timestamp``), at the log's own time when it has one, else ``arrival`` (default: now on
+        the local wall clock, the same naive seconds the logs' timestamps are read as)."""
+        t = rec.timestamp if rec.timestamp is not None else (local_now() if arrival is None else arrival)
+        out: list[Alert] = []
+        for metric in self.wants(source):
+            out += self.observe(source, metric, getattr(rec, metric, None), t, segment)
+        return out
+
     def verdict(self, a: str, b: str, verdict: str, t: float) -> list[Alert]:
         """The A/B verdict of ``b`` relative to ``a`` at time ``t``."""
         out: list[Alert] = []
@@ -256,7 +277,11 @@ class AlertEngine:
         """A restart (or the user's ``n``): windows start afresh; a drift alert is resolved."""
         out = []
         for key in [k for k in self._windows if k[1] == source]:
-            del self._windows[key]
+            w = self._windows.pop(key)
+            if w.firing:
+                since = w.since if w.since is not None else t
+                msg = f"{source}: {key[0]} ended with the segment (a new segment started)"
+                out.append(Alert(key[0], source, None, since, msg, "resolved", t))
         for key in [k for k in self._drift if k[1] == source]:
             self._drift[key].reset()
             fired = self._drift_firing.pop(key, None)
@@ -286,7 +311,7 @@ class AlertEngine:
             since = w.since if w.since is not None else t
             w.since = None
             w.clear_since = None
-            msg = f"{source}: {rule.text} cleared (now {_fmt(value)})"
+            msg = f"{source}: {rule.text} cleared (now {_fmt(value)})"  # value: the mean or verdict now
             return [Alert(rule.text, source, value, since, msg, "resolved", t)]
         return []
 
@@ -305,6 +330,12 @@ class AlertEngine:
         a = Alert(rule.text, source, round(alarm.recent, 6), t, msg, "firing", t, "new_segment")
         self._drift_firing[key] = a
         return [a]
+
+
+def local_now() -> float:
+    """Now as naive local wall-clock seconds (as :attr:`tui.core.records.Record.timestamp`)."""
+    now = time.time()
+    return now + (time.localtime(now).tm_gmtoff or 0)
 
 
 def _fmt(value) -> str:
