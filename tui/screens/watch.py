@@ -16,6 +16,7 @@ from textual.containers import Container, Grid, Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Header
 
+from tui import alerting
 from tui.core.sanitize import visible
 from tui.core.sources.base import LineBatch
 from tui.core.summary import comparison
@@ -92,6 +93,8 @@ class WatchScreen(Screen):
         )  # (start, duration): the bench reads it
         self._seg_seen = [0] * len(self.states)
         self._cmp_version: tuple = ()
+        self.alerts = alerting.for_plan(plan)  # alert rules (tui.alerting), or None
+        self.alert_verdict: str | None = None  # compare: the newest B − A verdict on accept len
 
     # -- layout ------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -206,6 +209,8 @@ class WatchScreen(Screen):
                 pane.show_data(scales)
             self._show_compare(scales)
         self._drain_notices()
+        if self.alerts is not None:
+            alerting.tick(self)
         took = time.perf_counter() - t0
         self.render_seconds += took
         self.tick_log.append((t0, took))
@@ -240,7 +245,9 @@ class WatchScreen(Screen):
         if key == self._cmp_version:
             return
         self._cmp_version = key
-        self.query_one(CompareBar).show(comparison(a.stats, b.stats), a.label, b.label)
+        cmp = comparison(a.stats, b.stats)
+        self.alert_verdict = cmp["accept_len"]["verdict"]
+        self.query_one(CompareBar).show(cmp, a.label, b.label)
         if self.overlay:
             self.query_one("#overlay", HistoryChart).set_data(self.overlay_data(scales.get("accept_len")))
 
