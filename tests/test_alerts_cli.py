@@ -152,3 +152,98 @@ def test_settings_validate_each_rule():
         parse_settings('alerts = "drift"\n')
     with pytest.raises(ConfigError, match=r"alertz: unknown key \(did you mean 'alerts'\?\)"):
         parse_settings("alertz = []\n")
+
+
+def sglang_lines(values: list[float], start: float = 1_767_322_800.0) -> str:
+    """SGLang decode lines, one a second, with the given accept lens."""
+    from datetime import UTC, datetime
+
+    out = []
+    for i, v in enumerate(values):
+        ts = datetime.fromtimestamp(start + i, tz=UTC).strftime("%Y-%m-%d %H:%M:%S")
+        out.append(
+            f"[{ts} TP0] Decode batch, #running-req: 4, #token: {i}, token usage: 0.01, "
+            f"accept len: {v:.2f}, accept rate: 0.50, cuda graph: True, gen throughput (token/s): 99.00, "
+            "#queue-req: 0\n"
+        )
+    return "".join(out)
+
+
+def test_stream_drift_alert_suggests_a_new_segment(tmp_path):
+    import random
+
+    rng = random.Random(5)
+    vals = [3.0 + rng.gauss(0, 0.3) for _ in range(1000)] + [2.6 + rng.gauss(0, 0.3) for _ in range(1000)]
+    log = tmp_path / "drifting.log"
+    log.write_text(sglang_lines(vals))
+    r = stream("--no-follow", "--jsonl", "--alert", "drift", str(log), xdg=tmp_path)
+    assert r.returncode == 0, r.stderr
+    out = [json.loads(line) for line in r.stdout.splitlines()]
+    alerts = [(k, d) for k, d in enumerate(out) if d["kind"] == "alert"]
+    assert len(alerts) == 1
+    k, a = alerts[0]
+    assert (a["rule"], a["state"], a["suggest"], a["segment"]) == ("drift", "firing", "new_segment", 0)
+    assert "drifted down" in a["message"]
+    records_before = sum(1 for d in out[:k] if d["kind"] == "record")
+    assert 1000 < records_before < 1600  # printed right after the record that tipped it
+
+
+def test_stream_verdict_rule_with_two_sources(tmp_path):
+    a, b = tmp_path / "a.log", tmp_path / "b.log"
+    a.write_text(sglang_lines([3.0 + 0.1 * (i % 5) for i in range(200)]))
+    b.write_text(sglang_lines([2.0 + 0.1 * (i % 5) for i in range(200)]))
+    r = stream("--no-follow", "--alert", "verdict=lower", "--exit-on-alert", f"A={a}", f"B={b}", xdg=tmp_path)
+    assert r.returncode == 3, r.stderr
+    assert r.stdout.splitlines()[-1].startswith("[A → B] ALERT verdict is lower, since ")
+
+
+async def test_export_says_alerts_on_stderr_even_when_quiet():
+    import asyncio
+    import io
+
+    from tui.cli.alert_args import Alerting
+    from tui.cli.export import Exporter
+    from tui.core.alerts import AlertEngine, parse_rule
+    from tui.core.sources.lines import START
+    from tui.core.sources.spec import expand_source_args
+
+    err = io.StringIO()
+    exp = Exporter(
+        expand_source_args([str(SAMPLE)]),
+        addr="127.0.0.1",
+        port=0,
+        start=START,
+        options={"idle_after": None},
+        quiet=True,
+        err=err,
+        alerting=Alerting(AlertEngine([parse_rule("accept_len<2.0 for 30s")])),
+    )
+    task = asyncio.create_task(exp.run())
+    try:
+        for _ in range(1000):
+            if "alert resolved" in err.getvalue():
+                break
+            await asyncio.sleep(0.02)
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+    lines = err.getvalue().splitlines()
+    assert len(lines) == 2
+    assert lines[0].startswith(f"specwatch export: ALERT {SAMPLE}: mean accept_len over 30s = 1.4")
+    assert lines[1].startswith("specwatch export: alert resolved:")
+
+
+def test_live_plans_carry_the_rules_and_the_app_has_no_exit_gate(tmp_path, monkeypatch):
+    from tui.cli import CliError, build_parser
+    from tui.cli.tui_commands import _live_plan
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    args = build_parser().parse_args(["watch", "--alert", "drift", "--on-alert", "true", f"x={SAMPLE}"])
+    plan = _live_plan(args, compare=False)
+    assert plan.alert_names == ["x"] and [r.text for r in plan.alerting.engine.rules] == ["drift"]
+    assert plan.alerting.finish in plan.cleanup
+    args = build_parser().parse_args(["watch", "--alert", "drift", "--exit-on-alert", str(SAMPLE)])
+    with pytest.raises(CliError, match="--exit-on-alert is for specwatch stream"):
+        _live_plan(args, compare=False)
+    args = build_parser().parse_args(["watch", str(SAMPLE)])
+    assert _live_plan(args, compare=False).alerting is None
