@@ -87,3 +87,14 @@ def test_per_source_rules_follow_the_pane_labels():
     assert al is not None
     assert al.engine.rules_for("ab_b.log") == [parse_rule("accept_len<2")]
     assert al.engine.rules_for("ab_a.log") == []
+
+
+async def test_a_verdict_rule_fires_in_compare_mode():
+    plan = replay_plan("--alert", "verdict=higher", sample("ab_a.log"), sample("ab_b.log"))
+    app = SpecwatchApp(plan)
+    app.bell = lambda: None  # type: ignore[method-assign]
+    async with app.run_test(size=(160, 45)) as pilot:
+        await wait_ended(pilot)
+        await wait_for(pilot, lambda: any(n.title == "alert" for n in app._notifications))
+        [alert] = [n for n in app._notifications if n.title == "alert"]
+        assert alert.message.startswith("ab_a.log → ab_b.log: verdict is higher — mark M1")
