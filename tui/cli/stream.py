@@ -179,7 +179,7 @@ class Streamer:
 
     def _record_alerts(self, st: Followed, rec: Record, seg: int) -> list[str]:
         assert self.alerting is not None
-        alerts = self.alerting.engine.observe_record(st.name, rec, seg, local_now())
+        alerts = self.alerting.engine.observe_record(st.name, rec, seg)  # no timestamp: now
         self.alerting.handle(alerts)
         return [self._alert_line(a, seg) for a in alerts]
 

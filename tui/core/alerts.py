@@ -203,6 +203,7 @@ class AlertEngine:
         self._drift_firing: dict[tuple[str, str], Alert] = {}
         self._verdicts: dict[tuple[str, str], _Window] = {}
         self._segment: dict[str, int] = {}
+        self._plan: dict[str, dict[str, list[tuple[Rule, tuple[str, str]]]]] = {}
 
     def __bool__(self) -> bool:
         return bool(self.rules) or any(self.per_source.values())
@@ -212,7 +213,18 @@ class AlertEngine:
 
     def wants(self, source: str) -> set[str]:
         """The metrics some rule of ``source`` looks at (the caller can skip the others)."""
-        return {r.metric for r in self.rules_for(source) if r.kind != "verdict"}
+        return set(self._by_metric(source))
+
+    def _by_metric(self, source: str) -> dict[str, list[tuple[Rule, tuple[str, str]]]]:
+        """``source``'s record rules by metric, each with its state key (built once)."""
+        got = self._plan.get(source)
+        if got is None:
+            got = {}
+            for r in self.rules_for(source):
+                if r.kind != "verdict":
+                    got.setdefault(r.metric, []).append((r, (r.text, source)))
+            self._plan[source] = got
+        return got
 
     # -- observations ----------------------------------------------------------------------
     def observe(
@@ -225,10 +237,7 @@ class AlertEngine:
         self._segment[source] = segment
         if value is None or not math.isfinite(value):
             return out  # a gap is a gap: never a zero
-        for rule in self.rules_for(source):
-            if rule.metric != metric or rule.kind == "verdict":
-                continue
-            key = (rule.text, source)
+        for rule, key in self._by_metric(source).get(metric, ()):
             if rule.kind == "drift":
                 out += self._observe_drift(rule, key, value, t)
                 continue
@@ -239,7 +248,10 @@ class AlertEngine:
             assert w.first_t is not None
             if rule.duration and t - w.first_t < rule.duration:
                 continue  # not watched for the whole window yet
-            out += self._edge(rule, w, source, rule.holds(mean), mean, t)
+            holds = OPS[rule.op](mean, rule.threshold)
+            if holds is w.firing and (w.clear_since is None or not holds):
+                continue  # nothing changes (the common case)
+            out += self._edge(rule, w, source, holds, mean, t)
         return out
 
     def observe_record(
@@ -250,7 +262,7 @@ class AlertEngine:
         the local wall clock, the same naive seconds the logs' timestamps are read as)."""
         t = rec.timestamp if rec.timestamp is not None else (local_now() if arrival is None else arrival)
         out: list[Alert] = []
-        for metric in self.wants(source):
+        for metric in self._by_metric(source):
             out += self.observe(source, metric, getattr(rec, metric, None), t, segment)
         return out
 
