@@ -144,5 +144,6 @@ def test_drift_fires_once_with_a_suggestion_and_a_new_segment_resolves_it():
     t, a = got[0]
     assert 800 < t < 1300 and a.suggest == "new_segment" and "drifted down" in a.message
     assert 2.5 < a.value < 2.8  # the mean after the estimated change (a little of before in it)
+    assert 600 <= a.since <= 900  # the estimated start of the new level (it began at t = 800)
     [r] = eng.observe("a", "accept_len", 2.5, 2000.0, segment=1)
     assert r.state == "resolved"

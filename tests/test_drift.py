@@ -60,11 +60,12 @@ def test_gaps_are_ignored_and_a_constant_series_never_alarms():
 def test_a_late_shift_is_not_absorbed_and_the_change_is_located():
     det = DriftDetector()
     vals = ar1(random.Random(7), 12000, 0.9, shift_at=10000, shift=-0.3)
-    alarms = [(i, a) for i, v in enumerate(vals) if (a := det.add(v)) is not None]
+    alarms = [(i, a) for i, v in enumerate(vals) if (a := det.add(v, 100.0 + i)) is not None]
     assert len(alarms) == 1
     i, a = alarms[0]
     assert 10000 < i < 10000 + 2000
     assert abs(a.since_record - 10001) <= 1500  # AR(1) with φ = 0.9 wanders: a rough place
+    assert a.since_time == 100.0 + a.since_record - 1
     assert a.baseline - a.recent == pytest.approx(0.3, abs=0.1)
 
 

@@ -331,7 +331,7 @@ class AlertEngine:
         det = self._drift.get(key)
         if det is None:
             det = self._drift[key] = DriftDetector()
-        alarm = det.add(value)
+        alarm = det.add(value, t)
         if alarm is None or key in self._drift_firing:
             return []
         source = key[1]
@@ -339,7 +339,8 @@ class AlertEngine:
             f"{source}: {rule.metric} drifted {alarm.direction} from {alarm.baseline:.3g} to "
             f"{alarm.recent:.3g} within this segment (a new segment is suggested)"
         )
-        a = Alert(rule.text, source, round(alarm.recent, 6), t, msg, "firing", t, "new_segment")
+        since = alarm.since_time if alarm.since_time is not None else t
+        a = Alert(rule.text, source, round(alarm.recent, 6), since, msg, "firing", t, "new_segment")
         self._drift_firing[key] = a
         return [a]
 

@@ -54,6 +54,7 @@ class DriftAlarm:
     recent: float  # the mean after it
     records: int  # records seen since the detector (re)started
     since_record: int  # the estimated first record of the new level (counted as ``records``)
+    since_time: float | None = None  # that record's time, when the values were given times
 
 
 class DriftDetector:
@@ -73,6 +74,8 @@ class DriftDetector:
         self._warm_values: list[float] = []
         self._means: list[float] = []  # every batch mean since the (re)start
         self._prefix: list[float] = [0.0]  # their running sums
+        self._starts: list[float | None] = []  # the time of each batch's first value
+        self._batch_t: float | None = None
         self.mu: float | None = None
         self.sigma: float | None = None
 
@@ -81,10 +84,13 @@ class DriftDetector:
         """Whether the warm-up is over (the detector can alarm)."""
         return self.mu is not None
 
-    def add(self, value: float | None) -> DriftAlarm | None:
+    def add(self, value: float | None, t: float | None = None) -> DriftAlarm | None:
+        """One value (``t``: its time, only to say when a shift began)."""
         if value is None or not math.isfinite(value):
             return None
         self.records += 1
+        if self._acc_n == 0:
+            self._batch_t = t
         if self.mu is None:
             self._warm_values.append(value)
         self._acc += value
@@ -93,6 +99,7 @@ class DriftDetector:
             return None
         mean = self._acc / self._acc_n
         self._acc, self._acc_n = 0.0, 0
+        self._starts.append(self._batch_t)
         if self.mu is None:
             self._means.append(mean)
             self._prefix.append(self._prefix[-1] + mean)
@@ -134,7 +141,12 @@ class DriftDetector:
         before = self._prefix[tau] / tau
         after = (total - self._prefix[tau]) / (n - tau)
         alarm = DriftAlarm(
-            "down" if after < before else "up", before, after, self.records, tau * self.batch + 1
+            "down" if after < before else "up",
+            before,
+            after,
+            self.records,
+            tau * self.batch + 1,
+            self._starts[tau],
         )
         self.reset()
         return alarm
