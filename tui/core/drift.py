@@ -26,9 +26,10 @@ two regimes. :class:`DriftDetector` notices such a sustained shift, in either di
 Measured (seeded simulation, mean 3.0, per-record sd 0.3): on stationary AR(1) series of 2,000
 values, 200 runs each, it alarmed in 0 runs for φ = 0 and 0.5 and in 1 run (0.5%) for φ = 0.9.
 A sustained drop of 0.3 (φ = 0.9) after 1,000 records was found after a median of 500 records
-(90% within 1,200; 3 of 100 runs, where chance made the realised drop half as large, not
-within 3,000); after 10,000 records, a median of 950 and at most 1,750 records.
-tests/test_drift.py keeps a smaller, seeded version of both checks.
+in 97 of 100 runs (90% of those within 1,000, all within 2,100; in the other 3, chance made the
+realised drop about half as large and it was not found within 3,000); after 10,000 records, in
+100 of 100 runs, a median of 950 and at most 1,750 records. bench/bench_drift.py reproduces
+these numbers; tests/test_drift.py keeps a smaller, seeded version of both checks.
 
 After an alarm the detector starts over: the values after the change form the new baseline.
 The cost is one pass over the segment's batch means per batch (a day of one record a second is
