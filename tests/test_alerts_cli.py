@@ -110,6 +110,7 @@ def test_a_failing_on_alert_command_is_reported_once(tmp_path):
         (["--alert", "accept_lenn<2"], "--alert 'accept_lenn<2': unknown metric 'accept_lenn'"),
         (["--alert", "accept_len<2 for 3x"], "'accept_len<2 for 3x': bad duration '3x'"),
         (["--exit-on-alert"], "need alert rules"),
+        (["--alert", "verdict=lower"], "--alert 'verdict=lower': a verdict needs two sources (A B)"),
     ],
 )
 def test_bad_alert_flags_exit_2_naming_the_part(tmp_path, args, message):

@@ -142,6 +142,8 @@ def alert_setup(args: argparse.Namespace, specs: list, command: str, config: Any
             rules.append(parse_rule(text))
         except RuleError as exc:
             raise CliError(f"specwatch {command}: --alert {exc}") from None
+        if rules[-1].kind == "verdict" and len(specs) != 2:
+            raise CliError(f"specwatch {command}: --alert {text!r}: a verdict needs two sources (A B)")
     per_source: dict[str, list[Rule]] = {}
     settings = _settings(config, command)
     if settings is not None:  # validated when it was read
