@@ -196,7 +196,7 @@ def test_a_config_error_names_the_key(tmp_path):
     assert r.returncode == 2 and r.stdout == ""
     assert r.stderr.strip() == (
         f"specwatch stream: {cfg}: sources.run.lable: unknown key "
-        "(did you mean 'label'?); allowed: source, label"
+        "(did you mean 'label'?); allowed: source, label, alerts"
     )
 
 

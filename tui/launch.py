@@ -49,6 +49,8 @@ class LaunchPlan:
     title: str = "specwatch"
     demo: bool = False
     intro: str | None = None  # a first notification (the demo explains itself)
+    alerting: Any = None  # tui.cli.alert_args.Alerting: alert rules (see tui.alerting)
+    alert_names: list[str] | None = None  # each pane's source name (the keys of per-source rules)
     cleanup: list[Callable[[], None]] = field(default_factory=list)
 
 

@@ -105,6 +105,9 @@ def run(args: argparse.Namespace) -> int:
     start, specs, options = live_setup(args, "export")
     from tui.core.sources.spec import kind_of
 
+    if args.exit_on_alert:
+        raise CliError("specwatch export: --exit-on-alert is for specwatch stream (a daemon keeps serving)")
+
     if any(kind_of(s).reads_stdin for s in specs):
         raise CliError(
             "specwatch export: a daemon cannot read stdin (give files, cmd:, host:/path or metrics+http://)"
@@ -118,6 +121,7 @@ def run(args: argparse.Namespace) -> int:
         segments=args.segments,
         local_host=args.host or socket.gethostname(),
         quiet=args.quiet,
+        alerting=args.alerting,
     )
     try:
         code = asyncio.run(exporter.run())
@@ -143,6 +147,7 @@ class Exporter:
         local_host: str = "",
         quiet: bool = False,
         err=None,
+        alerting: Any = None,
     ) -> None:
         from tui.core.export_metrics import Exported
         from tui.core.follow import Followed
@@ -157,6 +162,7 @@ class Exporter:
         self.quiet = quiet
         self.err = err or sys.stderr
         self.stopped_by: int | None = None  # the signal that stopped the daemon
+        self.alerting = alerting  # tui.cli.alert_args.Alerting: rules, --on-alert
         labels = unique_labels([default_label(s) for s in specs])
 
         self.sources = [
@@ -248,13 +254,33 @@ class Exporter:
             async with aclosing(follow(sources, states)) as batches:
                 async for i, batch, items in batches:
                     self._log(i, batch, items)
+                    self._alerts(i, items)
             self._say("every source has ended; serving their last numbers until stopped")
             await asyncio.Event().wait()
         except asyncio.CancelledError:
             pass
         finally:
             self.close()
+            if self.alerting is not None:
+                self.alerting.finish()
         return 0
+
+    def _alerts(self, i: int, items) -> None:
+        """Alert rules see every record; an alert is one line on stderr (even with --quiet)
+        and runs --on-alert."""
+        if self.alerting is None:
+            return
+        from tui.core.alerts import local_now
+        from tui.core.records import Record
+
+        name = self.sources[i].state.name
+        arrival = local_now()
+        for it, seg in items:
+            if isinstance(it, Record):
+                for a in self.alerting.engine.observe_record(name, it, seg, arrival):
+                    self.alerting.handle([a])
+                    word = "ALERT" if a.state == "firing" else "alert resolved:"
+                    print(f"specwatch export: {word} {visible(a.message)}", file=self.err, flush=True)
 
     # -- stderr --------------------------------------------------------------------------------
     def _say(self, text: str) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from tui.cli.alert_args import add_alert_arguments, alert_setup
 from tui.cli.metrics_args import add_metrics_arguments, metrics_options
 from tui.cli.ssh_args import add_ssh_arguments, ssh_options
 
@@ -36,11 +37,14 @@ def add_live_arguments(
     )
     add_ssh_arguments(p)
     add_metrics_arguments(p)
+    add_alert_arguments(p)
 
 
 def live_setup(args: argparse.Namespace, command: str) -> tuple[Any, list, dict[str, Any]]:
     """(start position, source specs, source options) from the parsed arguments; a user error
-    is a :class:`tui.cli.CliError` naming ``specwatch COMMAND``."""
+    is a :class:`tui.cli.CliError` naming ``specwatch COMMAND``. The alert rules (``--alert`` and
+    specwatch.toml) are read here too, into ``args.alerting`` (a
+    :class:`tui.cli.alert_args.Alerting`, or None when there are no rules)."""
     from tui.cli import CliError
     from tui.core.sources.lines import parse_start
     from tui.core.sources.spec import SourceSpecError, expand_source_args
@@ -52,9 +56,11 @@ def live_setup(args: argparse.Namespace, command: str) -> tuple[Any, list, dict[
     if args.idle < 0 or (args.poll is not None and args.poll <= 0):
         raise CliError(f"specwatch {command}: --idle and --poll take a positive number of seconds")
     try:
-        specs = expand_source_args(args.sources, config_ref(args))
+        config = config_ref(args)
+        specs = expand_source_args(args.sources, config)
     except SourceSpecError as exc:
         raise CliError(f"specwatch {command}: {exc}") from None
+    args.alerting = alert_setup(args, specs, command, config)
     options: dict[str, Any] = {"idle_after": args.idle or None}
     if args.poll is not None:
         options.update(use_inotify=False, poll_interval=args.poll)

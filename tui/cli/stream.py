@@ -20,7 +20,16 @@ denied, a command that exited non-zero), 2 for bad arguments.
   metric lines that could not be read, ``{"kind": "engine", ...}`` for vLLM engine stats lines,
   ``{"kind": "oversized", "line_no", "offset", "bytes", ...}`` for a line longer than 1 MiB (not read).
 
+* ``{"kind": "alert", "source", "segment", "state", "rule", "value", "since", "time", "message",
+  "suggest"}`` when an alert rule (``--alert RULE`` or specwatch.toml) fires (``state``:
+  ``firing``) or clears (``resolved``); a drift alert carries ``"suggest": "new_segment"``. In
+  text mode: one ``[SOURCE] ALERT ...`` / ``[SOURCE] alert resolved ...`` line. Verdict rules
+  (two sources) use the B − A verdict on accept len, checked at most once a second and at the end.
+
 Non-finite numbers (vLLM prints ``nan`` when nothing was drafted) are written as ``null``.
+
+``--exit-on-alert``: exit with status 3 right after printing the first firing alert (a CI gate);
+status 3 is used for nothing else.
 """
 
 from __future__ import annotations
@@ -31,18 +40,22 @@ import json
 import math
 import os
 import sys
+import time
 from contextlib import aclosing
 from datetime import datetime
 from typing import Any
 
 from tui.cli import STOP_SIGNALS, Stopped
+from tui.cli.alert_args import EXIT_ON_ALERT, Alerting
 from tui.cli.live_args import add_live_arguments, live_setup
+from tui.core.alerts import Alert, local_now
 from tui.core.follow import Followed
 from tui.core.follow import follow as follow_sources
 from tui.core.records import EngineStats, Malformed, Marker, Oversized, Record, format_ts
 from tui.core.sanitize import number, visible
 from tui.core.sources.base import EventKind, LineBatch, SourceEvent
 from tui.core.sources.spec import SourceSpecError, open_source
+from tui.core.summary import comparison
 
 HELP = "print the records of live logs as they arrive (text or JSON lines)"
 
@@ -65,7 +78,14 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
 
 def run(args: argparse.Namespace) -> int:
     start, specs, options = live_setup(args, "stream")
-    streamer = Streamer(specs, jsonl=args.jsonl, follow=not args.no_follow, start=start, options=options)
+    streamer = Streamer(
+        specs,
+        jsonl=args.jsonl,
+        follow=not args.no_follow,
+        start=start,
+        options=options,
+        alerting=getattr(args, "alerting", None),
+    )
     try:
         return asyncio.run(streamer.run())
     except asyncio.CancelledError:
@@ -87,8 +107,20 @@ def _silence_stdout() -> None:
 
 
 class Streamer:
-    def __init__(self, specs, *, jsonl: bool, follow: bool, start, options: dict[str, Any], out=None) -> None:
+    def __init__(
+        self,
+        specs,
+        *,
+        jsonl: bool,
+        follow: bool,
+        start,
+        options: dict[str, Any],
+        out=None,
+        alerting: Alerting | None = None,
+    ) -> None:
         self.specs = specs
+        self.alerting = alerting
+        self._verdict_at = 0.0  # time.monotonic() of the last verdict check
         self.jsonl = jsonl
         self.follow = follow
         self.start = start
@@ -119,16 +151,73 @@ class Streamer:
                 await s.aclose()
             print(f"specwatch stream: {visible(str(exc))}", file=sys.stderr)
             return 2
-        async with aclosing(follow_sources(sources, self.states)) as batches:
-            async for i, batch, items in batches:
-                text = self.render(self.states[i], batch, items)
-                if text:
-                    self.out.write(text)
-                    self.out.flush()
+        try:
+            async with aclosing(follow_sources(sources, self.states)) as batches:
+                async for i, batch, items in batches:
+                    text = self.render(self.states[i], batch, items)
+                    fired = [] if self._should_exit() else self._verdicts(final=False)
+                    if text or fired:
+                        self.out.write(text + self._finish(fired))
+                        self.out.flush()
+                    if self._should_exit():
+                        return EXIT_ON_ALERT
+            fired = [] if self._should_exit() else self._verdicts(final=True)
+            if fired:
+                self.out.write(self._finish(fired))
+                self.out.flush()
+            if self._should_exit():
+                return EXIT_ON_ALERT
+        finally:
+            if self.alerting is not None:
+                self.alerting.finish()
         failed = [st for st in self.states if st.error]
         for st in failed:
             print(visible(f"specwatch stream: {st.name}: {st.error}"), file=sys.stderr)
         return 1 if failed else 0
+
+    # -- alerts -------------------------------------------------------------------------------
+    def _should_exit(self) -> bool:
+        return self.alerting is not None and self.alerting.exit_on_alert and bool(self.alerting.fired)
+
+    def _record_alerts(self, st: Followed, rec: Record, seg: int) -> list[str]:
+        assert self.alerting is not None
+        alerts = self.alerting.engine.observe_record(st.name, rec, seg)  # no timestamp: now
+        self.alerting.handle(alerts)
+        return [self._alert_line(a, seg) for a in alerts]
+
+    def _verdicts(self, *, final: bool) -> list[str]:
+        """Two sources: the B − A verdict on accept len, at most once a second and at the end."""
+        al = self.alerting
+        now = time.monotonic()
+        if al is None or len(self.states) != 2 or not (final or now - self._verdict_at >= 1.0):
+            return []
+        self._verdict_at = now
+        a_st, b_st = self.states
+        verdict = comparison(a_st.stats, b_st.stats)["accept_len"]["verdict"]
+        alerts = al.engine.verdict(a_st.name, b_st.name, verdict, local_now())
+        al.handle(alerts)
+        return [self._alert_line(a, b_st.stats.segment_index) for a in alerts]
+
+    def _alert_line(self, a: Alert, seg: int) -> str:
+        if self.jsonl:
+            return _dumps(
+                {
+                    "kind": "alert",
+                    "source": a.source,
+                    "segment": seg,
+                    "state": a.state,
+                    "rule": a.rule,
+                    "value": a.value,
+                    "since": format_ts(a.since),
+                    "time": format_ts(a.time),
+                    "message": a.message,
+                    "suggest": a.suggest,
+                }
+            )
+        what = a.message.removeprefix(f"{a.source}: ")
+        if a.state == "resolved":
+            return f"[{a.source}] alert resolved: {what}\n"
+        return f"[{a.source}] ALERT {what}, since {format_ts(a.since)}\n"
 
     # -- one batch in, text out ---------------------------------------------------------------
     def render(self, st: Followed, batch: LineBatch | SourceEvent, items: list) -> str:
@@ -139,6 +228,10 @@ class Streamer:
             return self._finish(out)
         for it, seg in items:
             self._item(st, it, seg, batch.path, out)
+            if self.alerting is not None and isinstance(it, Record):
+                out += self._record_alerts(st, it, seg)
+                if self._should_exit():
+                    break  # the CI gate: nothing after the alert
         return self._finish(out)
 
     def _finish(self, out: list[str]) -> str:

@@ -82,6 +82,9 @@ def add_parser(sub: Any) -> None:
     )
     r.add_argument("--no-compare", action="store_true", help="two files side by side without the B − A bar")
     r.add_argument("--config", metavar="FILE", help="specwatch.toml to use (default: the XDG config dir)")
+    from tui.cli.alert_args import add_alert_arguments
+
+    add_alert_arguments(r)
     _common(r)
     r.set_defaults(run=run_replay)
 
@@ -111,7 +114,20 @@ def _live_plan(args: argparse.Namespace, compare: bool):
         stdin_fd = _keys_from_tty(cmd)
     panes = live_panes(specs, follow=not args.no_follow, start=start, options=options, stdin_fd=stdin_fd)
     title = "specwatch compare" if compare else "specwatch"
-    return LaunchPlan(panes, compare=compare, title=f"{title}: " + " · ".join(p.label for p in panes))
+    plan = LaunchPlan(panes, compare=compare, title=f"{title}: " + " · ".join(p.label for p in panes))
+    return _with_alerts(plan, args, [s.name for s in specs], cmd)
+
+
+def _with_alerts(plan, args: argparse.Namespace, names: list[str], cmd: str):
+    """The plan with the run's alert rules (``args.alerting``); ``--on-alert`` commands still
+    running are waited for a moment at exit."""
+    alerting = getattr(args, "alerting", None)
+    if getattr(args, "exit_on_alert", False):
+        raise CliError(f"specwatch {cmd}: --exit-on-alert is for specwatch stream (the app keeps running)")
+    if alerting is not None:
+        plan.alerting, plan.alert_names = alerting, names
+        plan.cleanup.append(alerting.finish)
+    return plan
 
 
 def _keys_from_tty(cmd: str) -> int:
@@ -139,10 +155,14 @@ def _replay_plan(args: argparse.Namespace):
         raise CliError("specwatch replay: --speed takes a number > 0 (or use --max)")
     if args.max_gap is not None and args.max_gap <= 0:
         raise CliError("specwatch replay: --max-gap takes a positive number of seconds")
+    from tui.cli.alert_args import alert_setup
+
     try:
-        specs = expand_source_args(args.files, config_ref(args))
+        config = config_ref(args)
+        specs = expand_source_args(args.files, config)
     except SourceSpecError as exc:
         raise CliError(f"specwatch replay: {exc}") from None
+    args.alerting = alert_setup(args, specs, "replay", config)
     items = []
     for spec in specs:
         path = kind_of(spec).whole_file(spec)
@@ -162,7 +182,8 @@ def _replay_plan(args: argparse.Namespace):
     ]
     compare = len(panes) == 2 and not args.no_compare
     pace = "as fast as possible" if speed is None else f"{speed:g}×"
-    return LaunchPlan(panes, compare=compare, title=f"specwatch replay ({pace}): " + " · ".join(labels))
+    plan = LaunchPlan(panes, compare=compare, title=f"specwatch replay ({pace}): " + " · ".join(labels))
+    return _with_alerts(plan, args, [s.name for s in specs], "replay")
 
 
 def _demo_plan(args: argparse.Namespace):

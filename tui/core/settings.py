@@ -11,6 +11,11 @@ Found by ``--config FILE``, else ``$XDG_CONFIG_HOME/specwatch/specwatch.toml``, 
     [pairs]
     eagle3 = { a = "broken", b = "fixed" }               # or: eagle3 = ["broken", "fixed"]
 
+    alerts = ["accept_len < 2.0 for 2m", "drift"]        # for every source (see tui.core.alerts)
+    [sources.gpu2]
+    source = "gpu2:/data/logs/sglang.log"
+    alerts = ["throughput < 100 for 5m"]                 # for this source only
+
 A name can then be used wherever a source is accepted (``specwatch stream fixed``), and a pair
 name where two sources are (``specwatch compare eagle3``; ``stream`` expands it to both). Pair
 members are source names or source texts. Errors name the file and the key that is wrong.
@@ -51,11 +56,26 @@ def looks_like_source_text(text: str) -> bool:
     return text == "-" or any(c in text for c in "/.:~*?[")
 
 
+def _check_rules(value: list[str]) -> list[str]:
+    """Each alert rule text must parse; the error names its index and the bad part."""
+    from tui.core.alerts import RuleError, parse_rule
+
+    for i, text in enumerate(value):
+        try:
+            parse_rule(text)
+        except RuleError as exc:
+            raise ValueError(f"rule {i + 1}: {exc}") from None
+    return value
+
+
 class SourceEntry(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     source: str = Field(min_length=1, description="a source as on the command line")
     label: str | None = Field(default=None, min_length=1, description="the name shown (default: the key)")
+    alerts: list[str] = Field(default=[], description="alert rules for this source only")
+
+    _rules = field_validator("alerts")(_check_rules)
 
     @model_validator(mode="before")
     @classmethod
@@ -92,7 +112,10 @@ class Settings(BaseModel):
 
     sources: dict[str, SourceEntry] = {}
     pairs: dict[str, PairEntry] = {}
+    alerts: list[str] = Field(default=[], description="alert rules for every source")
     _path: Path | None = PrivateAttr(default=None)
+
+    _rules = field_validator("alerts")(_check_rules)
 
     @field_validator("sources", "pairs")
     @classmethod
@@ -147,8 +170,8 @@ def _did_you_mean(word: str, choices: Any) -> str:
 
 
 _FIELDS: dict[tuple[str, ...], tuple[str, ...]] = {
-    (): ("sources", "pairs"),
-    ("sources", "*"): ("source", "label"),
+    (): ("sources", "pairs", "alerts"),
+    ("sources", "*"): ("source", "label", "alerts"),
     ("pairs", "*"): ("a", "b"),
 }
 

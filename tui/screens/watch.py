@@ -22,6 +22,7 @@ from textual.errors import NoWidget
 from textual.screen import Screen
 from textual.widgets import Footer, Header
 
+from tui import alerting
 from tui.core.sanitize import visible
 from tui.core.sources.base import LineBatch
 from tui.core.summary import comparison
@@ -127,6 +128,8 @@ class WatchScreen(Screen):
         self._scales: dict[str, tuple[float, float]] = {}
         self._checked = [-1] * len(self.states)  # state version at the last check() of each pane
         self._ranges: list[tuple[int, tuple]] = [(-1, ())] * len(self.states)  # per-pane scale cache
+        self.alerts = alerting.for_plan(plan)  # alert rules (tui.alerting), or None
+        self.alert_verdict: str | None = None  # compare: the newest B − A verdict on accept len
 
     # -- layout ------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -280,6 +283,8 @@ class WatchScreen(Screen):
                 pane.show_data(scales, parts=d)
             self._show_compare(scales, ALL_PARTS if compare_chart else frozenset({NUMBERS}))
         self._drain_notices()
+        if self.alerts is not None:
+            alerting.tick(self)
         took = time.perf_counter() - t0
         self.render_seconds += took
         if scheduled:  # the cadence (benchmarks read it); a key's own render is not part of it
@@ -334,7 +339,9 @@ class WatchScreen(Screen):
         key = (a.version, b.version, scales.get("accept_len"))
         if NUMBERS in parts and key != self._cmp_version:
             self._cmp_version = key
-            self.query_one(CompareBar).show(comparison(a.stats, b.stats), a.label, b.label)
+            cmp = comparison(a.stats, b.stats)
+            self.alert_verdict = cmp["accept_len"]["verdict"]
+            self.query_one(CompareBar).show(cmp, a.label, b.label)
         chart = self.query_one("#overlay", HistoryChart)
         okey = (a.seq, b.seq, len(a.boundaries), len(b.boundaries), scales.get("accept_len"))
         if CHART in parts and self.overlay and okey != self._overlay_key and self.on_screen(chart):
