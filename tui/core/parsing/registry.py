@@ -8,7 +8,7 @@ spec line, V0 cumulative counters, hard-wrapped args dumps, timestamps without a
 
 from __future__ import annotations
 
-from tui.core.parsing import llamacpp, markers, sglang, vllm
+from tui.core.parsing import grammar, llamacpp, markers, sglang, vllm
 from tui.core.parsing.text import at_message_start, clean
 from tui.core.parsing.timestamps import TimestampReader
 from tui.core.records import Item, Malformed, Marker, Record, metrics_item
@@ -16,38 +16,33 @@ from tui.core.sources.base import LineBatch
 
 MAX_CONTINUATION = 256 * 1024  # cap on a hard-wrapped args dump being re-joined
 
-# Cheap "is there anything for us on this line" test: every anchor contains one of these.
-_HINTS = (
-    "batch",
-    "metrics:",
-    "Engine ",
-    "acceptance",
-    "server_args",
-    "ready to roll",
-    "Started server",
-    "vLLM API",
-    "non-default",
-    "LLM engine",
-    "': ",
-    "Avg prompt throughput",
-)
+# A line holding none of the grammar's anchors yields nothing (the scanners skip the same lines).
+_ANCHORS = grammar.ANCHORS
 
 
 class LineParser:
     """Parses the lines of one source into :mod:`tui.core.records` items."""
 
-    def __init__(self, source: str, *, year: int | None = None) -> None:
+    def __init__(self, source: str, *, year: int | None = None, ref_time: float | None = None) -> None:
+        """``year`` / ``ref_time``: where vLLM's year-less stamps get their year (see
+        :class:`TimestampReader`): a file's mtime, now for a live source; neither: no timestamp."""
         self.source = source
         self.family: str | None = None  # the first family seen
         self.lines = 0
-        self._ts = TimestampReader(year)
+        self._ts = TimestampReader(year, ref_time)
         self._vllm = vllm.VllmState()
         self._pending_args: tuple[str, str] | None = None  # (kind, joined text)
 
     @property
     def idle(self) -> bool:
-        """True when no cross-line state is pending (a chunk may then skip this parser)."""
-        return self._pending_args is None and not self._vllm.pending_engine
+        """True when no hard-wrapped args dump is pending: a chunk may then skip this parser
+        (the vLLM engine line a spec line pairs with is settled by the caller through
+        :attr:`vllm_state`, the year of year-less stamps through :attr:`timestamps`)."""
+        return self._pending_args is None
+
+    @property
+    def vllm_state(self) -> vllm.VllmState:
+        return self._vllm
 
     def reset(self) -> None:
         """Forget cross-line state (after truncation, rotation, a switch to a newer file)."""
@@ -80,7 +75,7 @@ class LineParser:
             cont = self._continue_args(line, line_no, offset)
             if cont is not None:
                 return cont
-        if "Decode batch" not in line and not any(h in line for h in _HINTS):
+        if not any(a in line for a in _ANCHORS):
             return None
         text = clean(line)
         at = text.find(sglang.ANCHOR)
@@ -134,9 +129,15 @@ class LineParser:
             out.append(item)
         return out
 
+    @property
+    def timestamps(self) -> TimestampReader:
+        return self._ts
+
     def _stamp(self, item: Record | Malformed, text: str) -> Record | Malformed:
         if isinstance(item, Record):
             item.timestamp = self._ts.read(text)
+            if item.timestamp is None and item.family == "llamacpp":
+                item.elapsed = self._ts.elapsed(text)
             if self.family is None:
                 self.family = item.family
         return item
