@@ -71,7 +71,7 @@ def slow_result(data: bytes) -> dict:
 def fast_result(data: bytes, chunk: int = 1 << 16) -> tuple[dict, Summarizer]:
     s = Summarizer("x")
     for off, buf in iter_chunks(io.BytesIO(data), chunk):
-        s.feed(buf, off, scan_chunk(buf) if s.can_fast else None)
+        s.feed(buf, off, scan_chunk(buf, s.year) if s.can_fast else None)
     return s.result(), s
 
 
@@ -134,7 +134,7 @@ def test_fast_path_refuses_what_it_cannot_read(scanner):
     for odd in ODD:
         line = odd.replace("TS", "2026-05-01 00:00:00").encode() + b"\n"
         if " DP1 TP1]" in odd:  # another rank tag in canonical form: read fast, per rank
-            assert sorted(scan_chunk(data + line).by_rank) == ["DP1 TP1", "TP0"]
+            assert sorted(set(scan_chunk(data + line).runs[0].ranks)) == ["DP1 TP1", "TP0"]
         else:
             assert scan_chunk(data + line) is None, odd
 

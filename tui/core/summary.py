@@ -13,18 +13,18 @@ import math
 import multiprocessing as mp
 import os
 import stat
-from array import array
 from collections import deque
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import BinaryIO
 
 from tui.core.columns import RecordColumns
+from tui.core.columns_fold import Reduced, apply_reduced, reduce_columns, split_first
 from tui.core.parsing import LineParser
-from tui.core.parsing.fastscan import Scan, scan_chunk
+from tui.core.parsing.fastscan import Scan, VllmEdge, scan_chunk
 from tui.core.records import EngineStats, Record
 from tui.core.sources.base import CUT_MARKER, MAX_LINE_BYTES
 from tui.core.stats import SourceStats, compare
-from tui.core.stats.metrics import MAX_POSITIONS, MetricSet
 
 CHUNK = 4 << 20
 PARALLEL_MIN = 48 << 20  # smaller files are faster in one process
@@ -112,57 +112,57 @@ class Summarizer:
             offset += len(raw) + 1
         self.lines = no
 
-    def _apply_scan(self, sc: Scan) -> bool:
+    def _apply_scan(self, sc: Scan | Ready) -> bool:
         """Fold a scanned chunk in; False (nothing done) when what its records need from the lines
         before it differs from what the scan assumed (then the caller reads it line by line)."""
         if not self.parser.idle:
             return False
-        base = self.lines
-        if sc.vllm is not None and not self._settle_vllm(sc):
-            return False
+        ready = sc if isinstance(sc, Ready) else prepare(sc)
+        drop_ts = False
+        if ready.vllm is not None:
+            settled = self._settle_vllm(ready)
+            if settled is False:
+                return False
+            drop_ts = settled is None
         self.fast_chunks += 1
-        self.lines += sc.lines
-        self.parser.lines += sc.lines
-        for rc in sc.runs:
-            if rc.line_nos is not None:
-                rc.line_nos = array("q", [base + n for n in rc.line_nos])
-            if self.parser.family is None:
-                self.parser.family = rc.family
-            add_columns(self.stats, rc)
+        self.lines += ready.lines
+        self.parser.lines += ready.lines
+        if ready.family is not None and self.parser.family is None:
+            self.parser.family = ready.family
+        if ready.head is not None:
+            apply_reduced(self.stats, reduce_columns(ready.head), drop_ts)
+        for red in ready.reduced:
+            apply_reduced(self.stats, red, drop_ts)
         return True
 
-    def _settle_vllm(self, sc: Scan) -> bool:
+    def _settle_vllm(self, ready: Ready) -> bool | None:
         """The engine line a chunk's first spec line pairs with may be in the chunk before; the
-        year of its stamps is the line parser's. Settle both as the line parser would."""
-        edge = sc.vllm
+        year of its stamps is the line parser's. Settle both as the line parser would: False when
+        the year differs, None when the records get no timestamp (no year known)."""
+        edge = ready.vllm
         assert edge is not None
+        settled: bool | None = True
         if edge.first_stamp is not None and edge.last_md is not None:
             settled = self.parser.timestamps.settle_vllm(edge.first_stamp, edge.last_md, edge.year)
             if settled is False:
                 return False
-            if settled is None:
-                for rc in sc.runs:
-                    rc.values["timestamp"] = array("d", [math.nan]) * rc.n
         pending = self.parser.vllm_state.pending_engine
-        runs = [rc for rc in sc.runs if rc.n]
-        if edge.head_unpaired and runs:
+        head = ready.head
+        if head is not None:
             e = pending.get(edge.process)
             if e is not None:
-                rc = runs[0]
-                rc.values["throughput"][0] = math.nan if e.throughput is None else e.throughput
-                rc.values["running_req"][0] = math.nan if e.running_req is None else float(e.running_req)
+                head.values["throughput"][0] = math.nan if e.throughput is None else e.throughput
+                head.values["running_req"][0] = math.nan if e.running_req is None else float(e.running_req)
                 if e.engine is not None:
-                    if rc.ranks is None:
-                        rc.ranks = [None] * rc.n
-                    rc.ranks[0] = f"engine {e.engine}"
-        if runs:
+                    head.ranks = [f"engine {e.engine}"]
+        if ready.records:
             pending.pop(edge.process, None)
         if edge.tail_engine is not None:
             eng, tp, run = edge.tail_engine
             pending[edge.process] = EngineStats(
                 self.stats.source, 0, 0, eng, None, tp, run, None, None, edge.process
             )
-        return True
+        return settled
 
     def result(self) -> dict:
         d = self.stats.to_dict()
@@ -174,117 +174,35 @@ class Summarizer:
         return d
 
 
-def _present(col: array, idx: list[int] | None) -> list[int]:
-    rng = range(len(col)) if idx is None else idx
-    return [i for i in rng if col[i] == col[i]]
-
-
-def add_columns(stats: SourceStats, rc: RecordColumns) -> None:
-    """The records of ``rc`` into ``stats``: the same as ``stats.feed`` of those records.
-
-    A thin adapter until ``SourceStats.add_columns(cols)`` (the statistics' one entry point)
-    exists on this branch: at merge, this function's callers call ``stats.add_columns(rc)``
-    instead and this function goes.
-    """
-    n = rc.n
-    if not n:
-        return
-    seg = stats.current
-    stats.records += n
-    v = rc.values
-    nd, run, dr = v["num_drafts"], v["running_req"], v["drafted"]
-    # Record.weight: num_drafts, else #running-req, else drafted tokens, else none
-    w = [a if a == a else (b if b == b else (c if c == c else None)) for a, b, c in zip(nd, run, dr)]
-    groups: list[tuple[MetricSet, list[int] | None]] = [(stats.total, None), (seg.all, None)]
-    if rc.ranks is not None:
-        by: dict[str, list[int]] = {}
-        for i, r in enumerate(rc.ranks):
-            if r is not None:
-                by.setdefault(r, []).append(i)
-        for r, idx in by.items():
-            m = seg.rank_set(r)
-            if m is not None:
-                groups.append((m, None if len(idx) == n else idx))
-    for ms, idx in groups:
-        _fold(ms, rc, w, idx)
-    if rc.family == "sglang":
-        al, ar = v["accept_len"], v["accept_rate"]
-        seg.add_rate_pairs((al[i], ar[i]) for i in range(min(n, 4096)) if al[i] == al[i] and ar[i] == ar[i])
-    if rc.rate_definition is not None and seg.printed_def is None:
-        seg.printed_def = rc.rate_definition
-    if not seg.config.family:
-        seg.config.family = rc.family
-        seg.add_rate_pairs(())  # the rate definition is read again with the family known
-
-
-def _weights(w: list[float | None], sel: list[int]) -> list[float] | None:
-    ws = [w[i] for i in sel]
-    if all(x is None for x in ws):
-        return None
-    return [x if x is not None and 0 < x < math.inf else 0.0 for x in ws]
-
-
-def _fold(ms: MetricSet, rc: RecordColumns, w: list[float | None], idx: list[int] | None) -> None:
-    """MetricSet.add for each record of ``rc`` (those in ``idx``), in bulk."""
-    v = rc.values
-    ms.records += rc.n if idx is None else len(idx)
-    for name, series, weight in (
-        ("accept_len", ms.accept_len, "w"),
-        ("accept_rate", ms.accept_rate, "drafted"),
-        ("throughput", ms.throughput, None),
-        ("running_req", ms.running_req, None),
-        ("accept_len_derived", ms.accept_len_derived, "num_drafts"),
-        ("accept_rate_derived", ms.accept_rate_derived, "num_drafts"),
-    ):
-        col = v[name]
-        sel = _present(col, idx)
-        if not sel:
-            continue
-        xs = [col[i] for i in sel]
-        if weight is None:
-            series.add_many(xs)
-        elif weight == "w":
-            series.add_many(xs, _weights(w, sel))
-        elif weight == "drafted":  # vLLM / llama.cpp rates are accepted/drafted: drafted tokens
-            d = v["drafted"]
-            series.add_many(xs, _weights([d[i] if d[i] == d[i] and d[i] else w[i] for i in range(len(w))], sel))
-        else:
-            c = v[weight]
-            series.add_many(xs, _weights([x if x == x else None for x in c], sel))
-    if not rc.cumulative:
-        for name in ("accepted", "drafted"):
-            col = v[name]
-            total = int(math.fsum(col[i] for i in _present(col, idx)))
-            setattr(ms, name, getattr(ms, name) + total)
-    if rc.per_position is not None:
-        nd = v["num_drafts"]
-        rows = range(rc.n) if idx is None else idx
-        sums, weight = ms._pos_sums, 0.0
-        for i in rows:
-            pp, d = rc.per_position[i], nd[i]
-            if not pp or not (d == d and d) or len(pp) > MAX_POSITIONS:
-                continue
-            if len(sums) < len(pp):
-                sums.extend([0.0] * (len(pp) - len(sums)))
-            for j, x in enumerate(pp):
-                if math.isfinite(x):
-                    sums[j] += x * d
-            weight += d
-        ms._pos_weight += weight
-    ts = v["timestamp"]
-    stamped = _present(ts, idx)
-    if stamped:
-        if ms.first_ts is None:
-            ms.first_ts = ts[stamped[0]]
-        ms.last_ts = ts[stamped[-1]]
-
-
 def format_elapsed(sec: float) -> str:
     """Seconds since a server started as ``H:MM:SS.mmm`` (never a date)."""
     ms = round(sec * 1000)
     h, rem = divmod(ms, 3_600_000)
     m, rem = divmod(rem, 60_000)
     return f"{h}:{m:02d}:{rem // 1000:02d}.{rem % 1000:03d}"
+
+
+@dataclass(slots=True)
+class Ready:
+    """A scanned chunk reduced for folding (where it was scanned: a worker process)."""
+
+    lines: int
+    records: int
+    family: str | None
+    vllm: VllmEdge | None
+    head: RecordColumns | None  # the first vLLM record, when it may pair with the chunk before
+    reduced: list[Reduced]
+
+
+def prepare(sc: Scan) -> Ready:
+    head = None
+    reduced = []
+    for i, rc in enumerate(sc.runs):
+        if i == 0 and rc.n and sc.vllm is not None and sc.vllm.head_unpaired:
+            head, rc = split_first(rc)
+        reduced.append(reduce_columns(rc))
+    family = sc.runs[0].family if sc.runs else None
+    return Ready(sc.lines, sum(rc.n for rc in sc.runs), family, sc.vllm, head, reduced)
 
 
 def iter_chunks(f: BinaryIO, size: int | None = None) -> Iterator[tuple[int, bytes]]:
@@ -333,14 +251,15 @@ def iter_chunks(f: BinaryIO, size: int | None = None) -> Iterator[tuple[int, byt
 _worker_fd: dict[str, int] = {}
 
 
-def _scan_range(path: str, start: int, end: int, year: int) -> Scan | None:
+def _scan_range(path: str, start: int, end: int, year: int) -> Ready | None:
     fd = _worker_fd.get(path)
     if fd is None:
         fd = _worker_fd[path] = os.open(path, os.O_RDONLY)
     buf = os.pread(fd, end - start, start)
     if not buf.endswith(b"\n"):
         buf += b"\n"
-    return scan_chunk(buf, year)
+    sc = scan_chunk(buf, year)
+    return None if sc is None else prepare(sc)
 
 
 def _ranges(f: BinaryIO, size: int) -> list[tuple[int, int]] | None:

@@ -431,6 +431,7 @@ static PyObject *scan(PyObject *self, PyObject *args) {
     memset(&S, 0, sizeof S);
     S.ok = 1;
     const char *counted = buf; /* newlines before this point are in S.n_lines */
+    const char *last_ls = NULL;  /* the start of the last line read */
     Py_ssize_t m = mlen;
     Py_BEGIN_ALLOW_THREADS
     if (view.len == 0 || end[-1] != '\n') S.ok = 0;
@@ -457,16 +458,20 @@ static PyObject *scan(PyObject *self, PyObject *args) {
         }
         const char *ls = memrchr(buf, '\n', (size_t)(start - buf));
         ls = ls ? ls + 1 : buf;
+        if (ls == last_ls) { /* a second anchor on a line already read */
+            S.ok = 0;
+            break;
+        }
+        last_ls = ls;
         const char *le = memchr(start, '\n', (size_t)(end - start));
         S.n_lines += count_nl(counted, ls);
         counted = ls;
         int r = (which == A_DECODE || which == A_SPEC || which == A_ENGINE) ? line_of(&S, ls, le, which, year) : 0;
-        if (r == 1 && has_anchor(start + anch_len[which], le)) r = 0; /* a second anchor on the line */
         if (r <= 0) {
             S.ok = r;
             break;
         }
-        pos = (le - buf) + 1 + (m - 1);
+        pos = (start - buf) + m; /* the rest of the line is scanned too: one anchor per line */
     }
     if (S.ok == 1) S.n_lines += count_nl(counted, end);
     Py_END_ALLOW_THREADS

@@ -91,11 +91,16 @@ def _from_native(r: tuple, year: int) -> Scan:
         return Scan(n_lines, [rc])
     flat = array("d")
     flat.frombytes(pp)
-    per_pos: list[tuple[float, ...] | None] = []
-    i = 0
-    for k in pp_k:
-        per_pos.append(tuple(flat[i : i + k]))
-        i += k
+    per_pos: list[tuple[float, ...] | None]
+    k0 = pp_k[0]
+    if pp_k.count(k0) == n:  # one k throughout: the tuples at C speed
+        per_pos = list(zip(*[iter(flat)] * k0))
+    else:
+        per_pos = []
+        i = 0
+        for k in pp_k:
+            per_pos.append(tuple(flat[i : i + k]))
+            i += k
     rc = RecordColumns(
         "vllm", "spec", n, values, _engine_ranks(eng), per_pos, _rate_def(values), False, nos, n_lines
     )
@@ -118,6 +123,8 @@ _ENGINE_NAMES: dict[float, str] = {}
 
 
 def _engine_ranks(eng: array) -> list[str | None] | None:
+    if eng and not math.isnan(sum(eng)) and min(eng) == max(eng):  # one engine throughout
+        return [f"engine {int(eng[0])}"] * len(eng)
     out: list[str | None] = []
     for e in eng:
         if e != e:
