@@ -68,7 +68,9 @@ class Reduced:
 def reduce_columns(rc: RecordColumns) -> Reduced:
     everything = _fold(rc)
     ranks: dict[str, Folded] = {}
-    if rc.ranks is not None:
+    if rc.ranks is not None and rc.ranks[0] is not None and rc.ranks.count(rc.ranks[0]) == rc.n:
+        ranks[rc.ranks[0]] = everything  # one rank tag throughout (the common case)
+    elif rc.ranks is not None:
         by: dict[str, list[int]] = {}
         for i, r in enumerate(rc.ranks):
             if r is not None:
@@ -138,8 +140,8 @@ def _subset(rc: RecordColumns, idx: list[int]) -> RecordColumns:
 def _series(f: Folded, name: str, xs: array, ws: Weights) -> None:
     """``Series.add(x, w)`` of each present x: one chunk at C speed when every value and weight
     is there, else the pairs, added one by one."""
-    if _present(xs) and math.isfinite(min(xs)) and math.isfinite(max(xs)):
-        if ws is None or (isinstance(ws, array) and min(ws) > 0 and max(ws) < math.inf):
+    if math.isfinite(sum(xs)):  # every value there and finite (an overflow only means the slow way)
+        if ws is None or (isinstance(ws, array) and math.isfinite(sum(ws)) and min(ws) > 0):
             f.chunks[name] = ColumnChunk.of(xs, ws)  # type: ignore[arg-type]
             return
     f.pairs[name] = [(x, ws[i] if ws is not None else None) for i, x in enumerate(xs) if x == x]
@@ -201,7 +203,8 @@ def _positions(per_position: list[tuple[float, ...] | None], nd: array) -> tuple
         0 < k <= MAX_POSITIONS
         and _present(nd)
         and min(nd) > 0
-        and all(p is not None and len(p) == k for p in per_position)
+        and per_position.count(None) == 0
+        and min(map(len, per_position)) == max(map(len, per_position)) == k  # type: ignore[arg-type]
     ):
         cols = list(zip(*per_position))  # type: ignore[misc]
         if all(math.isfinite(x) for c in cols for x in (min(c), max(c))):

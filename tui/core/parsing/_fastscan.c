@@ -2,12 +2,12 @@
  * patterns are compiled from tui/core/parsing/grammar.py, is the reference; the tests check
  * that both give what the line parser gives, on generated and real lines).
  *
- * configure(anchors) takes grammar.ANCHORS (bytes, at least 2 long each): every literal text
+ * configure(anchors) takes grammar.ANCHORS (bytes, at least 3 long each): every literal text
  * the line parser acts on, in the order of grammar.ANCHORS (0 "Decode batch",
  * 1 "SpecDecoding metrics:", 3 "Avg prompt throughput" are the ones with canonical shapes).
  *
  * scan(buf, year) reads a buffer of whole lines. Anchors are found with a Wu-Manber skip loop
- * (bigram shift table: most lines are skipped several bytes at a time, never parsed); every
+ * (trigram shift table: most lines are skipped several bytes at a time, never parsed); every
  * line holding an anchor must be a canonical line of grammar.SHAPES, else the result is None
  * (the caller reads the buffer with the line parser). The result is
  *   (n_lines, family, n, line_nos, cols, tags, tag_idx, pp, pp_k, vllm)
@@ -37,8 +37,13 @@ static char *anch[MAXA];
 static Py_ssize_t anch_len[MAXA];
 static int n_anch = 0;
 static Py_ssize_t mlen = 0;
-static unsigned char shift_tab[65536];
-static uint32_t cand_tab[65536];
+/* Wu-Manber over byte trigrams (hashed to 15 bits): a window of the shortest anchor's length
+ * moves by how far its last trigram is from the end of any anchor's prefix. */
+#define HBITS 15
+#define HASH(p) ((((unsigned)(unsigned char)(p)[0] << 10) ^ ((unsigned)(unsigned char)(p)[1] << 5) ^ \
+                  (unsigned)(unsigned char)(p)[2]) & ((1u << HBITS) - 1))
+static unsigned char shift_tab[1 << HBITS];
+static uint32_t cand_tab[1 << HBITS];
 
 typedef struct {
     char *v;
@@ -64,12 +69,13 @@ static int is_word(char c) {
     return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
 }
 
-static int lit(const char **p, const char *end, const char *s) {
-    size_t k = strlen(s);
+static inline int lit_n(const char **p, const char *end, const char *s, size_t k) {
     if ((size_t)(end - *p) < k || memcmp(*p, s, k) != 0) return 0;
     *p += k;
     return 1;
 }
+/* a literal of known length (string constants only) */
+#define lit(p, end, s) lit_n((p), (end), (s), sizeof(s) - 1)
 
 static const double POW10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
                                1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
@@ -291,9 +297,9 @@ static PyObject *configure(PyObject *self, PyObject *args) {
     for (Py_ssize_t i = 0; i < n; i++) {
         char *s;
         Py_ssize_t len;
-        if (PyBytes_AsStringAndSize(PySequence_Fast_GET_ITEM(fast, i), &s, &len) < 0 || len < 2) {
+        if (PyBytes_AsStringAndSize(PySequence_Fast_GET_ITEM(fast, i), &s, &len) < 0 || len < 3) {
             Py_DECREF(fast);
-            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "anchors are bytes of length >= 2");
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "anchors are bytes of length >= 3");
             return NULL;
         }
         anch[i] = (char *)malloc((size_t)len);
@@ -305,15 +311,15 @@ static PyObject *configure(PyObject *self, PyObject *args) {
     Py_DECREF(fast);
     Py_ssize_t m = mlen > 255 ? 255 : mlen;
     mlen = m;
-    memset(shift_tab, (int)(m - 1), sizeof shift_tab);
+    memset(shift_tab, (int)(m - 2), sizeof shift_tab);
     memset(cand_tab, 0, sizeof cand_tab);
     for (int a = 0; a < n_anch; a++) {
-        const unsigned char *s = (const unsigned char *)anch[a];
-        for (Py_ssize_t q = 1; q < m; q++) {
-            int bg = (s[q - 1] << 8) | s[q];
+        const char *s = anch[a];
+        for (Py_ssize_t q = 2; q < m; q++) {
+            unsigned h = HASH(s + q - 2);
             unsigned char sh = (unsigned char)(m - 1 - q);
-            if (sh < shift_tab[bg]) shift_tab[bg] = sh;
-            if (sh == 0) cand_tab[bg] |= 1u << a;
+            if (sh < shift_tab[h]) shift_tab[h] = sh;
+            if (sh == 0) cand_tab[h] |= 1u << a;
         }
     }
     Py_RETURN_NONE;
@@ -419,8 +425,15 @@ static int line_of(state_t *S, const char *ls, const char *le, int which, int ye
     }
     int64_t no = S->n_lines + 1;
     if (push(&S->lines, &no, sizeof no)) return -1;
-    for (int i = 0; i < NCOL; i++)
-        if (push(&S->cols[i], &v[i], sizeof(double))) return -1;
+    if (S->n * (Py_ssize_t)sizeof(double) == S->cols[0].cap) { /* the columns grow together */
+        for (int i = 0; i < NCOL; i++)
+            if (push(&S->cols[i], &v[i], sizeof(double))) return -1;
+    } else {
+        for (int i = 0; i < NCOL; i++) {
+            memcpy(S->cols[i].v + S->cols[i].n, &v[i], sizeof(double));
+            S->cols[i].n += sizeof(double);
+        }
+    }
     S->n++;
     return 1;
 }
@@ -445,13 +458,13 @@ static PyObject *scan(PyObject *self, PyObject *args) {
     if (view.len == 0 || end[-1] != '\n') S.ok = 0;
     Py_ssize_t pos = m - 1;
     while (S.ok == 1 && pos < view.len) {
-        int bg = ((unsigned char)buf[pos - 1] << 8) | (unsigned char)buf[pos];
-        unsigned char sh = shift_tab[bg];
+        unsigned h = HASH(buf + pos - 2);
+        unsigned char sh = shift_tab[h];
         if (sh) {
             pos += sh;
             continue;
         }
-        uint32_t c = cand_tab[bg];
+        uint32_t c = cand_tab[h];
         const char *start = buf + pos - (m - 1);
         int which = -1;
         for (int a = 0; c; a++, c >>= 1) {
