@@ -27,12 +27,6 @@ _SERIES = ("accept_len", "accept_rate", "throughput", "running_req", "accept_len
 Weights = Sequence[float | None] | None
 
 
-def _present(col: array) -> bool:
-    """Every value present (no NaN): the common case, tested at C speed (an inf - inf NaN only
-    sends the column the slow, value-by-value way)."""
-    return not math.isnan(sum(col))
-
-
 def _absent(col: array) -> bool:
     """No value present (all NaN, as the readers write it), tested at C speed."""
     return col.tobytes() == _NAN8 * len(col)
@@ -137,71 +131,83 @@ def _subset(rc: RecordColumns, idx: list[int]) -> RecordColumns:
     return RecordColumns(rc.family, rc.kind, len(idx), values, None, pp, rc.rate_definition, rc.cumulative)
 
 
-def _series(f: Folded, name: str, xs: array, ws: Weights) -> None:
+def _series(f: Folded, name: str, xs: list[float], ws: Weights) -> None:
     """``Series.add(x, w)`` of each present x: one chunk at C speed when every value and weight
     is there, else the pairs, added one by one."""
     if math.isfinite(sum(xs)):  # every value there and finite (an overflow only means the slow way)
-        if ws is None or (isinstance(ws, array) and math.isfinite(sum(ws)) and min(ws) > 0):
+        if ws is None or (math.isfinite(sum(ws)) and min(ws) > 0):  # type: ignore[arg-type]
             f.chunks[name] = ColumnChunk.of(xs, ws)  # type: ignore[arg-type]
             return
     f.pairs[name] = [(x, ws[i] if ws is not None else None) for i, x in enumerate(xs) if x == x]
 
 
-def _total(col: array) -> int:
-    if _absent(col):
-        return 0
-    return int(math.fsum(col if _present(col) else (x for x in col if x == x)))
+def _total(col: list[float]) -> int:
+    s = sum(col)
+    if s == s:
+        return int(math.fsum(col))
+    return int(math.fsum(x for x in col if x == x))
 
 
 def _fold(rc: RecordColumns) -> Folded:
-    """MetricSet.add of each record of ``rc``, reduced."""
-    v = rc.values
+    """MetricSet.add of each record of ``rc``, reduced. The columns are made lists once: every
+    pass over a list reuses its float objects (an array boxes each value again on each pass)."""
     f = Folded(rc.n)
+    used = (*_SERIES, "num_drafts", "running_req", "drafted", "accepted")
+    v: dict[str, list[float] | None] = {
+        k: None if _absent(c) else c.tolist() for k, c in rc.values.items() if k in used
+    }
     nd, run, dr = v["num_drafts"], v["running_req"], v["drafted"]
+
+    def present(col: list[float] | None) -> bool:
+        return col is not None and not math.isnan(sum(col))
+
     # Record.weight: num_drafts, else #running-req, else drafted tokens, else none
     w: Weights
-    if _present(nd):
+    if nd is not None and present(nd):
         w = nd
-    elif _absent(nd) and _present(run):
+    elif nd is None and run is not None and present(run):
         w = run
-    elif _absent(nd) and _absent(run):
-        w = None if _absent(dr) else [x if x == x else None for x in dr]
+    elif nd is None and run is None:
+        w = None if dr is None else [x if x == x else None for x in dr]
     else:
-        w = [a if a == a else (b if b == b else (c if c == c else None)) for a, b, c in zip(nd, run, dr)]
+        w = [
+            a if a == a else (b if b == b else (c if c == c else None))
+            for a, b, c in zip(*(col or [math.nan] * rc.n for col in (nd, run, dr)))
+        ]
     # accept rate: weighted by drafted tokens when printed and non-zero (vLLM, llama.cpp)
     wr: Weights
-    if _present(dr) and min(dr) > 0:
+    if dr is not None and present(dr) and min(dr) > 0:
         wr = dr
-    elif _absent(dr):
+    elif dr is None:
         wr = w
     else:
         wr = [d if d == d and d else (w[i] if w is not None else None) for i, d in enumerate(dr)]
-    nd_w: Weights = nd if _present(nd) else (None if _absent(nd) else [x if x == x else None for x in nd])
+    nd_w: Weights = nd if nd is None or present(nd) else [x if x == x else None for x in nd]
     for name, ws in zip(_SERIES, (w, wr, None, None, nd_w, nd_w)):
         col = v[name]
-        if not _absent(col):
+        if col is not None:
             _series(f, name, col, ws)
     if not rc.cumulative:
-        f.accepted, f.drafted = _total(v["accepted"]), _total(dr)
-    if rc.per_position is not None:
+        f.accepted = _total(v["accepted"]) if v["accepted"] is not None else 0
+        f.drafted = _total(dr) if dr is not None else 0
+    if rc.per_position is not None and nd is not None:
         f.pos, f.pos_w = _positions(rc.per_position, nd)
-    ts = v["timestamp"]
-    if _present(ts):
-        f.first_ts, f.last_ts = ts[0], ts[-1]
-    elif not _absent(ts):
-        stamped = [x for x in ts if x == x]
-        f.first_ts, f.last_ts = stamped[0], stamped[-1]
+    ts = rc.values["timestamp"]
+    first = next((x for x in ts if x == x), None)  # from each end: the first value, as a rule
+    if first is not None:
+        f.first_ts = first
+        f.last_ts = next(x for x in reversed(ts) if x == x)
     return f
 
 
-def _positions(per_position: list[tuple[float, ...] | None], nd: array) -> tuple[list[float], float]:
+def _positions(per_position: list[tuple[float, ...] | None], nd: list[float]) -> tuple[list[float], float]:
     """Σ rate_i · num_drafts per position and Σ num_drafts, over the records that count (as
     MetricSet.add: a per-position list, num_drafts > 0, at most MAX_POSITIONS values)."""
     first = per_position[0] if per_position else None
     k = len(first) if first else 0
     if (
         0 < k <= MAX_POSITIONS
-        and _present(nd)
+        and not math.isnan(sum(nd))
         and min(nd) > 0
         and per_position.count(None) == 0
         and min(map(len, per_position)) == max(map(len, per_position)) == k  # type: ignore[arg-type]
