@@ -10,6 +10,7 @@ chunks in flight.
 from __future__ import annotations
 
 import math
+import mmap
 import multiprocessing as mp
 import os
 import stat
@@ -252,13 +253,29 @@ _worker_fd: dict[str, int] = {}
 
 
 def _scan_range(path: str, start: int, end: int, year: int) -> Ready | None:
+    """Scan [start, end) of ``path`` through a read-only mapping of just that range (no copy of
+    the bytes; unmapped after, so the worker's memory stays one chunk), or a copy when the range
+    does not end with a newline or cannot be mapped."""
     fd = _worker_fd.get(path)
     if fd is None:
         fd = _worker_fd[path] = os.open(path, os.O_RDONLY)
+    base = start - start % mmap.ALLOCATIONGRANULARITY
+    try:
+        m = mmap.mmap(fd, end - base, prot=mmap.PROT_READ, offset=base)
+    except (OSError, ValueError):
+        m = None
+    if m is not None:
+        with m:
+            if m[end - base - 1 : end - base] == b"\n":
+                with memoryview(m)[start - base :] as view:
+                    return _prepared(scan_chunk(view, year))
     buf = os.pread(fd, end - start, start)
     if not buf.endswith(b"\n"):
         buf += b"\n"
-    sc = scan_chunk(buf, year)
+    return _prepared(scan_chunk(buf, year))
+
+
+def _prepared(sc: Scan | None) -> Ready | None:
     return None if sc is None else prepare(sc)
 
 

@@ -61,13 +61,13 @@ class Scan:
     vllm: VllmEdge | None = None
 
 
-def scan_chunk(buf: bytes, year: int = 1970) -> Scan | None:
+def scan_chunk(buf: bytes | memoryview, year: int = 1970) -> Scan | None:
     """``buf`` must hold whole lines (end with a newline); ``year`` is given to vLLM's year-less
     stamps (the caller checks it against the line parser's reading, see VllmEdge)."""
     if _native is not None:
         r = _native.scan(buf, year)
         return None if r is None else _from_native(r, year)
-    return _scan_python(buf, year)
+    return _scan_python(bytes(buf), year)
 
 
 # -- native ----------------------------------------------------------------------------------
