@@ -54,7 +54,7 @@ def engine_line(rng: random.Random, stamp: str) -> str:
 
 def access_line(rng: random.Random) -> str:
     return (
-        f'{PROC} INFO:     10.{rng.randint(0, 255)}.{rng.randint(0, 255)}.{rng.randint(1, 254)}:'
+        f"{PROC} INFO:     10.{rng.randint(0, 255)}.{rng.randint(0, 255)}.{rng.randint(1, 254)}:"
         f'{rng.randint(1024, 65535)} - "POST /v1/chat/completions HTTP/1.1" 200 OK\n'
     )
 
@@ -69,7 +69,7 @@ def write(path: Path, lines: int, seed: int = 1) -> None:
             f"'speculative_config': {{'method': 'eagle3', 'num_speculative_tokens': {K}}}}}\n"
         )
         buf = []
-        for i in range(lines // 10):
+        for _ in range(lines // 10):
             t += 10
             day, rem = divmod(t, 86400)
             stamp = f"05-{1 + day % 28:02d} {rem // 3600:02d}:{rem // 60 % 60:02d}:{rem % 60:02d}"
@@ -84,7 +84,9 @@ def write(path: Path, lines: int, seed: int = 1) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--lines", type=int, default=3_000_000, help="lines after the 2 startup lines (a multiple of 10)")
+    ap.add_argument(
+        "--lines", type=int, default=3_000_000, help="lines after the 2 startup lines (a multiple of 10)"
+    )
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args(argv)

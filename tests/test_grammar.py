@@ -15,11 +15,11 @@ import random
 from pathlib import Path
 
 import pytest
+from _ci import missing
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from _ci import missing
 from test_fastscan import decode_line, fast_result, make_log, same, slow_result
+
 from tui.core.columns import RecordColumns
 from tui.core.parsing import LineParser, grammar
 from tui.core.parsing import fastscan as fastscan_mod
@@ -120,11 +120,15 @@ def vllm_log(seed: int, n: int, proc: str = PROC, engines: int = 1, odd: list[st
         elif r < 0.35:
             out.append(spec_line(rng, ts, proc, 4, k))  # no engine line before it
         else:
-            out.append(f'{proc} INFO:     10.0.0.{rng.randint(1, 254)}:5000 - "POST /v1/completions HTTP/1.1" 200 OK')
+            out.append(
+                f'{proc} INFO:     10.0.0.{rng.randint(1, 254)}:5000 - "POST /v1/completions HTTP/1.1" 200 OK'
+            )
     return ("\n".join(out) + "\n").encode()
 
 
-@pytest.mark.parametrize("seed,proc,engines", [(1, PROC, 1), (2, "", 1), (3, PROC, 3), (4, "(EngineCore_DP0 pid=9)", 2)])
+@pytest.mark.parametrize(
+    "seed,proc,engines", [(1, PROC, 1), (2, "", 1), (3, PROC, 3), (4, "(EngineCore_DP0 pid=9)", 2)]
+)
 def test_vllm_chunk_equals_line_parser(seed, proc, engines, scanner):
     data = vllm_log(seed, 3000, proc.strip(), engines)
     data = data[data.index(b"\n") + 1 :]  # without the version marker
@@ -158,7 +162,7 @@ ODD_VLLM = [
     "generation throughput: 2.0 tokens/s, Running: 1 reqs, Waiting: 0 reqs, GPU KV cache usage: 1.0%, Prefix cache hit rate: 0.0%",
     f"{PROC} INFO TS [metrics.py:1] SpecDecoding metrics: Mean acceptance length: nan, Accepted: 0 tokens, "
     "Drafted: 0 tokens, Per-position acceptance rate: nan, Avg Draft acceptance rate: nan%",
-    f"(Worker pid=3) INFO TS [metrics.py:1] SpecDecoding metrics: Mean acceptance length: 2.00, Accepted: 1 tokens, "
+    "(Worker pid=3) INFO TS [metrics.py:1] SpecDecoding metrics: Mean acceptance length: 2.00, Accepted: 1 tokens, "
     "Drafted: 2 tokens, Per-position acceptance rate: 0.500, Avg Draft acceptance rate: 50.0%",
 ]
 
@@ -184,7 +188,12 @@ def test_unquoted_markers_open_a_segment_on_every_path(odd, scanner):
 
 # -- every anchor, and nothing else --------------------------------------------------------------
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(lines=st.lists(st.text(alphabet=st.characters(blacklist_characters="\n\r", max_codepoint=0x2FF), max_size=80), max_size=30))
+@given(
+    lines=st.lists(
+        st.text(alphabet=st.characters(blacklist_characters="\n\r", max_codepoint=0x2FF), max_size=80),
+        max_size=30,
+    )
+)
 def test_lines_without_an_anchor_yield_nothing(lines, scanner):
     lines = [ln for ln in lines if not any(a in ln for a in grammar.ANCHORS)]
     p = LineParser("x")
@@ -197,7 +206,9 @@ def test_lines_without_an_anchor_yield_nothing(lines, scanner):
 
 number = st.one_of(
     st.integers(0, 10**16).map(str),
-    st.tuples(st.integers(0, 10**9), st.text("0123456789", min_size=1, max_size=9)).map(lambda t: f"{t[0]}.{t[1]}"),
+    st.tuples(st.integers(0, 10**9), st.text("0123456789", min_size=1, max_size=9)).map(
+        lambda t: f"{t[0]}.{t[1]}"
+    ),
 )
 
 
@@ -251,7 +262,9 @@ def test_the_number_cases_are_read_fast(scanner):
 
 def test_sglang_generated_lines_every_variant(scanner):
     rng = random.Random(3)
-    lines = [decode_line(rng, "2026-05-01 00:00:00", tag, v) for v in range(6) for tag in ("", " TP0", " DP1 TP1")]
+    lines = [
+        decode_line(rng, "2026-05-01 00:00:00", tag, v) for v in range(6) for tag in ("", " TP0", " DP1 TP1")
+    ]
     assert check_contract(("\n".join(lines) + "\n").encode())
 
 

@@ -23,7 +23,14 @@ from tui.core.stats.rates import MAX_SAMPLES
 from tui.core.stats.series import ColumnChunk, Series
 
 _NAN8 = array("d", [math.nan]).tobytes()
-_SERIES = ("accept_len", "accept_rate", "throughput", "running_req", "accept_len_derived", "accept_rate_derived")
+_SERIES = (
+    "accept_len",
+    "accept_rate",
+    "throughput",
+    "running_req",
+    "accept_len_derived",
+    "accept_rate_derived",
+)
 Weights = Sequence[float | None] | None
 
 
@@ -135,8 +142,12 @@ def _series(f: Folded, name: str, xs: list[float], ws: Weights) -> None:
     """``Series.add(x, w)`` of each present x: one chunk at C speed when every value and weight
     is there, else the pairs, added one by one."""
     if math.isfinite(sum(xs)):  # every value there and finite (an overflow only means the slow way)
-        if ws is None or (math.isfinite(sum(ws)) and min(ws) > 0):  # type: ignore[arg-type]
-            f.chunks[name] = ColumnChunk.of(xs, ws)  # type: ignore[arg-type]
+        if ws is None:
+            f.chunks[name] = ColumnChunk.of(xs)
+            return
+        full = [w for w in ws if w is not None]
+        if len(full) == len(xs) and math.isfinite(sum(full)) and min(full) > 0:
+            f.chunks[name] = ColumnChunk.of(xs, full)
             return
     f.pairs[name] = [(x, ws[i] if ws is not None else None) for i, x in enumerate(xs) if x == x]
 
@@ -212,7 +223,7 @@ def _positions(per_position: list[tuple[float, ...] | None], nd: list[float]) ->
         and per_position.count(None) == 0
         and min(map(len, per_position)) == max(map(len, per_position)) == k  # type: ignore[arg-type]
     ):
-        cols = list(zip(*per_position))  # type: ignore[misc]
+        cols = list(zip(*per_position))
         if all(math.isfinite(x) for c in cols for x in (min(c), max(c))):
             return [math.fsum(map(mul, c, nd)) for c in cols], math.fsum(nd)
     sums: list[float] = []

@@ -33,7 +33,5 @@ def _fields() -> dict[str, Any]:
     return out
 
 
-RecordModel: type[BaseModel] = create_model(  # type: ignore[call-overload]
-    "RecordModel", __config__=ConfigDict(extra="forbid"), **_fields()
-)
+RecordModel: type[BaseModel] = create_model("RecordModel", __config__=ConfigDict(extra="forbid"), **_fields())
 RecordModel.__doc__ = "The boundary form of :class:`Record` (JSON, validation)."

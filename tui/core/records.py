@@ -79,7 +79,7 @@ class Record:
     def as_dict(self) -> dict[str, Any]:
         """The fields of :class:`RecordModel` as plain JSON-ready data, without pydantic's cost
         (the hot path of ``stream --jsonl``; tests check it validates as a RecordModel)."""
-        data = {name: getattr(self, name) for name in self.__slots__}  # type: ignore[attr-defined]
+        data = {name: getattr(self, name) for name in self.__slots__}
         data["timestamp"] = format_ts(self.timestamp)
         data["per_position"] = list(self.per_position) if self.per_position is not None else None
         data["extra"] = dict(self.extra)
@@ -173,7 +173,7 @@ def metrics_item(source: str, line_no: int, offset: int, line: str) -> Record | 
             dict(data.get("config") or {}),
             data.get("version"),
         )
-    allowed = set(Record.__slots__) - {"source", "line_no", "offset", "raw", "kind"}  # type: ignore[attr-defined]
+    allowed = set(Record.__slots__) - {"source", "line_no", "offset", "raw", "kind"}
     unknown = set(data) - allowed
     if unknown:
         raise ValueError(f"unknown fields {sorted(unknown)}")

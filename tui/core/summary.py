@@ -324,7 +324,7 @@ def _workers() -> int:
         n = len(os.sched_getaffinity(0))
     except AttributeError:  # not Linux
         n = os.cpu_count() or 1
-    budget = RSS_BUDGET_MB - MAIN_MB
+    budget = float(RSS_BUDGET_MB - MAIN_MB)
     avail = _available_mb()
     if avail is not None:
         budget = min(budget, avail / 2 - MAIN_MB)

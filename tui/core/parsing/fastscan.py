@@ -29,14 +29,16 @@ from tui.core.parsing import grammar
 from tui.core.records import RATE_DRAFTS
 
 try:  # the optional native scanner (setup.py); same answers, several times faster
-    from tui.core.parsing import _fastscan as _native
+    from tui.core.parsing import _fastscan as _native  # type: ignore[attr-defined]
 except ImportError:  # pragma: no cover - depends on the build
     _native = None
 
 _ANCHORS = tuple(a.encode() for a in grammar.ANCHORS)
 if _native is not None:
     _native.configure(_ANCHORS)
-_DECODE, _SPEC, _ENGINE = (a.encode() for a in (grammar.SGLANG_DECODE, grammar.VLLM_SPEC, grammar.VLLM_ENGINE))
+_DECODE, _SPEC, _ENGINE = (
+    a.encode() for a in (grammar.SGLANG_DECODE, grammar.VLLM_SPEC, grammar.VLLM_ENGINE)
+)
 _SHAPED = {_DECODE, _SPEC, _ENGINE}
 _RE = {s.anchor.encode(): grammar.regex(s) for s in grammar.SHAPES}
 NAN = math.nan
@@ -48,7 +50,9 @@ class VllmEdge:
 
     process: str | None  # the process tag of every vLLM line in the buffer
     head_unpaired: bool  # the first spec line came before any engine line of the buffer
-    tail_engine: tuple[int, float, int] | None  # (engine, throughput, running) printed after the last spec line
+    tail_engine: (
+        tuple[int, float, int] | None
+    )  # (engine, throughput, running) printed after the last spec line
     first_stamp: tuple[int, int, int, int, int] | None  # (month, day, h, m, s) of the first vLLM line
     last_md: tuple[int, int] | None
     year: int  # the year the stamps were read with
@@ -212,7 +216,9 @@ def _sglang(buf: bytes, found: list[tuple[int, bytes]], n_lines: int) -> Scan | 
         ranks.append(m.group(2).decode().strip())
         nos.append(no)
     values = {f: array("d", cols[f]) for f in NUMERIC_FIELDS}
-    return Scan(n_lines, [RecordColumns("sglang", "decode", len(nos), values, ranks, None, None, False, nos, n_lines)])
+    return Scan(
+        n_lines, [RecordColumns("sglang", "decode", len(nos), values, ranks, None, None, False, nos, n_lines)]
+    )
 
 
 def _sglang_ts(text: bytes) -> float | None:
@@ -266,7 +272,9 @@ def _vllm(buf: bytes, found: list[tuple[int, bytes]], n_lines: int, year: int) -
             pending = (int(g[0]), float(g[2]), int(g[3]))
             continue
         frac = m.group(7)
-        ts = calendar.timegm((year, mo, d, h, mi, s, 0, 0, 0)) + (int(frac) / 10 ** len(frac) if frac else 0.0)
+        ts = calendar.timegm((year, mo, d, h, mi, s, 0, 0, 0)) + (
+            int(frac) / 10 ** len(frac) if frac else 0.0
+        )
         row = dict.fromkeys(NUMERIC_FIELDS, NAN)
         row["timestamp"] = ts
         pp: tuple[float, ...] = ()

@@ -8,6 +8,8 @@ spec line, V0 cumulative counters, hard-wrapped args dumps, timestamps without a
 
 from __future__ import annotations
 
+from typing import Literal
+
 from tui.core.parsing import grammar, llamacpp, markers, sglang, vllm
 from tui.core.parsing.text import at_message_start, clean
 from tui.core.parsing.timestamps import TimestampReader
@@ -23,9 +25,11 @@ _ANCHORS = grammar.ANCHORS
 class LineParser:
     """Parses the lines of one source into :mod:`tui.core.records` items."""
 
-    def __init__(self, source: str, *, year: int | None = None, ref_time: float | None = None) -> None:
+    def __init__(
+        self, source: str, *, year: int | None = None, ref_time: float | Literal["now"] | None = "now"
+    ) -> None:
         """``year`` / ``ref_time``: where vLLM's year-less stamps get their year (see
-        :class:`TimestampReader`): a file's mtime, now for a live source; neither: no timestamp."""
+        :class:`TimestampReader`): a file's mtime; "now" for a live source; None: no year known."""
         self.source = source
         self.family: str | None = None  # the first family seen
         self.lines = 0
@@ -100,8 +104,8 @@ class LineParser:
                 )
         at = text.find(llamacpp.ANCHOR)
         if at >= 0 and ("accepted" in text and "generated" in text):
-            item = llamacpp.parse_timing(self.source, line_no, offset, text, at, line)
-            return self._stamp(item, text) if item is not None else None
+            timing = llamacpp.parse_timing(self.source, line_no, offset, text, at, line)
+            return self._stamp(timing, text) if timing is not None else None
         found = markers.detect(text)
         if found is None:
             return None
@@ -120,6 +124,7 @@ class LineParser:
         for i, (line, off) in enumerate(zip(batch.lines, batch.offsets)):
             no = batch.first_line_no + i
             self.lines += 1
+            item: Item
             try:
                 item = metrics_item(self.source, no, off, line)
             except (ValueError, TypeError) as exc:

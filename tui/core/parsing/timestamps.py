@@ -19,6 +19,7 @@ from __future__ import annotations
 import calendar
 import re
 import time
+from typing import Literal
 
 _DOCKER = re.compile(r"(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(?:\.(\d+))?(?:Z|[+-]\d\d:?\d\d)? ")
 _FULL = re.compile(r"(\d{4})-(\d\d)-(\d\d)[ T](\d\d):(\d\d):(\d\d)(?:[.,](\d{1,6}))?")
@@ -39,17 +40,17 @@ class TimestampReader:
     """Reads the timestamp of each line of one source, keeping the state that needs:
 
     * vLLM prints no year. The first one is ``year`` when given, else the year of ``ref_time``
-      (the file's mtime, or now for a live source), or the year before when the month-day would
-      be more than a day after ``ref_time``; then carried forward: a month that goes backwards
-      (December → January) moves to the next year. With neither, year-less stamps give no
-      timestamp: never a guessed year.
+      (a file's mtime; ``"now"``, the default, for a live source), or the year before when the
+      month-day would be more than a day after ``ref_time``; then carried forward: a month that
+      goes backwards (December → January) moves to the next year. ``ref_time=None`` (a whole
+      stream of unknown age) gives year-less stamps no timestamp: never a guessed year.
     * 2024 SGLang prints the time only: days are counted from 1970-01-01, and a time that goes
       back by more than 12 hours is taken as the next day.
     """
 
     __slots__ = ("_year", "_ref", "_last_md", "_day_base", "_last_tod", "_cache")
 
-    def __init__(self, year: int | None = None, ref_time: float | None = None) -> None:
+    def __init__(self, year: int | None = None, ref_time: float | Literal["now"] | None = "now") -> None:
         self._year = year
         self._ref = ref_time
         self._last_md: tuple[int, int] | None = None
@@ -106,17 +107,23 @@ class TimestampReader:
         """The year vLLM stamps are most likely read with (for the fast path, which checks it)."""
         if self._year is not None:
             return self._year
-        return time.gmtime(self._ref).tm_year if self._ref is not None else 1970
+        ref = self._reference()
+        return time.gmtime(ref).tm_year if ref is not None else 1970
+
+    def _reference(self) -> float | None:
+        ref = self._ref
+        return time.time() if isinstance(ref, str) else ref
 
     def _first_year(self, mo: int, d: int, h: int, mi: int, s: int) -> int | None:
-        if self._ref is None:
+        ref = self._reference()
+        if ref is None:
             return None
-        year = time.gmtime(self._ref).tm_year
+        year = time.gmtime(ref).tm_year
         try:
             guess = calendar.timegm((year, mo, d, h, mi, s, 0, 0, 0))
         except (ValueError, OverflowError):
             return None
-        return year - 1 if guess > self._ref + _DAY else year
+        return year - 1 if guess > ref + _DAY else year
 
     def settle_vllm(
         self, first: tuple[int, int, int, int, int], last_md: tuple[int, int], year: int

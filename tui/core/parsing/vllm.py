@@ -90,11 +90,16 @@ def parse_engine(
         throughput=to_float(first_number(f["Avg generation throughput"])),
         running_req=to_int(first_number(f.get("Running", ""))),
         waiting_req=to_int(first_number(f.get("Waiting", f.get("Pending", "")))),
-        kv_usage=(to_float(kv) / 100.0) if kv and to_float(kv) is not None else None,
+        kv_usage=_kv_fraction(kv),
         process=proc,
     )
     state.pending_engine[proc] = es
     return es
+
+
+def _kv_fraction(kv: str | None) -> float | None:
+    v = to_float(kv) if kv else None
+    return v / 100.0 if v is not None else None
 
 
 def parse_spec(
