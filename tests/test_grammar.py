@@ -299,3 +299,35 @@ def test_vllm_year_from_the_file_mtime(tmp_path, scanner):
     for off, buf in iter_chunks(io.BytesIO(f.read_bytes())):
         no_ref.feed(buf, off, scan_chunk(buf, no_ref.year))
     assert no_ref.result()["segments"][0]["first_record_time"] is None
+
+
+# -- the line parser sees only anchor lines (and args-dump continuations) ------------------------
+WRAPPED = (
+    "[2026-05-01 00:00:00] server_args=ServerArgs(model_path='m', speculative_algorithm='EAGLE3',\n"
+    "speculative_num_steps=3, speculative_eagle_topk=1,\n"
+    "speculative_num_draft_tokens=4)\n"
+)
+
+
+@pytest.mark.parametrize("slice_size", [64, 300, 1 << 20])
+def test_slow_path_reads_only_anchor_lines_with_the_same_result(slice_size, scanner, monkeypatch):
+    """Summarizer's line-by-line path skips lines without an anchor unread; it must give what
+    feeding every line to the line parser gives, args dumps wrapped over slice ends included."""
+    import tui.core.summary as summary
+    from tui.core.stats import SourceStats
+
+    monkeypatch.setattr(summary, "SLOW_SLICE", slice_size)
+    data = (make_log(31, 400, 37) + WRAPPED.encode() + vllm_log(32, 400) + LLAMA.encode()) * 2
+    every = LineParser("x", year=2026)
+    st = SourceStats("x")
+    for i, line in enumerate(data.decode().split("\n")[:-1]):
+        item = every.feed(line, i + 1, 0)
+        if item is not None:
+            st.feed((item,))
+    s = Summarizer("x")
+    s.parser = LineParser("x", year=2026)
+    s.stats = SourceStats("x")
+    s._slow(data, 0)
+    assert s.lines == s.parser.lines == data.count(b"\n")
+    same(s.stats.to_dict(), st.to_dict())
+    assert len(st.to_dict()["segments"]) > 3

@@ -540,7 +540,60 @@ static PyObject *scan(PyObject *self, PyObject *args) {
     return result;
 }
 
+/* anchor_lines(buf) -> bytes of int64: the start of every line of buf holding an anchor, in order
+ * (the line parser needs to see only these lines, and the lines continuing an args dump). */
+static PyObject *anchor_lines(PyObject *self, PyObject *args) {
+    Py_buffer view;
+    if (!PyArg_ParseTuple(args, "y*", &view)) return NULL;
+    if (n_anch == 0) {
+        PyBuffer_Release(&view);
+        PyErr_SetString(PyExc_RuntimeError, "configure() first");
+        return NULL;
+    }
+    const char *buf = (const char *)view.buf, *end = buf + view.len;
+    buf_t out = {0};
+    int nomem = 0;
+    Py_ssize_t m = mlen;
+    Py_BEGIN_ALLOW_THREADS
+    Py_ssize_t pos = m - 1;
+    while (pos < view.len) {
+        unsigned h = HASH(buf + pos - 2);
+        unsigned char sh = shift_tab[h];
+        if (sh) {
+            pos += sh;
+            continue;
+        }
+        uint32_t c = cand_tab[h];
+        const char *start = buf + pos - (m - 1);
+        int found = 0;
+        for (int a = 0; c; a++, c >>= 1)
+            if ((c & 1) && end - start >= anch_len[a] && memcmp(start, anch[a], (size_t)anch_len[a]) == 0) {
+                found = 1;
+                break;
+            }
+        if (!found) {
+            pos++;
+            continue;
+        }
+        const char *ls = memrchr(buf, '\n', (size_t)(start - buf));
+        int64_t at = ls ? (ls + 1 - buf) : 0;
+        if (push(&out, &at, sizeof at)) {
+            nomem = 1;
+            break;
+        }
+        const char *le = memchr(start, '\n', (size_t)(end - start));
+        if (!le) break;
+        pos = (le - buf) + 1 + (m - 1);
+    }
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&view);
+    PyObject *r = nomem ? PyErr_NoMemory() : PyBytes_FromStringAndSize(out.v ? out.v : "", out.n);
+    free(out.v);
+    return r;
+}
+
 static PyMethodDef methods[] = {
+    {"anchor_lines", anchor_lines, METH_VARARGS, "Starts of the lines holding an anchor."},
     {"configure", configure, METH_VARARGS, "Set the anchors (grammar.ANCHORS as bytes)."},
     {"scan", scan, METH_VARARGS, "Scan a buffer of whole lines: columns of its canonical lines, or None."},
     {NULL, NULL, 0, NULL}};

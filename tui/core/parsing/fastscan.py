@@ -74,6 +74,23 @@ def scan_chunk(buf: bytes | memoryview, year: int = 1970) -> Scan | None:
     return _scan_python(bytes(buf), year)
 
 
+def anchor_lines(buf: bytes) -> array:
+    """The start offsets of the lines of ``buf`` that hold an anchor, in order: the only lines
+    the line parser acts on (apart from the continuation of a hard-wrapped args dump)."""
+    out = array("q")
+    if _native is not None:
+        out.frombytes(_native.anchor_lines(buf))
+        return out
+    starts = set()
+    for a in _ANCHORS:
+        i = buf.find(a)
+        while i >= 0:
+            starts.add(buf.rfind(b"\n", 0, i) + 1)
+            i = buf.find(a, i + 1)
+    out.extend(sorted(starts))
+    return out
+
+
 # -- native ----------------------------------------------------------------------------------
 def _from_native(r: tuple, year: int) -> Scan:
     n_lines, family, n, line_nos, cols, tags, tag_idx, pp, pp_k, vllm = r
