@@ -8,8 +8,10 @@
  *
  * scan(buf, year) reads a buffer of whole lines. Anchors are found with a Wu-Manber skip loop
  * (trigram shift table: most lines are skipped several bytes at a time, never parsed); every
- * line holding an anchor must be a canonical line of grammar.SHAPES, else the result is None
- * (the caller reads the buffer with the line parser). The result is
+ * line holding an anchor must be a line of the common form of grammar.SHAPES, else the result
+ * is None (an anchor without a shape: the caller reads the buffer with the line parser) or
+ * False (a shaped anchor on a line of another form: the Python scanner may read it). The
+ * result is
  *   (n_lines, family, n, line_nos, cols, tags, tag_idx, pp, pp_k, vllm)
  * family 0 none, 1 sglang, 2 vllm; line_nos int64 (1-based within buf); cols 13 columns of n
  * doubles in the order of columns.NUMERIC_FIELDS plus the paired engine index, NaN where not
@@ -489,9 +491,10 @@ static PyObject *scan(PyObject *self, PyObject *args) {
         const char *le = memchr(start, '\n', (size_t)(end - start));
         S.n_lines += count_nl(counted, ls);
         counted = ls;
-        int r = (which == A_DECODE || which == A_SPEC || which == A_ENGINE) ? line_of(&S, ls, le, which, year) : 0;
+        int shaped = which == A_DECODE || which == A_SPEC || which == A_ENGINE;
+        int r = shaped ? line_of(&S, ls, le, which, year) : 0;
         if (r <= 0) {
-            S.ok = r;
+            S.ok = r == 0 && shaped ? 2 : r; /* 2: not the common form; maybe the grammar's wider one */
             break;
         }
         pos = (start - buf) + m; /* the rest of the line is scanned too: one anchor per line */
@@ -501,6 +504,9 @@ static PyObject *scan(PyObject *self, PyObject *args) {
     PyObject *result = NULL;
     if (S.ok < 0) {
         PyErr_NoMemory();
+    } else if (S.ok == 2) {
+        Py_INCREF(Py_False);
+        result = Py_False;
     } else if (S.ok == 0) {
         Py_INCREF(Py_None);
         result = Py_None;

@@ -70,7 +70,10 @@ def scan_chunk(buf: bytes | memoryview, year: int = 1970) -> Scan | None:
     stamps (the caller checks it against the line parser's reading, see VllmEdge)."""
     if _native is not None:
         r = _native.scan(buf, year)
-        return None if r is None else _from_native(r, year)
+        if r is None:
+            return None
+        if r is not False:  # False: a line fits the grammar's wider shape only: Python reads it
+            return _from_native(r, year)
     return _scan_python(bytes(buf), year)
 
 
@@ -226,7 +229,7 @@ def _sglang(buf: bytes, found: list[tuple[int, bytes]], n_lines: int) -> Scan | 
         row = dict.fromkeys(NUMERIC_FIELDS, NAN)
         row["timestamp"] = ts
         for name, text in zip(names, g):
-            if name is not None:
+            if name is not None and text is not None:
                 row[name] = float(text)
         for f in NUMERIC_FIELDS:
             cols[f].append(row[f])

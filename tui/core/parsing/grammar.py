@@ -4,11 +4,13 @@
   (after the markdown / ANSI cleaning of :func:`tui.core.parsing.text.clean`) yields nothing;
   the line parser skips it with one substring test per anchor, the scanners skip it at
   ``memchr`` speed. Nothing else keeps a list of "texts that matter".
-* :data:`SHAPES`: the canonical line shapes the whole-buffer scanners read in bulk, as token
-  sequences (literal text, typed fields, optional groups). The Python scanner's regular
-  expressions are compiled from them (:func:`regex`); the C scanner (``_fastscan.c``) mirrors
-  them and is checked against them by property tests on generated and real lines. A line that
-  carries an anchor but does not fit a shape exactly sends its buffer to the line parser.
+* :data:`SHAPES`: the line shapes the whole-buffer scanners read in bulk, as token sequences
+  (literal text, typed fields, optional groups). The Python scanner's regular expressions are
+  compiled from them (:func:`regex`); the C scanner (``_fastscan.c``) reads the most common form
+  of each (every optional group present, except the SGLang iteration tag and vLLM's form-3 rate)
+  and says so when a line fits only the wider shape, so the Python scanner reads that buffer.
+  Both are checked against the line parser by property tests on generated and real lines. A line
+  that carries an anchor but fits no shape sends its buffer to the line parser.
 * The field tables the line parsers read by key (:data:`SGLANG_DECODE_FIELDS`,
   :data:`VLLM_SPEC_FIELDS`, :data:`VLLM_ENGINE_FIELDS`) are the same fields the shapes name.
 """
@@ -121,6 +123,7 @@ SGLANG_DECODE_SHAPE = Shape(
     "sglang",
     SGLANG_DECODE,
     (
+        Opt((Lit(" ["), Field(INT), Lit("]"))),  # the iteration, when SGLANG_LOG_FORWARD_ITERS is set
         OneOf((",", ".")),
         Lit(" #running-req: "),
         Field(INT, "running_req"),
@@ -128,14 +131,11 @@ SGLANG_DECODE_SHAPE = Shape(
         Field(INT, "tokens"),
         Lit(", token usage: "),
         Field(FLOAT, "token_usage"),
-        Lit(", accept len: "),
-        Field(FLOAT, "accept_len"),
-        Lit(", accept rate: "),
-        Field(FLOAT, "accept_rate"),
-        Lit(", "),
-        OneOf(("cuda", "npu", "cpu")),
-        Lit(" graph: "),
-        OneOf(("True", "False")),
+        Opt((Lit(", accept len: "), Field(FLOAT, "accept_len"))),  # speculative decoding on
+        Opt((Lit(", accept rate: "), Field(FLOAT, "accept_rate"))),  # 2025-10 onwards
+        Opt(
+            (Lit(", "), OneOf(("cuda", "npu", "cpu")), Lit(" graph: "), OneOf(("True", "False")))
+        ),  # 2025-05 on
         Lit(", gen throughput (token/s): "),
         Field(FLOAT, "throughput"),
         Lit(", #queue-req: "),
