@@ -138,12 +138,12 @@ def _subset(rc: RecordColumns, idx: list[int]) -> RecordColumns:
     return RecordColumns(rc.family, rc.kind, len(idx), values, None, pp, rc.rate_definition, rc.cumulative)
 
 
-def _series(f: Folded, name: str, xs: list[float], ws: Weights) -> None:
+def _series(f: Folded, name: str, xs: list[float], ws: Weights, complete: bool) -> None:
     """``Series.add(x, w)`` of each present x: one chunk at C speed when every value and weight
-    is there, else the pairs, added one by one."""
+    is there (``complete``: a weight column without a gap), else the pairs, added one by one."""
     if math.isfinite(sum(xs)):  # every value there and finite (an overflow only means the slow way)
-        if ws is None:
-            f.chunks[name] = ColumnChunk.of(xs)
+        if ws is None or complete:  # (ColumnChunk.of leaves out weights <= 0 or inf, as add does)
+            f.chunks[name] = ColumnChunk.of(xs, ws)  # type: ignore[arg-type]
             return
         full = [w for w in ws if w is not None]
         if len(full) == len(xs) and math.isfinite(sum(full)) and min(full) > 0:
@@ -194,10 +194,11 @@ def _fold(rc: RecordColumns) -> Folded:
     else:
         wr = [d if d == d and d else (w[i] if w is not None else None) for i, d in enumerate(dr)]
     nd_w: Weights = nd if nd is None or present(nd) else [x if x == x else None for x in nd]
+    complete = [x for x in (nd, run, dr) if x is not None and present(x)]
     for name, ws in zip(_SERIES, (w, wr, None, None, nd_w, nd_w)):
         col = v[name]
         if col is not None:
-            _series(f, name, col, ws)
+            _series(f, name, col, ws, any(ws is c for c in complete))
     if not rc.cumulative:
         f.accepted = _total(v["accepted"]) if v["accepted"] is not None else 0
         f.drafted = _total(dr) if dr is not None else 0

@@ -497,7 +497,12 @@ static PyObject *scan(PyObject *self, PyObject *args) {
             S.ok = r == 0 && shaped ? 2 : r; /* 2: not the common form; maybe the grammar's wider one */
             break;
         }
-        pos = (start - buf) + m; /* the rest of the line is scanned too: one anchor per line */
+        /* A line that fits a shape holds no second anchor (its parts are fixed text, numbers,
+         * rank tags, a file name and a process tag checked above, none of which can hold
+         * one): go on after it, its newline counted. */
+        S.n_lines++;
+        counted = le + 1;
+        pos = (le + 1 - buf) + (m - 1);
     }
     if (S.ok == 1) S.n_lines += count_nl(counted, end);
     Py_END_ALLOW_THREADS
