@@ -50,6 +50,10 @@ def render_source(src: dict) -> list[str]:
     )
     if ar.get("n"):
         out.append(f"  accept rate  {mean_ci(ar, 3)}  (as printed)")
+    if src.get("elapsed"):  # llama.cpp prints time since the server started, not a date
+        out.append(
+            f"  elapsed      {src['elapsed']['first']} to {src['elapsed']['last']} (since the server started)"
+        )
     if src.get("accept_len_derived"):
         out.append(f"  accept len (derived from V0 counters)  {mean_ci(src['accept_len_derived'])}")
     rows = []

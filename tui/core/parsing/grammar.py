@@ -12,7 +12,7 @@
   Both are checked against the line parser by property tests on generated and real lines. A line
   that carries an anchor but fits no shape sends its buffer to the line parser.
 * The field tables the line parsers read by key (:data:`SGLANG_DECODE_FIELDS`,
-  :data:`VLLM_SPEC_FIELDS`, :data:`VLLM_ENGINE_FIELDS`) are the same fields the shapes name.
+  :data:`VLLM_SPEC_FIELDS`) are the same fields the shapes name.
 """
 
 from __future__ import annotations
@@ -66,13 +66,6 @@ VLLM_SPEC_FIELDS: dict[str, tuple[str, str]] = {
     "Number of draft tokens": ("drafted", INT),
     "Number of draft tokens tokens": ("drafted", INT),  # early V0 doubled the word
     "Per-position acceptance rate": ("per_position", FLOAT),
-}
-VLLM_ENGINE_FIELDS: dict[str, tuple[str, str]] = {
-    "Avg generation throughput": ("throughput", FLOAT),
-    "Running": ("running_req", INT),
-    "Waiting": ("waiting_req", INT),
-    "Pending": ("waiting_req", INT),
-    "GPU KV cache usage": ("kv_usage", PERCENT),
 }
 
 
