@@ -70,7 +70,7 @@ def render_source(src: dict) -> list[str]:
                 mean_ci(seg["accept_len"]),
                 mean_ci(seg["accept_rate"], 3) if seg["accept_rate"]["n"] else "—",
                 mean_ci(norm, 3) if norm and norm.get("n") else "—",
-                DEFINITION_WORDS.get(rd.get("printed_definition"), "unknown")
+                DEFINITION_WORDS.get(rd.get("printed_definition") or "", "unknown")
                 if seg["accept_rate"]["n"]
                 else "—",
             ]
