@@ -339,3 +339,25 @@ def test_slow_path_reads_only_anchor_lines_with_the_same_result(slice_size, scan
     assert s.lines == s.parser.lines == data.count(b"\n")
     same(s.stats.to_dict(), st.to_dict())
     assert len(st.to_dict()["segments"]) > 3
+
+
+def test_vllm_from_a_pipe_gets_no_year(tmp_path):
+    """A pipe's mtime is when it was made, not the log's age: no year, so no timestamp."""
+    import subprocess
+    import sys
+
+    f = tmp_path / "v.log"
+    f.write_bytes(vllm_log(9, 200))
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    piped = subprocess.run(
+        [sys.executable, "-m", "tui", "summary", "--json", "-"],
+        input=f.read_bytes(),
+        capture_output=True,
+        cwd=ROOT,
+        env=env,
+        check=True,
+    )
+    import json
+
+    seg = json.loads(piped.stdout)["sources"][0]["segments"][0]
+    assert seg["records"] > 0 and seg["first_record_time"] is None

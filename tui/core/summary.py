@@ -9,6 +9,7 @@ chunks in flight.
 
 from __future__ import annotations
 
+import io
 import math
 import mmap
 import multiprocessing as mp
@@ -353,10 +354,12 @@ def _workers() -> int:
 
 
 def _mtime(f: BinaryIO) -> float | None:
+    """A regular file's modification time (a pipe's says nothing about the log's age)."""
     try:
-        return os.fstat(f.fileno()).st_mtime
-    except (OSError, ValueError):
+        st = os.fstat(f.fileno())
+    except (OSError, ValueError, io.UnsupportedOperation):
         return None
+    return st.st_mtime if stat.S_ISREG(st.st_mode) else None
 
 
 def summarize_file(
