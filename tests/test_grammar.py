@@ -361,3 +361,34 @@ def test_vllm_from_a_pipe_gets_no_year(tmp_path):
 
     seg = json.loads(piped.stdout)["sources"][0]["segments"][0]
     assert seg["records"] > 0 and seg["first_record_time"] is None
+
+
+def llama_log(seed: int, n: int) -> bytes:
+    rng = random.Random(seed)
+    out = []
+    for i in range(n):
+        t = f"{i // 600}.{i // 10 % 60:02d}.{rng.randint(0, 999):03d}.{rng.randint(0, 999):03d}"
+        if rng.random() < 0.2:
+            acc, gen = rng.randint(0, 300), rng.randint(300, 600)
+            line = f"{t} I slot print_timing: id {rng.randint(0, 9):2d} | task {i} | draft acceptance"
+            if rng.random() < 0.3:  # the old form
+                line += f" rate = {acc / gen:.5f} ({acc:5d} accepted / {gen:5d} generated)"
+            else:
+                pp = ", ".join(f"{rng.random():.3f}" for _ in range(rng.randint(1, 4)))
+                line += (
+                    f" = {acc / gen:.5f} ({acc:5d} accepted / {gen:5d} generated), "
+                    f"mean acceptance length = {1 + acc / 100:5.2f}, acceptance rate per position = ({pp})"
+                )
+        else:
+            line = f"{t} I srv  update_slots: all slots are idle"
+        out.append(line)
+    return ("\n".join(out) + "\n").encode()
+
+
+@pytest.mark.parametrize("chunk", [1 << 10, 1 << 16])
+def test_llamacpp_read_fast_as_the_line_parser_reads_it(chunk, scanner):
+    data = llama_log(41, 3000)
+    assert check_contract(data)
+    fast, s = fast_result(data, chunk)
+    same(fast, slow_result(data))
+    assert s.fast_chunks > 0 and fast["elapsed"]["first"].startswith("0:00:0")

@@ -39,6 +39,7 @@ NUMERIC_FIELDS: tuple[str, ...] = (
     "queue_req",
     "accept_len_derived",
     "accept_rate_derived",
+    "elapsed",  # llama.cpp: seconds since the server started (not a date)
 )
 
 NAN = math.nan

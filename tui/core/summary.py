@@ -152,6 +152,8 @@ class Summarizer:
         self.parser.lines += ready.lines
         if ready.family is not None and self.parser.family is None:
             self.parser.family = ready.family
+        if ready.elapsed is not None:
+            self.elapsed = (self.elapsed[0] if self.elapsed else ready.elapsed[0], ready.elapsed[1])
         if ready.head is not None:
             apply_reduced(self.stats, reduce_columns(ready.head), drop_ts)
         for red in ready.reduced:
@@ -215,6 +217,7 @@ class Ready:
     vllm: VllmEdge | None
     head: RecordColumns | None  # the first vLLM record, when it may pair with the chunk before
     reduced: list[Reduced]
+    elapsed: tuple[float, float] | None = None  # llama.cpp: first and last elapsed time
 
 
 def prepare(sc: Scan) -> Ready:
@@ -225,7 +228,13 @@ def prepare(sc: Scan) -> Ready:
             head, rc = split_first(rc)
         reduced.append(reduce_columns(rc))
     family = sc.runs[0].family if sc.runs else None
-    return Ready(sc.lines, sum(rc.n for rc in sc.runs), family, sc.vllm, head, reduced)
+    elapsed = None
+    stamps = [
+        x for rc in sc.runs for x in (rc.values["elapsed"] if rc.family == "llamacpp" else ()) if x == x
+    ]
+    if stamps:
+        elapsed = (stamps[0], stamps[-1])
+    return Ready(sc.lines, sum(rc.n for rc in sc.runs), family, sc.vllm, head, reduced, elapsed)
 
 
 def iter_chunks(f: BinaryIO, size: int | None = None) -> Iterator[tuple[int, bytes]]:

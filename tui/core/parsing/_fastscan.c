@@ -31,9 +31,9 @@
 #include <string.h>
 
 #define MAXA 32
-#define NCOL 14 /* columns.NUMERIC_FIELDS, then the paired vLLM engine index */
-enum { C_TS, C_AL, C_AR, C_ACC, C_DRAFT, C_ND, C_RUN, C_TOK, C_USAGE, C_TP, C_QUEUE, C_ALD, C_ARD, C_ENG };
-enum { A_DECODE = 0, A_SPEC = 1, A_ENGINE = 3 };
+#define NCOL 15 /* columns.NUMERIC_FIELDS, then the paired vLLM engine index */
+enum { C_TS, C_AL, C_AR, C_ACC, C_DRAFT, C_ND, C_RUN, C_TOK, C_USAGE, C_TP, C_QUEUE, C_ALD, C_ARD, C_ELAPSED, C_ENG };
+enum { A_DECODE = 0, A_SPEC = 1, A_ENGINE = 3, A_LLAMA = 4 };
 
 static char *anch[MAXA];
 static Py_ssize_t anch_len[MAXA];
@@ -491,8 +491,8 @@ static PyObject *scan(PyObject *self, PyObject *args) {
         const char *le = memchr(start, '\n', (size_t)(end - start));
         S.n_lines += count_nl(counted, ls);
         counted = ls;
-        int shaped = which == A_DECODE || which == A_SPEC || which == A_ENGINE;
-        int r = shaped ? line_of(&S, ls, le, which, year) : 0;
+        int shaped = which == A_DECODE || which == A_SPEC || which == A_ENGINE || which == A_LLAMA;
+        int r = shaped && which != A_LLAMA ? line_of(&S, ls, le, which, year) : 0; /* llama.cpp: Python's */
         if (r <= 0) {
             S.ok = r == 0 && shaped ? 2 : r; /* 2: not the common form; maybe the grammar's wider one */
             break;

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 
 from tui.core.columns import NUMERIC_FIELDS, RecordColumns
 from tui.core.parsing import grammar
+from tui.core.parsing.timestamps import TimestampReader
 from tui.core.records import RATE_DRAFTS
 
 try:  # the optional native scanner (setup.py); same answers, several times faster
@@ -36,10 +37,11 @@ except ImportError:  # pragma: no cover - depends on the build
 _ANCHORS = tuple(a.encode() for a in grammar.ANCHORS)
 if _native is not None:
     _native.configure(_ANCHORS)
-_DECODE, _SPEC, _ENGINE = (
-    a.encode() for a in (grammar.SGLANG_DECODE, grammar.VLLM_SPEC, grammar.VLLM_ENGINE)
+_DECODE, _SPEC, _ENGINE, _LLAMA = (
+    a.encode()
+    for a in (grammar.SGLANG_DECODE, grammar.VLLM_SPEC, grammar.VLLM_ENGINE, grammar.LLAMACPP_TIMING)
 )
-_SHAPED = {_DECODE, _SPEC, _ENGINE}
+_SHAPED = {_DECODE, _SPEC, _ENGINE, _LLAMA}
 _RE = {s.anchor.encode(): grammar.regex(s) for s in grammar.SHAPES}
 NAN = math.nan
 
@@ -183,10 +185,13 @@ def _scan_python(buf: bytes, year: int) -> Scan | None:
     if not found:
         return Scan(n_lines)
     found.sort()
-    if found[0][1] == _DECODE and all(a == _DECODE for _, a in found):
+    families = {a for _, a in found}
+    if families == {_DECODE}:
         return _sglang(buf, found, n_lines)
-    if any(a == _DECODE for _, a in found):
-        return None
+    if families == {_LLAMA}:
+        return _llama(buf, found, n_lines)
+    if families & {_DECODE, _LLAMA}:
+        return None  # several families in one buffer: the line parser's
     return _vllm(buf, found, n_lines, year)
 
 
@@ -247,6 +252,36 @@ def _sglang_ts(text: bytes) -> float | None:
     if not (1 <= mo <= 12 and 1 <= d <= 31) or h > 23 or mi > 59 or s > 60:
         return None
     return float(calendar.timegm((y, mo, d, h, mi, s, 0, 0, 0)))
+
+
+def _llama(buf: bytes, found: list[tuple[int, bytes]], n_lines: int) -> Scan | None:
+    got = _lines(buf, found)
+    if got is None:
+        return None
+    _, names = _RE[_LLAMA]
+    cols: dict[str, list[float]] = {f: [] for f in NUMERIC_FIELDS}
+    per_pos: list[tuple[float, ...] | None] = []
+    nos = array("q")
+    for no, m in got:
+        row = dict.fromkeys(NUMERIC_FIELDS, NAN)
+        elapsed = TimestampReader.elapsed(m.group(0).decode())
+        row["elapsed"] = NAN if elapsed is None else elapsed
+        pp = None
+        for name, text in zip(names, m.groups()[4:]):
+            if text is None:
+                continue
+            if name == "per_position":
+                pp = tuple(float(x) for x in text.split(b", "))
+            elif name is not None:
+                row[name] = float(text)
+        for f in NUMERIC_FIELDS:
+            cols[f].append(row[f])
+        per_pos.append(pp)
+        nos.append(no)
+    values = {f: array("d", cols[f]) for f in NUMERIC_FIELDS}
+    pp_col = per_pos if any(p is not None for p in per_pos) else None
+    rc = RecordColumns("llamacpp", "timing", len(nos), values, None, pp_col, RATE_DRAFTS, False, nos, n_lines)
+    return Scan(n_lines, [rc])
 
 
 def _percent(text: bytes) -> float:

@@ -90,13 +90,18 @@ class OneOf:
 
 
 @dataclass(frozen=True)
+class Spaces:
+    """Any number of spaces (llama.cpp pads its numbers)."""
+
+
+@dataclass(frozen=True)
 class Opt:
     """An optional group of tokens (all or nothing)."""
 
-    parts: tuple[Lit | Field | OneOf, ...]
+    parts: tuple[Lit | Field | OneOf | Spaces, ...]
 
 
-Token = Lit | Field | OneOf | Opt
+Token = Lit | Field | OneOf | Spaces | Opt
 
 
 @dataclass(frozen=True)
@@ -189,7 +194,32 @@ VLLM_ENGINE_SHAPE = Shape(
     lead=(Lit("Engine "), Field(INT, "engine"), Lit(": ")),
 )
 
-SHAPES = (SGLANG_DECODE_SHAPE, VLLM_SPEC_SHAPE, VLLM_ENGINE_SHAPE)
+LLAMACPP_TIMING_SHAPE = Shape(
+    "llamacpp",
+    "timing",
+    "llamacpp",
+    LLAMACPP_TIMING,
+    (
+        Opt((Lit(" rate"),)),  # the old form: "draft acceptance rate = ..."
+        Lit(" ="),
+        Spaces(),
+        Field(FLOAT, "accept_rate"),
+        Spaces(),
+        Lit("("),
+        Spaces(),
+        Field(INT, "accepted"),
+        Lit(" accepted"),
+        Spaces(),
+        Lit("/"),
+        Spaces(),
+        Field(INT, "drafted"),
+        Lit(" generated)"),
+        Opt((Lit(", mean acceptance length ="), Spaces(), Field(FLOAT, "accept_len"))),
+        Opt((Lit(", acceptance rate per position = ("), Field("list", "per_position"), Lit(")"))),
+    ),
+)
+
+SHAPES = (SGLANG_DECODE_SHAPE, VLLM_SPEC_SHAPE, VLLM_ENGINE_SHAPE, LLAMACPP_TIMING_SHAPE)
 
 # -- regex derivation ------------------------------------------------------------------------
 _FIELD_RE = {
@@ -203,8 +233,10 @@ PREFIX_RE = {
     "sglang": r"\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)((?: [A-Z][A-Z_]*\d+)*)\] ",
     # group 1: the process tag; groups 2-7: month, day, hour, minute, second, fraction
     "vllm": r"(?:\((\w[\w ]*? pid=\d+)\) )?INFO (\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:\.(\d{1,6}))? \[[\w.]+:\d+\] ",
+    # groups 1-4: minutes, seconds, ms, us since the server started; the slot and task
+    "llamacpp": r"(\d+)\.(\d\d)\.(\d{3})\.(\d{3}) I slot print_timing: id +\d+ \| task +\d+ \| ",
 }
-PREFIX_GROUPS = {"sglang": 2, "vllm": 7}
+PREFIX_GROUPS = {"sglang": 2, "vllm": 7, "llamacpp": 4}
 
 
 def _token_re(t: Token, names: list[str | None]) -> str:
@@ -212,6 +244,8 @@ def _token_re(t: Token, names: list[str | None]) -> str:
         return re.escape(t.text)
     if isinstance(t, OneOf):
         return "(?:" + "|".join(map(re.escape, t.options)) + ")"
+    if isinstance(t, Spaces):
+        return " *"
     if isinstance(t, Opt):
         return "(?:" + "".join(_token_re(p, names) for p in t.parts) + ")?"
     names.append(t.name)
