@@ -11,22 +11,22 @@ from __future__ import annotations
 
 import io
 import math
-import mmap
 import multiprocessing as mp
 import os
 import stat
 from collections import deque
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import BinaryIO
 
-from tui.core.columns import RecordColumns
-from tui.core.columns_fold import Reduced, apply_reduced, reduce_columns, split_first
+from tui.core.columns_fold import apply_reduced, reduce_columns
 from tui.core.parsing import LineParser
-from tui.core.parsing.fastscan import Scan, VllmEdge, anchor_lines, scan_chunk
+from tui.core.parsing.fastscan import Scan, anchor_lines, scan_chunk
 from tui.core.records import EngineStats, Record
 from tui.core.sources.base import CUT_MARKER, MAX_LINE_BYTES
 from tui.core.stats import SourceStats, compare
+from tui.core.summary_scan import Ready, prepare, scan_range
+from tui.core.summary_scan import ranges as scan_ranges
+from tui.core.summary_scan import workers as default_workers
 
 CHUNK = 4 << 20
 PARALLEL_MIN = 48 << 20  # smaller files are faster in one process
@@ -207,36 +207,6 @@ def format_elapsed(sec: float) -> str:
     return f"{h}:{m:02d}:{rem // 1000:02d}.{rem % 1000:03d}"
 
 
-@dataclass(slots=True)
-class Ready:
-    """A scanned chunk reduced for folding (where it was scanned: a worker process)."""
-
-    lines: int
-    records: int
-    family: str | None
-    vllm: VllmEdge | None
-    head: RecordColumns | None  # the first vLLM record, when it may pair with the chunk before
-    reduced: list[Reduced]
-    elapsed: tuple[float, float] | None = None  # llama.cpp: first and last elapsed time
-
-
-def prepare(sc: Scan) -> Ready:
-    head = None
-    reduced = []
-    for i, rc in enumerate(sc.runs):
-        if i == 0 and rc.n and sc.vllm is not None and sc.vllm.head_unpaired:
-            head, rc = split_first(rc)
-        reduced.append(reduce_columns(rc))
-    family = sc.runs[0].family if sc.runs else None
-    elapsed = None
-    stamps = [
-        x for rc in sc.runs for x in (rc.values["elapsed"] if rc.family == "llamacpp" else ()) if x == x
-    ]
-    if stamps:
-        elapsed = (stamps[0], stamps[-1])
-    return Ready(sc.lines, sum(rc.n for rc in sc.runs), family, sc.vllm, head, reduced, elapsed)
-
-
 def iter_chunks(f: BinaryIO, size: int | None = None) -> Iterator[tuple[int, bytes]]:
     """(offset, buffer of whole lines), reading ``f`` once.
 
@@ -279,89 +249,6 @@ def iter_chunks(f: BinaryIO, size: int | None = None) -> Iterator[tuple[int, byt
         yield offset, rest + b"\n"
 
 
-# -- worker processes ------------------------------------------------------------------------
-_worker_fd: dict[str, int] = {}
-
-
-def _scan_range(path: str, start: int, end: int, year: int) -> Ready | None:
-    """Scan [start, end) of ``path`` through a read-only mapping of just that range (no copy of
-    the bytes; unmapped after, so the worker's memory stays one chunk), or a copy when the range
-    does not end with a newline or cannot be mapped."""
-    fd = _worker_fd.get(path)
-    if fd is None:
-        fd = _worker_fd[path] = os.open(path, os.O_RDONLY)
-    base = start - start % mmap.ALLOCATIONGRANULARITY
-    try:
-        m = mmap.mmap(fd, end - base, prot=mmap.PROT_READ, offset=base)
-    except (OSError, ValueError):
-        m = None
-    if m is not None:
-        with m:
-            if m[end - base - 1 : end - base] == b"\n":
-                with memoryview(m)[start - base :] as view:
-                    return _prepared(scan_chunk(view, year))
-    buf = os.pread(fd, end - start, start)
-    if not buf.endswith(b"\n"):
-        buf += b"\n"
-    return _prepared(scan_chunk(buf, year))
-
-
-def _prepared(sc: Scan | None) -> Ready | None:
-    return None if sc is None else prepare(sc)
-
-
-def _ranges(f: BinaryIO, size: int) -> list[tuple[int, int]] | None:
-    """Chunk boundaries at line ends: [start, end) pairs covering the file; None when a line
-    at a boundary is longer than a line may be (the caller then reads the file in order)."""
-    total = os.fstat(f.fileno()).st_size
-    out = []
-    start = 0
-    while start < total:
-        end = min(start + size, total)
-        if end < total:
-            f.seek(end)
-            tail = f.read(MAX_LINE_BYTES)
-            nl = tail.find(b"\n")
-            if nl < 0 and end + len(tail) < total:
-                return None
-            end = end + nl + 1 if nl >= 0 else total
-        out.append((start, end))
-        start = end
-    return out
-
-
-# What one worker costs at its peak, counted as the benchmarks count it (its own RSS: the
-# interpreter, the modules, a chunk and its scan), and the budget for the whole process tree.
-WORKER_MB = 28
-MAIN_MB = 45
-RSS_BUDGET_MB = 150
-
-
-def _available_mb() -> float | None:
-    try:
-        with open("/proc/meminfo") as f:
-            for line in f:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) / 1024
-    except (OSError, ValueError, IndexError):
-        return None
-    return None
-
-
-def _workers() -> int:
-    """One worker per core this process may run on, as many as memory allows: the tree stays
-    within RSS_BUDGET_MB and within half the memory the system has available."""
-    try:
-        n = len(os.sched_getaffinity(0))
-    except AttributeError:  # not Linux
-        n = os.cpu_count() or 1
-    budget = float(RSS_BUDGET_MB - MAIN_MB)
-    avail = _available_mb()
-    if avail is not None:
-        budget = min(budget, avail / 2 - MAIN_MB)
-    return max(1, min(n, int(budget // WORKER_MB)))
-
-
 def _mtime(f: BinaryIO) -> float | None:
     """A regular file's modification time (a pipe's says nothing about the log's age)."""
     try:
@@ -378,10 +265,10 @@ def summarize_file(
         st = os.fstat(f.fileno())
         s = Summarizer(source or path, label, ref_time=st.st_mtime if stat.S_ISREG(st.st_mode) else None)
         size = st.st_size
-        nw = _workers() if workers is None else workers
+        nw = default_workers() if workers is None else workers
         ranges = None
         if nw > 1 and size >= PARALLEL_MIN and hasattr(os, "pread") and stat.S_ISREG(st.st_mode):
-            ranges = _ranges(f, CHUNK)
+            ranges = scan_ranges(f, CHUNK)
             f.seek(0)
         if ranges is None:
             for offset, buf in iter_chunks(f):
@@ -392,7 +279,7 @@ def summarize_file(
         with ctx.Pool(nw) as pool:
             inflight: deque = deque()
             for start, end in ranges:
-                inflight.append((start, end, pool.apply_async(_scan_range, (path, start, end, year))))
+                inflight.append((start, end, pool.apply_async(scan_range, (path, start, end, year))))
                 if len(inflight) >= 2 * nw:
                     _fold_one(s, f, inflight)
             while inflight:
