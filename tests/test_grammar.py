@@ -392,3 +392,24 @@ def test_llamacpp_read_fast_as_the_line_parser_reads_it(chunk, scanner):
     fast, s = fast_result(data, chunk)
     same(fast, slow_result(data))
     assert s.fast_chunks > 0 and fast["elapsed"]["first"].startswith("0:00:0")
+
+
+def test_workers_follow_the_cores_within_the_memory_budget(monkeypatch):
+    import tui.core.summary_scan as scan
+
+    monkeypatch.setattr(scan, "_available_mb", lambda: 64_000.0)
+    monkeypatch.setattr(scan.os, "sched_getaffinity", lambda pid: set(range(1)))
+    assert scan.workers() == 1
+    monkeypatch.setattr(scan.os, "sched_getaffinity", lambda pid: set(range(2)))
+    assert scan.workers() == 2
+    monkeypatch.setattr(scan.os, "sched_getaffinity", lambda pid: set(range(64)))
+    many = scan.workers()  # no fixed cap: as many as the RSS budget holds
+    assert (
+        scan.MAIN_MB + many * scan.WORKER_MB
+        <= scan.RSS_BUDGET_MB
+        < scan.MAIN_MB + (many + 1) * scan.WORKER_MB
+    )
+    monkeypatch.setattr(scan, "RSS_BUDGET_MB", 10_000)
+    assert scan.workers() == 64
+    monkeypatch.setattr(scan, "_available_mb", lambda: 300.0)  # little memory free: fewer
+    assert scan.workers() == int((300 / 2 - scan.MAIN_MB) // scan.WORKER_MB)
