@@ -96,11 +96,14 @@ def spec_line(rng: random.Random, ts: str, proc: str, form: int, k: int) -> str:
 
 
 def engine_line(rng: random.Random, ts: str, proc: str, engine: int) -> str:
+    later = rng.random() < 0.3  # the conditional parts of later versions
     return (
         f"{proc} INFO {ts} [loggers.py:271] Engine {engine:03d}: Avg prompt throughput: {rng.uniform(0, 99):.1f} "
         f"tokens/s, Avg generation throughput: {rng.uniform(0, 3000):.1f} tokens/s, Running: {rng.randint(0, 64)} "
-        f"reqs, Waiting: {rng.randint(0, 9)} reqs, GPU KV cache usage: {rng.uniform(0, 100):.1f}%, "
-        f"Prefix cache hit rate: {rng.uniform(0, 100):.1f}%"
+        f"reqs, Waiting: {rng.randint(0, 9)} reqs, "
+        + (f"Deferred: {rng.randint(0, 3)} reqs, Preemptions: {rng.randint(0, 3)}, " if later else "")
+        + f"GPU KV cache usage: {rng.uniform(0, 100):.1f}%, Prefix cache hit rate: {rng.uniform(0, 100):.1f}%"
+        + (f", External prefix cache hit rate: {rng.uniform(0, 100):.1f}%" if later else "")
     )
 
 

@@ -186,10 +186,16 @@ VLLM_ENGINE_SHAPE = Shape(
         Field(INT, "running_req"),
         Lit(" reqs, Waiting: "),
         Field(INT),
-        Lit(" reqs, GPU KV cache usage: "),
+        Lit(" reqs, "),
+        Opt((Lit("Deferred: "), Field(INT), Lit(" reqs, "))),  # the later, conditional parts
+        Opt((Lit("Preemptions: "), Field(INT), Lit(", "))),
+        Lit("GPU KV cache usage: "),
         Field(PERCENT),
         Lit(", Prefix cache hit rate: "),
         Field(PERCENT),
+        Opt((Lit(", Corrupted: "), Field(INT), Lit(" reqs"))),
+        Opt((Lit(", External prefix cache hit rate: "), Field(PERCENT))),
+        Opt((Lit(", MM cache hit rate: "), Field(PERCENT))),
     ),
     lead=(Lit("Engine "), Field(INT, "engine"), Lit(": ")),
 )
