@@ -39,6 +39,7 @@ NUMERIC_FIELDS: tuple[str, ...] = (
     "queue_req",
     "accept_len_derived",
     "accept_rate_derived",
+    "elapsed",  # llama.cpp: seconds since the server started (not a date)
 )
 
 NAN = math.nan
@@ -116,6 +117,28 @@ class RecordColumns:
             line_nos=array("q", [r.line_no for r in records]),
             lines=lines,
             printed_nan=printed_nan,
+        )
+
+    def slice(self, start: int, stop: int) -> RecordColumns:
+        """Records ``start`` to ``stop`` (0 <= start <= stop <= n) as a run of their own: what the
+        scanners need to settle a chunk's first record apart. ``lines`` stays with the run that
+        keeps the end; ``extra`` is not carried (it describes the whole run). A run with values
+        printed "nan" is not sliced: their places are not all kept (see ``printed_nan``)."""
+        if self.printed_nan:
+            raise ValueError("a run with values printed 'nan' cannot be sliced")
+        ranks = self.ranks[start:stop] if self.ranks is not None else None
+        pp = self.per_position[start:stop] if self.per_position is not None else None
+        return RecordColumns(
+            self.family,
+            self.kind,
+            stop - start,
+            {k: c[start:stop] for k, c in self.values.items()},
+            ranks if ranks is not None and any(r is not None for r in ranks) else None,
+            pp if pp is not None and any(p is not None for p in pp) else None,
+            self.rate_definition,
+            self.cumulative,
+            self.line_nos[start:stop] if self.line_nos is not None else None,
+            self.lines if stop == self.n else 0,
         )
 
     def same_values(self, other: RecordColumns) -> bool:

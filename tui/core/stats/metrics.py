@@ -134,7 +134,9 @@ def prepare(
         pr = [(a, d) for a, d in zip(acc, dr) if d > 0 and a == a]
         pooled_rate = RatioChunk.of([a for a, _ in pr], [d for _, d in pr])
         accepted = int(math.fsum(a for a in acc if a == a))
-        drafted = int(math.fsum(d for d in dr if d == d))
+        # the drafted tokens of the records whose accepted count is there (a refused one takes its
+        # drafted tokens out too): the same however the records are cut into runs
+        drafted = int(math.fsum(d for a, d in zip(acc, dr) if d == d and a == a))
     positions = []
     if per_position is not None:
         positions = [(pp, w) for pp, w in zip(per_position, nd) if pp and w > 0 and len(pp) <= MAX_POSITIONS]

@@ -4,9 +4,10 @@
 main process, it would become the bottleneck. :func:`precompute` (a pure function of the
 columns, picklable result) runs the per-value check with the bounds that need no knowledge of
 the segment, and reduces the values to what every statistic merges. ``add_columns`` then only
-merges — provided the segment's own bounds hold (accept len ≤ k + 1, checked on the maximum), and
-only for SGLang runs, whose drafts need no completion from k; otherwise it checks again itself.
-The result is the same either way (tests/test_pooled.py).
+merges — provided nothing was refused (a refusal is quoted with its line, which only the
+process that owns the statistics can number) and the segment's own bounds hold (accept len
+≤ k + 1, checked on the maximum), and only for SGLang runs, whose drafts need no completion from
+k; otherwise it checks again itself. The result is the same either way (tests/test_pooled.py).
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ def precompute(cols: RecordColumns) -> None:
     if cols.family != "sglang" or cols.n == 0:
         return
     v, refused, full = clean(cols, None)
+    if refused.total():  # rare: checked again where the line numbers and the lines' text are known
+        return
     p = prepare(cols.n, v, cols.family, cols.cumulative, cols.per_position, full)
     by_rank = None
     if cols.ranks is not None and cols.ranks.count(cols.ranks[0]) != cols.n:
