@@ -104,9 +104,9 @@ class Segment:
         k_before = self.depth()
         self._learn_k(cols)
         pre = cols.extra.get(PRECOMPUTED)
-        if isinstance(pre, Precomputed) and cols.family == "sglang":
+        if isinstance(pre, Precomputed) and (pre.depth_free or cols.family == "sglang"):
             k = self.depth()
-            if k is None or pre.max_accept_len <= k + 1.0:  # the bounds of this segment hold
+            if pre.depth_free or k is None or pre.max_accept_len <= k + 1.0:  # the bounds hold
                 if pre.refused.total():
                     self.refused.merge(pre.refused)
                 return pre.v, pre.refused, pre.full, pre
