@@ -216,7 +216,7 @@ class Summarizer:
             self.elapsed = (self.elapsed[0] if self.elapsed else ready.elapsed[0], ready.elapsed[1])
         for rc in ([ready.head] if ready.head is not None else []) + ready.runs:
             rc = absolute(_without_timestamps(rc) if drop_ts else rc, base)
-            raws = ChunkLines(chunk, rc.line_nos, base) if rc.line_nos is not None else None
+            raws = ChunkLines(chunk, rc.line_nos) if rc.line_nos is not None else None
             self.stats.add_columns(rc, raws)
         return True
 
@@ -270,7 +270,7 @@ def _without_timestamps(rc: RecordColumns) -> RecordColumns:
     if not rc.n:
         return rc
     values = dict(rc.values)
-    values["timestamp"] = array_nan(rc.n)
+    values["timestamp"] = _nan_column(rc.n)
     return RecordColumns(
         rc.family,
         rc.kind,
@@ -283,10 +283,11 @@ def _without_timestamps(rc: RecordColumns) -> RecordColumns:
         rc.line_nos,
         rc.lines,
         printed_nan=rc.printed_nan,
+        line_base=rc.line_base,
     )
 
 
-def array_nan(n: int) -> array:
+def _nan_column(n: int) -> array:
     return array("d", [math.nan]) * n
 
 

@@ -56,19 +56,17 @@ def prepare(sc: Scan, in_worker: bool = False) -> Ready:
 def absolute(rc: RecordColumns, base: int) -> RecordColumns:
     """``rc`` with its line numbers (counted from the start of its chunk) counted from the start
     of the source, ``base`` lines before the chunk."""
-    if base and rc.line_nos is not None:
-        rc.line_nos = array("q", [x + base for x in rc.line_nos])
+    rc.line_base = base
     return rc
 
 
 class ChunkLines(Sequence[str]):
     """The text of a run's lines, as the line parser keeps it (``Record.raw``), read from the
     chunk only when asked for (the statistics quote a refused value's line). ``chunk()`` gives
-    the chunk's bytes; ``line_nos`` are counted from the source's start, ``base`` lines before
-    the chunk."""
+    the chunk's bytes; ``line_nos`` are counted from the chunk's start."""
 
-    def __init__(self, chunk: Callable[[], bytes], line_nos: array, base: int) -> None:
-        self._chunk, self._nos, self._base = chunk, line_nos, base
+    def __init__(self, chunk: Callable[[], bytes], line_nos: array) -> None:
+        self._chunk, self._nos = chunk, line_nos
 
     def __len__(self) -> int:
         return len(self._nos)
@@ -82,7 +80,7 @@ class ChunkLines(Sequence[str]):
             return [self[j] for j in range(*i.indices(len(self)))]
         buf = self._chunk()
         start = 0
-        for _ in range(int(self._nos[i]) - self._base - 1):
+        for _ in range(int(self._nos[i]) - 1):
             start = buf.index(b"\n", start) + 1
         end = buf.find(b"\n", start)
         line = buf[start : len(buf) if end < 0 else end].decode("utf-8", "replace")
