@@ -1,14 +1,21 @@
-"""Benchmark ``specwatch summary --json`` against a grep|awk baseline on a large SGLang log.
+"""Benchmark ``specwatch summary --json`` against a grep|awk baseline on a large log.
 
-    python bench/bench_summary.py [--lines 5000000] [--reps 3] [--keep]
+    python bench/bench_summary.py [--format sglang|vllm] [--lines N] [--reps 3] [--keep]
+
+``--format sglang`` (default, 5,000,000 lines): ``tools/gen_sample_logs.py --large N`` writes
+``bench/out/large_<N>.log`` (a server_args line plus N lines, mostly ``Decode batch``); the
+baseline is ``grep 'Decode batch' | awk`` on ``accept len``.
+``--format vllm`` (3,000,000 lines): ``bench/gen_vllm_log.py`` writes ``bench/out/vllm_<N>.log``
+(2 startup lines plus N: per 10 lines one ``Engine 000``, one ``SpecDecoding metrics``, eight
+HTTP access lines); the baseline is ``grep 'SpecDecoding metrics' | awk`` on
+``Mean acceptance length``.
 
 Steps:
-1. Make sure ``bench/out/large_<N>.log`` exists. It is written by ``tools/gen_sample_logs.py
-   --large N``, and an existing file is reused if it has N+1 lines (the server_args line plus N).
+1. Make sure the log exists (an existing file is reused if it has the expected line count).
    Without ``--keep`` the file is deleted at the end.
 2. Read the file once untimed, so both commands start with it in the page cache.
 3. Run the two commands alternately, ``--reps`` times each:
-   * baseline: ``grep 'Decode batch' FILE | awk -F'accept len: ' '{split($2,a,","); s+=a[1]; n++}
+   * baseline: ``grep ANCHOR FILE | awk -F'FIELD: ' '{split($2,a,","); s+=a[1]; n++}
      END {printf "%.6f %d\\n", s/n, n}'``, run through bash.
    * ours: ``python -m tui summary --json FILE``. It uses ``sys.executable``, in the repository
      root, so the console script is not needed.
@@ -24,7 +31,7 @@ Steps:
    per process, so forked workers can make the sum exceed the true footprint.
 4. Check that both commands agree: the same n, and means equal to within 1e-6 (awk prints 6
    decimals). Then print best and median times, the ratio ours/baseline (best of N), and the
-   peak memory, next to the targets: ratio <= 2.0, RSS <= 150 MB.
+   peak memory, next to the targets: ratio <= 1.5, RSS <= 150 MB.
 
 Exit status: 0 if the answers agree, 1 if they disagree, 2 if a command failed. Missed targets
 are reported but do not change the exit status.
@@ -50,11 +57,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "bench" / "out"
 GEN = ROOT / "tools" / "gen_sample_logs.py"
-BASELINE = (
-    "grep 'Decode batch' {file} | awk -F'accept len: ' "
-    '\'{{split($2,a,","); s+=a[1]; n++}} END {{printf "%.6f %d\\n", s/n, n}}\''
-)
-TARGET_RATIO, TARGET_RSS_MB = 2.0, 150.0
+GEN_VLLM = ROOT / "bench" / "gen_vllm_log.py"
+AWK = '\'{{split($2,a,","); s+=a[1]; n++}} END {{printf "%.6f %d\\n", s/n, n}}\''
+BASELINE = "grep 'Decode batch' {file} | awk -F'accept len: ' " + AWK
+BASELINE_VLLM = "grep 'SpecDecoding metrics' {file} | awk -F'Mean acceptance length: ' " + AWK
+TARGET_RATIO, TARGET_RSS_MB = 1.5, 150.0
 
 # Runs argv[2:], then writes {"elapsed", "rc", "maxrss_kb"} to argv[1]. Stdout and stderr are inherited.
 LAUNCHER = r"""
@@ -77,18 +84,20 @@ def count_lines(path: Path) -> int:
     return n
 
 
-def ensure_log(n: int) -> Path:
-    path = OUT / f"large_{n}.log"
-    if path.exists() and count_lines(path) == n + 1:
+def ensure_log(n: int, fmt: str = "sglang") -> Path:
+    path = OUT / (f"large_{n}.log" if fmt == "sglang" else f"vllm_{n}.log")
+    header = 1 if fmt == "sglang" else 2
+    if path.exists() and count_lines(path) == n + header:
         print(f"reusing {path.relative_to(ROOT)}")
         return path
     print(f"generating {path.relative_to(ROOT)} ({n:,} lines) ...", flush=True)
+    OUT.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
-    subprocess.run(
-        [sys.executable, str(GEN), "--large", str(n), "--out", str(path)],
-        check=True,
-        stdout=subprocess.DEVNULL,
-    )
+    if fmt == "sglang":
+        cmd = [sys.executable, str(GEN), "--large", str(n), "--out", str(path)]
+    else:
+        cmd = [sys.executable, str(GEN_VLLM), "--lines", str(n), "--out", str(path)]
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
     print(f"  done in {time.perf_counter() - t0:.1f} s")
     return path
 
@@ -205,15 +214,18 @@ def fmt_mb(kb: int) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Benchmark specwatch summary --json against grep|awk.")
+    ap.add_argument("--format", choices=("sglang", "vllm"), default="sglang", help="the log (default sglang)")
     ap.add_argument(
-        "--lines", type=int, default=5_000_000, help="lines in the benchmark log (default 5,000,000)"
+        "--lines", type=int, help="lines in the benchmark log (default 5,000,000 sglang, 3,000,000 vllm)"
     )
     ap.add_argument("--reps", type=int, default=3, help="repetitions of each command (default 3)")
     ap.add_argument("--keep", action="store_true", help="keep bench/out/large_N.log for the next run")
     ap.add_argument("--ours-cmd", help="replace our command (for testing the bench); {file} is substituted")
     args = ap.parse_args(argv)
+    if args.lines is None:
+        args.lines = 5_000_000 if args.format == "sglang" else 3_000_000
 
-    path = ensure_log(args.lines)
+    path = ensure_log(args.lines, args.format)
     try:
         return bench(path, args)
     finally:
@@ -223,7 +235,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def bench(path: Path, args: argparse.Namespace) -> int:
     size_mb = path.stat().st_size / 1e6
-    baseline = ["bash", "-c", BASELINE.format(file=shlex.quote(str(path)))]
+    template = BASELINE if args.format == "sglang" else BASELINE_VLLM
+    baseline = ["bash", "-c", template.format(file=shlex.quote(str(path)))]
     if args.ours_cmd:
         ours = [a.replace("{file}", str(path)) for a in shlex.split(args.ours_cmd)]
     else:

@@ -197,12 +197,21 @@ def test_precomputed_columns_give_the_same_statistics():
     p = LineParser("t")
     recs = [r for i, line in enumerate(lines, 1) if isinstance(r := p.feed(line.rstrip("\n"), i, 0), Record)]
     plain, pre = SourceStats("t"), SourceStats("t")
-    plain.add_columns(RecordColumns.from_records(recs))
-    cols = RecordColumns.from_records(recs)
+    plain.add_columns(RecordColumns.from_records(recs[:200]))
+    cols = RecordColumns.from_records(recs[:200])
     precompute(cols)
     assert PRECOMPUTED in cols.extra
     pre.add_columns(cols)
     assert pre.to_dict() == _approx(plain.to_dict())
+    # A run with refused values is left to add_columns, which quotes the refused line (only the
+    # process that owns the statistics numbers the lines).
+    plain.add_columns(RecordColumns.from_records(recs))
+    cols1 = RecordColumns.from_records(recs)
+    precompute(cols1)
+    assert PRECOMPUTED not in cols1.extra
+    pre.add_columns(cols1)
+    assert pre.to_dict() == _approx(plain.to_dict())
+    assert pre.refused.total() == plain.refused.total() == 2
     # A segment whose k is known refuses what the depth-free check kept: the precomputed values
     # are not used there.
     for st in (plain, pre):

@@ -37,8 +37,11 @@ VLLM_LINE = (
 
 def big_log(path: Path, size: int = 56 << 20) -> Path:
     """A vLLM log large enough for summary's worker pool, whose lines take the slow path (the
-    parent parses them): summary runs for several seconds."""
-    block = "".join(VLLM_LINE.format(s=i % 60, n=i % 100) for i in range(2000)).encode()
+    parent parses them: two processes' lines interleaved, which the whole-buffer scanners leave
+    to the line parser): summary runs for several seconds."""
+    block = "".join(
+        VLLM_LINE.format(s=i % 60, n=i % 100).replace("pid=4321", f"pid={4321 + i % 2}") for i in range(2000)
+    ).encode()
     with open(path, "wb") as f:
         for _ in range(size // len(block) + 1):
             f.write(block)

@@ -80,6 +80,10 @@ def render_source(src: dict) -> list[str]:
         out.append(
             f"  accept rate, pooled Σaccepted/Σdrafted     {pooled_text(ar['pooled'], 'accepted', 'drafted', 3)}"
         )
+    if src.get("elapsed"):  # llama.cpp prints time since the server started, not a date
+        out.append(
+            f"  elapsed      {src['elapsed']['first']} to {src['elapsed']['last']} (since the server started)"
+        )
     if src.get("accept_len_derived"):
         out.append(f"  accept len (derived from V0 counters)  {mean_ci(src['accept_len_derived'])}")
     rows = []

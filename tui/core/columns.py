@@ -39,6 +39,7 @@ NUMERIC_FIELDS: tuple[str, ...] = (
     "queue_req",
     "accept_len_derived",
     "accept_rate_derived",
+    "elapsed",  # llama.cpp: seconds since the server started (not a date)
 )
 
 NAN = math.nan
@@ -56,8 +57,11 @@ class RecordColumns:
     either changes). ``ranks`` is None when no record carries a rank tag, else one entry per
     record (None for an untagged record). ``per_position`` is None when no record has one.
     ``rate_definition`` is the definition the records state (vLLM, llama.cpp), else None.
-    ``line_nos`` are the records' line numbers (1-based, in the source) when the reader knows
-    them; ``lines`` is how many source lines the run covers (records and everything between).
+    ``line_nos`` are the records' line numbers (1-based) when the reader knows them, counted
+    after ``line_base`` lines of the source (a whole-buffer scanner counts from its buffer's
+    start; the reader that knows the lines before sets ``line_base``): :meth:`line_no` gives the
+    line in the source. ``lines`` is how many source lines the run covers (records and
+    everything between).
     """
 
     family: str
@@ -74,9 +78,16 @@ class RecordColumns:
     # Values printed as "nan" (in a column they look like "not printed"): field -> (count, index
     # of the first). Optional: a reader that never meets one leaves it None.
     printed_nan: dict[str, tuple[int, int]] | None = None
+    line_base: int = 0
 
     def col(self, name: str) -> array:
         return self.values[name]
+
+    def line_no(self, i: int) -> int | None:
+        """The source line of record ``i``, when known."""
+        if self.line_nos is None or not 0 <= i < len(self.line_nos):
+            return None
+        return self.line_base + int(self.line_nos[i])
 
     @classmethod
     def empty(cls, family: str, kind: str) -> RecordColumns:
@@ -116,6 +127,29 @@ class RecordColumns:
             line_nos=array("q", [r.line_no for r in records]),
             lines=lines,
             printed_nan=printed_nan,
+        )
+
+    def slice(self, start: int, stop: int) -> RecordColumns:
+        """Records ``start`` to ``stop`` (0 <= start <= stop <= n) as a run of their own: what the
+        scanners need to settle a chunk's first record apart. ``lines`` stays with the run that
+        keeps the end; ``extra`` is not carried (it describes the whole run). A run with values
+        printed "nan" is not sliced: their places are not all kept (see ``printed_nan``)."""
+        if self.printed_nan:
+            raise ValueError("a run with values printed 'nan' cannot be sliced")
+        ranks = self.ranks[start:stop] if self.ranks is not None else None
+        pp = self.per_position[start:stop] if self.per_position is not None else None
+        return RecordColumns(
+            self.family,
+            self.kind,
+            stop - start,
+            {k: c[start:stop] for k, c in self.values.items()},
+            ranks if ranks is not None and any(r is not None for r in ranks) else None,
+            pp if pp is not None and any(p is not None for p in pp) else None,
+            self.rate_definition,
+            self.cumulative,
+            self.line_nos[start:stop] if self.line_nos is not None else None,
+            self.lines if stop == self.n else 0,
+            line_base=self.line_base,
         )
 
     def same_values(self, other: RecordColumns) -> bool:

@@ -1,38 +1,37 @@
-"""The pydantic boundary form of :class:`tui.core.records.Record` (JSON output, validation)."""
+"""The pydantic boundary form of :class:`tui.core.records.Record` (JSON output, validation).
+
+Derived from the dataclass, so a field is declared once: the same names, types and defaults,
+except the two fields whose JSON form differs (``timestamp`` as ISO text, ``per_position`` as a
+list). Imported only at the boundaries: pydantic is not needed on the hot path.
+"""
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+import dataclasses
+import typing
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, create_model
+
+from tui.core.records import Record
+
+# JSON forms that differ from the dataclass's (see Record.as_dict)
+_JSON_TYPES: dict[str, Any] = {"timestamp": str | None, "per_position": list[float] | None}
 
 
-class RecordModel(BaseModel):
-    """The boundary form of :class:`Record` (JSON, validation)."""
+def _fields() -> dict[str, Any]:
+    hints = typing.get_type_hints(Record)
+    out: dict[str, Any] = {}
+    for f in dataclasses.fields(Record):
+        tp = _JSON_TYPES.get(f.name, hints[f.name])
+        if f.default is not dataclasses.MISSING:
+            out[f.name] = (tp, f.default)
+        elif f.default_factory is not dataclasses.MISSING:
+            out[f.name] = (tp, Field(default_factory=f.default_factory))
+        else:
+            out[f.name] = (tp, ...)
+    return out
 
-    model_config = ConfigDict(extra="forbid")
 
-    source: str
-    line_no: int
-    offset: int
-    family: str
-    kind: str
-    timestamp: str | None = None
-    rank: str | None = None
-    accept_len: float | None = None
-    accept_rate: float | None = None
-    rate_definition: str | None = None
-    accepted: int | None = None
-    drafted: int | None = None
-    num_drafts: float | None = None
-    per_position: list[float] | None = None
-    running_req: int | None = None
-    tokens: int | None = None
-    token_usage: float | None = None
-    throughput: float | None = None
-    queue_req: int | None = None
-    graph: bool | None = None
-    accept_len_derived: float | None = None
-    accept_rate_derived: float | None = None
-    cumulative: bool = False
-    process: str | None = None
-    extra: dict[str, str] = {}
-    raw: str
+RecordModel: type[BaseModel] = create_model("RecordModel", __config__=ConfigDict(extra="forbid"), **_fields())
+RecordModel.__doc__ = "The boundary form of :class:`Record` (JSON, validation)."

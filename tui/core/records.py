@@ -1,23 +1,20 @@
 """The typed items the parsers produce.
 
-The hot path uses slotted dataclasses (cheap to build: see ``../shared/reference/stack.md`` §5,
-pydantic per line costs 3-7x more); :class:`tui.core.record_model.RecordModel` is the pydantic
-form used at the boundaries (JSON output, validation of data coming from outside), imported
-only there so headless commands start fast.
+The hot path uses slotted dataclasses (cheap to build: pydantic per line costs 3-7x more);
+:class:`tui.core.record_model.RecordModel` is the pydantic form used at the boundaries (JSON
+output, validation of data coming from outside), derived from :class:`Record` and imported only
+there so headless commands start fast.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, Literal
-
-if TYPE_CHECKING:
-    from tui.core.record_model import RecordModel
+from typing import Any, Literal
 
 Family = Literal["sglang", "vllm", "llamacpp", "trtllm"]
 
-# How the printed accept rate was computed (see log_formats.md §1.3 and §4).
+# How the printed accept rate was computed (see docs/formats.md, "What the rate means").
 RATE_SGLANG_AL_OVER_STEPS1 = "sglang_al_over_steps_plus_1"  # Oct-Nov 2025: AL/(steps+1)
 RATE_SGLANG_AL_OVER_NDT = "sglang_al_over_num_draft_tokens"  # Nov 2025-Apr 2026: AL/ndt
 RATE_DRAFTS = "accepted_drafts_over_proposed_drafts"  # SGLang >= Apr 2026, vLLM V1, llama.cpp
@@ -58,6 +55,7 @@ class Record:
     accept_rate_derived: float | None = None  # vLLM V0: interval accepted / drafted
     cumulative: bool = False  # the printed values are running totals since start (vLLM V0)
     process: str | None = None  # vLLM process tag, e.g. "APIServer pid=1"
+    elapsed: float | None = None  # seconds since the server started (llama.cpp's prefix), not a date
     extra: dict[str, str] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
@@ -68,11 +66,6 @@ class Record:
         data["per_position"] = list(self.per_position) if self.per_position is not None else None
         data["extra"] = dict(self.extra)
         return data
-
-    def to_model(self) -> RecordModel:
-        from tui.core.record_model import RecordModel  # pydantic, imported only when needed
-
-        return RecordModel(**self.as_dict())
 
 
 @dataclass(slots=True)

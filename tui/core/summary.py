@@ -1,31 +1,44 @@
 """Headless summary of whole logs: stream each input once, in bounded memory.
 
-Files are read in chunks of whole lines. Each chunk goes through the whole-buffer fast path
+Files are read in chunks of whole lines. Each chunk goes through the whole-buffer scanners
 (:mod:`tui.core.parsing.fastscan`) when it qualifies and through the line parser otherwise;
-large files are scanned by worker processes (both cores) while this process folds the results
-into the statistics in file order, with a bounded number of chunks in flight.
+large files are scanned by worker processes (one per core, as many as memory allows) while
+this process folds the results into the statistics in file order, with a bounded number of
+chunks in flight. Every run of records enters the statistics through
+``SourceStats.add_columns``; markers and malformed lines between runs through ``SourceStats.feed``.
 """
 
 from __future__ import annotations
 
+import io
 import math
 import multiprocessing as mp
 import os
-import signal
 import stat
 from array import array
 from collections import deque
 from collections.abc import Callable, Iterator
 from typing import BinaryIO
 
-from tui.core.columns import NUMERIC_FIELDS, RecordColumns
+from tui.core.columns import RecordColumns
 from tui.core.parsing import LineParser
-from tui.core.parsing.fastscan import FastChunk, scan_chunk
+from tui.core.parsing.fastscan import Scan, anchor_lines, scan_chunk
+from tui.core.records import EngineStats, Item, Record
 from tui.core.sources.base import MAX_LINE_BYTES
 from tui.core.stats import SourceStats
 from tui.core.stats.compare import POOLED, compare_accept_len, compare_accept_rate
-from tui.core.stats.precompute import precompute
 from tui.core.stats.segments import Segment
+from tui.core.summary_scan import (
+    ChunkLines,
+    Ready,
+    absolute,
+    has_oversized,
+    prepare,
+    scan_range,
+    worker_signals,
+)
+from tui.core.summary_scan import ranges as scan_ranges
+from tui.core.summary_scan import workers as default_workers
 
 CHUNK = 4 << 20
 PARALLEL_MIN = 48 << 20  # smaller files are faster in one process
@@ -34,15 +47,20 @@ SPLIT_MIN = 64 << 10  # a refused chunk is halved down to this size
 
 
 class Summarizer:
-    """Folds chunks of one source into its :class:`SourceStats`."""
+    """Folds chunks of one source into its :class:`SourceStats`.
 
-    def __init__(self, source: str, label: str | None = None) -> None:
-        self.parser = LineParser(source)
+    ``ref_time``: where vLLM's year-less stamps get their year (the file's mtime; None: no
+    year known, so those lines get no timestamp).
+    """
+
+    def __init__(self, source: str, label: str | None = None, ref_time: float | None = None) -> None:
+        self.parser = LineParser(source, ref_time=ref_time)
         self.stats = SourceStats(source, label)
         self.lines = 0
         self.bytes = 0
         self.fast_chunks = 0
         self.slow_chunks = 0
+        self.elapsed: tuple[float, float] | None = None  # llama.cpp: first and last elapsed time
         # lines longer than MAX_LINE_BYTES: counted with their length, never parsed
         self.oversized = 0
         self.oversized_bytes = 0
@@ -66,15 +84,18 @@ class Summarizer:
     def can_fast(self) -> bool:
         return self.parser.idle
 
-    def feed(self, buf: bytes, offset: int, fast: FastChunk | None) -> None:
-        """``fast``: ``scan_chunk(buf)`` when it was tried, else None. A chunk that holds an
-        oversized line goes line by line, where such lines are counted and skipped."""
+    @property
+    def year(self) -> int:
+        """The year to give the scanners for vLLM's year-less stamps (checked when folded)."""
+        return self.parser.timestamps.year_hint
+
+    def feed(self, buf: bytes, offset: int, fast: Scan | None) -> None:
+        """``fast``: ``scan_chunk(buf, self.year)`` when it was tried, else None. A chunk that holds
+        an oversized line goes line by line, where such lines are counted and skipped."""
         self.bytes += len(buf)
         if fast is not None and has_oversized(buf):
             fast = None
-        if fast is not None and self.parser.idle:
-            self._apply_fast(fast)
-        else:
+        if fast is None or not self._apply_scan(fast, _given(buf)):
             self._split(buf, offset)
 
     def _split(self, buf: bytes, offset: int) -> None:
@@ -90,10 +111,8 @@ class Summarizer:
             self._slow(buf, offset)
             return
         for part, off in ((buf[:mid], offset), (buf[mid:], offset + mid)):
-            fast = scan_chunk(part) if self.parser.idle and not has_oversized(part) else None
-            if fast is not None and self.parser.idle:
-                self._apply_fast(fast)
-            else:
+            fast = scan_chunk(part, self.year) if self.parser.idle and not has_oversized(part) else None
+            if fast is None or not self._apply_scan(fast, _given(part)):
                 self._split(part, off)
 
     def _slow(self, buf: bytes, offset: int) -> None:
@@ -102,12 +121,48 @@ class Summarizer:
         while start < len(buf):  # in slices of ~1 MiB of lines: bounded transient memory
             end = buf.find(b"\n", min(start + SLOW_SLICE, len(buf) - 1))
             end = len(buf) if end < 0 else end + 1
-            self._slow_lines(buf[start:end], offset + start)
+            if has_oversized(buf, start, end):
+                self._every_line(buf[start:end], offset + start)
+            else:
+                self._anchor_lines(buf[start:end], offset + start)
             start = end
 
-    def _slow_lines(self, buf: bytes, offset: int) -> None:
-        parser, stats = self.parser, self.stats
-        items = []  # fed at the end of the slice: runs of records go in as columns
+    def _anchor_lines(self, buf: bytes, offset: int) -> None:
+        """The line parser on the lines that hold an anchor (found at ``memchr`` speed), and on
+        the lines continuing an args dump; every other line yields nothing, so it is only
+        counted. The same items, in the same order, as feeding every line (no line of ``buf``
+        is oversized)."""
+        base, fed = self.lines, 0
+        counted_at, counted = 0, 0  # newlines in buf[:counted_at]
+        nxt = 0  # lines starting before this have been fed
+        items: list[Item] = []  # fed at the end of the slice: runs of records go in as columns
+        starts = anchor_lines(buf)
+        if not self.parser.idle:  # an args dump from the slice before goes on here
+            starts.insert(0, 0)
+        for ls in starts:
+            if ls < nxt:
+                continue
+            counted += buf.count(b"\n", counted_at, ls)
+            counted_at = ls
+            while True:  # this line, then the lines an args dump goes on over
+                end = buf.find(b"\n", ls)
+                end = len(buf) if end < 0 else end
+                self._feed_line(buf[ls:end], base + counted + 1, offset + ls, items)
+                fed += 1
+                nxt = end + 1
+                if self.parser.idle or nxt >= len(buf):
+                    break
+                ls = nxt
+                counted += 1
+                counted_at = ls
+        total = buf.count(b"\n") + (0 if buf.endswith(b"\n") else 1)
+        self.lines = base + total
+        self.parser.lines += total - fed
+        self._feed_items(items)
+
+    def _every_line(self, buf: bytes, offset: int) -> None:
+        """Every line through the line parser, except oversized ones: those are only counted."""
+        items: list[Item] = []
         no = self.lines
         pieces = buf.split(b"\n")
         if pieces and pieces[-1] == b"":
@@ -115,36 +170,92 @@ class Summarizer:
         for raw in pieces:
             no += 1
             if len(raw) > MAX_LINE_BYTES:  # not parsed: only counted, with its length
-                parser.lines += 1
+                self.parser.lines += 1
                 self.add_oversized(no, offset, len(raw))
-                offset += len(raw) + 1
-                continue
-            line = raw.decode("utf-8", "replace")
-            if line.endswith("\r"):
-                line = line[:-1]
-            item = parser.feed(line, no, offset)
-            if item is not None:
-                items.append(item)
+            else:
+                self._feed_line(raw, no, offset, items)
             offset += len(raw) + 1
-        stats.feed(items)
         self.lines = no
+        self._feed_items(items)
 
-    def _apply_fast(self, fc: FastChunk) -> None:
+    def _feed_line(self, raw: bytes, no: int, offset: int, items: list[Item]) -> None:
+        line = raw.decode("utf-8", "replace")
+        if line.endswith("\r"):
+            line = line[:-1]
+        item = self.parser.feed(line, no, offset)
+        if item is not None:
+            items.append(item)
+
+    def _feed_items(self, items: list[Item]) -> None:
+        self.stats.feed(items)
+        for it in items:
+            if isinstance(it, Record) and it.elapsed is not None:
+                first = self.elapsed[0] if self.elapsed else it.elapsed
+                self.elapsed = (first, it.elapsed)
+
+    def _apply_scan(self, sc: Scan | Ready, chunk: Callable[[], bytes]) -> bool:
+        """Fold a scanned chunk in; False (nothing done) when what its records need from the lines
+        before it differs from what the scan assumed (then the caller reads it line by line).
+        ``chunk()`` gives the chunk's bytes (read only to quote a refused value's line)."""
+        if not self.parser.idle:
+            return False
+        ready = sc if isinstance(sc, Ready) else prepare(sc)
+        drop_ts = False
+        if ready.vllm is not None:
+            settled = self._settle_vllm(ready)
+            if settled is False:
+                return False
+            drop_ts = settled is None
         self.fast_chunks += 1
-        self.lines += fc.lines
-        self.parser.lines += fc.lines
-        if not fc.records or fc.values is None:
-            return
-        cols = fc.columns if isinstance(fc.columns, RecordColumns) else fast_columns(fc)
-        self.stats.add_columns(cols)
-        if self.parser.family is None:
-            self.parser.family = "sglang"
+        base = self.lines
+        self.lines += ready.lines
+        self.parser.lines += ready.lines
+        if ready.family is not None and self.parser.family is None:
+            self.parser.family = ready.family
+        if ready.elapsed is not None:
+            self.elapsed = (self.elapsed[0] if self.elapsed else ready.elapsed[0], ready.elapsed[1])
+        for rc in ([ready.head] if ready.head is not None else []) + ready.runs:
+            rc = absolute(_without_timestamps(rc) if drop_ts else rc, base)
+            raws = ChunkLines(chunk, rc.line_nos) if rc.line_nos is not None else None
+            self.stats.add_columns(rc, raws)
+        return True
+
+    def _settle_vllm(self, ready: Ready) -> bool | None:
+        """The engine line a chunk's first spec line pairs with may be in the chunk before; the
+        year of its stamps is the line parser's. Settle both as the line parser would: False when
+        the year differs, None when the records get no timestamp (no year known)."""
+        edge = ready.vllm
+        assert edge is not None
+        settled: bool | None = True
+        if edge.first_stamp is not None and edge.last_md is not None:
+            settled = self.parser.timestamps.settle_vllm(edge.first_stamp, edge.last_md, edge.year)
+            if settled is False:
+                return False
+        pending = self.parser.vllm_state.pending_engine
+        head = ready.head
+        if head is not None:
+            e = pending.get(edge.process)
+            if e is not None:
+                head.values["throughput"][0] = math.nan if e.throughput is None else e.throughput
+                head.values["running_req"][0] = math.nan if e.running_req is None else float(e.running_req)
+                if e.engine is not None:
+                    head.ranks = [f"engine {e.engine}"]
+        if ready.records:
+            pending.pop(edge.process, None)
+        if edge.tail_engine is not None:
+            eng, tp, run = edge.tail_engine
+            pending[edge.process] = EngineStats(
+                self.stats.source, 0, 0, eng, None, tp, run, None, None, edge.process
+            )
+        return settled
 
     def result(self) -> dict:
         d = self.stats.to_dict()
         d["lines"] = self.lines
         d["bytes"] = self.bytes
         d["family"] = self.parser.family
+        if self.elapsed is not None:  # llama.cpp prints time since start, not a date
+            d["elapsed"] = {"first": format_elapsed(self.elapsed[0]), "last": format_elapsed(self.elapsed[1])}
         d["oversized"] = {
             "lines": self.oversized,
             "bytes": self.oversized_bytes,
@@ -154,48 +265,38 @@ class Summarizer:
         return d
 
 
-def fast_columns(fc: FastChunk) -> RecordColumns:
-    """The fast path's values as :class:`RecordColumns` (SGLang decode records). The scanner
-    keeps only the first and last timestamps, which is all the statistics read of them: the
-    records in between carry NaN there."""
-    assert fc.values is not None
-    run, al, ar, tp, tags = fc.values
-    n = fc.records
-    cols = RecordColumns.empty("sglang", "decode")
-    cols.n, cols.lines = n, fc.lines
-    nan = array("d", [math.nan]) * n  # one array for every field not printed (never written to)
-    for name in NUMERIC_FIELDS:
-        cols.values[name] = nan
-    cols.values["running_req"] = array("d", run)
-    cols.values["accept_len"] = array("d", al)
-    cols.values["accept_rate"] = array("d", ar)
-    cols.values["throughput"] = array("d", tp)
-    ts = cols.values["timestamp"] = array("d", nan)
-    if fc.first_ts is not None:
-        ts[0] = fc.first_ts
-    if fc.last_ts is not None:
-        ts[n - 1] = fc.last_ts
-    cols.ranks = [tags] * n if isinstance(tags, str) else list(tags)
-    return cols
+def _without_timestamps(rc: RecordColumns) -> RecordColumns:
+    """``rc`` with no timestamp (vLLM lines whose year is unknown), nothing precomputed kept."""
+    if not rc.n:
+        return rc
+    values = dict(rc.values)
+    values["timestamp"] = _nan_column(rc.n)
+    return RecordColumns(
+        rc.family,
+        rc.kind,
+        rc.n,
+        values,
+        rc.ranks,
+        rc.per_position,
+        rc.rate_definition,
+        rc.cumulative,
+        rc.line_nos,
+        rc.lines,
+        printed_nan=rc.printed_nan,
+        line_base=rc.line_base,
+    )
 
 
-def has_oversized(buf: bytes) -> bool:
-    """True when a line of ``buf`` is longer than MAX_LINE_BYTES.
+def _nan_column(n: int) -> array:
+    return array("d", [math.nan]) * n
 
-    Such a line holds a whole aligned block of MAX_LINE_BYTES / 2 bytes without a newline, so
-    one ``find`` per block (8 for a 4 MiB chunk) rules it out; a block without a newline is then
-    measured exactly."""
-    n = len(buf)
-    half = MAX_LINE_BYTES // 2
-    for a in range(0, n, half) if n > MAX_LINE_BYTES else ():
-        b = min(a + half, n)
-        if buf.find(b"\n", a, b) >= 0:
-            continue
-        start = buf.rfind(b"\n", 0, a) + 1
-        end = buf.find(b"\n", b)
-        if (n if end < 0 else end) - start > MAX_LINE_BYTES:
-            return True
-    return False
+
+def format_elapsed(sec: float) -> str:
+    """Seconds since a server started as ``H:MM:SS.mmm`` (never a date)."""
+    ms = round(sec * 1000)
+    h, rem = divmod(ms, 3_600_000)
+    m, rem = divmod(rem, 60_000)
+    return f"{h}:{m:02d}:{rem // 1000:02d}.{rem % 1000:03d}"
 
 
 def iter_chunks(
@@ -248,88 +349,37 @@ def iter_chunks(
         yield offset, rest + b"\n"
 
 
-# -- worker processes ------------------------------------------------------------------------
-_worker_fd: dict[str, int] = {}
-
-
-def _worker_signals() -> None:
-    """Workers leave Ctrl-C (sent to the whole process group) to the parent, which terminates
-    the pool (SIGTERM, default action: no traceback in the workers)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    for sig in (signal.SIGTERM, signal.SIGHUP):
-        signal.signal(sig, signal.SIG_DFL)
-
-
-def _scan_range(path: str, start: int, end: int) -> FastChunk | None:
-    fd = _worker_fd.get(path)
-    if fd is None:
-        fd = _worker_fd[path] = os.open(path, os.O_RDONLY)
-    buf = os.pread(fd, end - start, start)
-    if not buf.endswith(b"\n"):
-        buf += b"\n"
-    if has_oversized(buf):  # the parent reads it line by line and counts the oversized line
-        return None
-    fc = scan_chunk(buf)
-    if fc is not None and fc.records and fc.values is not None:  # the statistics' heavy half, here
-        fc.columns = fast_columns(fc)
-        precompute(fc.columns)
-        fc.cols, fc.by_rank, fc.values = None, {}, (None, None, None, None, "")
-    return fc
-
-
-def _ranges(f: BinaryIO, size: int) -> list[tuple[int, int]] | None:
-    """Chunk boundaries at line ends: [start, end) pairs covering the file; None when a line
-    at a boundary is longer than a line may be (the caller then reads the file in order)."""
-    total = os.fstat(f.fileno()).st_size
-    out = []
-    start = 0
-    while start < total:
-        end = min(start + size, total)
-        if end < total:
-            f.seek(end)
-            tail = f.read(MAX_LINE_BYTES)
-            nl = tail.find(b"\n")
-            if nl < 0 and end + len(tail) < total:
-                return None
-            end = end + nl + 1 if nl >= 0 else total
-        out.append((start, end))
-        start = end
-    return out
-
-
-def _workers() -> int:
+def _mtime(f: BinaryIO) -> float | None:
+    """A regular file's modification time (a pipe's says nothing about the log's age)."""
     try:
-        n = len(os.sched_getaffinity(0))
-    except AttributeError:
-        n = os.cpu_count() or 1
-    return max(1, min(n, 4))
+        st = os.fstat(f.fileno())
+    except (OSError, ValueError, io.UnsupportedOperation):
+        return None
+    return st.st_mtime if stat.S_ISREG(st.st_mode) else None
 
 
 def summarize_file(
     path: str, label: str | None = None, source: str | None = None, workers: int | None = None
 ) -> Summarizer:
-    s = Summarizer(source or path, label)
     with open(path, "rb") as f:
-        size = os.fstat(f.fileno()).st_size
-        nw = _workers() if workers is None else workers
+        st = os.fstat(f.fileno())
+        s = Summarizer(source or path, label, ref_time=st.st_mtime if stat.S_ISREG(st.st_mode) else None)
+        size = st.st_size
+        nw = default_workers() if workers is None else workers
         ranges = None
-        if (
-            nw > 1
-            and size >= PARALLEL_MIN
-            and hasattr(os, "pread")
-            and stat.S_ISREG(os.fstat(f.fileno()).st_mode)
-        ):
-            ranges = _ranges(f, CHUNK)
+        if nw > 1 and size >= PARALLEL_MIN and hasattr(os, "pread") and stat.S_ISREG(st.st_mode):
+            ranges = scan_ranges(f, CHUNK)
             f.seek(0)
         if ranges is None:
             for offset, buf in iter_chunks(f, on_oversized=s.skip_oversized):
-                s.feed(buf, offset, scan_chunk(buf) if s.can_fast else None)
+                s.feed(buf, offset, scan_chunk(buf, s.year) if s.can_fast else None)
             return s
         ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
-        with ctx.Pool(nw, initializer=_worker_signals) as pool:
+        year = s.year
+        with ctx.Pool(nw, initializer=worker_signals) as pool:
             inflight: deque = deque()
             for start, end in ranges:
-                inflight.append((start, end, pool.apply_async(_scan_range, (path, start, end))))
+                inflight.append((start, end, pool.apply_async(scan_range, (path, start, end, year))))
                 if len(inflight) >= 2 * nw:
                     _fold_one(s, f, inflight)
             while inflight:
@@ -340,21 +390,28 @@ def summarize_file(
 def _fold_one(s: Summarizer, f: BinaryIO, inflight: deque) -> None:
     start, end, res = inflight.popleft()
     fast = res.get()
-    if fast is not None and s.can_fast:
+    if fast is not None and s._apply_scan(fast, lambda: _read(f, start, end)):
         s.bytes += end - start
-        s._apply_fast(fast)
         return
+    s.feed(_read(f, start, end), start, None)
+
+
+def _given(buf: bytes) -> Callable[[], bytes]:
+    return lambda: buf
+
+
+def _read(f: BinaryIO, start: int, end: int) -> bytes:
     f.seek(start)
     buf = f.read(end - start)
-    if not buf.endswith(b"\n"):
-        buf += b"\n"
-    s.feed(buf, start, None)
+    return buf if buf.endswith(b"\n") else buf + b"\n"
 
 
-def summarize_stream(f: BinaryIO, source: str, label: str | None = None) -> Summarizer:
-    s = Summarizer(source, label)
+def summarize_stream(
+    f: BinaryIO, source: str, label: str | None = None, ref_time: float | None = None
+) -> Summarizer:
+    s = Summarizer(source, label, ref_time=ref_time if ref_time is not None else _mtime(f))
     for offset, buf in iter_chunks(f, on_oversized=s.skip_oversized):
-        s.feed(buf, offset, scan_chunk(buf) if s.can_fast else None)
+        s.feed(buf, offset, scan_chunk(buf, s.year) if s.can_fast else None)
     return s
 
 

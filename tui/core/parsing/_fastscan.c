@@ -1,69 +1,92 @@
-/* Optional native scanner for tui/core/parsing/fastscan.py (the pure-Python path is the
- * reference; tests compare both with the line parser).
+/* Optional native scanner for tui/core/parsing/fastscan.py (the pure-Python scanner, whose
+ * patterns are compiled from tui/core/parsing/grammar.py, is the reference; the tests check
+ * that both give what the line parser gives, on generated and real lines).
  *
- * scan(buf) reads a buffer of whole lines. It returns None unless every line is either a
- * canonical SGLang decode line of one rank tag,
- *   [YYYY-MM-DD HH:MM:SS<TAGS>] Decode batch[,.] #running-req: D, #token: D, token usage: D.D,
- *   accept len: D.D, accept rate: D.D, (cuda|npu|cpu) graph: (True|False),
- *   gen throughput (token/s): D.D, #queue-req: D[, ?][\r]\n
- * or a line without "Decode batch" and without any of the blocker texts the line parser must
- * see. Otherwise it returns
- *   (n_lines, n, tags, first_ts, last_ts, running, accept_len, accept_rate, throughput)
- * where the four columns are bytes holding C doubles in line order; False when the lines are
- * canonical so far but carry several rank tags (the Python path groups them).
+ * configure(anchors) takes grammar.ANCHORS (bytes, at least 3 long each): every literal text
+ * the line parser acts on, in the order of grammar.ANCHORS (0 "Decode batch",
+ * 1 "SpecDecoding metrics:", 3 "Avg prompt throughput" are the ones with canonical shapes).
+ *
+ * scan(buf, year) reads a buffer of whole lines. Anchors are found with a Wu-Manber skip loop
+ * (trigram shift table: most lines are skipped several bytes at a time, never parsed); every
+ * line holding an anchor must be a line of the common form of grammar.SHAPES, else the result
+ * is None (an anchor without a shape: the caller reads the buffer with the line parser) or
+ * False (a shaped anchor on a line of another form: the Python scanner may read it). The
+ * result is
+ *   (n_lines, family, n, line_nos, cols, tags, tag_idx, pp, pp_k, vllm)
+ * family 0 none, 1 sglang, 2 vllm; line_nos int64 (1-based within buf); cols 13 columns of n
+ * doubles in the order of columns.NUMERIC_FIELDS plus the paired engine index, NaN where not
+ * printed; tags the distinct
+ * SGLang rank tags and tag_idx (uint8) each record's; pp the per-position values, pp_k (uint8)
+ * how many each record has; vllm None or (proc, head_unpaired, tail_engine, have_stamp,
+ * first_stamp, last_md) for the caller's engine pairing and year check.
+ * Numbers are converted without strtod: locale-independent, and correctly rounded (an exact
+ * integer of at most 15 digits divided by an exact power of ten), i.e. equal to float().
  */
 #define _GNU_SOURCE
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char *BLOCKERS[] = {"Decode batch", "'", "ready to roll", "Started server", "vLLM API",
-                                 "metrics:", "Avg prompt", "draft acceptance", "LLM engine", NULL};
+#define MAXA 32
+#define NCOL 15 /* columns.NUMERIC_FIELDS, then the paired vLLM engine index */
+enum { C_TS, C_AL, C_AR, C_ACC, C_DRAFT, C_ND, C_RUN, C_TOK, C_USAGE, C_TP, C_QUEUE, C_ALD, C_ARD, C_ELAPSED, C_ENG };
+enum { A_DECODE = 0, A_SPEC = 1, A_ENGINE = 3, A_LLAMA = 4 };
+
+static char *anch[MAXA];
+static Py_ssize_t anch_len[MAXA];
+static int n_anch = 0;
+static Py_ssize_t mlen = 0;
+/* Wu-Manber over byte trigrams (hashed to 11 bits: the tables stay in L1 next to the data): a
+ * window of the shortest anchor's length moves by how far its last trigram is from the end of
+ * any anchor's prefix. */
+#define HBITS 11
+#define HASH(p) \
+    ((((unsigned)(unsigned char)(p)[0] * 31u + (unsigned char)(p)[1]) * 31u + (unsigned char)(p)[2]) & \
+     ((1u << HBITS) - 1))
+static unsigned char shift_tab[1 << HBITS];
+static uint32_t cand_tab[1 << HBITS];
 
 typedef struct {
-    double *v;
+    char *v;
     Py_ssize_t n, cap;
-} col_t;
+} buf_t;
 
-static int col_push(col_t *c, double x) {
-    if (c->n == c->cap) {
-        Py_ssize_t cap = c->cap ? c->cap * 2 : 4096;
-        double *v = (double *)realloc(c->v, (size_t)cap * sizeof(double));
+static int push(buf_t *b, const void *x, Py_ssize_t k) {
+    if (b->n + k > b->cap) {
+        Py_ssize_t cap = b->cap ? b->cap * 2 : 1 << 15;
+        while (cap < b->n + k) cap *= 2;
+        char *v = (char *)realloc(b->v, (size_t)cap);
         if (!v) return -1;
-        c->v = v;
-        c->cap = cap;
+        b->v = v;
+        b->cap = cap;
     }
-    c->v[c->n++] = x;
+    memcpy(b->v + b->n, x, (size_t)k);
+    b->n += k;
     return 0;
 }
 
 static int is_digit(char c) { return c >= '0' && c <= '9'; }
+static int is_word(char c) {
+    return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
 
-/* literal at *p (within [p, end)); advances */
-static int lit(const char **p, const char *end, const char *s) {
-    size_t k = strlen(s);
+static inline int lit_n(const char **p, const char *end, const char *s, size_t k) {
     if ((size_t)(end - *p) < k || memcmp(*p, s, k) != 0) return 0;
     *p += k;
     return 1;
 }
+/* a literal of known length (string constants only) */
+#define lit(p, end, s) lit_n((p), (end), (s), sizeof(s) - 1)
 
-/* \d+ ; returns start/len */
-static int digits(const char **p, const char *end) {
-    const char *q = *p;
-    while (q < end && is_digit(*q)) q++;
-    if (q == *p) return 0;
-    *p = q;
-    return 1;
-}
-
-static const double POW10[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+static const double POW10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
                                1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
-/* \d+ or \d+\.\d+ as a double, without strtod (locale-independent): the digits as an exact
- * integer (< 2^53) divided by an exact power of ten is correctly rounded by IEEE division, so
- * it equals Python's float() of the same text. Longer numbers are refused (-> Python path). */
-static int number(const char **p, const char *end, int want_fraction, double *out) {
+/* \d+ (want_fraction 0) or \d+\.\d+ (1); extra_scale adds powers of ten to the divisor
+ * (percent: 2). At most 15 digits, else refused. */
+static int number(const char **p, const char *end, int want_fraction, int extra_scale, double *out) {
     const char *q = *p;
     unsigned long long m = 0;
     int nd = 0, frac = 0;
@@ -83,14 +106,30 @@ static int number(const char **p, const char *end, int want_fraction, double *ou
         frac = (int)(q - f);
         if (frac == 0) return 0;
     }
-    *out = (double)m / POW10[frac];
+    *out = (double)m / POW10[frac + (extra_scale > 0 ? extra_scale : 0)];
     *p = q;
     return 1;
 }
 
-static int decimal(const char **p, const char *end, double *out) { return number(p, end, 1, out); }
+static int decimal(const char **p, const char *e, double *o) { return number(p, e, 1, 0, o); }
+static int integer(const char **p, const char *e, double *o) { return number(p, e, 0, 0, o); }
+static int percent(const char **p, const char *e, double *o) { return number(p, e, 1, 2, o) && lit(p, e, "%"); }
 
-static int integer(const char **p, const char *end, double *out) { return number(p, end, 0, out); }
+static int two(const char *s, int *v) {
+    if (!is_digit(s[0]) || !is_digit(s[1])) return 0;
+    *v = (s[0] - '0') * 10 + (s[1] - '0');
+    return 1;
+}
+
+/* days since 1970-01-01 of a proleptic Gregorian date (linear in d, like calendar.timegm) */
+static long long days_from_civil(long long y, long long m, long long d) {
+    y -= m <= 2;
+    long long era = (y >= 0 ? y : y - 399) / 400;
+    long long yoe = y - era * 400;
+    long long doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    long long doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + doe - 719468;
+}
 
 /* ( [A-Z][A-Z_]*\d+)* exactly over [s, e) */
 static int tags_ok(const char *s, const char *e) {
@@ -107,119 +146,467 @@ static int tags_ok(const char *s, const char *e) {
     return 1;
 }
 
-static int has(const char *s, const char *e, const char *needle) {
-    size_t k = strlen(needle);
-    return (size_t)(e - s) >= k && memmem(s, (size_t)(e - s), needle, k) != NULL;
+static int end_of_line(const char *p, const char *e) {
+    if (p < e && *p == '\r') p++;
+    return p == e;
 }
 
-/* One decode line [s, e) (e at the '\n'). Returns 1 and fills the values, 0 if not canonical. */
-static int decode_line(const char *s, const char *e, const char **tag_s, const char **tag_e, double v[4]) {
+/* SGLang: "[YYYY-MM-DD HH:MM:SS TAGS] Decode batch[,.] ..." over [s, e) (e at the newline). */
+static int decode_line(const char *s, const char *e, const char **tag_s, const char **tag_e, double *v) {
     const char *p = s;
-    /* "[YYYY-MM-DD HH:MM:SS" */
     static const char shape[] = "[dddd-dd-dd dd:dd:dd";
     if (e - p < 20) return 0;
     for (int i = 0; i < 20; i++) {
         char c = p[i], want = shape[i];
         if (want == 'd' ? !is_digit(c) : c != want) return 0;
     }
+    int y = (p[1] - '0') * 1000 + (p[2] - '0') * 100 + (p[3] - '0') * 10 + (p[4] - '0');
+    int mo = 0, d = 0, h = 0, mi = 0, sec = 0; /* the shape check above made them digits */
+    two(p + 6, &mo), two(p + 9, &d), two(p + 12, &h), two(p + 15, &mi), two(p + 18, &sec);
+    if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60) return 0;
+    v[C_TS] = (double)(days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec);
     p += 20;
     const char *t = p;
-    while (p < e && *p != ']' ) p++;
-    if (p >= e) return 0;
-    if (!tags_ok(t, p)) return 0;
+    while (p < e && *p != ']') p++;
+    if (p >= e || !tags_ok(t, p)) return 0;
     *tag_s = t;
     *tag_e = p;
     if (!lit(&p, e, "] Decode batch")) return 0;
     if (p >= e || (*p != ',' && *p != '.')) return 0;
     p++;
-    double dummy;
-    if (!lit(&p, e, " #running-req: ") || !integer(&p, e, &v[0])) return 0;
-    if (!lit(&p, e, ", #token: ") || !digits(&p, e)) return 0;
-    if (!lit(&p, e, ", token usage: ") || !decimal(&p, e, &dummy)) return 0;
-    if (!lit(&p, e, ", accept len: ") || !decimal(&p, e, &v[1])) return 0;
-    if (!lit(&p, e, ", accept rate: ") || !decimal(&p, e, &v[2])) return 0;
+    if (!lit(&p, e, " #running-req: ") || !integer(&p, e, &v[C_RUN])) return 0;
+    if (!lit(&p, e, ", #token: ") || !integer(&p, e, &v[C_TOK])) return 0;
+    if (!lit(&p, e, ", token usage: ") || !decimal(&p, e, &v[C_USAGE])) return 0;
+    if (!lit(&p, e, ", accept len: ") || !decimal(&p, e, &v[C_AL])) return 0;
+    if (!lit(&p, e, ", accept rate: ") || !decimal(&p, e, &v[C_AR])) return 0;
     if (!lit(&p, e, ", ")) return 0;
     if (!(lit(&p, e, "cuda") || lit(&p, e, "npu") || lit(&p, e, "cpu"))) return 0;
     if (!lit(&p, e, " graph: ")) return 0;
     if (!(lit(&p, e, "True") || lit(&p, e, "False"))) return 0;
-    if (!lit(&p, e, ", gen throughput (token/s): ") || !decimal(&p, e, &v[3])) return 0;
-    if (!lit(&p, e, ", #queue-req: ") || !digits(&p, e)) return 0;
+    if (!lit(&p, e, ", gen throughput (token/s): ") || !decimal(&p, e, &v[C_TP])) return 0;
+    if (!lit(&p, e, ", #queue-req: ") || !integer(&p, e, &v[C_QUEUE])) return 0;
     if (p < e && *p == ',') {
         p++;
         if (p < e && *p == ' ') p++;
     }
-    if (p < e && *p == '\r') p++;
-    return p == e;
+    return end_of_line(p, e);
+}
+
+/* vLLM prefix: "(PROC pid=N) INFO MM-DD HH:MM:SS[.f{1,6}] [file.py:N] "; stamp = mo, d, h, mi, s */
+static int vllm_prefix(const char **pp, const char *e, const char **proc_s, const char **proc_e, int st[5],
+                       double *frac) {
+    const char *p = *pp;
+    *proc_s = *proc_e = NULL;
+    if (p < e && *p == '(') {
+        const char *q = p + 1;
+        if (q >= e || !is_word(*q)) return 0;
+        while (q < e && (is_word(*q) || *q == ' ')) q++;
+        /* q at the first char outside [\w ]: must be '=' of " pid=" */
+        if (q >= e || *q != '=' || q - (p + 1) < 5 || memcmp(q - 4, " pid", 4) != 0) return 0;
+        q++;
+        const char *dg = q;
+        while (q < e && is_digit(*q)) q++;
+        if (q == dg || q + 1 >= e || q[0] != ')' || q[1] != ' ') return 0;
+        *proc_s = p + 1;
+        *proc_e = q;
+        p = q + 2;
+    }
+    if (e - p < 20 || !lit(&p, e, "INFO ")) return 0;
+    if (!two(p, &st[0]) || p[2] != '-' || !two(p + 3, &st[1]) || p[5] != ' ' || !two(p + 6, &st[2]) ||
+        p[8] != ':' || !two(p + 9, &st[3]) || p[11] != ':' || !two(p + 12, &st[4]))
+        return 0;
+    p += 14;
+    *frac = 0.0;
+    if (p < e && *p == '.') {
+        p++;
+        const char *f = p;
+        unsigned long long m = 0;
+        while (p < e && is_digit(*p) && p - f < 7) m = m * 10 + (unsigned long long)(*p++ - '0');
+        if (p == f || p - f > 6) return 0;
+        *frac = (double)m / POW10[p - f];
+    }
+    if (!lit(&p, e, " [")) return 0;
+    const char *w = p;
+    while (p < e && (is_word(*p) || *p == '.')) p++;
+    if (p == w || !lit(&p, e, ":")) return 0;
+    w = p;
+    while (p < e && is_digit(*p)) p++;
+    if (p == w || !lit(&p, e, "] ")) return 0;
+    if (st[0] < 1 || st[0] > 12 || st[1] < 1 || st[1] > 31 || st[2] > 23 || st[3] > 59 || st[4] > 60) return 0;
+    *pp = p;
+    return 1;
+}
+
+static int spec_body(const char *p, const char *e, double *v, buf_t *pp, unsigned char *k) {
+    double x;
+    if (!lit(&p, e, "SpecDecoding metrics: ")) return 0;
+    if (lit(&p, e, "Draft acceptance rate: ")) {
+        if (!percent(&p, e, &v[C_AR]) || !lit(&p, e, ", ")) return 0;
+    }
+    if (!lit(&p, e, "Mean acceptance length: ") || !decimal(&p, e, &v[C_AL]) || !lit(&p, e, ", ")) return 0;
+    if (lit(&p, e, "Accepted throughput: ")) {
+        if (!decimal(&p, e, &x) || !lit(&p, e, " tokens/s, Drafted throughput: ") || !decimal(&p, e, &x) ||
+            !lit(&p, e, " tokens/s, "))
+            return 0;
+    }
+    if (!lit(&p, e, "Accepted: ") || !integer(&p, e, &v[C_ACC])) return 0;
+    if (!lit(&p, e, " tokens, Drafted: ") || !integer(&p, e, &v[C_DRAFT])) return 0;
+    if (!lit(&p, e, " tokens, Per-position acceptance rate: ")) return 0;
+    int n = 0;
+    for (;;) {
+        if (!decimal(&p, e, &x) || n == 255 || push(pp, &x, sizeof x)) return 0;
+        n++;
+        const char *q = p;
+        if (lit(&q, e, ", ") && q < e && is_digit(*q)) {
+            p = q;
+            continue;
+        }
+        break;
+    }
+    *k = (unsigned char)n;
+    if (lit(&p, e, ", Avg Draft acceptance rate: ")) {
+        if (!percent(&p, e, &v[C_AR])) return 0;
+    }
+    if (!end_of_line(p, e)) return 0;
+    v[C_ND] = v[C_DRAFT] / n;
+    return 1;
+}
+
+static int engine_body(const char *p, const char *e, double ev[3]) {
+    double x;
+    if (!lit(&p, e, "Engine ") || !integer(&p, e, &ev[0])) return 0;
+    if (!lit(&p, e, ": Avg prompt throughput: ") || !decimal(&p, e, &x)) return 0;
+    if (!lit(&p, e, " tokens/s, Avg generation throughput: ") || !decimal(&p, e, &ev[1])) return 0;
+    if (!lit(&p, e, " tokens/s, Running: ") || !integer(&p, e, &ev[2])) return 0;
+    if (!lit(&p, e, " reqs, Waiting: ") || !integer(&p, e, &x)) return 0;
+    if (!lit(&p, e, " reqs, GPU KV cache usage: ") || !percent(&p, e, &x)) return 0;
+    if (!lit(&p, e, ", Prefix cache hit rate: ") || !percent(&p, e, &x)) return 0;
+    return end_of_line(p, e);
+}
+
+static PyObject *configure(PyObject *self, PyObject *args) {
+    PyObject *seq;
+    if (!PyArg_ParseTuple(args, "O", &seq)) return NULL;
+    PyObject *fast = PySequence_Fast(seq, "anchors must be a sequence");
+    if (!fast) return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+    if (n < 4 || n > MAXA) {
+        Py_DECREF(fast);
+        PyErr_SetString(PyExc_ValueError, "between 4 and 32 anchors");
+        return NULL;
+    }
+    for (int i = 0; i < n_anch; i++) free(anch[i]);
+    n_anch = 0;
+    mlen = PY_SSIZE_T_MAX;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        char *s;
+        Py_ssize_t len;
+        if (PyBytes_AsStringAndSize(PySequence_Fast_GET_ITEM(fast, i), &s, &len) < 0 || len < 3) {
+            Py_DECREF(fast);
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "anchors are bytes of length >= 3");
+            return NULL;
+        }
+        anch[i] = (char *)malloc((size_t)len);
+        memcpy(anch[i], s, (size_t)len);
+        anch_len[i] = len;
+        if (len < mlen) mlen = len;
+        n_anch++;
+    }
+    Py_DECREF(fast);
+    Py_ssize_t m = mlen > 255 ? 255 : mlen;
+    mlen = m;
+    memset(shift_tab, (int)(m - 2), sizeof shift_tab);
+    memset(cand_tab, 0, sizeof cand_tab);
+    for (int a = 0; a < n_anch; a++) {
+        const char *s = anch[a];
+        for (Py_ssize_t q = 2; q < m; q++) {
+            unsigned h = HASH(s + q - 2);
+            unsigned char sh = (unsigned char)(m - 1 - q);
+            if (sh < shift_tab[h]) shift_tab[h] = sh;
+            if (sh == 0) cand_tab[h] |= 1u << a;
+        }
+    }
+    Py_RETURN_NONE;
+}
+
+/* newlines in [s, e), a word at a time (lines are short: one memchr call per line costs more) */
+static Py_ssize_t count_nl(const char *s, const char *e) {
+    Py_ssize_t n = 0;
+    while (s < e && ((uintptr_t)s & 7)) n += *s++ == '\n';
+    const uint64_t ones = 0x0101010101010101ULL, nl = ones * '\n', high = ones * 0x80;
+    while (e - s >= 8) {
+        uint64_t w;
+        memcpy(&w, s, 8);
+        w ^= nl; /* a zero byte where a newline was */
+        uint64_t z = ~(((w & ~high) + ~high) | w) & high; /* exact: 0x80 in each zero byte */
+        n += __builtin_popcountll(z);
+        s += 8;
+    }
+    while (s < e) n += *s++ == '\n';
+    return n;
+}
+
+static int has_anchor(const char *s, const char *e) {
+    for (int a = 0; a < n_anch; a++)
+        if (e - s >= anch_len[a] && memmem(s, (size_t)(e - s), anch[a], (size_t)anch_len[a])) return 1;
+    return 0;
+}
+
+typedef struct {
+    int ok, family;
+    buf_t lines, cols[NCOL], pp, ppk, tagidx;
+    const char *tag_s[64], *tag_e[64];
+    int ntags;
+    const char *proc_s, *proc_e;
+    int have_proc, head_unpaired, saw_spec, saw_engine, have_pending, first_st[5], last_md[2], have_stamp;
+    double pending[3];
+    Py_ssize_t n_lines, n;
+} state_t;
+
+static int line_of(state_t *S, const char *ls, const char *le, int which, int year) {
+    double v[NCOL];
+    for (int i = 0; i < NCOL; i++) v[i] = NAN;
+    if (which == A_DECODE) {
+        const char *ts, *te;
+        if (S->family == 2 || !decode_line(ls, le, &ts, &te, v)) return 0;
+        S->family = 1;
+        int t;
+        for (t = 0; t < S->ntags; t++)
+            if (S->tag_e[t] - S->tag_s[t] == te - ts && memcmp(S->tag_s[t], ts, (size_t)(te - ts)) == 0) break;
+        if (t == S->ntags) {
+            if (t == 64) return 0;
+            S->tag_s[t] = ts, S->tag_e[t] = te, S->ntags++;
+        }
+        unsigned char ti = (unsigned char)t;
+        if (push(&S->tagidx, &ti, 1)) return -1;
+    } else {
+        if (S->family == 1) return 0;
+        const char *p = ls, *ps, *pe;
+        int st[5];
+        double frac;
+        if (!vllm_prefix(&p, le, &ps, &pe, st, &frac)) return 0;
+        int same = S->have_proc ? ((ps == NULL && S->proc_s == NULL) ||
+                                   (ps && S->proc_s && pe - ps == S->proc_e - S->proc_s &&
+                                    memcmp(ps, S->proc_s, (size_t)(pe - ps)) == 0))
+                                : 1;
+        if (!same) return 0;
+        if (!S->have_proc) {
+            if (ps && has_anchor(ps, pe)) return 0;
+            if (ps && memmem(ps, (size_t)(pe - ps), "Engine ", 7)) return 0;
+            S->proc_s = ps, S->proc_e = pe, S->have_proc = 1;
+        }
+        S->family = 2;
+        /* every vLLM stamp moves the line parser's year reader: track them all */
+        if (S->have_stamp) {
+            int pm = S->last_md[0], pd = S->last_md[1];
+            if ((st[0] < pm || (st[0] == pm && st[1] < pd)) && pm - st[0] >= 6) return 0; /* a new year */
+        } else {
+            memcpy(S->first_st, st, sizeof S->first_st);
+            S->have_stamp = 1;
+        }
+        S->last_md[0] = st[0], S->last_md[1] = st[1];
+        if (which == A_ENGINE) {
+            double ev[3];
+            if (!engine_body(p, le, ev)) return 0;
+            memcpy(S->pending, ev, sizeof ev);
+            S->have_pending = 1;
+            S->saw_engine = 1;
+            return 1;
+        }
+        unsigned char k;
+        if (!spec_body(p, le, v, &S->pp, &k)) return 0;
+        v[C_TS] = (double)(days_from_civil(year, st[0], st[1]) * 86400 + st[2] * 3600 + st[3] * 60 + st[4]) + frac;
+        if (S->have_pending) {
+            v[C_RUN] = S->pending[2];
+            v[C_TP] = S->pending[1];
+            v[C_ENG] = S->pending[0];
+            S->have_pending = 0;
+        } else if (!S->saw_spec) {
+            S->head_unpaired = 1;
+        }
+        S->saw_spec = 1;
+        if (push(&S->ppk, &k, 1)) return -1;
+    }
+    int64_t no = S->n_lines + 1;
+    if (push(&S->lines, &no, sizeof no)) return -1;
+    if (S->n * (Py_ssize_t)sizeof(double) == S->cols[0].cap) { /* the columns grow together */
+        for (int i = 0; i < NCOL; i++)
+            if (push(&S->cols[i], &v[i], sizeof(double))) return -1;
+    } else {
+        for (int i = 0; i < NCOL; i++) {
+            memcpy(S->cols[i].v + S->cols[i].n, &v[i], sizeof(double));
+            S->cols[i].n += sizeof(double);
+        }
+    }
+    S->n++;
+    return 1;
 }
 
 static PyObject *scan(PyObject *self, PyObject *args) {
     Py_buffer view;
-    if (!PyArg_ParseTuple(args, "y*", &view)) return NULL;
+    int year;
+    if (!PyArg_ParseTuple(args, "y*i", &view, &year)) return NULL;
+    if (n_anch == 0) {
+        PyBuffer_Release(&view);
+        PyErr_SetString(PyExc_RuntimeError, "configure() first");
+        return NULL;
+    }
     const char *buf = (const char *)view.buf, *end = buf + view.len;
-    col_t cols[4] = {{0}};
-    Py_ssize_t n_lines = 0;
-    const char *tag_s = NULL, *tag_e = NULL, *first_ts = NULL, *last_ts = NULL;
-    int ok = 1;
-    const char *p = buf;
+    state_t S;
+    memset(&S, 0, sizeof S);
+    S.ok = 1;
+    const char *counted = buf; /* newlines before this point are in S.n_lines */
+    const char *last_ls = NULL;  /* the start of the last line read */
+    Py_ssize_t m = mlen;
     Py_BEGIN_ALLOW_THREADS
-    while (p < end) {
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
-        if (!nl) { ok = 0; break; } /* the buffer must end with a newline */
-        n_lines++;
-        const char *d = memmem(p, (size_t)(nl - p), "Decode batch", 12);
-        if (d) {
-            const char *ts, *te;
-            double v[4];
-            if (!decode_line(p, nl, &ts, &te, v)) { ok = 0; break; }
-            if (tag_s == NULL) {
-                tag_s = ts;
-                tag_e = te;
-                first_ts = p + 1;
-            } else if ((te - ts) != (tag_e - tag_s) || memcmp(ts, tag_s, (size_t)(te - ts)) != 0) {
-                ok = 2; /* several rank tags: the Python path splits them */
+    if (view.len == 0 || end[-1] != '\n') S.ok = 0;
+    Py_ssize_t pos = m - 1;
+    while (S.ok == 1 && pos < view.len) {
+        unsigned h = HASH(buf + pos - 2);
+        unsigned char sh = shift_tab[h];
+        if (sh) {
+            pos += sh;
+            continue;
+        }
+        uint32_t c = cand_tab[h];
+        const char *start = buf + pos - (m - 1);
+        int which = -1;
+        for (int a = 0; c; a++, c >>= 1) {
+            if ((c & 1) && end - start >= anch_len[a] && memcmp(start, anch[a], (size_t)anch_len[a]) == 0) {
+                which = a;
                 break;
             }
-            last_ts = p + 1;
-            int bad = 0;
-            for (int i = 0; i < 4; i++) bad |= col_push(&cols[i], v[i]);
-            if (bad) { ok = -1; break; }
-        } else {
-            for (int i = 0; BLOCKERS[i]; i++) {
-                if (has(p, nl, BLOCKERS[i])) { ok = 0; break; }
-            }
-            if (!ok) break;
         }
-        p = nl + 1;
+        if (which < 0) {
+            pos++;
+            continue;
+        }
+        const char *ls = memrchr(buf, '\n', (size_t)(start - buf));
+        ls = ls ? ls + 1 : buf;
+        if (ls == last_ls) { /* a second anchor on a line already read */
+            S.ok = 0;
+            break;
+        }
+        last_ls = ls;
+        const char *le = memchr(start, '\n', (size_t)(end - start));
+        S.n_lines += count_nl(counted, ls);
+        counted = ls;
+        int shaped = which == A_DECODE || which == A_SPEC || which == A_ENGINE || which == A_LLAMA;
+        int r = shaped && which != A_LLAMA ? line_of(&S, ls, le, which, year) : 0; /* llama.cpp: Python's */
+        if (r <= 0) {
+            S.ok = r == 0 && shaped ? 2 : r; /* 2: not the common form; maybe the grammar's wider one */
+            break;
+        }
+        /* A line that fits a shape holds no second anchor (its parts are fixed text, numbers,
+         * rank tags, a file name and a process tag checked above, none of which can hold
+         * one): go on after it, its newline counted. */
+        S.n_lines++;
+        counted = le + 1;
+        pos = (le + 1 - buf) + (m - 1);
     }
+    if (S.ok == 1) S.n_lines += count_nl(counted, end);
     Py_END_ALLOW_THREADS
     PyObject *result = NULL;
-    if (ok == -1) {
+    if (S.ok < 0) {
         PyErr_NoMemory();
-    } else if (ok == 0) {
-        Py_INCREF(Py_None);
-        result = Py_None;
-    } else if (ok == 2) {
+    } else if (S.ok == 2) {
         Py_INCREF(Py_False);
         result = Py_False;
+    } else if (S.ok == 0) {
+        Py_INCREF(Py_None);
+        result = Py_None;
     } else {
-        Py_ssize_t n = cols[0].n;
-        result = Py_BuildValue(
-            "(nny#y#y#y#y#y#y#)", n_lines, n,
-            tag_s ? tag_s : "", (Py_ssize_t)(tag_s ? tag_e - tag_s : 0),
-            first_ts ? first_ts : "", (Py_ssize_t)(first_ts ? 19 : 0),
-            last_ts ? last_ts : "", (Py_ssize_t)(last_ts ? 19 : 0),
-            (const char *)cols[0].v, (Py_ssize_t)(n * sizeof(double)),
-            (const char *)cols[1].v, (Py_ssize_t)(n * sizeof(double)),
-            (const char *)cols[2].v, (Py_ssize_t)(n * sizeof(double)),
-            (const char *)cols[3].v, (Py_ssize_t)(n * sizeof(double)));
+        PyObject *tags = PyList_New(S.ntags);
+        for (int t = 0; tags && t < S.ntags; t++)
+            PyList_SET_ITEM(tags, t, PyBytes_FromStringAndSize(S.tag_s[t], S.tag_e[t] - S.tag_s[t]));
+        PyObject *cols = PyList_New(NCOL);
+        for (int i = 0; cols && i < NCOL; i++)
+            PyList_SET_ITEM(cols, i, PyBytes_FromStringAndSize(S.cols[i].v ? S.cols[i].v : "", S.cols[i].n));
+        PyObject *vllm = Py_None;
+        Py_INCREF(Py_None);
+        if (S.family == 2) {
+            Py_DECREF(Py_None);
+            PyObject *tail = S.have_pending ? Py_BuildValue("(ddd)", S.pending[0], S.pending[1], S.pending[2])
+                                            : (Py_INCREF(Py_None), Py_None);
+            PyObject *proc = S.proc_s ? PyBytes_FromStringAndSize(S.proc_s, S.proc_e - S.proc_s)
+                                      : (Py_INCREF(Py_None), Py_None);
+            vllm = Py_BuildValue(
+                "(NiNi(iiiii)(ii))", proc, S.head_unpaired, tail, S.have_stamp, S.first_st[0], S.first_st[1], S.first_st[2], S.first_st[3],
+                S.first_st[4], S.last_md[0], S.last_md[1]);
+        }
+        if (tags && cols && vllm)
+            result = Py_BuildValue("(ninNNNNy#y#N)", S.n_lines, S.family, S.n,
+                                   PyBytes_FromStringAndSize(S.lines.v ? S.lines.v : "", S.lines.n), cols, tags,
+                                   PyBytes_FromStringAndSize(S.tagidx.v ? S.tagidx.v : "", S.tagidx.n),
+                                   S.pp.v ? S.pp.v : "", S.pp.n, S.ppk.v ? S.ppk.v : "", S.ppk.n, vllm);
+        else {
+            Py_XDECREF(tags);
+            Py_XDECREF(cols);
+            Py_XDECREF(vllm);
+        }
     }
-    for (int i = 0; i < 4; i++) free(cols[i].v);
+    free(S.lines.v), free(S.pp.v), free(S.ppk.v), free(S.tagidx.v);
+    for (int i = 0; i < NCOL; i++) free(S.cols[i].v);
     PyBuffer_Release(&view);
     return result;
 }
 
+/* anchor_lines(buf) -> bytes of int64: the start of every line of buf holding an anchor, in order
+ * (the line parser needs to see only these lines, and the lines continuing an args dump). */
+static PyObject *anchor_lines(PyObject *self, PyObject *args) {
+    Py_buffer view;
+    if (!PyArg_ParseTuple(args, "y*", &view)) return NULL;
+    if (n_anch == 0) {
+        PyBuffer_Release(&view);
+        PyErr_SetString(PyExc_RuntimeError, "configure() first");
+        return NULL;
+    }
+    const char *buf = (const char *)view.buf, *end = buf + view.len;
+    buf_t out = {0};
+    int nomem = 0;
+    Py_ssize_t m = mlen;
+    Py_BEGIN_ALLOW_THREADS
+    Py_ssize_t pos = m - 1;
+    while (pos < view.len) {
+        unsigned h = HASH(buf + pos - 2);
+        unsigned char sh = shift_tab[h];
+        if (sh) {
+            pos += sh;
+            continue;
+        }
+        uint32_t c = cand_tab[h];
+        const char *start = buf + pos - (m - 1);
+        int found = 0;
+        for (int a = 0; c; a++, c >>= 1)
+            if ((c & 1) && end - start >= anch_len[a] && memcmp(start, anch[a], (size_t)anch_len[a]) == 0) {
+                found = 1;
+                break;
+            }
+        if (!found) {
+            pos++;
+            continue;
+        }
+        const char *ls = memrchr(buf, '\n', (size_t)(start - buf));
+        int64_t at = ls ? (ls + 1 - buf) : 0;
+        if (push(&out, &at, sizeof at)) {
+            nomem = 1;
+            break;
+        }
+        const char *le = memchr(start, '\n', (size_t)(end - start));
+        if (!le) break;
+        pos = (le - buf) + 1 + (m - 1);
+    }
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&view);
+    PyObject *r = nomem ? PyErr_NoMemory() : PyBytes_FromStringAndSize(out.v ? out.v : "", out.n);
+    free(out.v);
+    return r;
+}
+
 static PyMethodDef methods[] = {
-    {"scan", scan, METH_VARARGS, "Scan a buffer of whole lines for canonical SGLang decode lines."},
+    {"anchor_lines", anchor_lines, METH_VARARGS, "Starts of the lines holding an anchor."},
+    {"configure", configure, METH_VARARGS, "Set the anchors (grammar.ANCHORS as bytes)."},
+    {"scan", scan, METH_VARARGS, "Scan a buffer of whole lines: columns of its canonical lines, or None."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_fastscan", NULL, -1, methods};

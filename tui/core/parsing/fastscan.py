@@ -1,156 +1,381 @@
-"""Whole-buffer fast path for large SGLang logs.
+"""Whole-buffer fast path: the columns of a buffer of whole lines, without the line parser.
 
-:func:`scan_chunk` looks at a buffer of complete lines at once. When every metric line in it is
-a canonical modern SGLang ``Decode batch`` line (the form of 2025-10 onwards, with accept len,
-accept rate, graph flag, throughput and queue, full-date timestamp) and nothing else in it needs
-the line parser (no startup marker, no other family, no malformed look-alike), it returns the
-values as columns, computed by one ``findall`` and C-level conversions. Otherwise it returns
+:func:`scan_chunk` finds every line holding one of :data:`grammar.ANCHORS` (the texts the line
+parser acts on); all other lines are skipped unread. If every such line is a canonical line of
+:data:`grammar.SHAPES` (SGLang ``Decode batch``, vLLM V1 ``SpecDecoding metrics`` and the
+``Engine NNN`` line it pairs with) it returns the records as :class:`RecordColumns`, else
 ``None`` and the caller parses the buffer line by line with :class:`LineParser`.
 
-This is exact, not heuristic: the buffer qualifies only if no ``Decode batch`` is left outside
-the canonical matches (nor any other text the line parser would act on), and every match has
-the canonical ``[date time TAGS] `` prefix at its line start, so no line can be skipped or read
-differently from the line parser (tests compare both on the same input).
+This is exact, not heuristic: the contract (checked by the tests on generated and real lines)
+is ``RecordColumns.from_records(line parser records) == scan_chunk(...).columns``. What a record
+needs from lines outside the buffer (the vLLM engine line printed just before a spec line, the
+year of vLLM's year-less stamps) is returned in :class:`VllmEdge` for the caller to settle in
+line order.
+
+The optional C scanner (``_fastscan.c``, built by setup.py) gives the same answers several
+times faster; without it the pure-Python scanner below runs, its patterns compiled from the
+grammar.
 """
 
 from __future__ import annotations
 
 import calendar
-import re
+import math
 from array import array
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from tui.core.stats.metrics import Columns
+from tui.core.columns import NUMERIC_FIELDS, RecordColumns
+from tui.core.parsing import grammar
+from tui.core.parsing.timestamps import TimestampReader
+from tui.core.records import RATE_DRAFTS
 
 try:  # the optional native scanner (setup.py); same answers, several times faster
     from tui.core.parsing import _fastscan as _native  # type: ignore[attr-defined]
 except ImportError:  # pragma: no cover - depends on the build
     _native = None
 
-# The values of a canonical decode line, from its anchor to its newline (a literal start lets
-# the regex engine skip quickly to each anchor).
-_VALUES = re.compile(
-    rb"Decode batch[,.] #running-req: (\d+), #token: \d+, token usage: \d+\.\d+, "
-    rb"accept len: (\d+\.\d+), accept rate: (\d+\.\d+), (?:cuda|npu|cpu) graph: (?:True|False), "
-    rb"gen throughput \(token/s\): (\d+\.\d+), #queue-req: \d+(?:, ?)?\r?\n"
+_ANCHORS = tuple(a.encode() for a in grammar.ANCHORS)
+if _native is not None:
+    _native.configure(_ANCHORS)
+_DECODE, _SPEC, _ENGINE, _LLAMA = (
+    a.encode()
+    for a in (grammar.SGLANG_DECODE, grammar.VLLM_SPEC, grammar.VLLM_ENGINE, grammar.LLAMACPP_TIMING)
 )
-# Its prefix: a full-date SGLang timestamp at the start of the line, then rank tags.
-_PREFIX = re.compile(rb"\n\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d([^\]\n]*)\] Decode batch")
-_FIRST_PREFIX = re.compile(rb"\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d([^\]\n]*)\] Decode batch")
-_TAGS = re.compile(rb"(?: [A-Z][A-Z_]*\d+)*")
-_TS = re.compile(rb"\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)")
-# Anything the line parser must see in the lines that are not canonical decode lines: startup
-# markers, the other families, and decode lines the fast pattern did not take.
-_BLOCKERS = (
-    b"Decode batch",
-    b"'",
-    b"ready to roll",
-    b"Started server",
-    b"vLLM API",
-    b"metrics:",
-    b"Avg prompt",
-    b"draft acceptance",
-    b"LLM engine",
-)
-_GROUPS = 4
+_SHAPED = {_DECODE, _SPEC, _ENGINE, _LLAMA}
+_RE = {s.anchor.encode(): grammar.regex(s) for s in grammar.SHAPES}
+NAN = math.nan
 
 
 @dataclass(slots=True)
-class FastChunk:
-    """Columns of the decode records of one buffer, in line order, and per rank tag."""
+class VllmEdge:
+    """What the vLLM records of a buffer need settled against the lines before it."""
 
+    process: str | None  # the process tag of every vLLM line in the buffer
+    head_unpaired: bool  # the first spec line came before any engine line of the buffer
+    tail_engine: (
+        tuple[int, float, int] | None
+    )  # (engine, throughput, running) printed after the last spec line
+    first_stamp: tuple[int, int, int, int, int] | None  # (month, day, h, m, s) of the first vLLM line
+    last_md: tuple[int, int] | None
+    year: int  # the year the stamps were read with
+
+
+@dataclass(slots=True)
+class Scan:
     lines: int
-    records: int
-    cols: Columns | None  # no longer built: the statistics take ``values`` as RecordColumns
-    by_rank: dict[str, Columns | None]  # the rank tags seen (values None, as ``cols``)
-    first_ts: float | None
-    last_ts: float | None
-    pairs: list[tuple[float, float]]  # first (accept len, accept rate) pairs, for rate inference
-    # the values themselves: (#running-req, accept len, accept rate, throughput, rank tag per record
-    # or one tag for all), for the statistics' RecordColumns entry point
-    values: tuple | None = None
-    columns: object = None  # the same as RecordColumns, when built (and precomputed) by a worker
+    runs: list[RecordColumns] = field(default_factory=list)
+    vllm: VllmEdge | None = None
 
 
-def _ts(text: bytes) -> float:
+def scan_chunk(buf: bytes | memoryview, year: int = 1970) -> Scan | None:
+    """``buf`` must hold whole lines (end with a newline); ``year`` is given to vLLM's year-less
+    stamps (the caller checks it against the line parser's reading, see VllmEdge)."""
+    if _native is not None:
+        r = _native.scan(buf, year)
+        if r is None:
+            return None
+        if r is not False:  # False: a line fits the grammar's wider shape only: Python reads it
+            return _from_native(r, year)
+    return _scan_python(bytes(buf), year)
+
+
+def anchor_lines(buf: bytes) -> array:
+    """The start offsets of the lines of ``buf`` that hold an anchor, in order: the only lines
+    the line parser acts on (apart from the continuation of a hard-wrapped args dump)."""
+    out = array("q")
+    if _native is not None:
+        out.frombytes(_native.anchor_lines(buf))
+        return out
+    starts = set()
+    for a in _ANCHORS:
+        i = buf.find(a)
+        while i >= 0:
+            starts.add(buf.rfind(b"\n", 0, i) + 1)
+            i = buf.find(a, i + 1)
+    out.extend(sorted(starts))
+    return out
+
+
+# -- native ----------------------------------------------------------------------------------
+def _from_native(r: tuple, year: int) -> Scan:
+    n_lines, family, n, line_nos, cols, tags, tag_idx, pp, pp_k, vllm = r
+    if not n:
+        return Scan(n_lines, [], _edge(vllm, year) if vllm else None)
+    values = {}
+    for name, raw in zip(NUMERIC_FIELDS, cols):
+        a = array("d")
+        a.frombytes(raw)
+        values[name] = a
+    eng = array("d")
+    eng.frombytes(cols[len(NUMERIC_FIELDS)])
+    nos = array("q")
+    nos.frombytes(line_nos)
+    if family == 1:
+        names = [t.decode().strip() for t in tags]
+        ranks: list[str | None] = [names[i] for i in tag_idx] if len(names) > 1 else [names[0]] * n
+        rc = RecordColumns("sglang", "decode", n, values, ranks, None, None, False, nos, n_lines)
+        return Scan(n_lines, [rc])
+    flat = array("d")
+    flat.frombytes(pp)
+    per_pos: list[tuple[float, ...] | None]
+    k0 = pp_k[0]
+    if pp_k.count(k0) == n:  # one k throughout: the tuples at C speed
+        per_pos = list(zip(*[iter(flat)] * k0))
+    else:
+        per_pos = []
+        i = 0
+        for k in pp_k:
+            per_pos.append(tuple(flat[i : i + k]))
+            i += k
+    rc = RecordColumns(
+        "vllm", "spec", n, values, _engine_ranks(eng), per_pos, _rate_def(values), False, nos, n_lines
+    )
+    return Scan(n_lines, [rc], _edge(vllm, year))
+
+
+def _edge(v: tuple, year: int) -> VllmEdge:
+    proc, head, tail, have_stamp, first, last_md = v
+    return VllmEdge(
+        proc.decode() if proc is not None else None,
+        bool(head),
+        (int(tail[0]), tail[1], int(tail[2])) if tail is not None else None,
+        tuple(first) if have_stamp else None,
+        tuple(last_md) if have_stamp else None,
+        year,
+    )
+
+
+_ENGINE_NAMES: dict[float, str] = {}
+
+
+def _engine_ranks(eng: array) -> list[str | None] | None:
+    if eng and not math.isnan(sum(eng)) and min(eng) == max(eng):  # one engine throughout
+        return [f"engine {int(eng[0])}"] * len(eng)
+    out: list[str | None] = []
+    for e in eng:
+        if e != e:
+            out.append(None)
+            continue
+        name = _ENGINE_NAMES.get(e)
+        if name is None:
+            name = _ENGINE_NAMES[e] = f"engine {int(e)}"
+        out.append(name)
+    return out if any(r is not None for r in out) else None
+
+
+def _rate_def(values: dict[str, array]) -> str | None:
+    return RATE_DRAFTS if any(x == x for x in values["accept_rate"]) else None
+
+
+# -- Python ----------------------------------------------------------------------------------
+def _scan_python(buf: bytes, year: int) -> Scan | None:
+    if not buf.endswith(b"\n"):
+        return None
+    found: list[tuple[int, bytes]] = []
+    for a in _ANCHORS:
+        i = buf.find(a)
+        if i < 0:
+            continue
+        if a not in _SHAPED:
+            return None  # a marker, a V0 line, llama.cpp: the line parser's
+        while i >= 0:
+            found.append((i, a))
+            i = buf.find(a, i + 1)
+    n_lines = buf.count(b"\n")
+    if not found:
+        return Scan(n_lines)
+    found.sort()
+    families = {a for _, a in found}
+    if families == {_DECODE}:
+        return _sglang(buf, found, n_lines)
+    if families == {_LLAMA}:
+        return _llama(buf, found, n_lines)
+    if families & {_DECODE, _LLAMA}:
+        return None  # several families in one buffer: the line parser's
+    return _vllm(buf, found, n_lines, year)
+
+
+def _lines(buf: bytes, found: list[tuple[int, bytes]]):
+    """(line number, line start, match) of each anchor line; None when one is not canonical or
+    holds a second anchor."""
+    out = []
+    no, counted, last_start = 0, 0, -1
+    for pos, a in found:
+        ls = buf.rfind(b"\n", 0, pos) + 1
+        if ls == last_start:
+            return None  # two anchors on one line
+        last_start = ls
+        m = _RE[a][0].match(buf, ls)
+        if m is None:
+            return None
+        no += buf.count(b"\n", counted, ls)
+        counted = ls
+        out.append((no + 1, m))
+    return out
+
+
+def _f(text: bytes | None) -> float:
+    return NAN if text is None else float(text)
+
+
+def _sglang(buf: bytes, found: list[tuple[int, bytes]], n_lines: int) -> Scan | None:
+    got = _lines(buf, found)
+    if got is None:
+        return None
+    _, names = _RE[_DECODE]
+    cols: dict[str, list[float]] = {f: [] for f in NUMERIC_FIELDS}
+    ranks: list[str | None] = []
+    nos = array("q")
+    for no, m in got:
+        ts = _sglang_ts(m.group(1))
+        if ts is None:
+            return None
+        g = m.groups()[2:]
+        row = dict.fromkeys(NUMERIC_FIELDS, NAN)
+        row["timestamp"] = ts
+        for name, text in zip(names, g):
+            if name is not None and text is not None:
+                row[name] = float(text)
+        for f in NUMERIC_FIELDS:
+            cols[f].append(row[f])
+        ranks.append(m.group(2).decode().strip())
+        nos.append(no)
+    values = {f: array("d", cols[f]) for f in NUMERIC_FIELDS}
+    return Scan(
+        n_lines, [RecordColumns("sglang", "decode", len(nos), values, ranks, None, None, False, nos, n_lines)]
+    )
+
+
+def _sglang_ts(text: bytes) -> float | None:
     y, mo, d = int(text[0:4]), int(text[5:7]), int(text[8:10])
     h, mi, s = int(text[11:13]), int(text[14:16]), int(text[17:19])
+    if not (1 <= mo <= 12 and 1 <= d <= 31) or h > 23 or mi > 59 or s > 60:
+        return None
     return float(calendar.timegm((y, mo, d, h, mi, s, 0, 0, 0)))
 
 
-def _floats(col: list[bytes]) -> list[float]:
-    """float() of each value; few distinct values (accept len, rates, batch sizes) are
-    converted once each."""
-    distinct = set(col)
-    if len(distinct) * 4 < len(col):
-        table = {k: float(k) for k in distinct}
-        return list(map(table.__getitem__, col))
-    return list(map(float, col))
+def _llama(buf: bytes, found: list[tuple[int, bytes]], n_lines: int) -> Scan | None:
+    got = _lines(buf, found)
+    if got is None:
+        return None
+    _, names = _RE[_LLAMA]
+    cols: dict[str, list[float]] = {f: [] for f in NUMERIC_FIELDS}
+    per_pos: list[tuple[float, ...] | None] = []
+    nos = array("q")
+    for no, m in got:
+        row = dict.fromkeys(NUMERIC_FIELDS, NAN)
+        elapsed = TimestampReader.elapsed(m.group(0).decode())
+        row["elapsed"] = NAN if elapsed is None else elapsed
+        pp = None
+        for name, text in zip(names, m.groups()[4:]):
+            if text is None:
+                continue
+            if name == "per_position":
+                pp = tuple(float(x) for x in text.split(b", "))
+            elif name is not None:
+                row[name] = float(text)
+        for f in NUMERIC_FIELDS:
+            cols[f].append(row[f])
+        per_pos.append(pp)
+        nos.append(no)
+    values = {f: array("d", cols[f]) for f in NUMERIC_FIELDS}
+    pp_col = per_pos if any(p is not None for p in per_pos) else None
+    rc = RecordColumns("llamacpp", "timing", len(nos), values, None, pp_col, RATE_DRAFTS, False, nos, n_lines)
+    return Scan(n_lines, [rc])
 
 
-def scan_chunk(buf: bytes) -> FastChunk | None:
-    """``buf`` must hold whole lines (end with a newline)."""
-    if _native is not None:
-        r = _native.scan(buf)
-        if r is None:
+def _percent(text: bytes) -> float:
+    """``62.4`` (printed ``62.4%``) → 0.624, the double nearest the printed decimal / 100."""
+    dec = len(text) - text.find(b".") - 1
+    return round(float(text) / 100.0, dec + 2)
+
+
+def _vllm(buf: bytes, found: list[tuple[int, bytes]], n_lines: int, year: int) -> Scan | None:
+    got = _lines(buf, found)
+    if got is None:
+        return None
+    spec_names = _RE[_SPEC][1]
+    proc: bytes | None = None
+    first = True
+    pending: tuple[int, float, int] | None = None
+    head_unpaired = saw_spec = False
+    first_stamp: tuple[int, int, int, int, int] | None = None
+    last_md: tuple[int, int] | None = None
+    cols: dict[str, list[float]] = {f: [] for f in NUMERIC_FIELDS}
+    ranks: list[str | None] = []
+    per_pos: list[tuple[float, ...] | None] = []
+    nos = array("q")
+    for no, m in got:
+        p = m.group(1)
+        if first:
+            if p is not None and (any(a in p for a in _ANCHORS) or b"Engine " in p):
+                return None
+            proc, first = p, False
+        elif p != proc:
+            return None  # several processes: the line parser pairs per process
+        stamp = tuple(int(x) for x in m.groups()[1:6])
+        mo, d, h, mi, s = stamp
+        if not (1 <= mo <= 12 and 1 <= d <= 31) or h > 23 or mi > 59 or s > 60:
             return None
-        if r is not False:  # False: canonical so far, several rank tags: the Python path below
-            return _from_native(r)
-    return _scan_python(buf)
-
-
-def _from_native(r: tuple) -> FastChunk:
-    n_lines, n, tags, first, last, *raw = r
-    if n == 0:
-        return FastChunk(n_lines, 0, None, {}, None, None, [])
-    run, al, ar, tp = (_doubles(b) for b in raw)
-    pairs = list(zip(al[:200], ar[:200]))
-    tag = tags.decode().strip()
-    return FastChunk(n_lines, n, None, {tag: None}, _ts(first), _ts(last), pairs, (run, al, ar, tp, tag))
-
-
-def _doubles(b: bytes) -> array:
-    a = array("d")
-    a.frombytes(b)
-    return a
-
-
-def _scan_python(buf: bytes) -> FastChunk | None:
-    parts = _VALUES.split(buf)
-    step = _GROUPS + 1
-    n = (len(parts) - 1) // step
-    # A decode line the pattern did not take stays in the rest: "Decode batch" is a blocker.
-    rest = b"".join(parts[0::step]) if n else buf
-    for b in _BLOCKERS:
-        if b in rest:
-            return None
-    n_lines = rest.count(b"\n") + n  # each decode match took its own newline
-    if n == 0:
-        return FastChunk(n_lines, 0, None, {}, None, None, [])
-    tags = _PREFIX.findall(buf)
-    first = _FIRST_PREFIX.match(buf)
-    if first is not None:
-        tags.insert(0, first.group(1))
-    if len(tags) != n:
-        return None  # a decode line without the canonical "[date time TAGS] " prefix
-    distinct = set(tags)
-    if not all(_TAGS.fullmatch(t) for t in distinct):
-        return None
-    m_first = _TS.search(buf, buf.rfind(b"\n", 0, buf.find(b"Decode batch")) + 1)
-    m_last = _TS.search(buf, buf.rfind(b"\n", 0, buf.rfind(b"Decode batch")) + 1)
-    if m_first is None or m_last is None:
-        return None
-    try:
-        first_ts, last_ts = _ts(m_first.group(1)), _ts(m_last.group(1))
-    except (ValueError, OverflowError):
-        return None
-    run, al, ar = (_floats(parts[i::step]) for i in (1, 2, 3))
-    tp = list(map(float, parts[4::step]))  # throughput: nearly every value differs
-    by_rank: dict[str, Columns | None]
-    if len(distinct) == 1:
-        by_rank = {next(iter(distinct)).decode().strip(): None}
-    else:
-        by_rank = {r.decode().strip(): None for r in distinct}
-    pairs = list(zip(al[:200], ar[:200]))
-    rank_tags = next(iter(by_rank)) if len(distinct) == 1 else [t.decode().strip() for t in tags]
-    return FastChunk(n_lines, n, None, by_rank, first_ts, last_ts, pairs, (run, al, ar, tp, rank_tags))
+        if last_md is not None and (mo, d) < last_md and last_md[0] - mo >= 6:
+            return None  # a new year: the line parser's
+        if first_stamp is None:
+            first_stamp = (mo, d, h, mi, s)
+        last_md = (mo, d)
+        g = m.groups()[7:]
+        if m.re is _RE[_ENGINE][0]:
+            pending = (int(g[0]), float(g[2]), int(g[3]))
+            continue
+        frac = m.group(7)
+        ts = calendar.timegm((year, mo, d, h, mi, s, 0, 0, 0)) + (
+            int(frac) / 10 ** len(frac) if frac else 0.0
+        )
+        row = dict.fromkeys(NUMERIC_FIELDS, NAN)
+        row["timestamp"] = ts
+        pp: tuple[float, ...] = ()
+        for name, text in zip(spec_names, g):
+            if name is None or text is None:
+                continue
+            if name == "accept_rate":
+                row[name] = _percent(text)
+            elif name == "per_position":
+                pp = tuple(float(x) for x in text.split(b", "))
+            else:
+                row[name] = float(text)
+        row["num_drafts"] = row["drafted"] / len(pp)
+        if pending is not None:
+            row["throughput"], row["running_req"] = pending[1], float(pending[2])
+            ranks.append(f"engine {pending[0]}")
+            pending = None
+        else:
+            head_unpaired = head_unpaired or not saw_spec
+            ranks.append(None)
+        saw_spec = True
+        for f in NUMERIC_FIELDS:
+            cols[f].append(row[f])
+        per_pos.append(pp)
+        nos.append(no)
+    edge = VllmEdge(
+        proc.decode() if proc is not None else None,
+        head_unpaired,
+        pending,
+        first_stamp,
+        last_md,
+        year,
+    )
+    if not nos:
+        return Scan(n_lines, [], edge)
+    values = {f: array("d", cols[f]) for f in NUMERIC_FIELDS}
+    rc = RecordColumns(
+        "vllm",
+        "spec",
+        len(nos),
+        values,
+        ranks if any(r is not None for r in ranks) else None,
+        per_pos,
+        _rate_def(values),
+        False,
+        nos,
+        n_lines,
+    )
+    return Scan(n_lines, [rc], edge)

@@ -1,4 +1,4 @@
-"""llama.cpp server: the per-request ``print_timing`` draft line (log_formats.md §3).
+"""llama.cpp server: the per-request ``print_timing`` draft line (docs/formats.md, "llama.cpp").
 
 New form (PR #24536): ``draft acceptance = 0.64479 (  167 accepted /   259 generated),
 mean acceptance length =  2.92, acceptance rate per position = (0.805, 0.632, 0.483)``;
@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import re
 
+from tui.core.parsing.grammar import LLAMACPP_TIMING
 from tui.core.parsing.text import to_float
 from tui.core.records import RATE_DRAFTS, Malformed, Record
 
-ANCHOR = "draft acceptance"
+ANCHOR = LLAMACPP_TIMING
 
 _LINE = re.compile(
     r"draft acceptance(?: rate)? = *(\S+) *\( *(\d+) accepted */ *(\d+) generated\)"

@@ -1,4 +1,4 @@
-"""Startup / restart markers and the server arguments they carry (log_formats.md §1.5, §2.5, §5.13).
+"""Startup / restart markers and the server arguments they carry (docs/formats.md, "Startup markers").
 
 * SGLang ``server_args=ServerArgs(k=v, ...)`` (one huge line, often hard-wrapped mid-token) and
   the 2026 dict-style dump (``'speculative_num_steps': 3, ...``);

@@ -8,7 +8,9 @@ spec line, V0 cumulative counters, hard-wrapped args dumps, timestamps without a
 
 from __future__ import annotations
 
-from tui.core.parsing import llamacpp, markers, sglang, vllm
+from typing import Literal
+
+from tui.core.parsing import grammar, llamacpp, markers, sglang, vllm
 from tui.core.parsing.text import at_message_start, clean
 from tui.core.parsing.timestamps import TimestampReader
 from tui.core.records import Item, Malformed, Marker, Oversized, Record, metrics_item
@@ -17,38 +19,35 @@ from tui.core.sources.lines import OVERSIZED_LEAD, oversized_bytes
 
 MAX_CONTINUATION = 256 * 1024  # cap on a hard-wrapped args dump being re-joined
 
-# Cheap "is there anything for us on this line" test: every anchor contains one of these.
-_HINTS = (
-    "batch",
-    "metrics:",
-    "Engine ",
-    "acceptance",
-    "server_args",
-    "ready to roll",
-    "Started server",
-    "vLLM API",
-    "non-default",
-    "LLM engine",
-    "': ",
-    "Avg prompt throughput",
-)
+# A line holding none of the grammar's anchors yields nothing (the scanners skip the same lines).
+_ANCHORS = grammar.ANCHORS
 
 
 class LineParser:
     """Parses the lines of one source into :mod:`tui.core.records` items."""
 
-    def __init__(self, source: str, *, year: int | None = None) -> None:
+    def __init__(
+        self, source: str, *, year: int | None = None, ref_time: float | Literal["now"] | None = "now"
+    ) -> None:
+        """``year`` / ``ref_time``: where vLLM's year-less stamps get their year (see
+        :class:`TimestampReader`): a file's mtime; "now" for a live source; None: no year known."""
         self.source = source
         self.family: str | None = None  # the first family seen
         self.lines = 0
-        self._ts = TimestampReader(year)
+        self._ts = TimestampReader(year, ref_time)
         self._vllm = vllm.VllmState()
         self._pending_args: tuple[str, str] | None = None  # (kind, joined text)
 
     @property
     def idle(self) -> bool:
-        """True when no cross-line state is pending (a chunk may then skip this parser)."""
-        return self._pending_args is None and not self._vllm.pending_engine
+        """True when no hard-wrapped args dump is pending: a chunk may then skip this parser
+        (the vLLM engine line a spec line pairs with is settled by the caller through
+        :attr:`vllm_state`, the year of year-less stamps through :attr:`timestamps`)."""
+        return self._pending_args is None
+
+    @property
+    def vllm_state(self) -> vllm.VllmState:
+        return self._vllm
 
     def reset(self) -> None:
         """Forget cross-line state (after truncation, rotation, a switch to a newer file)."""
@@ -85,7 +84,7 @@ class LineParser:
             cont = self._continue_args(line, line_no, offset)
             if cont is not None:
                 return cont
-        if "Decode batch" not in line and not any(h in line for h in _HINTS):
+        if not any(a in line for a in _ANCHORS):
             # an oversized line stands in as "\n<bytes>" (see tui.core.sources.lines)
             nbytes = oversized_bytes(line) if line[:1] == OVERSIZED_LEAD else None
             return None if nbytes is None else Oversized(self.source, line_no, offset, nbytes)
@@ -112,8 +111,8 @@ class LineParser:
                 )
         at = text.find(llamacpp.ANCHOR)
         if at >= 0 and ("accepted" in text and "generated" in text):
-            item = llamacpp.parse_timing(self.source, line_no, offset, text, at, line)
-            return self._stamp(item, text) if item is not None else None
+            timing = llamacpp.parse_timing(self.source, line_no, offset, text, at, line)
+            return self._stamp(timing, text) if timing is not None else None
         found = markers.detect(text)
         if found is None:
             return None
@@ -132,6 +131,7 @@ class LineParser:
         for i, (line, off) in enumerate(zip(batch.lines, batch.offsets)):
             no = batch.first_line_no + i
             self.lines += 1
+            item: Item
             try:
                 item = metrics_item(self.source, no, off, line)
             except (ValueError, TypeError) as exc:
@@ -141,9 +141,15 @@ class LineParser:
             out.append(item)
         return out
 
+    @property
+    def timestamps(self) -> TimestampReader:
+        return self._ts
+
     def _stamp(self, item: Record | Malformed, text: str) -> Record | Malformed:
         if isinstance(item, Record):
             item.timestamp = self._ts.read(text)
+            if item.timestamp is None and item.family == "llamacpp":
+                item.elapsed = self._ts.elapsed(text)
             if self.family is None:
                 self.family = item.family
         return item

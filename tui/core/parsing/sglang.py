@@ -1,4 +1,4 @@
-"""SGLang: ``Decode batch`` metric lines (log_formats.md §1.2, §1.3, §5).
+"""SGLang: ``Decode batch`` metric lines (docs/formats.md, "SGLang").
 
 Every form since 2024 is read: ``Decode batch.`` and ``Decode batch,``, the optional `` [N]``
 iteration tag and the ``iter: N,`` form, the trailing ``, ``, fields that come and go
@@ -11,27 +11,16 @@ from __future__ import annotations
 
 import re
 
+from tui.core.parsing.grammar import INT, SGLANG_DECODE, SGLANG_DECODE_FIELDS
 from tui.core.parsing.text import rank_of, to_float, to_int
 from tui.core.records import Malformed, Record
 
-ANCHOR = "Decode batch"
-PREFILL_ANCHOR = "Prefill batch"
+ANCHOR = SGLANG_DECODE
 
 _HEAD = re.compile(r"Decode batch(?: \[(\d+)\])?(?:[.,]| iter: (\d+),)(?: iter: (\d+),)?")
 
-# key -> (Record attribute, converter)
-_INT, _FLOAT, _BOOL = 0, 1, 2
-KNOWN: dict[str, tuple[str, int]] = {
-    "#running-req": ("running_req", _INT),
-    "#token": ("tokens", _INT),
-    "#full token": ("tokens", _INT),
-    "token usage": ("token_usage", _FLOAT),
-    "full token usage": ("token_usage", _FLOAT),
-    "accept len": ("accept_len", _FLOAT),
-    "accept rate": ("accept_rate", _FLOAT),
-    "gen throughput (token/s)": ("throughput", _FLOAT),
-    "#queue-req": ("queue_req", _INT),
-}
+# key -> (Record attribute, converter): the grammar's table
+KNOWN = SGLANG_DECODE_FIELDS
 # Keys recoverable when a terminal clipped the line and glued a cut key to them
 # ("token usaccept rate: 0.32"). Not "token usage": "swa token usage" is a real key.
 _SUFFIXES = ("gen throughput (token/s)", "accept rate", "accept len", "#running-req", "#queue-req")
@@ -120,7 +109,7 @@ def parse_decode(source: str, line_no: int, offset: int, text: str, at: int, raw
             rec.extra[key] = value.strip()
             continue
         attr, kind = spec
-        num = to_int(value) if kind == _INT else to_float(value)
+        num = to_int(value) if kind == INT else to_float(value)
         if num is None:
             return Malformed(source, line_no, offset, f"bad value for {key!r}: {value.strip()!r}", raw)
         if key.startswith("#full") or key.startswith("full"):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-# ANSI colour codes, raw or mangled into U+FFFD by a paste (log_formats.md §5.10).
+# ANSI colour codes, raw or mangled into U+FFFD by a paste (docs/formats.md, "Pasted and decorated lines").
 _ANSI = re.compile(r"(?:\x1b|\ufffd)\[[0-9;]*[A-Za-z]")
 _PROCESS = re.compile(r"\((\w[\w ]*? pid=\d+)\)")
 _RANK_TOKEN = re.compile(r"[A-Z][A-Z_]*\d+")

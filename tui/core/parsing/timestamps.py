@@ -1,14 +1,17 @@
 """Timestamps in line prefixes, as naive wall-clock seconds.
 
-The servers print local time with no zone (log_formats.md §1.1, §2.1), so a timestamp is kept
-as ``calendar.timegm`` of the printed fields: comparable within one source, never converted.
+The servers print local time with no zone (docs/formats.md, "Line prefixes"), so a timestamp is
+kept as ``calendar.timegm`` of the printed fields: comparable within one source, never converted.
 
 Forms read (at the start of the line, after markdown / prose it may also follow a ``[``):
 * SGLang ``[2026-01-02 03:04:05 TP0]`` and the 2024 time-only ``[04:40:55 TP0]``;
 * generic ``2025-12-04 20:35:53[,.mmm]`` (forks, custom logging configs);
-* vLLM ``INFO 05-19 10:30:33[.mmm]`` with no year: inferred (see :class:`TimestampReader`);
-* docker ``logs -t`` RFC3339 ``2026-05-12T07:51:39.301802920Z`` (preferred when present);
-* llama.cpp elapsed time ``0.06.895.980 I`` (minutes.seconds.ms.us since start).
+* vLLM ``INFO 05-19 10:30:33[.mmm]`` with no year: taken from a reference time the reader is
+  given (a file's mtime; now, for a live source), else no timestamp (see :class:`TimestampReader`);
+* docker ``logs -t`` RFC3339 ``2026-05-12T07:51:39.301802920Z`` (preferred when present).
+
+llama.cpp's prefix ``0.06.895.980 I`` is time elapsed since the server started
+(minutes.seconds.ms.us), not a date: :meth:`TimestampReader.elapsed` reads it apart.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from __future__ import annotations
 import calendar
 import re
 import time
+from typing import Literal
 
 _DOCKER = re.compile(r"(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(?:\.(\d+))?(?:Z|[+-]\d\d:?\d\d)? ")
 _FULL = re.compile(r"(\d{4})-(\d\d)-(\d\d)[ T](\d\d):(\d\d):(\d\d)(?:[.,](\d{1,6}))?")
@@ -35,17 +39,20 @@ def _frac(digits: str | None) -> float:
 class TimestampReader:
     """Reads the timestamp of each line of one source, keeping the state that needs:
 
-    * vLLM prints no year. The first one is taken from ``year`` (default: this year, or last
-      year when the month-day would be more than a day in the future), then carried forward;
-      a month that goes backwards (December → January) moves to the next year.
+    * vLLM prints no year. The first one is ``year`` when given, else the year of ``ref_time``
+      (a file's mtime; ``"now"``, the default, for a live source), or the year before when the
+      month-day would be more than a day after ``ref_time``; then carried forward: a month that
+      goes backwards (December → January) moves to the next year. ``ref_time=None`` (a whole
+      stream of unknown age) gives year-less stamps no timestamp: never a guessed year.
     * 2024 SGLang prints the time only: days are counted from 1970-01-01, and a time that goes
       back by more than 12 hours is taken as the next day.
     """
 
-    __slots__ = ("_year", "_last_md", "_day_base", "_last_tod", "_cache")
+    __slots__ = ("_year", "_ref", "_last_md", "_day_base", "_last_tod", "_cache")
 
-    def __init__(self, year: int | None = None) -> None:
+    def __init__(self, year: int | None = None, ref_time: float | Literal["now"] | None = "now") -> None:
         self._year = year
+        self._ref = ref_time
         self._last_md: tuple[int, int] | None = None
         self._day_base = 0.0
         self._last_tod: float | None = None
@@ -84,11 +91,61 @@ class TimestampReader:
         m = _VLLM.search(head)
         if m:
             return self._vllm(m)
-        m = _LLAMA.match(head.lstrip())
-        if m:
-            mi, s, ms, us = (int(g) for g in m.groups())
-            return mi * 60 + s + ms / 1e3 + us / 1e6
         return None
+
+    @staticmethod
+    def elapsed(line: str) -> float | None:
+        """llama.cpp's ``0.16.519.195 I`` prefix: seconds since the server started."""
+        m = _LLAMA.match(line[:40].lstrip())
+        if m is None:
+            return None
+        mi, s, ms, us = (int(g) for g in m.groups())
+        return mi * 60 + s + ms / 1e3 + us / 1e6
+
+    @property
+    def year_hint(self) -> int:
+        """The year vLLM stamps are most likely read with (for the fast path, which checks it)."""
+        if self._year is not None:
+            return self._year
+        ref = self._reference()
+        return time.gmtime(ref).tm_year if ref is not None else 1970
+
+    def _reference(self) -> float | None:
+        ref = self._ref
+        return time.time() if isinstance(ref, str) else ref
+
+    def _first_year(self, mo: int, d: int, h: int, mi: int, s: int) -> int | None:
+        ref = self._reference()
+        if ref is None:
+            return None
+        year = time.gmtime(ref).tm_year
+        try:
+            guess = calendar.timegm((year, mo, d, h, mi, s, 0, 0, 0))
+        except (ValueError, OverflowError):
+            return None
+        return year - 1 if guess > ref + _DAY else year
+
+    def settle_vllm(
+        self, first: tuple[int, int, int, int, int], last_md: tuple[int, int], year: int
+    ) -> bool | None:
+        """The fast path read a run of vLLM stamps (no new year inside it) with ``year``.
+
+        True: that is the year this reader gives them; its state is advanced as if it had read
+        them. None: this reader gives them no timestamp (no year known). False: another year
+        (the caller reads those lines with the line parser)."""
+        if self._year is None:
+            y = self._first_year(*first)
+            if y is None:
+                return None
+        else:
+            y = self._year
+            if self._last_md is not None and first[:2] < self._last_md and self._last_md[0] - first[0] >= 6:
+                y += 1
+        if y != year:
+            return False
+        self._year = y
+        self._last_md = last_md
+        return True
 
     def _full(self, m: re.Match[str]) -> float | None:
         date = m.group(0)[:10]
@@ -116,14 +173,9 @@ class TimestampReader:
         if not (1 <= mo <= 12 and 1 <= d <= 31) or h > 23 or mi > 59 or s > 60:
             return None
         if self._year is None:
-            now = time.gmtime()
-            year = now.tm_year
-            try:
-                guess = calendar.timegm((year, mo, d, h, mi, s, 0, 0, 0))
-            except (ValueError, OverflowError):
-                return None
-            if guess > time.time() + _DAY:
-                year -= 1
+            year = self._first_year(mo, d, h, mi, s)
+            if year is None:
+                return None  # no year known: no timestamp rather than a guessed year
             self._year = year
         elif self._last_md is not None and (mo, d) < self._last_md and self._last_md[0] - mo >= 6:
             self._year += 1  # December -> January

@@ -1,14 +1,15 @@
 """vLLM: ``SpecDecoding metrics`` (V1, four formats), ``Speculative metrics`` (V0 and the first
-V1 form) and ``Engine NNN:`` stats lines (log_formats.md §2).
+V1 form) and ``Engine NNN:`` stats lines (docs/formats.md, "vLLM").
 
 Fields are split at ``, `` followed by a capitalised ``Key: `` — never on every comma, since the
-per-position list uses the same separator (§5.4).
+per-position list uses the same separator. The keys read are the grammar's tables.
 """
 
 from __future__ import annotations
 
 import re
 
+from tui.core.parsing import grammar
 from tui.core.parsing.text import first_number, process_of, to_float, to_int
 from tui.core.records import (
     RATE_DRAFTS,
@@ -18,9 +19,10 @@ from tui.core.records import (
     Record,
 )
 
-SPEC_ANCHOR = "SpecDecoding metrics:"
-V0_ANCHOR = "Speculative metrics:"
+SPEC_ANCHOR = grammar.VLLM_SPEC
+V0_ANCHOR = grammar.VLLM_SPEC_V0
 ENGINE_ANCHOR = "Engine "
+_SPEC_KEYS = grammar.VLLM_SPEC_FIELDS
 
 _SPLIT = re.compile(r",\s+(?=[A-Z][A-Za-z /()\-]*: )")
 _ENGINE = re.compile(r"Engine (\d+): ")
@@ -88,11 +90,16 @@ def parse_engine(
         throughput=to_float(first_number(f["Avg generation throughput"])),
         running_req=to_int(first_number(f.get("Running", ""))),
         waiting_req=to_int(first_number(f.get("Waiting", f.get("Pending", "")))),
-        kv_usage=(to_float(kv) / 100.0) if kv and to_float(kv) is not None else None,
+        kv_usage=_kv_fraction(kv),
         process=proc,
     )
     state.pending_engine[proc] = es
     return es
+
+
+def _kv_fraction(kv: str | None) -> float | None:
+    v = to_float(kv) if kv else None
+    return v / 100.0 if v is not None else None
 
 
 def parse_spec(
@@ -122,30 +129,26 @@ def parse_spec(
         rec.running_req = engine.running_req
     bad: list[str] = []
     for key, value in f.items():
-        if key == "Mean acceptance length":
-            rec.accept_len = to_float(value)
-            if rec.accept_len is None:
-                bad.append(key)
-        elif key in ("Avg Draft acceptance rate", "Draft acceptance rate"):
-            v = to_float(value)
-            if v is None:
-                bad.append(key)
-            else:
-                rec.accept_rate = _percent(value, v) if value.endswith("%") else v
-        elif key in ("Accepted", "Number of accepted tokens"):
-            rec.accepted = to_int(first_number(value))
-            if rec.accepted is None:
-                bad.append(key)
-        elif key in ("Drafted", "Number of draft tokens", "Number of draft tokens tokens"):
-            rec.drafted = to_int(first_number(value))
-            if rec.drafted is None:
-                bad.append(key)
-        elif key == "Per-position acceptance rate":
-            rec.per_position = _per_position(value)
-            if rec.per_position is None:
-                bad.append(key)
-        else:
+        spec = _SPEC_KEYS.get(key)
+        if spec is None:
             rec.extra[key] = value
+            continue
+        attr, kind = spec
+        if attr == "per_position":
+            rec.per_position = _per_position(value)
+            ok = rec.per_position is not None
+        elif kind == grammar.INT:
+            num = to_int(first_number(value))
+            setattr(rec, attr, num)
+            ok = num is not None
+        else:
+            v = to_float(value)
+            ok = v is not None
+            if v is not None and kind == grammar.PERCENT and value.endswith("%"):
+                v = _percent(value, v)
+            setattr(rec, attr, v)
+        if not ok:
+            bad.append(key)
     if bad:
         return Malformed(source, line_no, offset, f"bad value for {', '.join(map(repr, bad))}", raw)
     if rec.accept_len is None and rec.accept_rate is None and rec.accepted is None:

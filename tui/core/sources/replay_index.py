@@ -25,7 +25,7 @@ class SegmentIndex:
         self.path = path
         self._fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
         self._splitter = LineSplitter()
-        self._parser = LineParser("replay-index")
+        self._parser = LineParser("replay-index", ref_time=os.fstat(self._fd).st_mtime)
         self._has_data = False
         self.starts: list[int] = [0]  # byte offset of the first line of each segment
         self.start_lines: list[int] = [1]

@@ -179,5 +179,5 @@ def clean(
 
 
 def _example(cols: RecordColumns, i: int, name: str, x: float, raws: Sequence[str] | None) -> dict:
-    line = int(cols.line_nos[i]) if cols.line_nos is not None and i < len(cols.line_nos) else None
+    line = cols.line_no(i)
     return {"line": line, "field": name, "value": repr(x), "text": raws[i] if raws is not None else None}

@@ -19,15 +19,13 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import compress
+from operator import mul
 
 from tui.core.stats.checks import all_nan
 from tui.core.stats.pooled import RatioChunk, RatioSeries
 from tui.core.stats.series import ColumnChunk, Series
 
 MAX_POSITIONS = 32
-# The fast scanner's reduced columns (accept len, accept rate, throughput, #running-req); kept
-# for its own use: the statistics take values only as RecordColumns (SourceStats.add_columns).
-Columns = tuple[ColumnChunk, ColumnChunk, ColumnChunk, ColumnChunk]
 
 
 def _present(
@@ -90,7 +88,7 @@ class Prepared:
     pooled_rate: RatioChunk | None
     accepted: int
     drafted: int
-    positions: list[tuple[tuple[float, ...], float]]
+    positions: tuple[list[float], float] | None  # Σ rate_i · drafts per position i, Σ drafts
     first_ts: float | None
     last_ts: float | None
 
@@ -134,16 +132,46 @@ def prepare(
         pr = [(a, d) for a, d in zip(acc, dr) if d > 0 and a == a]
         pooled_rate = RatioChunk.of([a for a, _ in pr], [d for _, d in pr])
         accepted = int(math.fsum(a for a in acc if a == a))
-        drafted = int(math.fsum(d for d in dr if d == d))
-    positions = []
+        # the drafted tokens of the records whose accepted count is there (a refused one takes its
+        # drafted tokens out too): the same however the records are cut into runs
+        drafted = int(math.fsum(d for a, d in zip(acc, dr) if d == d and a == a))
+    positions = None
     if per_position is not None:
-        positions = [(pp, w) for pp, w in zip(per_position, nd) if pp and w > 0 and len(pp) <= MAX_POSITIONS]
+        positions = _positions(per_position, nd)
     ts = v["timestamp"]
     first = last = None
     if not all_nan(ts):
         first = next(t for t in ts if t == t)
         last = next(t for t in reversed(ts) if t == t)
     return Prepared(n, chunks, pooled_len, pooled_rate, accepted, drafted, positions, first, last)
+
+
+def _positions(
+    per_position: Sequence[tuple[float, ...] | None], nd: Sequence[float]
+) -> tuple[list[float], float] | None:
+    """Σ rate_i · drafts per position i and Σ drafts over the records that count: a per-position
+    list of at most MAX_POSITIONS, drafts > 0; a rate counts when finite and within [0, 1]. None
+    when no record counts. One pass per position at C speed when every record counts with the
+    same k and every rate is in range (the usual vLLM run), else record by record."""
+    rows = [(pp, w) for pp, w in zip(per_position, nd) if pp and w > 0 and len(pp) <= MAX_POSITIONS]
+    if not rows:
+        return None
+    k = len(rows[0][0])
+    if all(len(pp) == k for pp, _ in rows):
+        cols = list(zip(*(pp for pp, _ in rows)))
+        if all(0.0 <= min(c) and max(c) <= 1.0 for c in cols):  # NaN fails both: the loop below
+            ws = [w for _, w in rows]
+            return [math.fsum(map(mul, c, ws)) for c in cols], math.fsum(ws)
+    sums: list[float] = []
+    weight = 0.0
+    for pp, w in rows:
+        if len(sums) < len(pp):
+            sums.extend([0.0] * (len(pp) - len(sums)))
+        for i, x in enumerate(pp):
+            if math.isfinite(x) and 0.0 <= x <= 1.0:
+                sums[i] += x * w
+        weight += w
+    return sums, weight
 
 
 class MetricSet:
@@ -208,21 +236,17 @@ class MetricSet:
             self.pooled_rate.merge(p.pooled_rate)
         self.accepted += p.accepted
         self.drafted += p.drafted
-        if p.positions:
-            self._positions(p.positions)
+        if p.positions is not None:
+            sums, weight = p.positions
+            if len(self._pos_sums) < len(sums):
+                self._pos_sums.extend([0.0] * (len(sums) - len(self._pos_sums)))
+            for i, x in enumerate(sums):
+                self._pos_sums[i] += x
+            self._pos_weight += weight
         if p.first_ts is not None:
             if self.first_ts is None:
                 self.first_ts = p.first_ts
             self.last_ts = p.last_ts
-
-    def _positions(self, rows: list[tuple[tuple[float, ...], float]]) -> None:
-        for pp, w in rows:
-            if len(self._pos_sums) < len(pp):
-                self._pos_sums.extend([0.0] * (len(pp) - len(self._pos_sums)))
-            for i, x in enumerate(pp):
-                if math.isfinite(x) and 0.0 <= x <= 1.0:
-                    self._pos_sums[i] += x * w
-            self._pos_weight += w
 
     def count_refused(self, nonfinite: dict[str, int], out_of_range: dict[str, int]) -> None:
         """Values the checks refused, counted on the series they were meant for."""

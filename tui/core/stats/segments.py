@@ -105,11 +105,12 @@ class Segment:
             self._rate_def = None
         if cols.rate_definition is not None and self.printed_def is None:
             self.printed_def = cols.rate_definition
+        k_before = self.depth()
         self._learn_k(cols)
         pre = cols.extra.get(PRECOMPUTED)
-        if isinstance(pre, Precomputed) and cols.family == "sglang":
+        if isinstance(pre, Precomputed) and (pre.depth_free or cols.family == "sglang"):
             k = self.depth()
-            if k is None or pre.max_accept_len <= k + 1.0:  # the bounds of this segment hold
+            if pre.depth_free or k is None or pre.max_accept_len <= k + 1.0:  # the bounds hold
                 if pre.refused.total():
                     self.refused.merge(pre.refused)
                 return pre.v, pre.refused, pre.full, pre
@@ -120,18 +121,18 @@ class Segment:
         if k and cols.family != "sglang" and not cols.cumulative:
             nd, dr = v["num_drafts"], v["drafted"]
             if any(x != x and y == y for x, y in zip(nd, dr)):  # drafts = drafted tokens / k
-                v["num_drafts"] = array("d", [y / k if x != x and y == y else x for x, y in zip(nd, dr)])
+                ks = [k] * cols.n if k == k_before else _running_k(cols, k_before)
+                v["num_drafts"] = array(
+                    "d", [y / kk if x != x and y == y and kk else x for x, y, kk in zip(nd, dr, ks)]
+                )
                 full.pop("num_drafts", None)
         return v, refused, full, None
 
     def _learn_k(self, cols: RecordColumns) -> None:
         ks = {len(p) for p in cols.per_position or () if p}
-        nd, dr = cols.values["num_drafts"], cols.values["drafted"]
-        if not cols.cumulative and cols.family != "sglang":
-            for x, y in zip(nd, dr):
-                if x > 0 and y == y and abs(y / x - round(y / x)) < 1e-6:
-                    ks.add(round(y / x))
-                    break
+        ratio = _ratio_k(cols)
+        if ratio is not None:
+            ks.add(ratio[1])
         ks.discard(0)
         if ks and (self._k is None or max(ks) > self._k) and max(ks) <= 64:
             self._k = max(ks)
@@ -278,6 +279,34 @@ class Segment:
         return d
 
 
+def _ratio_k(cols: RecordColumns) -> tuple[int, int] | None:
+    """(index, k) of the first record whose drafted tokens / drafts is a whole number."""
+    if cols.cumulative or cols.family == "sglang":
+        return None
+    for i, (x, y) in enumerate(zip(cols.values["num_drafts"], cols.values["drafted"])):
+        if x > 0 and y == y and abs(y / x - round(y / x)) < 1e-6:
+            return i, round(y / x)
+    return None
+
+
+def _running_k(cols: RecordColumns, k_before: int | None) -> list[int]:
+    """The depth k as known at each record of a run, learned record by record as
+    :meth:`Segment._learn_k` learns it over the whole run (0: none known yet): what a record's
+    drafts are completed with does not depend on where a reader cut the records into runs."""
+    cur = k_before or 0
+    ratio = _ratio_k(cols)
+    pp = cols.per_position
+    out = []
+    for i in range(cols.n):
+        row = pp[i] if pp is not None else None
+        if row and cur < len(row) <= 64:
+            cur = len(row)
+        if ratio is not None and i == ratio[0] and cur < ratio[1] <= 64:
+            cur = ratio[1]
+        out.append(cur)
+    return out
+
+
 class SourceStats:
     """All statistics of one source: totals plus its segments."""
 
@@ -319,11 +348,12 @@ class SourceStats:
         self.segments.append(seg)
         return seg
 
-    def add_columns(self, cols: RecordColumns) -> None:
+    def add_columns(self, cols: RecordColumns, raws: Sequence[str] | None = None) -> None:
         """The one way records enter the statistics: a run of consecutive records of the current
         segment, as columns. Each value is checked once here (finite, physically possible);
-        refused values are counted and kept out of every sum."""
-        self._add(cols, None)
+        refused values are counted and kept out of every sum. ``raws``: the records' lines, when
+        the reader has them (only read to quote a refused value)."""
+        self._add(cols, raws)
 
     def _add(self, cols: RecordColumns, raws: Sequence[str] | None) -> None:
         if cols.n == 0:

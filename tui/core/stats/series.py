@@ -13,6 +13,7 @@ each value once (finite, within its physical bounds); the series itself still re
 from __future__ import annotations
 
 import math
+from array import array
 from collections import deque
 from collections.abc import Sequence
 from itertools import accumulate, repeat
@@ -96,6 +97,12 @@ class ColumnChunk:
     ) -> ColumnChunk:
         """``extent``: (min, max) of ``xs`` when the caller knows it; ``ws_good``: every weight
         is known to be positive and finite."""
+        # Several passes follow: over a list they reuse its float objects, over an array each
+        # pass boxes every value again.
+        if isinstance(xs, array):
+            xs = xs.tolist()
+        if isinstance(ws, array):
+            ws = ws.tolist()
         c = cls()
         c.n = len(xs)
         c.sum = math.fsum(xs)

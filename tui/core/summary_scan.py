@@ -1,0 +1,210 @@
+"""Where ``summary`` scans: a chunk scanned and reduced for folding (:class:`Ready`), in this
+process or in a worker process reading its own range of the file; how many workers to use.
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+import signal
+from array import array
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import BinaryIO, Protocol, overload
+
+from tui.core.columns import RecordColumns
+from tui.core.parsing.fastscan import Scan, VllmEdge, scan_chunk
+from tui.core.sources.base import MAX_LINE_BYTES
+from tui.core.stats.precompute import precompute
+
+
+@dataclass(slots=True)
+class Ready:
+    """A scanned chunk made ready for folding (in a worker process: its runs precomputed)."""
+
+    lines: int
+    records: int
+    family: str | None
+    vllm: VllmEdge | None
+    head: RecordColumns | None  # the first vLLM record, when it may pair with the chunk before
+    runs: list[RecordColumns]  # the other records, in line order
+    elapsed: tuple[float, float] | None = None  # llama.cpp: first and last elapsed time
+
+
+def prepare(sc: Scan, in_worker: bool = False) -> Ready:
+    """Split off the head record that the chunk before settles; in a worker process, also do the
+    statistics' per-value work on each run (:func:`precompute`, its result rides in ``rc.extra``)
+    so that the process owning the statistics only merges."""
+    head = None
+    runs = []
+    for i, rc in enumerate(sc.runs):
+        if i == 0 and rc.n and sc.vllm is not None and sc.vllm.head_unpaired:
+            head, rc = rc.slice(0, 1), rc.slice(1, rc.n)
+        if in_worker:
+            precompute(rc)
+        runs.append(rc)
+    family = sc.runs[0].family if sc.runs else None
+    elapsed = None
+    stamps = [
+        x for rc in sc.runs for x in (rc.values["elapsed"] if rc.family == "llamacpp" else ()) if x == x
+    ]
+    if stamps:
+        elapsed = (stamps[0], stamps[-1])
+    return Ready(sc.lines, sum(rc.n for rc in sc.runs), family, sc.vllm, head, runs, elapsed)
+
+
+def absolute(rc: RecordColumns, base: int) -> RecordColumns:
+    """``rc`` with its line numbers (counted from the start of its chunk) counted from the start
+    of the source, ``base`` lines before the chunk."""
+    rc.line_base = base
+    return rc
+
+
+class ChunkLines(Sequence[str]):
+    """The text of a run's lines, as the line parser keeps it (``Record.raw``), read from the
+    chunk only when asked for (the statistics quote a refused value's line). ``chunk()`` gives
+    the chunk's bytes; ``line_nos`` are counted from the chunk's start."""
+
+    def __init__(self, chunk: Callable[[], bytes], line_nos: array) -> None:
+        self._chunk, self._nos = chunk, line_nos
+
+    def __len__(self) -> int:
+        return len(self._nos)
+
+    @overload
+    def __getitem__(self, i: int) -> str: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[str]: ...
+    def __getitem__(self, i: int | slice) -> str | list[str]:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        buf = self._chunk()
+        start = 0
+        for _ in range(int(self._nos[i]) - 1):
+            start = buf.index(b"\n", start) + 1
+        end = buf.find(b"\n", start)
+        line = buf[start : len(buf) if end < 0 else end].decode("utf-8", "replace")
+        return line[:-1] if line.endswith("\r") else line
+
+
+class _Findable(Protocol):
+    def __len__(self) -> int: ...
+    def find(self, sub: bytes, start: int = ..., end: int = ...) -> int: ...
+    def rfind(self, sub: bytes, start: int = ..., end: int = ...) -> int: ...
+
+
+def has_oversized(buf: _Findable, lo: int = 0, hi: int | None = None) -> bool:
+    """True when a line of ``buf[lo:hi]`` is longer than MAX_LINE_BYTES (``buf``: bytes or a
+    mapping; ``lo`` a line start, ``hi`` a line end).
+
+    Such a line holds a whole aligned block of MAX_LINE_BYTES / 2 bytes without a newline, so
+    one ``find`` per block (8 for a 4 MiB chunk) rules it out; a block without a newline is then
+    measured exactly."""
+    n = len(buf) if hi is None else hi
+    half = MAX_LINE_BYTES // 2
+    for a in range(lo, n, half) if n - lo > MAX_LINE_BYTES else ():
+        b = min(a + half, n)
+        if buf.find(b"\n", a, b) >= 0:
+            continue
+        start = max(lo, buf.rfind(b"\n", lo, a) + 1)
+        end = buf.find(b"\n", b, n)
+        if (n if end < 0 else end) - start > MAX_LINE_BYTES:
+            return True
+    return False
+
+
+def worker_signals() -> None:
+    """Workers leave Ctrl-C (sent to the whole process group) to the parent, which terminates
+    the pool (SIGTERM, default action: no traceback in the workers)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_DFL)
+
+
+_worker_fd: dict[str, int] = {}
+
+
+def scan_range(path: str, start: int, end: int, year: int) -> Ready | None:
+    """Scan [start, end) of ``path`` through a read-only mapping of just that range (no copy of
+    the bytes; unmapped after, so the worker's memory stays one chunk), or a copy when the range
+    does not end with a newline or cannot be mapped. None when the scanner refuses the range or a
+    line in it is oversized (the parent then reads it line by line, counting that line)."""
+    fd = _worker_fd.get(path)
+    if fd is None:
+        fd = _worker_fd[path] = os.open(path, os.O_RDONLY)
+    base = start - start % mmap.ALLOCATIONGRANULARITY
+    try:
+        m = mmap.mmap(fd, end - base, prot=mmap.PROT_READ, offset=base)
+    except (OSError, ValueError):
+        m = None
+    if m is not None:
+        with m:
+            if m[end - base - 1 : end - base] == b"\n":
+                if has_oversized(m, start - base):
+                    return None
+                with memoryview(m)[start - base :] as view:
+                    return _prepared(scan_chunk(view, year))
+    buf = os.pread(fd, end - start, start)
+    if not buf.endswith(b"\n"):
+        buf += b"\n"
+    if has_oversized(buf):
+        return None
+    return _prepared(scan_chunk(buf, year))
+
+
+def _prepared(sc: Scan | None) -> Ready | None:
+    return None if sc is None else prepare(sc, in_worker=True)
+
+
+def ranges(f: BinaryIO, size: int) -> list[tuple[int, int]] | None:
+    """Chunk boundaries at line ends: [start, end) pairs covering the file; None when a line
+    at a boundary is longer than a line may be (the caller then reads the file in order)."""
+    total = os.fstat(f.fileno()).st_size
+    out = []
+    start = 0
+    while start < total:
+        end = min(start + size, total)
+        if end < total:
+            f.seek(end)
+            tail = f.read(MAX_LINE_BYTES)
+            nl = tail.find(b"\n")
+            if nl < 0 and end + len(tail) < total:
+                return None
+            end = end + nl + 1 if nl >= 0 else total
+        out.append((start, end))
+        start = end
+    return out
+
+
+# What one worker and the main process cost at their peak, counted as bench/bench_summary.py
+# counts them (each process's own RSS, shared pages included: 2 workers measured 33-40 MB each,
+# the main process 49-56 MB, on the 3M-line vLLM and 5M-line SGLang logs), and the budget for
+# the sum over the process tree.
+WORKER_MB = 40
+MAIN_MB = 56
+RSS_BUDGET_MB = 150
+
+
+def _available_mb() -> float | None:
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) / 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+def workers() -> int:
+    """One worker per core this process may run on, as many as memory allows: the tree stays
+    within RSS_BUDGET_MB and within half the memory the system has available."""
+    try:
+        n = len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        n = os.cpu_count() or 1
+    budget = float(RSS_BUDGET_MB - MAIN_MB)
+    avail = _available_mb()
+    if avail is not None:
+        budget = min(budget, avail / 2 - MAIN_MB)
+    return max(1, min(n, int(budget // WORKER_MB)))
