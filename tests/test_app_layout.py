@@ -10,8 +10,8 @@ from _tui_util import _isolated_config, replay_app, wait_ended, wait_for  # noqa
 from tui.app import SpecwatchApp
 from tui.core.sources.base import EventKind, LineBatch, SourceEvent
 from tui.launch import LaunchPlan, PaneSpec
-from tui.screens.layout import MIN_PANE_W, grid_shape, pane_tier
 from tui.widgets.history_chart import MIN_ROWS, HistoryChart
+from tui.widgets.layout import MIN_PANE_W, grid_shape, pane_tier
 from tui.widgets.metric_spark import MetricSparks
 from tui.widgets.numbers import NumbersPanel
 from tui.widgets.pane_header import PaneHeader

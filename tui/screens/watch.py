@@ -30,9 +30,9 @@ from tui.launch import LaunchPlan
 from tui.messages import SegmentStarted, SourceFinished, SourceStatusChanged
 from tui.pane_state import PaneState
 from tui.screens import actions
-from tui.screens.layout import grid_shape, row_height
 from tui.widgets.compare_bar import CompareBar
 from tui.widgets.history_chart import ChartData, ChartSeries, HistoryChart
+from tui.widgets.layout import grid_shape, row_height
 from tui.widgets.source_pane import (
     ALL_PARTS,
     CHART,

@@ -1,7 +1,7 @@
 """The numbers block of a pane: accept len, accept rate (printed and normalised), throughput,
 running requests, the segment shown, and a warning when the sample is too small.
 
-A pane in the compact tier (a grid of many sources, see :mod:`tui.screens.layout`) gets the
+A pane in the compact tier (a grid of many sources, see :mod:`tui.widgets.layout`) gets the
 short form: the segment mean ± CI with its n first, then what fits of the rest; a number that
 does not fit is dropped whole, never cut."""
 

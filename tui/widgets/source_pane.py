@@ -2,7 +2,7 @@
 per-position breakdown and the raw log tail. It renders from a :class:`tui.pane_state.PaneState`
 when the screen's tick asks it to, never per line, and only the parts that are due and changed:
 numbers (with the verdict and log tail), sparklines (with the segment table) and chart each have their own cadence
-(:mod:`tui.screens.watch`). What it shows depends on its size (:func:`tui.screens.layout.pane_tier`):
+(:mod:`tui.screens.watch`). What it shows depends on its size (:func:`tui.widgets.layout.pane_tier`):
 a compact pane keeps the facts that matter most, and the chart only where it has room for a
 readable y axis."""
 
@@ -17,9 +17,9 @@ from textual.widgets import Static
 
 from tui.format import pane_numbers, segment_verdict
 from tui.pane_state import PaneState
-from tui.screens.layout import FULL_MIN_H, pane_tier
 from tui.widgets.breakdown import Breakdown
 from tui.widgets.history_chart import MIN_ROWS, ChartData, ChartSeries, HistoryChart
+from tui.widgets.layout import FULL_MIN_H, pane_tier
 from tui.widgets.log_tail import LogTail
 from tui.widgets.metric_spark import MetricSparks, SparkRow
 from tui.widgets.numbers import NumbersPanel
