@@ -1,5 +1,5 @@
 """Test servers for metrics sources: vLLM- and SGLang-like ``/metrics`` endpoints built with
-prometheus-client from the metric names of log_formats.md §1.7 / §2.6 and the PR 24049 paste
+prometheus-client from the metric names of docs/formats-metrics.md and the PR 24049 paste
 (``../shared/reference/real_logs/vllm_prom_vllm-project-vllm_24049.txt``), served over real
 sockets on 127.0.0.1."""
 

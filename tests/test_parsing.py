@@ -1,4 +1,4 @@
-"""The parser against the edge cases of log_formats.md §5, one group per checklist item."""
+"""The parser against the edge cases of pasted and decorated lines (docs/formats.md), one group per checklist item."""
 
 from __future__ import annotations
 

@@ -135,7 +135,7 @@ def test_too_few_records_is_insufficient():
     assert c.diff == pytest.approx(1.0)
 
 
-# Rate definitions (log_formats.md §1.3) -------------------------------------------------------------
+# Rate definitions (docs/formats.md, "What the rate means") -------------------------------------------------------------
 def test_rate_definition_from_config_and_values():
     # 2026 formula, steps 3 topk 1 (ndt forced to 4): rate = (AL-1)/3.
     pairs = [(al, round((al - 1) / 3, 2)) for al in (2.17, 2.5, 3.05, 1.0, 3.99)]

@@ -5,7 +5,7 @@
 
 Same seed gives the same bytes: only ``random.Random(int)``, %-formatting and integer arithmetic are
 used (no clock, no numpy). The seed is ``SEED`` = 20261120 by default, and file k uses
-``Random(seed + k)``. Formats: ``../shared/reference/log_formats.md``.
+``Random(seed + k)``. Formats: ``docs/formats.md``.
 
 Files:
 * ``sglang_eagle3_restart.log``: SGLang (Nov 2026, tp=1, no rank tag), EAGLE-3 on Llama-3.1-8B.
@@ -25,7 +25,7 @@ Files:
 * ``--large N`` (not committed): one ``server_args`` line, then N lines from 2026-02-26, tp=2 (only
   ``TP0`` prints). ~80 % Decode, ~10 % Prefill, ~10 % access lines, ~10 lines/s. It is built from
   4,096 one-second blocks made from pools of formatted lines. A Feb 2026 build predates PR
-  #23530, so its accept rate is AL / ndt (log_formats.md §1.3, era 3).
+  #23530, so its accept rate is AL / ndt (docs/formats.md, "What the rate means").
 
 SGLang model, per rank:
 * Poisson arrivals in bursts of U(45, 150) s at U(0.5, 3) req/s (DP: U(4, 10) over 4 ranks).

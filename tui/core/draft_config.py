@@ -1,6 +1,6 @@
 """The draft model's own ``config.json``: which target layers an EAGLE-3 drafter reads.
 
-Neither server logs the aux hidden-state layer ids (log_formats.md §1.6); when acceptance
+Neither server logs the aux hidden-state layer ids (docs/formats-metrics.md); when acceptance
 collapses after a config change, they are what a user needs to see, per segment. SGLang reads
 ``eagle_config.eagle_aux_hidden_state_layer_ids`` (nested) and silently falls back to its default
 layers when it is missing; vLLM reads the top-level ``eagle_aux_hidden_state_layer_ids``.

@@ -3,7 +3,7 @@
 The text is parsed with prometheus-client's parser. A :class:`Converter` keeps what it saw at the
 previous scrape and turns each new scrape into JSON lines of :class:`tui.core.records.Record`
 fields (``LineBatch(kind="metrics")``, see :mod:`tui.core.sources.base`), or restart markers.
-Every number is the server's own or follows from it by the formulas of log_formats.md §1.7/§2.6:
+Every number is the server's own or follows from it by the formulas in docs/formats-metrics.md:
 
 * **vLLM V1** (§2.6), per ``engine`` label: the counters ``vllm:spec_decode_num_drafts_total``,
   ``_num_draft_tokens_total``, ``_num_accepted_tokens_total`` and
