@@ -84,7 +84,7 @@ class ServerConfig:
 
     @property
     def effective_num_draft_tokens(self) -> int | None:
-        """SGLang forces ndt = steps + 1 when topk == 1 (§1.3); else the printed value."""
+        """SGLang forces ndt = steps + 1 when topk == 1 (docs/formats.md, "What the rate means"); else the printed value."""
         if self.topk == 1 and self.num_steps is not None:
             return self.num_steps + 1
         return self.num_draft_tokens

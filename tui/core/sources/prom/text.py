@@ -5,14 +5,14 @@ previous scrape and turns each new scrape into JSON lines of :class:`tui.core.re
 fields (``LineBatch(kind="metrics")``, see :mod:`tui.core.sources.base`), or restart markers.
 Every number is the server's own or follows from it by the formulas in docs/formats-metrics.md:
 
-* **vLLM V1** (§2.6), per ``engine`` label: the counters ``vllm:spec_decode_num_drafts_total``,
+* **vLLM V1**, per ``engine`` label: the counters ``vllm:spec_decode_num_drafts_total``,
   ``_num_draft_tokens_total``, ``_num_accepted_tokens_total`` and
   ``_num_accepted_tokens_per_pos_total{position}`` give exact window values from their deltas
   since the previous scrape: accept len = 1 + Δaccepted/Δdrafts, accept rate =
   Δaccepted/Δdraft_tokens, per position i = Δaccepted_pos_i/Δdrafts. No draft in the window
   (Δdrafts == 0) is idle: no record. Throughput = Δ``vllm:generation_tokens_total`` / seconds
   between the two scrapes; running requests = ``vllm:num_requests_running`` at the scrape.
-* **SGLang** (§1.7): the gauges ``sglang:spec_accept_length`` / ``sglang:spec_accept_rate`` are
+* **SGLang**: the gauges ``sglang:spec_accept_length`` / ``sglang:spec_accept_rate`` are
   set to the values of each ``Decode batch`` log line (so they hold the latest decode interval
   only) and set again, unchanged, at each prefill log line. A record is made for a rank when
   (accept length, accept rate, ``sglang:gen_throughput``) differs from the previous scrape: the
@@ -26,7 +26,7 @@ Every number is the server's own or follows from it by the formulas in docs/form
   normalised rate uses the one D its records ran with (docs/formats-new.md §9).
 * **llama.cpp** and **TensorRT-LLM**: cumulative spec-decode counters, differenced like vLLM V1's
   (:mod:`tui.core.sources.prom.counters`); ``trtllm_speculative_config_info`` is the config.
-* **vLLM V0** (§2.6): the gauges ``vllm:spec_decode_draft_acceptance_rate`` and
+* **vLLM V0**: the gauges ``vllm:spec_decode_draft_acceptance_rate`` and
   ``vllm:spec_decode_efficiency`` are cumulative since start, like the V0 log line: records are
   marked ``cumulative`` with the V0 rate definition. V0's counters are not used (V0 increments
   them by its cumulative totals at each stats log, so their deltas are not interval counts).
