@@ -247,6 +247,8 @@ class PaneState:
             self.note_raw(f"── {kind.value}: {ev.message}" if ev.message else f"── {kind.value}", "event")
         if kind == EventKind.OPENED:
             self.clock.opened(ev.data.get("size"), time.monotonic())
+            if isinstance(ev.data.get("mtime"), (int, float)):  # a local file: vLLM's year is its year
+                self.parser.set_reference(float(ev.data["mtime"]))
         if kind in (EventKind.OPENED, EventKind.CONNECTED):
             if kind == EventKind.CONNECTED and self.status == RECONNECTING:
                 self.notices.append(Notice("information", f"{self.label}: connected again", ev.message))

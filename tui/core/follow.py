@@ -65,6 +65,8 @@ class Followed:
             self.reset()
         elif ev.changes_file:  # the new file's lines do not continue the old one's (same segment)
             self.parser.reset()
+        if ev.kind == EventKind.OPENED and isinstance(ev.data.get("mtime"), (int, float)):
+            self.parser.set_reference(float(ev.data["mtime"]))  # a local file: vLLM's year is its year
         self.stats.on_event(ev)
         if ev.kind == EventKind.ERROR:
             if ev.data.get("fatal"):

@@ -49,6 +49,11 @@ class LineParser:
     def vllm_state(self) -> vllm.VllmState:
         return self._vllm
 
+    def set_reference(self, ref_time: float) -> None:
+        """The year of vLLM's year-less stamps comes from ``ref_time`` (the file's mtime, from
+        its ``opened`` event) rather than from the clock: an old log keeps its own year."""
+        self._ts.set_reference(ref_time)
+
     def reset(self) -> None:
         """Forget cross-line state (after truncation, rotation, a switch to a newer file)."""
         self._vllm.reset()

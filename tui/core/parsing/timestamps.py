@@ -102,6 +102,12 @@ class TimestampReader:
         mi, s, ms, us = (int(g) for g in m.groups())
         return mi * 60 + s + ms / 1e3 + us / 1e6
 
+    def set_reference(self, ref_time: float) -> None:
+        """Where year-less stamps take their year from (a local file's mtime, given when it is
+        opened); only until the first such stamp fixed the year."""
+        if self._year is None and self._last_md is None:
+            self._ref = ref_time
+
     @property
     def year_hint(self) -> int:
         """The year vLLM stamps are most likely read with (for the fast path, which checks it)."""

@@ -385,6 +385,7 @@ class Follower(GeneratorSource):
                 path,
                 inode=st.st_ino,
                 size=st.st_size,
+                mtime=st.st_mtime,
                 offset=new.pos,
                 start=str(self.start) if first else "start",
             )

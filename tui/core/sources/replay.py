@@ -249,7 +249,13 @@ class ReplaySource(GeneratorSource):
                 yield self._event(EventKind.ERROR, self.error, fatal=True)
                 return
             pace = "as fast as possible" if self._speed is None else f"at {self._speed:g}x"
-            yield self._event(EventKind.OPENED, f"replaying {self.path} {pace}", size=self._size, offset=0)
+            yield self._event(
+                EventKind.OPENED,
+                f"replaying {self.path} {pace}",
+                size=self._size,
+                mtime=os.fstat(self._fd).st_mtime,
+                offset=0,
+            )
             eof_said = False
             while True:
                 self._control.clear()
