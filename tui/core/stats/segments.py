@@ -18,7 +18,10 @@ from tui.core.server_config import ServerConfig
 from tui.core.sources.base import SourceEvent
 from tui.core.stats import rates
 from tui.core.stats.checks import MAX_DEPTH, Refused, clean
+from tui.core.stats.compare import MEAN_OF_LINES, POOLED
+from tui.core.stats.load import LoadStrata
 from tui.core.stats.metrics import MetricSet, Prepared, prepare
+from tui.core.stats.payoff import Payoff
 from tui.core.stats.precompute import PRECOMPUTED, Precomputed
 
 MAX_RANKS = 256
@@ -45,6 +48,8 @@ class Segment:
         "printed_def",
         "refused",
         "_k",
+        "load",
+        "payoff",
     )
 
     def __init__(
@@ -71,6 +76,8 @@ class Segment:
         self.printed_def: str | None = None  # as the records state it (vLLM, llama.cpp)
         self.refused = Refused()
         self._k: int | None = None  # draft depth read off the records (per-position list, counts)
+        self.load = LoadStrata()  # accept len per batch-size bin
+        self.payoff = Payoff()  # accepted / rejected draft tokens per second
 
     @property
     def records(self) -> int:
@@ -133,12 +140,15 @@ class Segment:
             self._k = max(ks)
         for m in (self.all, *self.ranks.values()):
             m.set_depth(self.depth())
+        self.load.set_depth(self.depth())
 
     def _add_values(
         self, cols: RecordColumns, v: dict[str, Sequence[float]], p: Prepared, pre: Precomputed | None
     ) -> None:
         fam, cum, pp = cols.family, cols.cumulative, cols.per_position
         self.all.add(p)
+        self.load.add(v, cum)
+        self.payoff.add(v, cum, self.config.drafts_per_step)
         if cols.ranks is not None:
             groups: dict[str, list[int]] = {}
             r0 = cols.ranks[0]
@@ -268,8 +278,13 @@ class Segment:
             "rate_definition": rd.to_dict(),
         }
         d.update(self.all.to_dict(tr))
-        if len(self.ranks) > 1:
-            d["ranks"] = {k: v.to_dict(tr) for k, v in sorted(self.ranks.items())}
+        d["ranks"] = (
+            {k: v.to_dict(tr) for k, v in sorted(self.ranks.items())} if len(self.ranks) > 1 else None
+        )
+        d.setdefault("per_position", None)
+        d["by_batch_size"] = self.load.to_list(POOLED if self.all.pooled_len.n else MEAN_OF_LINES)
+        al = self.all.pooled_len if self.all.pooled_len.n else self.all.accept_len
+        d["speculation"] = self.payoff.to_dict(self.all.throughput, al.estimate())
         d["diagnostics"] = self.diagnostics()
         return d
 
