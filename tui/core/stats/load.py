@@ -17,11 +17,12 @@ and its variance ``Σ wᵢ²·seᵢ²`` (bins are disjoint stretches of the log)
 interval of its own (fewer than 3 values) takes the largest per-record spread ``seⱼ·√nⱼ`` of the
 stratum's other bins. Degrees of freedom: Welch–Satterthwaite over the bins.
 
-**Load-adjusted A/B.** Bins where both sides have records are *common*; runs of consecutive
-common bins are merged into strata with at least :data:`MIN_COMMON` records on each side (a run
-that cannot reach it is left out, as are bins only one side reached). Per stratum ``dₛ = B − A``;
-overall ``Σ wₛ·dₛ`` with ``wₛ`` the combined share of the common records in stratum ``s``, and
-variance ``Σ wₛ²·(se²_A,s + se²_B,s)``. The verdict follows the main rules
+**Load-adjusted A/B.** The strata are the bins where both sides have at least
+:data:`MIN_COMMON` records (the others are left out and counted in ``excluded_a`` / ``_b``). Bins
+are not merged here: inside a merged stratum the two sides could sit at different batch sizes
+again. Per stratum ``dₛ = B − A``; overall ``Σ wₛ·dₛ`` with ``wₛ`` the combined share of the
+common records in stratum ``s`` (both sides weighted alike: a direct standardisation), variance
+``Σ wₛ²·(se²_A,s + se²_B,s)``, degrees of freedom by Welch–Satterthwaite over the terms. The verdict follows the main rules
 (:mod:`tui.core.stats.compare`): ``insufficient`` unless each side has at least ``MIN_N`` records
 and an effective sample size of at least ``MIN_INDEP`` in the common strata.
 """
@@ -227,28 +228,11 @@ def compare_load_adjusted(
 ) -> dict:
     """``comparison.accept_len_load_adjusted`` (see the module text)."""
     est = POOLED if a.estimator() == POOLED and b.estimator() == POOLED else LINES
-    common = [k for k in sorted(set(a.bins) & set(b.bins)) if a.bins[k].count(est) and b.bins[k].count(est)]
-    runs: list[list[int]] = []
-    for k in common:
-        if runs and runs[-1][-1] == k - 1:
-            runs[-1].append(k)
-        else:
-            runs.append([k])
-    strata: list[_Stratum] = []
-    for run in runs:
-        groups: list[list[int]] = []
-        for k in run:
-            if groups and not _enough(a, b, groups[-1], est):
-                groups[-1].append(k)
-            else:
-                groups.append([k])
-        if len(groups) > 1 and not _enough(a, b, groups[-1], est):
-            groups[-2] += groups.pop()
-        for g in groups:
-            if _enough(a, b, g, est):
-                ea = combine([a.bins[k].estimate(est) for k in g])
-                eb = combine([b.bins[k].estimate(est) for k in g])
-                strata.append(_Stratum(g, ea, eb))
+    strata = [
+        _Stratum([k], a.bins[k].estimate(est), b.bins[k].estimate(est))
+        for k in sorted(set(a.bins) & set(b.bins))
+        if a.bins[k].count(est) >= MIN_COMMON and b.bins[k].count(est) >= MIN_COMMON
+    ]
     total_a = sum(c.count(est) for c in a.bins.values())
     total_b = sum(c.count(est) for c in b.bins.values())
     n_a = sum(s.a.n for s in strata)
@@ -298,7 +282,7 @@ def compare_load_adjusted(
             sat += vi * vi / e.df
     if not strata:
         out["reason"] = (
-            f"no batch-size range with at least {MIN_COMMON} records from each side"
+            f"no batch-size bin with at least {MIN_COMMON} records from each side"
             if total_a and total_b
             else "no records with a batch size on one side"
         )
@@ -331,13 +315,6 @@ def compare_load_adjusted(
     out["df"] = df
     out["verdict"] = HIGHER if lo > 0 else LOWER if hi < 0 else NO_DIFFERENCE
     return out
-
-
-def _enough(a: LoadStrata, b: LoadStrata, g: list[int], est: str) -> bool:
-    return (
-        sum(a.bins[k].count(est) for k in g) >= MIN_COMMON
-        and sum(b.bins[k].count(est) for k in g) >= MIN_COMMON
-    )
 
 
 def load_words(mean_a: float | None, mean_b: float | None) -> dict:
