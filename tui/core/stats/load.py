@@ -165,7 +165,8 @@ class LoadStrata:
             else:
                 groups.append([b])
         if len(groups) > 1 and sum(self.bins[x].count(est) for x in groups[-1]) < MIN_STRATUM:
-            groups[-2] += groups.pop()
+            last = groups.pop()
+            groups[-1] += last
         out = []
         for g in groups:
             e = combine([self.bins[b].estimate(est) for b in g])
