@@ -46,8 +46,8 @@ def table(
     drop: Sequence[int] = (),
     elide: int | None = None,
     min_elided: int = 12,
-) -> list[str]:
-    """A plain table indented by two spaces, at most ``width`` wide when it can be: the columns
+) -> tuple[list[str], list[int]]:
+    """A plain table indented by two spaces (and the columns it kept), at most ``width`` wide when it can be: the columns
     in ``drop`` go first (in that order), then column ``elide`` (text, never numbers) is shortened
     in the middle down to ``min_elided`` characters. What still does not fit is left whole (the
     caller's :func:`fit` wraps it at spaces)."""
@@ -76,7 +76,8 @@ def table(
         parts = [elide_middle(str(cells[i]), w[i]).ljust(w[i]) for i in keep]
         return ("  " + "  ".join(parts)).rstrip()
 
-    return [line(header), line(["-" * w.get(i, 0) for i in range(len(header))])] + [line(r) for r in rows]
+    head = [line(header), line(["-" * w.get(i, 0) for i in range(len(header))])]
+    return head + [line(r) for r in rows], keep
 
 
 def fit(lines: Sequence[str], width: int) -> list[str]:

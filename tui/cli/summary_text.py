@@ -136,10 +136,9 @@ def render_source(src: dict, width: int = 10**6) -> list[str]:
                 else "—",
             ]
         )
-    tab = table(rows, SEG_HEADER, width, SEG_DROP)
+    tab, kept = table(rows, SEG_HEADER, width, SEG_DROP)
     out += tab
-    shown = tab[0].split("  ")
-    dropped = [i for i in SEG_DROP if SEG_HEADER[i] not in shown]
+    dropped = [i for i in SEG_DROP if i not in kept]
     for seg, row in zip(src["segments"], rows):  # what the narrow table left out, below it
         if 3 in dropped:
             out.append(f"    seg {seg['index']} config: {row[3]}")
