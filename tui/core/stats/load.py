@@ -31,15 +31,16 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from operator import itemgetter
 
+from tui.core.stats.checks import all_nan
 from tui.core.stats.compare import HIGHER, INSUFFICIENT, LOWER, MIN_N, NO_DIFFERENCE, POOLED, short_of
 from tui.core.stats.compare import MEAN_OF_LINES as LINES
 from tui.core.stats.estimate import MIN_INDEP, Estimate
-from tui.core.stats.pooled import RatioSeries
-from tui.core.stats.series import Series
+from tui.core.stats.pooled import RatioChunk, RatioSeries
+from tui.core.stats.series import ColumnChunk, Series
 from tui.core.stats.tdist import t975
 
 MIN_STRATUM = 30  # records per stratum in a segment's by_batch_size
@@ -103,6 +104,48 @@ class _Bin:
         return self.pooled.n if estimator == POOLED else self.lines.n
 
 
+BinChunks = dict[int, tuple[ColumnChunk | None, RatioChunk | None]]
+
+
+def bin_chunks(v: Mapping[str, Sequence[float]], cumulative: bool) -> BinChunks:
+    """A run's accept len values (and count pairs) split by batch-size bin, reduced to chunks: a
+    pure function of the checked values, so worker processes can do it (stats/precompute.py)."""
+    run = v["running_req"]
+    n = len(run)
+    out: BinChunks = {}
+    if not n:
+        return out
+    bins = list(map(_BINS.__getitem__, run))
+    lo, hi = min(bins), max(bins)
+    if hi < 0:
+        return out
+    order = list(range(n)) if lo == hi else sorted(range(n), key=bins.__getitem__)
+    pick = itemgetter(*order) if n > 1 else (lambda s: (s[0],))
+    sb = pick(bins)
+    al = pick(v["accept_len"])
+    counts = not cumulative and not all_nan(v["accepted"])
+    acc = pick(v["accepted"]) if counts else ()
+    nd = pick(v["num_drafts"]) if counts else ()
+    start = 0
+    while start < n:
+        b = sb[start]
+        end = bisect_right(sb, b, start) if lo != hi else n
+        if b >= 0:
+            xs = al[start:end]
+            if sum(xs) != sum(xs):  # some not printed
+                xs = [x for x in xs if x == x]
+            lines = ColumnChunk.of(xs) if xs else None
+            pooled = None
+            if counts:
+                pairs = [(a, d) for a, d in zip(acc[start:end], nd[start:end]) if d > 0 and a == a]
+                if pairs:
+                    pooled = RatioChunk.of([a for a, _ in pairs], [d for _, d in pairs])
+            if lines is not None or pooled is not None:
+                out[b] = (lines, pooled)
+        start = end
+    return out
+
+
 class LoadStrata:
     """A segment's accept len per batch-size bin (see the module text)."""
 
@@ -113,37 +156,18 @@ class LoadStrata:
 
     def add(self, v: dict[str, Sequence[float]], cumulative: bool) -> None:
         """Checked values of a run of records (NaN: not printed), in line order."""
-        run = v["running_req"]
-        n = len(run)
-        if not n:
-            return
-        bins = list(map(_BINS.__getitem__, run))
-        lo, hi = min(bins), max(bins)
-        if hi < 0:
-            return
-        order = list(range(n)) if lo == hi else sorted(range(n), key=bins.__getitem__)
-        pick = itemgetter(*order) if n > 1 else (lambda s: (s[0],))
-        sb = pick(bins)
-        al = pick(v["accept_len"])
-        counts = not cumulative
-        acc = pick(v["accepted"]) if counts else ()
-        nd = pick(v["num_drafts"]) if counts else ()
-        start = 0
-        while start < n:
-            b = sb[start]
-            end = bisect_right(sb, b, start) if lo != hi else n
-            if b >= 0:
-                cell = self.bins.get(b)
-                if cell is None:
-                    cell = self.bins[b] = _Bin()
-                xs = [x for x in al[start:end] if x == x]
-                if xs:
-                    cell.lines.add_many(xs)
-                if counts:
-                    pairs = [(a, d) for a, d in zip(acc[start:end], nd[start:end]) if d > 0 and a == a]
-                    if pairs:
-                        cell.pooled.add_many([a for a, _ in pairs], [d for _, d in pairs])
-            start = end
+        self.merge(bin_chunks(v, cumulative))
+
+    def merge(self, chunks: BinChunks) -> None:
+        """Fold in :func:`bin_chunks` of a run (possibly built in a worker process)."""
+        for b, (lines, pooled) in chunks.items():
+            cell = self.bins.get(b)
+            if cell is None:
+                cell = self.bins[b] = _Bin()
+            if lines is not None:
+                cell.lines.merge_chunk(lines)
+            if pooled is not None:
+                cell.pooled.merge(pooled)
 
     def set_depth(self, k: int | None) -> None:
         hi = math.inf if not k else k + 1.0

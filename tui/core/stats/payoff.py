@@ -30,13 +30,15 @@ standard error), ``R · exp(± t · √var)`` with the smaller side's degrees of
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from itertools import compress, repeat
 from operator import add, mul, sub, truediv
 
 from tui.core.stats.checks import all_nan
 from tui.core.stats.compare import HIGHER, INSUFFICIENT, LOWER, MIN_N, NO_DIFFERENCE, short_of
 from tui.core.stats.estimate import MIN_INDEP, Estimate
-from tui.core.stats.series import Series
+from tui.core.stats.series import ColumnChunk, Series
 from tui.core.stats.tdist import t975
 
 BASELINE = "baseline"
@@ -44,6 +46,48 @@ BASELINE = "baseline"
 
 def _finite(xs: Sequence[float]) -> list[float]:
     return [x for x in xs if x == x and x >= 0.0]
+
+
+@dataclass(slots=True)
+class PayoffChunks:
+    """A run reduced for :meth:`Payoff.merge`: accepted draft tokens/s as a chunk, and per line
+    (where T and AL are known) verify steps/s ``T/AL``, ``AL``, and drafted tokens per step from
+    the counts (None: the line prints none; the segment's config gives it)."""
+
+    accepted: ColumnChunk | None
+    steps: list[float]
+    al: list[float]
+    d: list[float] | None
+
+
+def payoff_chunks(v: Mapping[str, Sequence[float]], cumulative: bool) -> PayoffChunks | None:
+    """Pure function of a run's checked values (worker processes can do it)."""
+    t = v["throughput"]
+    if not len(t) or all_nan(t):
+        return None
+    al: Sequence[float] = v["accept_len"]
+    counts = not cumulative and not all_nan(v["accepted"])
+    nd = v["num_drafts"]
+    if counts:  # AL from the counts where the line prints no AL
+        acc = v["accepted"]
+        al = [x if x == x else (1.0 + a / d if d > 0 else math.nan) for x, a, d in zip(al, acc, nd)]
+    steps = list(map(truediv, t, al))  # T / AL (AL ≥ 1: checked)
+    keep = None
+    if sum(steps) != sum(steps):  # T or AL missing on some lines
+        keep = [x == x for x in steps]
+        steps = list(compress(steps, keep))
+        al = list(compress(al, keep))
+        t = list(compress(t, keep))
+    if not steps:
+        return None
+    accepted = ColumnChunk.of(list(map(sub, t, steps)))
+    d = None
+    if counts:
+        dr, nd2 = v["drafted"], nd
+        if keep is not None:
+            dr, nd2 = list(compress(dr, keep)), list(compress(nd, keep))
+        d = [y / x if x > 0 else math.nan for x, y in zip(nd2, dr)]
+    return PayoffChunks(accepted, steps, list(al), d)
 
 
 class Payoff:
@@ -57,27 +101,25 @@ class Payoff:
         for s in (self.accepted_tps, self.rejected_tps):
             s.set_bounds(0.0, math.inf)
 
-    def add(self, v: dict[str, Sequence[float]], cumulative: bool, drafts_per_step: int | None) -> None:
-        t = v["throughput"]
-        if not len(t) or all_nan(t):
+    def add(self, v: Mapping[str, Sequence[float]], cumulative: bool, drafts_per_step: int | None) -> None:
+        self.merge(payoff_chunks(v, cumulative), drafts_per_step)
+
+    def merge(self, pc: PayoffChunks | None, drafts_per_step: int | None) -> None:
+        """Fold in :func:`payoff_chunks` of a run (possibly built in a worker process); the rejected
+        draft tokens need the drafts per step, known here (the segment's config)."""
+        if pc is None:
             return
-        al = list(v["accept_len"])
-        counts = not cumulative and not all_nan(v["accepted"])
-        nd = v["num_drafts"]
-        if counts:  # AL from the counts where the line prints no AL
-            acc = v["accepted"]
-            al = [x if x == x else (1.0 + a / d if d > 0 else math.nan) for x, a, d in zip(al, acc, nd)]
-        steps = list(map(truediv, t, al))  # T / AL (AL ≥ 1: checked)
-        self.accepted_tps.add_many(_finite(list(map(sub, t, steps))))
-        if counts:
-            dr = v["drafted"]
-            d = [y / x if x > 0 else (drafts_per_step or math.nan) for x, y in zip(nd, dr)]
+        if pc.accepted is not None:
+            self.accepted_tps.merge_chunk(pc.accepted)
+        steps, al = pc.steps, pc.al
+        if pc.d is not None:
+            d1: Iterable[float] = map(add, pc.d, repeat(1.0, len(steps)))
         elif drafts_per_step:
-            d = [float(drafts_per_step)] * len(t)
+            d1 = repeat(drafts_per_step + 1.0, len(steps))
         else:
             return
-        waste = map(sub, map(add, d, [1.0] * len(t)), al)  # d − (AL − 1)
-        self.rejected_tps.add_many(_finite(list(map(mul, steps, waste))))
+        waste = map(sub, d1, al)  # d − (AL − 1)
+        self.rejected_tps.add_many(_finite(list(map(mul, steps, waste))))  # T/AL · (d − (AL − 1))
 
     def to_dict(self, throughput: Series, accept_len: Estimate) -> dict:
         share = None

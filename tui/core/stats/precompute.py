@@ -17,7 +17,9 @@ from dataclasses import dataclass
 
 from tui.core.columns import RecordColumns
 from tui.core.stats.checks import Refused, clean
+from tui.core.stats.load import BinChunks, bin_chunks
 from tui.core.stats.metrics import Prepared, prepare
+from tui.core.stats.payoff import PayoffChunks, payoff_chunks
 
 PRECOMPUTED = "stats.precomputed"  # the key in RecordColumns.extra
 
@@ -30,6 +32,8 @@ class Precomputed:
     prepared: Prepared
     by_rank: dict[str, Prepared] | None
     max_accept_len: float
+    load: BinChunks | None = None  # accept len by batch-size bin (stats/load.py)
+    payoff: PayoffChunks | None = None  # draft tokens per second (stats/payoff.py)
 
 
 def precompute(cols: RecordColumns) -> None:
@@ -51,4 +55,13 @@ def precompute(cols: RecordColumns) -> None:
             by_rank[rank] = prepare(len(idx), sub, cols.family, cols.cumulative, None)
     c = p.chunks["accept_len"]
     max_al = c.max if c is not None else 1.0
-    cols.extra[PRECOMPUTED] = Precomputed(v, refused, full, p, by_rank, max_al)
+    cols.extra[PRECOMPUTED] = Precomputed(
+        v,
+        refused,
+        full,
+        p,
+        by_rank,
+        max_al,
+        bin_chunks(v, cols.cumulative),
+        payoff_chunks(v, cols.cumulative),
+    )

@@ -147,8 +147,12 @@ class Segment:
     ) -> None:
         fam, cum, pp = cols.family, cols.cumulative, cols.per_position
         self.all.add(p)
-        self.load.add(v, cum)
-        self.payoff.add(v, cum, self.config.drafts_per_step)
+        if pre is not None and pre.load is not None:  # reduced in a worker process
+            self.load.merge(pre.load)
+            self.payoff.merge(pre.payoff, self.config.drafts_per_step)
+        else:
+            self.load.add(v, cum)
+            self.payoff.add(v, cum, self.config.drafts_per_step)
         if cols.ranks is not None:
             groups: dict[str, list[int]] = {}
             r0 = cols.ranks[0]
