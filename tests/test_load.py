@@ -190,3 +190,59 @@ def test_throughput_ratio_equal_servers_no_difference(tmp_path):
     t = comparison(a, b)["throughput"]
     assert t["baseline"] is None and t["verdict"] == "no_difference"
     assert t["ci95"][0] < 1.0 < t["ci95"][1]
+
+
+def _vllm_like(i: int, run: int, acc: int, drafts: int, tput: float) -> str:
+    return (
+        f"INFO 11-20 12:{i // 60 % 60:02d}:{i % 60:02d} [loggers.py:123] Engine 000: Avg prompt throughput: "
+        f"0.0 tokens/s, Avg generation throughput: {tput:.1f} tokens/s, Running: {run} reqs, Waiting: 0 reqs, "
+        f"GPU KV cache usage: 1.0%, Prefix cache hit rate: 0.0%\n"
+        f"INFO 11-20 12:{i // 60 % 60:02d}:{i % 60:02d} [metrics.py:96] SpecDecoding metrics: Mean acceptance "
+        f"length: {1 + acc / drafts:.2f}, Accepted throughput: 1.0 tokens/s, Drafted throughput: 1.0 tokens/s, "
+        f"Accepted: {acc} tokens, Drafted: {3 * drafts} tokens, Per-position acceptance rate: 0.8, 0.6, 0.4, "
+        f"Avg Draft acceptance rate: {100 * acc / (3 * drafts):.1f}%\n"
+    )
+
+
+@pytest.mark.parametrize("kind", ["sglang", "vllm"])
+def test_short_runs_and_long_runs_give_the_same_numbers(kind):
+    from tui.core.parsing import LineParser
+    from tui.core.stats import SourceStats
+
+    rng = random.Random(20)
+    if kind == "sglang":
+        text = ARGS + "".join(
+            decode(i, rng.randint(1, 40), rng.uniform(1.5, 3.5), rng.uniform(500, 900)) for i in range(300)
+        )
+    else:
+        text = "".join(
+            _vllm_like(
+                i, rng.randint(1, 40), rng.randint(50, 150), rng.randint(60, 80), rng.uniform(500, 900)
+            )
+            for i in range(300)
+        )
+    results = []
+    for size in (3, 10_000):
+        parser, st = LineParser("x"), SourceStats("x")
+        items = [
+            it for no, ln in enumerate(text.splitlines(), 1) if (it := parser.feed(ln, no, 0)) is not None
+        ]
+        for i in range(0, len(items), size):
+            st.feed(items[i : i + size])
+        seg = st.current.to_dict()
+        results.append((seg["by_batch_size"], seg["speculation"]))
+    assert results[0][0] and results[0][1]["accepted_tokens_per_s"]["n"] == 300
+    assert results[0][1]["rejected_tokens_per_s"]["n"] == 300
+    assert json.dumps(results[0], sort_keys=True) == json.dumps(results[1], sort_keys=True) or _close(
+        *results
+    )
+
+
+def _close(x, y) -> bool:
+    if isinstance(x, dict):
+        return x.keys() == y.keys() and all(_close(x[k], y[k]) for k in x)
+    if isinstance(x, (list, tuple)):
+        return len(x) == len(y) and all(map(_close, x, y))
+    if isinstance(x, float):
+        return y == pytest.approx(x, rel=1e-9)
+    return x == y

@@ -161,6 +161,8 @@ def render_source(src: dict, width: int = 10**6) -> list[str]:
     sc = src.get("segment_comparison")
     if sc:
         out.append(f"  last two segments ({sc['segments'][0]} → {sc['segments'][1]}): {_cmp(sc)}")
+        if sc.get("accept_len_load_adjusted"):
+            out.append(f"    at equal batch size: {_adjusted(sc['accept_len_load_adjusted'])}")
     return out
 
 

@@ -402,4 +402,7 @@ def segment_comparison(stats: SourceStats) -> dict | None:
     before, after = measured[-2], measured[-1]
     c = compare_accept_len(before.all, after.all).to_dict()
     c["segments"] = [before.index, after.index]
+    c["accept_len_load_adjusted"] = compare_load_adjusted(
+        before.load, after.load, before.all.running_req.mean, after.all.running_req.mean
+    )
     return c

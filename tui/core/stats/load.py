@@ -45,6 +45,7 @@ from tui.core.stats.tdist import t975
 
 MIN_STRATUM = 30  # records per stratum in a segment's by_batch_size
 MIN_COMMON = 10  # records per side in a stratum of the load-adjusted comparison
+SHORT_RUN = 16  # runs up to this long go in value by value
 LOAD_DIFFERS = 1.5  # mean batch sizes further apart than this factor: "the load differs"
 
 
@@ -87,11 +88,11 @@ _BINS = _BinCache()
 class _Bin:
     __slots__ = ("lines", "pooled")
 
-    def __init__(self) -> None:
+    def __init__(self, hi: float = math.inf) -> None:
         self.lines = Series(window=1)
-        self.lines.set_bounds(1.0, math.inf)
+        self.lines.set_bounds(1.0, hi)
         self.pooled = RatioSeries(1.0)
-        self.pooled.set_bounds(1.0, math.inf)
+        self.pooled.set_bounds(1.0, hi)
 
     @property
     def n(self) -> int:
@@ -149,28 +150,48 @@ def bin_chunks(v: Mapping[str, Sequence[float]], cumulative: bool) -> BinChunks:
 class LoadStrata:
     """A segment's accept len per batch-size bin (see the module text)."""
 
-    __slots__ = ("bins",)
+    __slots__ = ("bins", "hi")
 
     def __init__(self) -> None:
         self.bins: dict[int, _Bin] = {}
+        self.hi = math.inf  # accept len ≤ k + 1 (the segment's depth, when known)
 
     def add(self, v: dict[str, Sequence[float]], cumulative: bool) -> None:
         """Checked values of a run of records (NaN: not printed), in line order."""
-        self.merge(bin_chunks(v, cumulative))
+        run = v["running_req"]
+        if len(run) > SHORT_RUN:
+            self.merge(bin_chunks(v, cumulative))
+            return
+        # a short run (live logs, a few lines at a time): value by value, no sorting or chunks
+        al = v["accept_len"]
+        counts = not cumulative and not all_nan(v["accepted"])
+        acc, nd = v["accepted"], v["num_drafts"]
+        for i, r in enumerate(run):
+            b = _BINS[r]
+            if b < 0:
+                continue
+            cell = self.bins.get(b)
+            if cell is None:
+                cell = self.bins[b] = _Bin(self.hi)
+            x = al[i]
+            if x == x:
+                cell.lines.add(x)
+            if counts and nd[i] > 0 and acc[i] == acc[i]:
+                cell.pooled.add_many((acc[i],), (nd[i],))
 
     def merge(self, chunks: BinChunks) -> None:
         """Fold in :func:`bin_chunks` of a run (possibly built in a worker process)."""
         for b, (lines, pooled) in chunks.items():
             cell = self.bins.get(b)
             if cell is None:
-                cell = self.bins[b] = _Bin()
+                cell = self.bins[b] = _Bin(self.hi)
             if lines is not None:
                 cell.lines.merge_chunk(lines)
             if pooled is not None:
                 cell.pooled.merge(pooled)
 
     def set_depth(self, k: int | None) -> None:
-        hi = math.inf if not k else k + 1.0
+        hi = self.hi = math.inf if not k else k + 1.0
         for c in self.bins.values():
             c.lines.set_bounds(1.0, hi)
             c.pooled.set_bounds(1.0, hi)

@@ -42,6 +42,7 @@ from tui.core.stats.series import ColumnChunk, Series
 from tui.core.stats.tdist import t975
 
 BASELINE = "baseline"
+SHORT_RUN = 16  # runs up to this long go in line by line
 
 
 def _finite(xs: Sequence[float]) -> list[float]:
@@ -102,7 +103,26 @@ class Payoff:
             s.set_bounds(0.0, math.inf)
 
     def add(self, v: Mapping[str, Sequence[float]], cumulative: bool, drafts_per_step: int | None) -> None:
-        self.merge(payoff_chunks(v, cumulative), drafts_per_step)
+        t = v["throughput"]
+        if len(t) > SHORT_RUN:
+            self.merge(payoff_chunks(v, cumulative), drafts_per_step)
+            return
+        # a short run (live logs): line by line, the same formulas as payoff_chunks
+        al, acc, nd, dr = v["accept_len"], v["accepted"], v["num_drafts"], v["drafted"]
+        counts = not cumulative and not all_nan(acc)
+        for i, ti in enumerate(t):
+            a = al[i]
+            if a != a and counts:
+                a = 1.0 + acc[i] / nd[i] if nd[i] > 0 else math.nan
+            if not (ti == ti and a == a):
+                continue
+            steps = ti / a
+            self.accepted_tps.add(ti - steps)
+            d = (dr[i] / nd[i] if nd[i] > 0 else math.nan) if counts else drafts_per_step
+            if d is not None and d == d:
+                w = steps * (d + 1.0 - a)
+                if w >= 0.0:
+                    self.rejected_tps.add(w)
 
     def merge(self, pc: PayoffChunks | None, drafts_per_step: int | None) -> None:
         """Fold in :func:`payoff_chunks` of a run (possibly built in a worker process); the rejected
