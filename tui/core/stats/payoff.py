@@ -1,22 +1,23 @@
 """Does speculation pay: accepted and rejected draft tokens per second, the share of output
 tokens that came from drafts, and the throughput against a server without speculation.
 
-Per record, where it prints a generation throughput ``T`` (tokens/s; SGLang ``gen throughput``,
-vLLM ``Avg generation throughput`` of the paired engine line) and an accept length ``AL`` (printed,
-or ``1 + accepted/drafts`` from its counts): every verify step of a request emits ``AL`` tokens,
-``AL − 1`` of them accepted drafts, so
+From a segment's mean generation throughput ``T`` (tokens/s; SGLang ``gen throughput``, vLLM
+``Avg generation throughput`` of the paired engine line) and its accept length ``AL`` (pooled
+``1 + Σaccepted/Σdrafts`` when the lines print counts, else the mean of the printed values): every
+verify step of a request emits ``AL`` tokens, ``AL − 1`` of them accepted drafts, so
 
 * verify steps per second (summed over requests) ``= T / AL``;
 * accepted draft tokens/s ``= T · (AL − 1) / AL``;
 * rejected (wasted) draft tokens/s ``= T / AL · (d − (AL − 1))``, with ``d`` the draft tokens
-  verified per step: ``drafted / drafts`` of the record when it prints counts, else the
-  segment's configured drafts per step (vLLM ``num_speculative_tokens``, SGLang
-  ``num_draft_tokens − 1``); unknown ``d``: no value.
+  verified per step: ``Σdrafted / Σdrafts`` when the lines print counts, else the segment's
+  configured drafts per step (vLLM ``num_speculative_tokens``, SGLang ``num_draft_tokens − 1``);
+  unknown ``d``: null;
+* the share of output tokens from drafts ``= (AL − 1) / AL``.
 
-Each is a streaming :class:`Series` (mean of lines with the autocorrelation-robust interval).
-The share of output tokens from drafts is ``(AL − 1) / AL`` of the segment's accept len (pooled
-when it has counts), its interval the same transform of the accept len interval (monotone).
-A record without ``T`` or ``AL`` adds nothing: values are never filled with zeros.
+Intervals: the delta method on the two estimates (each with its autocorrelation-robust standard
+error, taken as independent), t with the smaller of their degrees of freedom, clamped at 0. The
+values are computed from the segment's statistics, with no work per record. Nothing is filled in:
+no throughput or no acceptance gives null.
 
 **Throughput ratio** (``comparison.throughput``): ``R = T̄_spec / T̄_base``, the ratio of the two
 sides' mean generation throughputs. With a source labelled ``baseline`` (``baseline=PATH``: a
@@ -30,140 +31,61 @@ standard error), ``R · exp(± t · √var)`` with the smaller side's degrees of
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from itertools import compress, repeat
-from operator import add, mul, sub, truediv
 
-from tui.core.stats.checks import all_nan
 from tui.core.stats.compare import HIGHER, INSUFFICIENT, LOWER, MIN_N, NO_DIFFERENCE, short_of
 from tui.core.stats.estimate import MIN_INDEP, Estimate
-from tui.core.stats.series import ColumnChunk, Series
+from tui.core.stats.series import Series
 from tui.core.stats.tdist import t975
 
 BASELINE = "baseline"
-SHORT_RUN = 16  # runs up to this long go in line by line
 
 
-def _finite(xs: Sequence[float]) -> list[float]:
-    return [x for x in xs if x == x and x >= 0.0]
+def _value(v: float | None, grad: tuple[float, float] | None, t: Estimate, al: Estimate, n: int) -> dict:
+    """A derived rate with its delta-method interval (``grad``: ∂/∂T, ∂/∂AL)."""
+    ci = None
+    if v is not None and grad is not None and None not in (t.se, al.se, t.df, al.df):
+        assert t.se is not None and al.se is not None and t.df is not None and al.df is not None
+        hw = t975(min(t.df, al.df)) * math.sqrt((grad[0] * t.se) ** 2 + (grad[1] * al.se) ** 2)
+        ci = [max(0.0, v - hw), v + hw]
+    return {"mean": v, "ci95": ci, "n": n if v is not None else 0}
 
 
-@dataclass(slots=True)
-class PayoffChunks:
-    """A run reduced for :meth:`Payoff.merge`: accepted draft tokens/s as a chunk, and per line
-    (where T and AL are known) verify steps/s ``T/AL``, ``AL``, and drafted tokens per step from
-    the counts (None: the line prints none; the segment's config gives it)."""
-
-    accepted: ColumnChunk | None
-    steps: list[float]
-    al: list[float]
-    d: list[float] | None
-
-
-def payoff_chunks(v: Mapping[str, Sequence[float]], cumulative: bool) -> PayoffChunks | None:
-    """Pure function of a run's checked values (worker processes can do it)."""
-    t = v["throughput"]
-    if not len(t) or all_nan(t):
-        return None
-    al: Sequence[float] = v["accept_len"]
-    counts = not cumulative and not all_nan(v["accepted"])
-    nd = v["num_drafts"]
-    if counts:  # AL from the counts where the line prints no AL
-        acc = v["accepted"]
-        al = [x if x == x else (1.0 + a / d if d > 0 else math.nan) for x, a, d in zip(al, acc, nd)]
-    steps = list(map(truediv, t, al))  # T / AL (AL ≥ 1: checked)
-    keep = None
-    if sum(steps) != sum(steps):  # T or AL missing on some lines
-        keep = [x == x for x in steps]
-        steps = list(compress(steps, keep))
-        al = list(compress(al, keep))
-        t = list(compress(t, keep))
-    if not steps:
-        return None
-    accepted = ColumnChunk.of(list(map(sub, t, steps)))
-    d = None
-    if counts:
-        dr, nd2 = v["drafted"], nd
-        if keep is not None:
-            dr, nd2 = list(compress(dr, keep)), list(compress(nd, keep))
-        d = [y / x if x > 0 else math.nan for x, y in zip(nd2, dr)]
-    return PayoffChunks(accepted, steps, list(al), d)
-
-
-class Payoff:
-    """Accepted and rejected draft tokens per second of one segment (see the module text)."""
-
-    __slots__ = ("accepted_tps", "rejected_tps")
-
-    def __init__(self) -> None:
-        self.accepted_tps = Series(window=1)
-        self.rejected_tps = Series(window=1)
-        for s in (self.accepted_tps, self.rejected_tps):
-            s.set_bounds(0.0, math.inf)
-
-    def add(self, v: Mapping[str, Sequence[float]], cumulative: bool, drafts_per_step: int | None) -> None:
-        t = v["throughput"]
-        if len(t) > SHORT_RUN:
-            self.merge(payoff_chunks(v, cumulative), drafts_per_step)
-            return
-        # a short run (live logs): line by line, the same formulas as payoff_chunks
-        al, acc, nd, dr = v["accept_len"], v["accepted"], v["num_drafts"], v["drafted"]
-        counts = not cumulative and not all_nan(acc)
-        for i, ti in enumerate(t):
-            a = al[i]
-            if a != a and counts:
-                a = 1.0 + acc[i] / nd[i] if nd[i] > 0 else math.nan
-            if not (ti == ti and a == a):
-                continue
-            steps = ti / a
-            self.accepted_tps.add(ti - steps)
-            d = (dr[i] / nd[i] if nd[i] > 0 else math.nan) if counts else drafts_per_step
-            if d is not None and d == d:
-                w = steps * (d + 1.0 - a)
-                if w >= 0.0:
-                    self.rejected_tps.add(w)
-
-    def merge(self, pc: PayoffChunks | None, drafts_per_step: int | None) -> None:
-        """Fold in :func:`payoff_chunks` of a run (possibly built in a worker process); the rejected
-        draft tokens need the drafts per step, known here (the segment's config)."""
-        if pc is None:
-            return
-        if pc.accepted is not None:
-            self.accepted_tps.merge_chunk(pc.accepted)
-        steps, al = pc.steps, pc.al
-        if pc.d is not None:
-            d1: Iterable[float] = map(add, pc.d, repeat(1.0, len(steps)))
-        elif drafts_per_step:
-            d1 = repeat(drafts_per_step + 1.0, len(steps))
-        else:
-            return
-        waste = map(sub, d1, al)  # d − (AL − 1)
-        self.rejected_tps.add_many(_finite(list(map(mul, steps, waste))))  # T/AL · (d − (AL − 1))
-
-    def to_dict(self, throughput: Series, accept_len: Estimate) -> dict:
-        share = None
-        if accept_len.value is not None:
-            ci = accept_len.ci95()
-            share = {
-                "value": 1.0 - 1.0 / accept_len.value,
-                "ci95": [1.0 - 1.0 / ci[0], 1.0 - 1.0 / ci[1]] if ci else None,
-                "formula": "(AL − 1) / AL",
-            }
-        return {
-            "generation_throughput": _mean(throughput),
-            "accepted_tokens_per_s": _mean(self.accepted_tps),
-            "rejected_tokens_per_s": _mean(self.rejected_tps),
-            "draft_share": share,
+def speculation(throughput: Series, al: Estimate, d: float | None) -> dict:
+    """``segments[].speculation`` (see the module text)."""
+    t = throughput.estimate() if throughput.n else None
+    a = al.value
+    gen: dict = {"mean": None, "ci95": None, "n": 0}
+    acc = dict(gen)
+    rej = dict(gen)
+    if t is not None and t.value is not None:
+        ci = t.ci95()
+        gen = {"mean": t.value, "ci95": [max(0.0, ci[0]), ci[1]] if ci else None, "n": throughput.n}
+        if a is not None and a >= 1.0:
+            T = t.value
+            acc = _value(T * (1.0 - 1.0 / a), (1.0 - 1.0 / a, T / (a * a)), t, al, throughput.n)
+            if d is not None and d + 1.0 >= a:
+                rej = _value(
+                    T * ((d + 1.0) / a - 1.0),
+                    ((d + 1.0) / a - 1.0, -T * (d + 1.0) / (a * a)),
+                    t,
+                    al,
+                    throughput.n,
+                )
+    share = None
+    if a is not None:
+        ci = al.ci95()
+        share = {
+            "value": 1.0 - 1.0 / a,
+            "ci95": [1.0 - 1.0 / ci[0], 1.0 - 1.0 / ci[1]] if ci else None,
+            "formula": "(AL − 1) / AL",
         }
-
-
-def _mean(s: Series) -> dict:
-    if not s.n:
-        return {"mean": None, "ci95": None, "n": 0, "effective_n": None}
-    e = s.estimate()
-    ci = e.ci95()  # a rate per second is never negative
-    return {"mean": e.value, "ci95": [max(0.0, ci[0]), ci[1]] if ci else None, "n": s.n, "effective_n": e.ess}
+    return {
+        "generation_throughput": gen,
+        "accepted_tokens_per_s": acc,
+        "rejected_tokens_per_s": rej,
+        "draft_share": share,
+        "drafts_per_step": d,
+    }
 
 
 def is_baseline(label: str | None) -> bool:

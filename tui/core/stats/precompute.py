@@ -19,7 +19,6 @@ from tui.core.columns import RecordColumns
 from tui.core.stats.checks import Refused, clean
 from tui.core.stats.load import BinChunks, bin_chunks
 from tui.core.stats.metrics import Prepared, prepare
-from tui.core.stats.payoff import PayoffChunks, payoff_chunks
 
 PRECOMPUTED = "stats.precomputed"  # the key in RecordColumns.extra
 
@@ -33,7 +32,6 @@ class Precomputed:
     by_rank: dict[str, Prepared] | None
     max_accept_len: float
     load: BinChunks | None = None  # accept len by batch-size bin (stats/load.py)
-    payoff: PayoffChunks | None = None  # draft tokens per second (stats/payoff.py)
 
 
 def precompute(cols: RecordColumns) -> None:
@@ -63,5 +61,4 @@ def precompute(cols: RecordColumns) -> None:
         by_rank,
         max_al,
         bin_chunks(v, cols.cumulative),
-        payoff_chunks(v, cols.cumulative),
     )

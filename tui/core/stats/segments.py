@@ -21,7 +21,7 @@ from tui.core.stats.checks import MAX_DEPTH, Refused, clean
 from tui.core.stats.compare import MEAN_OF_LINES, POOLED
 from tui.core.stats.load import LoadStrata
 from tui.core.stats.metrics import MetricSet, Prepared, prepare
-from tui.core.stats.payoff import Payoff
+from tui.core.stats.payoff import speculation
 from tui.core.stats.precompute import PRECOMPUTED, Precomputed
 
 MAX_RANKS = 256
@@ -49,7 +49,6 @@ class Segment:
         "refused",
         "_k",
         "load",
-        "payoff",
     )
 
     def __init__(
@@ -77,7 +76,6 @@ class Segment:
         self.refused = Refused()
         self._k: int | None = None  # draft depth read off the records (per-position list, counts)
         self.load = LoadStrata()  # accept len per batch-size bin
-        self.payoff = Payoff()  # accepted / rejected draft tokens per second
 
     @property
     def records(self) -> int:
@@ -149,10 +147,8 @@ class Segment:
         self.all.add(p)
         if pre is not None and pre.load is not None:  # reduced in a worker process
             self.load.merge(pre.load)
-            self.payoff.merge(pre.payoff, self.config.drafts_per_step)
         else:
             self.load.add(v, cum)
-            self.payoff.add(v, cum, self.config.drafts_per_step)
         if cols.ranks is not None:
             groups: dict[str, list[int]] = {}
             r0 = cols.ranks[0]
@@ -206,6 +202,15 @@ class Segment:
         )
         self._rate_def = rd
         return rd
+
+    def drafted_per_step(self) -> float | None:
+        """Draft tokens verified per step: Σdrafted / Σdrafts where lines print counts, else the
+        configured drafts per step."""
+        m = self.all
+        if m.pooled_len.denominator > 0 and m.pooled_rate.denominator > 0:
+            return m.pooled_rate.denominator / m.pooled_len.denominator
+        k = self.config.drafts_per_step
+        return float(k) if k else None
 
     def no_draft_accepted(self) -> str | None:
         """Why this segment accepts no draft at all, as soon as the data shows it: ≥ 100 drafted
@@ -288,7 +293,7 @@ class Segment:
         d.setdefault("per_position", None)
         d["by_batch_size"] = self.load.to_list(POOLED if self.all.pooled_len.n else MEAN_OF_LINES)
         al = self.all.pooled_len if self.all.pooled_len.n else self.all.accept_len
-        d["speculation"] = self.payoff.to_dict(self.all.throughput, al.estimate())
+        d["speculation"] = speculation(self.all.throughput, al.estimate(), self.drafted_per_step())
         d["diagnostics"] = self.diagnostics()
         return d
 
