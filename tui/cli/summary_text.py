@@ -214,7 +214,11 @@ def _payoff(seg: dict) -> list[str]:
         bits.append(f"{_f(rej, 0)} rejected draft tokens/s")
     if share is not None:
         bits.append(f"{_f(100 * share, 0)}% of output tokens from drafts")
-    return [f"    seg {seg['index']} speculation: " + ", ".join(bits) + " (means of lines)"]
+    return [
+        f"    seg {seg['index']} speculation: "
+        + ", ".join(bits)
+        + " (from the mean throughput and accept len)"
+    ]
 
 
 def _oversized(o: dict | None) -> str:
