@@ -244,6 +244,7 @@ def test_llamacpp_rate_is_pooled_not_normalised_by_a_guessed_k():
 
 
 def test_summary_json_and_text_name_the_estimator(tmp_path):
+    import os
     import subprocess
     import sys
 
@@ -256,7 +257,11 @@ def test_summary_json_and_text_name_the_estimator(tmp_path):
     )
 
     def run(*args):
-        out = subprocess.run([sys.executable, "-m", "tui", "summary", *args], capture_output=True, cwd=root)
+        # env given: not pytest's inherited COLUMNS=80 (set by readline), so whole lines into a pipe
+        env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+        out = subprocess.run(
+            [sys.executable, "-m", "tui", "summary", *args], capture_output=True, cwd=root, env=env
+        )
         assert out.returncode == 0, out.stderr
         return out.stdout.decode()
 

@@ -122,7 +122,7 @@ def test_npu_rate_definition_and_weights():
     assert seg["accept_len"]["weighted_mean"] == pytest.approx(195.95 / 69)
     assert seg["accept_len"]["min"] == 2.63 and seg["accept_len"]["max"] == 3.05
     assert seg["accept_len"]["last"] == 2.83
-    assert "ranks" not in seg  # one rank tag only: "TP0 EP0"
+    assert seg["ranks"] is None  # one rank tag only: "TP0 EP0" (the key is always there)
 
 
 def test_dp_ranks_and_throughput():

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from tui.core.sanitize import number
+from tui.cli.summary_fit import fit, table, terminal_width
+from tui.core.sanitize import number, visible
 
 DEFINITION_WORDS = {
     "accepted_drafts_over_proposed_drafts": "accepted/proposed drafts",
@@ -50,21 +51,55 @@ def pooled_text(p: dict | None, num: str, den: str, digits: int = 2) -> str:
     return f"{number(p['value'], digits)}{ends} ({p[num]:.0f} accepted / {p[den]:.0f} {den})"
 
 
-def _table(rows: list[list[str]], header: list[str]) -> list[str]:
-    widths = [max(len(str(r[i])) for r in rows + [header]) for i in range(len(header))]
-    fmt = "  ".join(f"{{:<{w}}}" for w in widths)
-    return ["  " + fmt.format(*header), "  " + fmt.format(*("-" * w for w in widths))] + [
-        "  " + fmt.format(*r) for r in rows
-    ]
+FORMATS_READ = (
+    "SGLang `Decode batch` lines, vLLM `SpecDecoding metrics` / `Speculative metrics` lines, llama.cpp "
+    "`draft acceptance` lines, Prometheus /metrics spec-decode counters"
+)
+# Segment table columns, the least important first to go when the terminal is narrow.
+SEG_HEADER = [
+    "seg",
+    "opened by",
+    "start",
+    "config",
+    "records",
+    "accept len",
+    "accept rate (printed)",
+    "rate (drafts)",
+    "printed definition",
+]
+SEG_DROP = (8, 7, 2, 1, 6, 3)  # a dropped config column is printed below the table instead
 
 
-def render_source(src: dict) -> list[str]:
+def has_acceptance(d: dict) -> bool:
+    """Any acceptance value at all (printed, pooled from counts, or derived)."""
+    al, ar = d.get("accept_len") or {}, d.get("accept_rate") or {}
+    return bool(
+        al.get("n") or al.get("pooled") or ar.get("n") or ar.get("pooled") or d.get("accept_len_derived")
+    )
+
+
+def no_acceptance_warning(src: dict) -> str | None:
+    """The warning for a source with lines but no acceptance value."""
+    if not src.get("lines") or has_acceptance(src):
+        return None
+    what = f"{src['records']} metric lines, none with acceptance" if src.get("records") else "no metric line"
+    base = " (expected: it is labelled baseline)" if str(src.get("label", "")).lower() == "baseline" else ""
+    return (
+        f"  warning: no speculative-decoding metric found — is speculation on?{base} "
+        f"{src['lines']} lines read, {what}; formats read: {FORMATS_READ}"
+    )
+
+
+def render_source(src: dict, width: int = 10**6) -> list[str]:
     out = [
         f"{src['label']}  ({src['source']})",
         f"  lines {src['lines']}, records {src['records']}, malformed {src['malformed']}"
         + (f", family {src['family']}" if src.get("family") else "")
         + _oversized(src.get("oversized")),
     ]
+    warn = no_acceptance_warning(src)
+    if warn:
+        out.append(warn)
     al, ar = src.get("accept_len") or {}, src.get("accept_rate") or {}
     out.append(
         f"  accept len   {mean_ci(al)}  min {_f(al.get('min'))}  max {_f(al.get('max'))}"
@@ -105,20 +140,16 @@ def render_source(src: dict) -> list[str]:
                 else "—",
             ]
         )
-    out += _table(
-        rows,
-        [
-            "seg",
-            "opened by",
-            "start",
-            "config",
-            "records",
-            "accept len",
-            "accept rate (printed)",
-            "rate (drafts)",
-            "printed definition",
-        ],
-    )
+    tab, kept = table(rows, SEG_HEADER, width, SEG_DROP)
+    out += tab
+    dropped = [i for i in SEG_DROP if i not in kept]
+    for seg, row in zip(src["segments"], rows):  # what the narrow table left out, below it
+        if 3 in dropped:
+            out.append(f"    seg {seg['index']} config: {row[3]}")
+        rest = [f"{SEG_HEADER[i]} {row[i]}" for i in sorted(dropped) if i != 3 and row[i] != "—"]
+        if rest:
+            out.append(f"    seg {seg['index']} " + "; ".join(rest))
+    out += _draft_notes(src["segments"])
     for seg in src["segments"]:
         for rank, r in (seg.get("ranks") or {}).items():
             out.append(
@@ -127,22 +158,71 @@ def render_source(src: dict) -> list[str]:
         if seg.get("per_position"):
             pp = ", ".join(number(v, 3) for v in seg["per_position"])
             out.append(f"    seg {seg['index']} per-position acceptance: {pp}")
-        draft = (seg.get("config") or {}).get("draft") or {}
-        if draft:
-            ids = draft.get("aux_layer_ids")
-            bits = [
-                draft.get("architecture") or "",
-                f"aux layers {ids}" if ids is not None else "",
-                draft.get("note") or "",
-            ]
-            out.append(f"    seg {seg['index']} draft config: " + "; ".join(b for b in bits if b))
+        out += _by_load(seg) + _payoff(seg)
         for d in seg.get("diagnostics") or []:
             out.append(f"    seg {seg['index']} {d['level']}: {d['message']}")
     out += render_metrics(src.get("metrics"))
     sc = src.get("segment_comparison")
     if sc:
         out.append(f"  last two segments ({sc['segments'][0]} → {sc['segments'][1]}): {_cmp(sc)}")
+        if sc.get("accept_len_load_adjusted"):
+            out.append(f"    at equal batch size: {_adjusted(sc['accept_len_load_adjusted'])}")
     return out
+
+
+def _draft_notes(segments: list[dict]) -> list[str]:
+    """The draft model's config.json facts, once per source for each distinct text: when they were
+    found, or — a note that it could not be read — only where acceptance collapsed (where the
+    aux layer ids would explain it)."""
+    notes: dict[str, list[int]] = {}
+    for seg in segments:
+        draft = (seg.get("config") or {}).get("draft") or {}
+        if not draft:
+            continue
+        ids = draft.get("aux_layer_ids")
+        found = bool(draft.get("architecture") or ids is not None)
+        stuck = any(d.get("code") == "accept_len_stuck_at_1" for d in seg.get("diagnostics") or [])
+        if not found and not stuck:
+            continue
+        bits = [
+            draft.get("architecture") or "",
+            f"aux layers {ids}" if ids is not None else "",
+            draft.get("note") or "",
+        ]
+        notes.setdefault("; ".join(b for b in bits if b), []).append(seg["index"])
+    return [f"    seg {', '.join(map(str, idx))} draft config: {text}" for text, idx in notes.items()]
+
+
+def _by_load(seg: dict) -> list[str]:
+    strata = seg.get("by_batch_size") or []
+    if len(strata) < 2:
+        return []
+    cells = []
+    for s in strata:
+        lo, hi = s["running_req"]
+        rng = f"{lo}" if lo == hi else f"{lo}–{hi if hi is not None else ''}"
+        cells.append(f"{rng}: {mean_ci({**s['accept_len'], 'n': s['n'], 'effective_n': None})}")
+    return [f"    seg {seg['index']} accept len by batch size (#running-req): " + " · ".join(cells)]
+
+
+def _payoff(seg: dict) -> list[str]:
+    sp = seg.get("speculation") or {}
+    gen = (sp.get("generation_throughput") or {}).get("mean")
+    acc = (sp.get("accepted_tokens_per_s") or {}).get("mean")
+    if gen is None or acc is None:
+        return []
+    rej = (sp.get("rejected_tokens_per_s") or {}).get("mean")
+    share = (sp.get("draft_share") or {}).get("value")
+    bits = [f"{_f(gen, 0)} tokens/s generated", f"{_f(acc, 0)} accepted draft tokens/s"]
+    if rej is not None:
+        bits.append(f"{_f(rej, 0)} rejected draft tokens/s")
+    if share is not None:
+        bits.append(f"{_f(100 * share, 0)}% of output tokens from drafts")
+    return [
+        f"    seg {seg['index']} speculation: "
+        + ", ".join(bits)
+        + " (from the mean throughput and accept len)"
+    ]
 
 
 def _oversized(o: dict | None) -> str:
@@ -187,10 +267,12 @@ def _cmp(c: dict) -> str:
     )
 
 
-def render(out: dict) -> str:
+def render(out: dict, width: int | None = None) -> str:
+    """The text, fitted to ``width`` columns (default: the terminal's, see :func:`terminal_width`)."""
+    width = width or terminal_width()
     lines: list[str] = []
     for src in out["sources"]:
-        lines += render_source(src)
+        lines += render_source(src, width)
         lines.append("")
     c = out.get("comparison")
     if c:
@@ -199,10 +281,44 @@ def render(out: dict) -> str:
             f"B = {c['b']['label']} (segment {c['b']['segment']})"
         )
         lines.append(f"  accept len B − A: {_cmp(c['accept_len'])}")
+        adj = c.get("accept_len_load_adjusted")
+        if adj:
+            lines.append(f"  accept len B − A at equal batch size: {_adjusted(adj)}")
         if c.get("accept_rate"):
             lines.append(
                 f"  accept rate B − A: {_cmp(c['accept_rate'])}"
                 + (f"  [{c['accept_rate']['note']}]" if c["accept_rate"].get("note") else "")
             )
+        t = c.get("throughput")
+        if t and t.get("ratio") is not None:
+            lines.append(f"  {_throughput(t, c)}")
         lines.append("")
-    return "\n".join(lines)
+    return "\n".join(fit([visible(ln) for ln in lines], width))
+
+
+def _adjusted(adj: dict) -> str:
+    strata = adj.get("strata") or []
+    load = (adj.get("load") or {}).get("note")
+    extra = f"{len(strata)} batch-size bins in common" + (f"; {load}" if load else "")
+    return f"{_cmp(adj)} [{extra}]"
+
+
+THROUGHPUT_WORDS = {
+    "higher": "faster",
+    "lower": "slower",
+    "no_difference": "no significant difference",
+    "insufficient": "insufficient data",
+}
+
+
+def _throughput(t: dict, c: dict) -> str:
+    if t.get("baseline"):
+        base = c[t["baseline"]]["label"]
+        spec = c["b" if t["baseline"] == "a" else "a"]["label"]
+        what = f"generation throughput {spec} / {base} (baseline)"
+    else:
+        what = "generation throughput B / A"
+    ci = t.get("ci95")
+    if not ci:
+        return f"{what}: {_f(t['ratio'])}×, {THROUGHPUT_WORDS[t['verdict']]} ({t.get('reason', '')})"
+    return f"{what}: {_f(t['ratio'])}× (95% CI {_f(ci[0])} … {_f(ci[1])}): {THROUGHPUT_WORDS[t['verdict']]}"

@@ -27,6 +27,8 @@ from tui.core.records import EngineStats, Item, Record
 from tui.core.sources.base import MAX_LINE_BYTES
 from tui.core.stats import SourceStats
 from tui.core.stats.compare import POOLED, compare_accept_len, compare_accept_rate
+from tui.core.stats.load import compare_load_adjusted
+from tui.core.stats.payoff import is_baseline, throughput_ratio
 from tui.core.stats.segments import Segment
 from tui.core.summary_scan import (
     ChunkLines,
@@ -430,6 +432,14 @@ def comparison(a: SourceStats, b: SourceStats) -> dict:
         "a": {"source": a.source, "label": a.label, "segment": sa.index},
         "b": {"source": b.source, "label": b.label, "segment": sb.index},
         "accept_len": compare_accept_len(sa.all, sb.all).to_dict(),
+        "accept_len_load_adjusted": compare_load_adjusted(
+            sa.load, sb.load, sa.all.running_req.mean, sb.all.running_req.mean
+        ),
+        "throughput": throughput_ratio(
+            sa.all.throughput.estimate(),
+            sb.all.throughput.estimate(),
+            "a" if is_baseline(a.label) else "b" if is_baseline(b.label) else None,
+        ),
     }
     if (sa.all.accept_rate.n or sa.all.pooled_rate.n) and (sb.all.accept_rate.n or sb.all.pooled_rate.n):
         da, db = sa.rate_definition().definition, sb.rate_definition().definition
@@ -449,4 +459,7 @@ def segment_comparison(stats: SourceStats) -> dict | None:
     before, after = measured[-2], measured[-1]
     c = compare_accept_len(before.all, after.all).to_dict()
     c["segments"] = [before.index, after.index]
+    c["accept_len_load_adjusted"] = compare_load_adjusted(
+        before.load, after.load, before.all.running_req.mean, after.all.running_req.mean
+    )
     return c

@@ -90,6 +90,7 @@ class CompareBar(Static):
             rows.append(Text(" " * z + "0", style=muted, no_wrap=True))
         else:
             rows.append(Text(f"means so far: A {_m(al['mean_a'])}, B {_m(al['mean_b'])}", style=muted))
+        rows += _load_rows(c, app, b_label, muted)
         rate = c.get("accept_rate")
         if rate:
             rt = Text(
@@ -107,6 +108,34 @@ class CompareBar(Static):
     def text(self) -> str:
         c = self.comparison
         return "" if c is None else verdict_text(c["accept_len"])
+
+
+def _load_rows(c: dict[str, Any], app: Any, b_label: str, muted: str) -> list[Text]:
+    """The load-adjusted verdict beside the raw one (and whether the load differs), and the
+    generation throughput ratio (against a source labelled ``baseline``, else B / A)."""
+    rows = []
+    adj = c.get("accept_len_load_adjusted")
+    if adj:
+        t = Text("  at equal batch size ", style="bold", no_wrap=True, overflow="ellipsis")
+        t.append(verdict_text(adj, b_name=b_label), style=hex_color(app, VERDICT_COLOUR[adj["verdict"]]))
+        note = (adj.get("load") or {}).get("note")
+        if note:
+            t.append(f"  · {note}", style=muted)
+        rows.append(t)
+    tp = c.get("throughput")
+    if tp and tp.get("ratio") is not None:
+        what = "throughput vs baseline" if tp.get("baseline") else "throughput B / A"
+        t = Text(f"{what} ", style="bold", no_wrap=True, overflow="ellipsis")
+        ci = tp.get("ci95")
+        words = {"higher": "faster", "lower": "slower", "no_difference": "no significant difference"}
+        body = f"{number(tp['ratio'])}×"
+        if ci:
+            body += f" (95% CI {number(ci[0])} … {number(ci[1])}): {words[tp['verdict']]}"
+        else:
+            body += f", insufficient data ({tp.get('reason') or 'not enough data'})"
+        t.append(body, style=hex_color(app, VERDICT_COLOUR[tp["verdict"]]))
+        rows.append(t)
+    return rows
 
 
 def _m(v: float | None) -> str:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from tui.core.columns import RecordColumns
 from tui.core.stats.checks import Refused, all_nan, clean
+from tui.core.stats.load import BinChunks, bin_chunks
 from tui.core.stats.metrics import Prepared, prepare
 
 PRECOMPUTED = "stats.precomputed"  # the key in RecordColumns.extra
@@ -33,6 +34,7 @@ class Precomputed:
     by_rank: dict[str, Prepared] | None
     max_accept_len: float
     depth_free: bool  # neither the check nor the drafts count depend on the segment's k
+    load: BinChunks | None = None  # accept len by batch-size bin (stats/load.py)
 
 
 def depth_free(cols: RecordColumns) -> bool:
@@ -73,4 +75,13 @@ def precompute(cols: RecordColumns) -> None:
             by_rank[rank] = prepare(len(idx), sub, cols.family, cols.cumulative, pp)
     c = p.chunks["accept_len"]
     max_al = c.max if c is not None else 1.0
-    cols.extra[PRECOMPUTED] = Precomputed(v, refused, full, p, by_rank, max_al, free)
+    cols.extra[PRECOMPUTED] = Precomputed(
+        v,
+        refused,
+        full,
+        p,
+        by_rank,
+        max_al,
+        free,
+        bin_chunks(v, cols.cumulative),
+    )

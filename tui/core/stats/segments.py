@@ -22,7 +22,10 @@ from tui.core.server_config import ServerConfig
 from tui.core.sources.base import SourceEvent
 from tui.core.stats import rates
 from tui.core.stats.checks import MAX_DEPTH, Refused, clean
+from tui.core.stats.compare import MEAN_OF_LINES, POOLED
+from tui.core.stats.load import LoadStrata
 from tui.core.stats.metrics import MetricSet, Prepared, prepare
+from tui.core.stats.payoff import speculation
 from tui.core.stats.precompute import PRECOMPUTED, Precomputed
 
 MAX_RANKS = 256
@@ -49,6 +52,7 @@ class Segment:
         "printed_def",
         "refused",
         "_k",
+        "load",
     )
 
     def __init__(
@@ -75,6 +79,7 @@ class Segment:
         self.printed_def: str | None = None  # as the records state it (vLLM, llama.cpp)
         self.refused = Refused()
         self._k: int | None = None  # draft depth read off the records (per-position list, counts)
+        self.load = LoadStrata()  # accept len per batch-size bin
 
     @property
     def records(self) -> int:
@@ -138,12 +143,17 @@ class Segment:
             self._k = max(ks)
         for m in (self.all, *self.ranks.values()):
             m.set_depth(self.depth())
+        self.load.set_depth(self.depth())
 
     def _add_values(
         self, cols: RecordColumns, v: dict[str, Sequence[float]], p: Prepared, pre: Precomputed | None
     ) -> None:
         fam, cum, pp = cols.family, cols.cumulative, cols.per_position
         self.all.add(p)
+        if pre is not None and pre.load is not None:  # reduced in a worker process
+            self.load.merge(pre.load)
+        else:
+            self.load.add(v, cum)
         if cols.ranks is not None:
             groups: dict[str, list[int]] = {}
             r0 = cols.ranks[0]
@@ -197,6 +207,15 @@ class Segment:
         )
         self._rate_def = rd
         return rd
+
+    def drafted_per_step(self) -> float | None:
+        """Draft tokens verified per step: Σdrafted / Σdrafts where lines print counts, else the
+        configured drafts per step."""
+        m = self.all
+        if m.pooled_len.denominator > 0 and m.pooled_rate.denominator > 0:
+            return m.pooled_rate.denominator / m.pooled_len.denominator
+        k = self.config.drafts_per_step
+        return float(k) if k else None
 
     def no_draft_accepted(self) -> str | None:
         """Why this segment accepts no draft at all, as soon as the data shows it: ≥ 100 drafted
@@ -273,8 +292,13 @@ class Segment:
             "rate_definition": rd.to_dict(),
         }
         d.update(self.all.to_dict(tr))
-        if len(self.ranks) > 1:
-            d["ranks"] = {k: v.to_dict(tr) for k, v in sorted(self.ranks.items())}
+        d["ranks"] = (
+            {k: v.to_dict(tr) for k, v in sorted(self.ranks.items())} if len(self.ranks) > 1 else None
+        )
+        d.setdefault("per_position", None)
+        d["by_batch_size"] = self.load.to_list(POOLED if self.all.pooled_len.n else MEAN_OF_LINES)
+        al = self.all.pooled_len if self.all.pooled_len.n else self.all.accept_len
+        d["speculation"] = speculation(self.all.throughput, al.estimate(), self.drafted_per_step())
         d["diagnostics"] = self.diagnostics()
         return d
 

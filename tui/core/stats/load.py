@@ -1,0 +1,376 @@
+"""Acceptance by load: accept len in batch-size strata, and an A/B compared within them.
+
+Acceptance falls as the batch grows (more requests share each verify step), so two servers that
+ran at different loads differ even with identical drafts. Records keep their batch size
+(``running_req``: SGLang ``#running-req``, vLLM ``Running:`` of the paired engine line).
+
+**Bins.** Each segment keeps, per half-octave bin of ``running_req`` (edges 0, 1, 2, 3, 4, 6, 8,
+12, 16, 24, 32, 48, …), a streaming :class:`Series` of the printed accept len and a pooled
+:class:`RatioSeries` (``1 + Σaccepted/Σdrafts``) where lines print counts: at most ~2·log2(max
+batch) bins, each in bounded memory. A record without a batch size stays out of the bins (it
+still counts everywhere else).
+
+**Strata** are made at output time: consecutive bins are merged until each stratum holds at
+least :data:`MIN_STRATUM` records (a short remainder joins the stratum before it). A merged
+stratum's value is the record-weighted combination of its bins, ``Σ wᵢ·vᵢ`` with ``wᵢ = nᵢ/N``,
+and its variance ``Σ wᵢ²·seᵢ²`` (bins are disjoint stretches of the log); a bin too small for an
+interval of its own (fewer than 3 values) takes the largest per-record spread ``seⱼ·√nⱼ`` of the
+stratum's other bins. Degrees of freedom: Welch–Satterthwaite over the bins.
+
+**Load-adjusted A/B.** The strata are the bins where both sides have at least
+:data:`MIN_COMMON` records (the others are left out and counted in ``excluded_a`` / ``_b``). Bins
+are not merged here: inside a merged stratum the two sides could sit at different batch sizes
+again. Per stratum ``dₛ = B − A``; overall ``Σ wₛ·dₛ`` with ``wₛ`` the combined share of the
+common records in stratum ``s`` (both sides weighted alike: a direct standardisation), variance
+``Σ wₛ²·(se²_A,s + se²_B,s)``, degrees of freedom by Welch–Satterthwaite over the terms. The verdict follows the main rules
+(:mod:`tui.core.stats.compare`): ``insufficient`` unless each side has at least ``MIN_N`` records
+and an effective sample size of at least ``MIN_INDEP`` in the common strata.
+"""
+
+from __future__ import annotations
+
+import math
+from bisect import bisect_right
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from operator import itemgetter
+
+from tui.core.stats.checks import all_nan
+from tui.core.stats.compare import HIGHER, INSUFFICIENT, LOWER, MIN_N, NO_DIFFERENCE, POOLED, short_of
+from tui.core.stats.compare import MEAN_OF_LINES as LINES
+from tui.core.stats.estimate import MIN_INDEP, Estimate
+from tui.core.stats.pooled import RatioChunk, RatioSeries
+from tui.core.stats.series import ColumnChunk, Series
+from tui.core.stats.tdist import t975
+
+MIN_STRATUM = 30  # records per stratum in a segment's by_batch_size
+MIN_COMMON = 10  # records per side in a stratum of the load-adjusted comparison
+SHORT_RUN = 16  # runs up to this long go in value by value
+LOAD_DIFFERS = 1.5  # mean batch sizes further apart than this factor: "the load differs"
+
+
+def _edges() -> list[float]:
+    e = [0.0, 1.0, 2.0, 3.0]
+    x = 4
+    while x < 1 << 24:
+        e += [float(x), float(x + x // 2)]
+        x *= 2
+    return e
+
+
+EDGES = _edges()
+
+
+def bin_of(r: float) -> int:
+    """The half-octave bin of a batch size (-1: none, or not a count)."""
+    if not r >= 0.0:  # NaN too
+        return -1
+    return bisect_right(EDGES, r) - 1
+
+
+def bin_range(i: int) -> tuple[int, int | None]:
+    """[lo, hi] batch sizes of bin ``i`` (hi None: open-ended)."""
+    lo = int(EDGES[i])
+    return lo, (int(EDGES[i + 1]) - 1 if i + 1 < len(EDGES) else None)
+
+
+class _BinCache(dict):
+    def __missing__(self, r: float) -> int:
+        b = bin_of(r)
+        if r == r and len(self) < 4096:
+            self[r] = b
+        return b
+
+
+_BINS = _BinCache()
+
+
+class _Bin:
+    __slots__ = ("lines", "pooled")
+
+    def __init__(self, hi: float = math.inf) -> None:
+        self.lines = Series(window=1)
+        self.lines.set_bounds(1.0, hi)
+        self.pooled = RatioSeries(1.0)
+        self.pooled.set_bounds(1.0, hi)
+
+    @property
+    def n(self) -> int:
+        return max(self.lines.n, self.pooled.n)
+
+    def estimate(self, estimator: str) -> Estimate:
+        return self.pooled.estimate() if estimator == POOLED else self.lines.estimate()
+
+    def count(self, estimator: str) -> int:
+        return self.pooled.n if estimator == POOLED else self.lines.n
+
+
+BinChunks = dict[int, tuple[ColumnChunk | None, RatioChunk | None]]
+
+
+def bin_chunks(v: Mapping[str, Sequence[float]], cumulative: bool) -> BinChunks:
+    """A run's accept len values (and count pairs) split by batch-size bin, reduced to chunks: a
+    pure function of the checked values, so worker processes can do it (stats/precompute.py)."""
+    run = v["running_req"]
+    n = len(run)
+    out: BinChunks = {}
+    if not n:
+        return out
+    bins = list(map(_BINS.__getitem__, run))
+    lo, hi = min(bins), max(bins)
+    if hi < 0:
+        return out
+    order = list(range(n)) if lo == hi else sorted(range(n), key=bins.__getitem__)
+    pick = itemgetter(*order) if n > 1 else (lambda s: (s[0],))
+    sb = pick(bins)
+    al = pick(v["accept_len"])
+    counts = not cumulative and not all_nan(v["accepted"])
+    acc = pick(v["accepted"]) if counts else ()
+    nd = pick(v["num_drafts"]) if counts else ()
+    start = 0
+    while start < n:
+        b = sb[start]
+        end = bisect_right(sb, b, start) if lo != hi else n
+        if b >= 0:
+            xs = al[start:end]
+            if sum(xs) != sum(xs):  # some not printed
+                xs = [x for x in xs if x == x]
+            lines = ColumnChunk.of(xs) if xs else None
+            pooled = None
+            if counts:
+                pairs = [(a, d) for a, d in zip(acc[start:end], nd[start:end]) if d > 0 and a == a]
+                if pairs:
+                    pooled = RatioChunk.of([a for a, _ in pairs], [d for _, d in pairs])
+            if lines is not None or pooled is not None:
+                out[b] = (lines, pooled)
+        start = end
+    return out
+
+
+class LoadStrata:
+    """A segment's accept len per batch-size bin (see the module text)."""
+
+    __slots__ = ("bins", "hi")
+
+    def __init__(self) -> None:
+        self.bins: dict[int, _Bin] = {}
+        self.hi = math.inf  # accept len ≤ k + 1 (the segment's depth, when known)
+
+    def add(self, v: dict[str, Sequence[float]], cumulative: bool) -> None:
+        """Checked values of a run of records (NaN: not printed), in line order."""
+        run = v["running_req"]
+        if len(run) > SHORT_RUN:
+            self.merge(bin_chunks(v, cumulative))
+            return
+        # a short run (live logs, a few lines at a time): value by value, no sorting or chunks
+        al = v["accept_len"]
+        counts = not cumulative and not all_nan(v["accepted"])
+        acc, nd = v["accepted"], v["num_drafts"]
+        for i, r in enumerate(run):
+            b = _BINS[r]
+            if b < 0:
+                continue
+            cell = self.bins.get(b)
+            if cell is None:
+                cell = self.bins[b] = _Bin(self.hi)
+            x = al[i]
+            if x == x:
+                cell.lines.add(x)
+            if counts and nd[i] > 0 and acc[i] == acc[i]:
+                cell.pooled.add_many((acc[i],), (nd[i],))
+
+    def merge(self, chunks: BinChunks) -> None:
+        """Fold in :func:`bin_chunks` of a run (possibly built in a worker process)."""
+        for b, (lines, pooled) in chunks.items():
+            cell = self.bins.get(b)
+            if cell is None:
+                cell = self.bins[b] = _Bin(self.hi)
+            if lines is not None:
+                cell.lines.merge_chunk(lines)
+            if pooled is not None:
+                cell.pooled.merge(pooled)
+
+    def set_depth(self, k: int | None) -> None:
+        hi = self.hi = math.inf if not k else k + 1.0
+        for c in self.bins.values():
+            c.lines.set_bounds(1.0, hi)
+            c.pooled.set_bounds(1.0, hi)
+
+    def estimator(self) -> str:
+        return POOLED if any(c.pooled.n for c in self.bins.values()) else LINES
+
+    def to_list(self, estimator: str | None = None) -> list[dict]:
+        """``by_batch_size``: strata of at least MIN_STRATUM records, in batch-size order."""
+        est = estimator or self.estimator()
+        keys = [b for b in sorted(self.bins) if self.bins[b].count(est)]
+        groups: list[list[int]] = []
+        for b in keys:
+            if groups and sum(self.bins[x].count(est) for x in groups[-1]) < MIN_STRATUM:
+                groups[-1].append(b)
+            else:
+                groups.append([b])
+        if len(groups) > 1 and sum(self.bins[x].count(est) for x in groups[-1]) < MIN_STRATUM:
+            last = groups.pop()
+            groups[-1] += last
+        out = []
+        for g in groups:
+            e = combine([self.bins[b].estimate(est) for b in g])
+            ci = e.ci95()
+            out.append(
+                {
+                    "running_req": [bin_range(g[0])[0], bin_range(g[-1])[1]],
+                    "n": e.n,
+                    "accept_len": {
+                        "mean": e.value,
+                        "ci95": list(ci) if ci else None,
+                        "effective_n": e.ess,
+                        "estimator": est,
+                    },
+                }
+            )
+        return out
+
+
+def combine(es: Sequence[Estimate]) -> Estimate:
+    """The record-weighted combination of disjoint bins' estimates (see the module text)."""
+    es = [e for e in es if e.n and e.value is not None]
+    n = sum(e.n for e in es)
+    lo = min((e.lo for e in es), default=-math.inf)
+    hi = max((e.hi for e in es), default=math.inf)
+    if not es:
+        return Estimate(None, None, None, 0, None, None, None, "none (no values)", lo, hi)
+    value = math.fsum(e.n * e.value for e in es if e.value is not None) / n
+    spread = max((e.se * math.sqrt(e.n) for e in es if e.se is not None), default=None)
+    if len(es) == 1:
+        e = es[0]
+        return Estimate(e.value, e.se, e.df, e.n, e.ess, e.indep, e.phi, e.method, lo, hi)
+    if spread is None:
+        return Estimate(value, None, None, n, None, None, None, "none (fewer than 3 values per bin)", lo, hi)
+    var = 0.0
+    sat = 0.0
+    ess = 0.0
+    for e in es:
+        w = e.n / n
+        se, df = (e.se, e.df) if e.se is not None and e.df is not None else (spread / math.sqrt(e.n), 1.0)
+        vi = w * w * se * se
+        var += vi
+        sat += vi * vi / max(df, 1.0)
+        ess += e.ess if e.ess is not None else min(1.0, e.n)
+    df = var * var / sat if sat > 0 else math.inf
+    return Estimate(
+        value, math.sqrt(var), max(1.0, df), n, min(float(n), ess), None, None, "strata of batch size", lo, hi
+    )
+
+
+@dataclass(slots=True)
+class _Stratum:
+    bins: list[int]
+    a: Estimate
+    b: Estimate
+
+
+def compare_load_adjusted(
+    a: LoadStrata, b: LoadStrata, mean_run_a: float | None, mean_run_b: float | None
+) -> dict:
+    """``comparison.accept_len_load_adjusted`` (see the module text)."""
+    est = POOLED if a.estimator() == POOLED and b.estimator() == POOLED else LINES
+    strata = [
+        _Stratum([k], a.bins[k].estimate(est), b.bins[k].estimate(est))
+        for k in sorted(set(a.bins) & set(b.bins))
+        if a.bins[k].count(est) >= MIN_COMMON and b.bins[k].count(est) >= MIN_COMMON
+    ]
+    total_a = sum(c.count(est) for c in a.bins.values())
+    total_b = sum(c.count(est) for c in b.bins.values())
+    n_a = sum(s.a.n for s in strata)
+    n_b = sum(s.b.n for s in strata)
+    out: dict = {
+        "diff": None,
+        "ci95": None,
+        "verdict": INSUFFICIENT,
+        "estimator": est,
+        "reason": "",
+        "n_a": n_a,
+        "n_b": n_b,
+        "excluded_a": total_a - n_a,
+        "excluded_b": total_b - n_b,
+        "strata": [],
+        "load": load_words(mean_run_a, mean_run_b),
+    }
+    tot = n_a + n_b
+    diff = var = sat = 0.0
+    ess_a = ess_b = 0.0
+    no_se = False
+    for s in strata:
+        w = (s.a.n + s.b.n) / tot
+        d = None if s.a.value is None or s.b.value is None else s.b.value - s.a.value
+        out["strata"].append(
+            {
+                "running_req": [bin_range(s.bins[0])[0], bin_range(s.bins[-1])[1]],
+                "n_a": s.a.n,
+                "n_b": s.b.n,
+                "mean_a": s.a.value,
+                "mean_b": s.b.value,
+                "diff": d,
+                "weight": w,
+            }
+        )
+        if d is None:
+            continue
+        diff += w * d
+        ess_a += s.a.ess or 0.0
+        ess_b += s.b.ess or 0.0
+        for e in (s.a, s.b):
+            if e.se is None or e.df is None:
+                no_se = True
+                continue
+            vi = w * w * e.se * e.se
+            var += vi
+            sat += vi * vi / e.df
+    if not strata:
+        out["reason"] = (
+            f"no batch-size bin with at least {MIN_COMMON} records from each side"
+            if total_a and total_b
+            else "no records with a batch size on one side"
+        )
+        return out
+    out["diff"] = diff
+    if n_a < MIN_N or n_b < MIN_N:
+        out["reason"] = (
+            f"need at least {MIN_N} records on each side in common batch sizes (have {n_a} and {n_b})"
+        )
+        return out
+    if no_se:
+        out["reason"] = "not enough values for an interval in every common batch-size range"
+        return out
+    short = [
+        short_of(side, Estimate(None, None, None, n, ess, None, None, ""))
+        for side, n, ess in (("A: ", n_a, ess_a), ("B: ", n_b, ess_b))
+        if ess < MIN_INDEP
+    ]
+    if short:
+        out["reason"] = "; ".join(short) + " (in common batch sizes)"
+        return out
+    if var == 0.0:
+        out["ci95"] = [diff, diff]
+        out["verdict"] = NO_DIFFERENCE if diff == 0 else (HIGHER if diff > 0 else LOWER)
+        return out
+    df = max(1.0, var * var / sat) if sat > 0 else math.inf
+    hw = t975(df) * math.sqrt(var)
+    lo, hi = diff - hw, diff + hw
+    out["ci95"] = [lo, hi]
+    out["df"] = df
+    out["verdict"] = HIGHER if lo > 0 else LOWER if hi < 0 else NO_DIFFERENCE
+    return out
+
+
+def load_words(mean_a: float | None, mean_b: float | None) -> dict:
+    """The two sides' mean batch sizes, their ratio, and a sentence when they differ."""
+    ratio = mean_b / mean_a if mean_a and mean_b is not None else None
+    text = None
+    if ratio is not None and ratio > 0 and (ratio >= LOAD_DIFFERS or ratio <= 1 / LOAD_DIFFERS):
+        text = (
+            f"B ran at {ratio:.3g}× A's batch size"
+            if ratio >= 1
+            else f"B ran at 1/{1 / ratio:.3g} of A's batch size"
+        )
+    return {"mean_running_req_a": mean_a, "mean_running_req_b": mean_b, "ratio": ratio, "note": text}
