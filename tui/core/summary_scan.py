@@ -1,5 +1,6 @@
-"""Where ``summary`` scans: a chunk scanned and reduced for folding (:class:`Ready`), in this
-process or in a worker process reading its own range of the file; how many workers to use.
+"""Where ``summary`` scans: a chunk scanned and made ready for folding (:class:`Ready`), in this
+process or in a worker process reading its own range of the file (there its runs are also
+precomputed for the statistics); how many workers to use.
 """
 
 from __future__ import annotations
