@@ -15,12 +15,10 @@ import math
 import multiprocessing as mp
 import os
 import stat
-from array import array
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import BinaryIO
 
-from tui.core.columns import RecordColumns
 from tui.core.parsing import LineParser
 from tui.core.parsing.fastscan import Scan, anchor_lines, scan_chunk
 from tui.core.records import EngineStats, Item, Record
@@ -35,8 +33,10 @@ from tui.core.summary_scan import (
     Ready,
     absolute,
     has_oversized,
+    iter_chunks,
     prepare,
     scan_range,
+    without_timestamps,
     worker_signals,
 )
 from tui.core.summary_scan import ranges as scan_ranges
@@ -217,7 +217,7 @@ class Summarizer:
         if ready.elapsed is not None:
             self.elapsed = (self.elapsed[0] if self.elapsed else ready.elapsed[0], ready.elapsed[1])
         for rc in ([ready.head] if ready.head is not None else []) + ready.runs:
-            rc = absolute(_without_timestamps(rc) if drop_ts else rc, base)
+            rc = absolute(without_timestamps(rc) if drop_ts else rc, base)
             raws = ChunkLines(chunk, rc.line_nos) if rc.line_nos is not None else None
             self.stats.add_columns(rc, raws)
         return True
@@ -267,88 +267,12 @@ class Summarizer:
         return d
 
 
-def _without_timestamps(rc: RecordColumns) -> RecordColumns:
-    """``rc`` with no timestamp (vLLM lines whose year is unknown), nothing precomputed kept."""
-    if not rc.n:
-        return rc
-    values = dict(rc.values)
-    values["timestamp"] = _nan_column(rc.n)
-    return RecordColumns(
-        rc.family,
-        rc.kind,
-        rc.n,
-        values,
-        rc.ranks,
-        rc.per_position,
-        rc.rate_definition,
-        rc.cumulative,
-        rc.line_nos,
-        rc.lines,
-        printed_nan=rc.printed_nan,
-        line_base=rc.line_base,
-    )
-
-
-def _nan_column(n: int) -> array:
-    return array("d", [math.nan]) * n
-
-
 def format_elapsed(sec: float) -> str:
     """Seconds since a server started as ``H:MM:SS.mmm`` (never a date)."""
     ms = round(sec * 1000)
     h, rem = divmod(ms, 3_600_000)
     m, rem = divmod(rem, 60_000)
     return f"{h}:{m:02d}:{rem // 1000:02d}.{rem % 1000:03d}"
-
-
-def iter_chunks(
-    f: BinaryIO, size: int | None = None, on_oversized: Callable[[int, int], None] | None = None
-) -> Iterator[tuple[int, bytes]]:
-    """(offset, buffer of whole lines), reading ``f`` once.
-
-    A line longer than ``MAX_LINE_BYTES`` is never handed over: its bytes are skipped and
-    counted, and ``on_oversized(offset, length)`` is called in its place (in order, between the
-    buffers before and after it): memory stays bounded, and every line counts once. A last line
-    without a newline gets one.
-    """
-    size = size or CHUNK
-    offset = 0
-    rest = b""
-    skipping = -1  # bytes of the oversized line being skipped (-1: none)
-    skip_start = 0
-    while True:
-        data = f.read(size)
-        if not data:
-            break
-        if skipping >= 0:
-            nl = data.find(b"\n")
-            if nl < 0:
-                skipping += len(data)
-                offset += len(data)
-                continue
-            if on_oversized is not None:
-                on_oversized(skip_start, skipping + nl)
-            offset += nl + 1
-            data = data[nl + 1 :]
-            skipping = -1
-            if not data:
-                continue
-        buf = rest + data if rest else data
-        cut = buf.rfind(b"\n") + 1
-        if cut:
-            yield offset, buf[:cut]
-            offset += cut
-            rest = buf[cut:]
-        else:
-            rest = buf
-        if len(rest) > MAX_LINE_BYTES:
-            skip_start, skipping = offset, len(rest)
-            offset += len(rest)
-            rest = b""
-    if skipping >= 0 and on_oversized is not None:
-        on_oversized(skip_start, skipping)
-    if rest:
-        yield offset, rest + b"\n"
 
 
 def _mtime(f: BinaryIO) -> float | None:
@@ -373,7 +297,7 @@ def summarize_file(
             ranges = scan_ranges(f, CHUNK)
             f.seek(0)
         if ranges is None:
-            for offset, buf in iter_chunks(f, on_oversized=s.skip_oversized):
+            for offset, buf in iter_chunks(f, CHUNK, on_oversized=s.skip_oversized):
                 s.feed(buf, offset, scan_chunk(buf, s.year) if s.can_fast else None)
             return s
         ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
@@ -412,7 +336,7 @@ def summarize_stream(
     f: BinaryIO, source: str, label: str | None = None, ref_time: float | None = None
 ) -> Summarizer:
     s = Summarizer(source, label, ref_time=ref_time if ref_time is not None else _mtime(f))
-    for offset, buf in iter_chunks(f, on_oversized=s.skip_oversized):
+    for offset, buf in iter_chunks(f, CHUNK, on_oversized=s.skip_oversized):
         s.feed(buf, offset, scan_chunk(buf, s.year) if s.can_fast else None)
     return s
 

@@ -1,14 +1,16 @@
-"""Where ``summary`` scans: a chunk scanned and reduced for folding (:class:`Ready`), in this
-process or in a worker process reading its own range of the file; how many workers to use.
+"""Where ``summary`` scans: a chunk scanned and made ready for folding (:class:`Ready`), in this
+process or in a worker process reading its own range of the file (there its runs are also
+precomputed for the statistics); how many workers to use.
 """
 
 from __future__ import annotations
 
+import math
 import mmap
 import os
 import signal
 from array import array
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import BinaryIO, Protocol, overload
 
@@ -16,6 +18,8 @@ from tui.core.columns import RecordColumns
 from tui.core.parsing.fastscan import Scan, VllmEdge, scan_chunk
 from tui.core.sources.base import MAX_LINE_BYTES
 from tui.core.stats.precompute import precompute
+
+READ_CHUNK = 4 << 20  # iter_chunks' default read size
 
 
 @dataclass(slots=True)
@@ -208,3 +212,79 @@ def workers() -> int:
     if avail is not None:
         budget = min(budget, avail / 2 - MAIN_MB)
     return max(1, min(n, int(budget // WORKER_MB)))
+
+
+def iter_chunks(
+    f: BinaryIO, size: int | None = None, on_oversized: Callable[[int, int], None] | None = None
+) -> Iterator[tuple[int, bytes]]:
+    """(offset, buffer of whole lines), reading ``f`` once.
+
+    A line longer than ``MAX_LINE_BYTES`` is never handed over: its bytes are skipped and
+    counted, and ``on_oversized(offset, length)`` is called in its place (in order, between the
+    buffers before and after it): memory stays bounded, and every line counts once. A last line
+    without a newline gets one.
+    """
+    size = size or READ_CHUNK
+    offset = 0
+    rest = b""
+    skipping = -1  # bytes of the oversized line being skipped (-1: none)
+    skip_start = 0
+    while True:
+        data = f.read(size)
+        if not data:
+            break
+        if skipping >= 0:
+            nl = data.find(b"\n")
+            if nl < 0:
+                skipping += len(data)
+                offset += len(data)
+                continue
+            if on_oversized is not None:
+                on_oversized(skip_start, skipping + nl)
+            offset += nl + 1
+            data = data[nl + 1 :]
+            skipping = -1
+            if not data:
+                continue
+        buf = rest + data if rest else data
+        cut = buf.rfind(b"\n") + 1
+        if cut:
+            yield offset, buf[:cut]
+            offset += cut
+            rest = buf[cut:]
+        else:
+            rest = buf
+        if len(rest) > MAX_LINE_BYTES:
+            skip_start, skipping = offset, len(rest)
+            offset += len(rest)
+            rest = b""
+    if skipping >= 0 and on_oversized is not None:
+        on_oversized(skip_start, skipping)
+    if rest:
+        yield offset, rest + b"\n"
+
+
+def without_timestamps(rc: RecordColumns) -> RecordColumns:
+    """``rc`` with no timestamp (vLLM lines whose year is unknown), nothing precomputed kept."""
+    if not rc.n:
+        return rc
+    values = dict(rc.values)
+    values["timestamp"] = _nan_column(rc.n)
+    return RecordColumns(
+        rc.family,
+        rc.kind,
+        rc.n,
+        values,
+        rc.ranks,
+        rc.per_position,
+        rc.rate_definition,
+        rc.cumulative,
+        rc.line_nos,
+        rc.lines,
+        printed_nan=rc.printed_nan,
+        line_base=rc.line_base,
+    )
+
+
+def _nan_column(n: int) -> array:
+    return array("d", [math.nan]) * n

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import compress
 from operator import eq
+from typing import cast
 
 from tui.core.columns import RecordColumns
 
@@ -130,6 +131,13 @@ def clean(
         if not n or (col[0] != col[0] and all_nan(col)):  # nothing printed
             out[name] = col
             continue
+        if varying_hi and pp is not None and all(pp):  # each record bounded by its own list
+            k_min = min(map(len, cast("list[tuple[float, ...]]", pp)))
+            ext = _extent(col, lo, k_min + 1.0)  # within the tightest bound: all good
+            if ext is not None:
+                out[name] = col
+                full[name] = ext
+                continue
         if not varying_hi:
             ext = _extent(col, lo, hi)
             if ext is not None:

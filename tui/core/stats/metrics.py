@@ -20,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import compress
 from operator import mul
+from typing import cast
 
 from tui.core.stats.checks import all_nan
 from tui.core.stats.pooled import RatioChunk, RatioSeries
@@ -126,6 +127,10 @@ def prepare(
         dens = [d for _, _, d in rows]
         pooled_len = RatioChunk.of([a for a, _, _ in rows], dens)
         pooled_rate = RatioChunk.of([r for _, r, _ in rows], dens)
+    elif _positive(nd) and _positive(dr) and not math.isnan(sum(acc)):  # every count there
+        pooled_len = RatioChunk.of(acc, nd)
+        pooled_rate = RatioChunk.of(acc, dr)
+        accepted, drafted = int(math.fsum(acc)), int(math.fsum(dr))
     elif not all_nan(acc):
         pl = [(a, d) for a, d in zip(acc, nd) if d > 0 and a == a]
         pooled_len = RatioChunk.of([a for a, _ in pl], [d for _, d in pl])
@@ -146,6 +151,11 @@ def prepare(
     return Prepared(n, chunks, pooled_len, pooled_rate, accepted, drafted, positions, first, last)
 
 
+def _positive(col: Sequence[float]) -> bool:
+    """Every value there (not NaN), finite and > 0, checked at C speed."""
+    return len(col) > 0 and math.isfinite(sum(col)) and min(col) > 0
+
+
 def _positions(
     per_position: Sequence[tuple[float, ...] | None], nd: Sequence[float]
 ) -> tuple[list[float], float] | None:
@@ -153,6 +163,13 @@ def _positions(
     list of at most MAX_POSITIONS, drafts > 0; a rate counts when finite and within [0, 1]. None
     when no record counts. One pass per position at C speed when every record counts with the
     same k and every rate is in range (the usual vLLM run), else record by record."""
+    full = cast("list[tuple[float, ...]]", per_position)  # when all(per_position) holds
+    if (
+        _positive(nd) and all(per_position) and min(map(len, full)) == max(map(len, full)) <= MAX_POSITIONS
+    ):  # every record counts, with the same k: no filtering pass
+        cols = list(zip(*full))
+        if all(0.0 <= min(c) and max(c) <= 1.0 for c in cols):
+            return [math.fsum(map(mul, c, nd)) for c in cols], math.fsum(nd)
     rows = [(pp, w) for pp, w in zip(per_position, nd) if pp and w > 0 and len(pp) <= MAX_POSITIONS]
     if not rows:
         return None

@@ -5,6 +5,7 @@ drafted tokens), streaming, with the delta-method interval of
 from __future__ import annotations
 
 import math
+from array import array
 from collections.abc import Sequence
 from itertools import accumulate
 
@@ -18,7 +19,7 @@ class RatioChunk:
     __slots__ = ("n", "num", "den", "num_prefix", "den_prefix")
 
     def __init__(
-        self, n: int, num: float, den: float, num_prefix: list[float], den_prefix: list[float]
+        self, n: int, num: float, den: float, num_prefix: Sequence[float], den_prefix: Sequence[float]
     ) -> None:
         self.n, self.num, self.den = n, num, den
         self.num_prefix, self.den_prefix = num_prefix, den_prefix
@@ -29,8 +30,8 @@ class RatioChunk:
             len(nums),
             math.fsum(nums),
             math.fsum(dens),
-            list(accumulate(nums, initial=0.0)),
-            list(accumulate(dens, initial=0.0)),
+            array("d", accumulate(nums, initial=0.0)),  # doubles: a worker's chunk pickles as bytes
+            array("d", accumulate(dens, initial=0.0)),
         )
 
 

@@ -84,7 +84,7 @@ class ColumnChunk:
     wxsum: float
     wn: int
     tail: list[float]
-    prefix: list[float]
+    prefix: array  # running sums from 0 (doubles: a worker's chunk pickles as bytes)
     small: list[float | None] | None  # a short run's weights (None: unweighted), for Series' pending list
 
     @classmethod
@@ -131,7 +131,7 @@ class ColumnChunk:
                 c.wxsum = math.fsum(w * x for w, x in good)
                 c.wn = len(good)
         c.tail = list(xs[-TAIL:])
-        c.prefix = list(accumulate(xs, initial=0.0))
+        c.prefix = array("d", accumulate(xs, initial=0.0))
         c.small = None
         if c.n <= SMALL:
             c.small = [None] * c.n if ws is None else list(ws)
