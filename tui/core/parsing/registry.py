@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from tui.core.parsing import grammar, llamacpp, markers, sglang, vllm
+from tui.core.parsing import grammar, llamacpp, markers, sglang, sglang_finish, vllm
 from tui.core.parsing.text import at_message_start, clean
 from tui.core.parsing.timestamps import TimestampReader
 from tui.core.records import Item, Malformed, Marker, Oversized, Record, metrics_item
@@ -89,6 +89,10 @@ class LineParser:
             nbytes = oversized_bytes(line) if line[:1] == OVERSIZED_LEAD else None
             return None if nbytes is None else Oversized(self.source, line_no, offset, nbytes)
         text = clean(line)
+        at = text.find(sglang_finish.ANCHOR)
+        if at >= 0 and at_message_start(text, at):  # first: its request text may hold anything
+            req = sglang_finish.parse_finish(self.source, line_no, offset, text, at, line)
+            return self._stamp(req, text) if req is not None else None
         at = text.find(sglang.ANCHOR)
         if at >= 0 and at_message_start(text, at):
             item = sglang.parse_decode(self.source, line_no, offset, text, at, line)

@@ -24,6 +24,8 @@ from tui.core.stats import rates
 from tui.core.stats.checks import MAX_DEPTH, Refused, clean
 from tui.core.stats.metrics import MetricSet, Prepared, prepare
 from tui.core.stats.precompute import PRECOMPUTED, Precomputed
+from tui.core.stats.requests import RequestSet
+from tui.core.stats.requests import to_dict as requests_dict
 
 MAX_RANKS = 256
 MAX_SEGMENTS = 500  # older ones are dropped (their records still count in the source totals)
@@ -49,6 +51,7 @@ class Segment:
         "printed_def",
         "refused",
         "_k",
+        "requests",
     )
 
     def __init__(
@@ -75,6 +78,7 @@ class Segment:
         self.printed_def: str | None = None  # as the records state it (vLLM, llama.cpp)
         self.refused = Refused()
         self._k: int | None = None  # draft depth read off the records (per-position list, counts)
+        self.requests: RequestSet | None = None  # per-request accept lengths (stats/requests.py)
 
     @property
     def records(self) -> int:
@@ -276,6 +280,7 @@ class Segment:
         if len(self.ranks) > 1:
             d["ranks"] = {k: v.to_dict(tr) for k, v in sorted(self.ranks.items())}
         d["diagnostics"] = self.diagnostics()
+        d["requests"] = requests_dict(self.requests)
         return d
 
 
@@ -323,6 +328,7 @@ class SourceStats:
         self.events: deque[SourceEvent] = deque(maxlen=200)
         self.refused = Refused()  # values refused by the checks, over all segments
         self._total_k: int | None = None
+        self.requests: RequestSet | None = None  # per-request accept lengths, all segments
 
     @property
     def current(self) -> Segment:
@@ -336,7 +342,7 @@ class SourceStats:
         self, reason: str, line_no: int | None = None, ts: float | None = None, label: str | None = None
     ) -> Segment:
         cur = self.current
-        if cur.records == 0 and cur.malformed == 0:
+        if cur.records == 0 and cur.malformed == 0 and cur.requests is None:
             # Nothing measured yet in this one: it simply gets the new reason.
             cur.reason = reason if cur.reason == "start" or not cur.markers else cur.reason
             if label:
@@ -358,6 +364,10 @@ class SourceStats:
     def _add(self, cols: RecordColumns, raws: Sequence[str] | None) -> None:
         if cols.n == 0:
             return
+        if cols.kind == "request" or (cols.family, cols.kind) == ("llamacpp", "timing"):
+            self._add_requests(cols)
+            if cols.kind == "request":  # never in the interval statistics
+                return
         seg = self.current
         v, refused, full, pre = seg._prepare(cols, raws)
         k = seg.depth() or MAX_DEPTH  # the totals' bound: the deepest of the segments
@@ -376,6 +386,15 @@ class SourceStats:
         )
         self.total.add(p)
         seg._add_values(cols, v, p, pre)
+
+    def _add_requests(self, cols: RecordColumns) -> None:
+        seg = self.current
+        if cols.family and not seg.config.family:
+            seg.config.family = cols.family
+        for target in (seg, self):
+            if target.requests is None:
+                target.requests = RequestSet()
+            target.requests.add_columns(cols)
 
     def feed(self, items: Iterable[Item]) -> None:
         """Parsed items in order: runs of records go in as columns (:meth:`add_columns`, so one by
@@ -442,4 +461,5 @@ class SourceStats:
                 if k not in ("records", "accept_rate_normalized")
             },
             "segments": [s.to_dict() for s in self.segments],
+            "requests": requests_dict(self.requests),
         }
