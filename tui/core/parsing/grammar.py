@@ -224,7 +224,15 @@ LLAMACPP_TIMING_SHAPE = Shape(
         Field(INT, "drafted"),
         Lit(" generated)"),
         # "mean acceptance length =" (PR #24536 review form), "mean len =" (the merged form)
-        Opt((Lit(", mean "), OneOf(("acceptance length", "len")), Lit(" ="), Spaces(), Field(FLOAT, "accept_len"))),
+        Opt(
+            (
+                Lit(", mean "),
+                OneOf(("acceptance length", "len")),
+                Lit(" ="),
+                Spaces(),
+                Field(FLOAT, "accept_len"),
+            )
+        ),
         Opt((Lit(", acceptance rate per position = ("), Field("list", "per_position"), Lit(")"))),
     ),
 )

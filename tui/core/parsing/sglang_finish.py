@@ -70,8 +70,8 @@ def parse_finish(
     if m < 0:
         return None
     body = _balanced(text, m + len(_META) - 1)
-    if body is None:
-        return Malformed(source, line_no, offset, "Finish: meta_info not closed (line cut?)", raw[:4096])
+    if body is None:  # cut (a terminal, a paste): whether it held spec keys is unknown
+        return None
     try:
         meta = ast.literal_eval(body)
     except (ValueError, SyntaxError, MemoryError, RecursionError):

@@ -107,7 +107,10 @@ class RequestSet:
         lo, counts = self.histogram()
         return {
             "n": self.n,
-            "accept_len": {"mean": self.total / self.n if self.n else None, **(p or dict.fromkeys(("p10", "p50", "p90")))},
+            "accept_len": {
+                "mean": self.total / self.n if self.n else None,
+                **(p or dict.fromkeys(("p10", "p50", "p90"))),
+            },
             "step_histogram": list(self.steps) if self.with_steps else None,
             "histogram": {"lo": round(lo, 6), "width": BIN_WIDTH, "counts": counts},
             "exact_percentiles": self.n <= RESERVOIR,
