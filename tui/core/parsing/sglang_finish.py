@@ -101,8 +101,9 @@ def parse_finish(
     if completion is not None:
         rec.extra["completion_tokens"] = str(int(completion))
     # Derived, by the documented formulas, in order of preference: histogram, counts, tokens.
-    if hist is not None and sum(hist):
-        rec.accept_len_derived = 1.0 + sum(i * h for i, h in enumerate(hist)) / sum(hist)
+    steps: int = 0 if hist is None else sum(hist)
+    if hist is not None and steps:
+        rec.accept_len_derived = 1.0 + sum(i * h for i, h in enumerate(hist)) / steps
     elif verify and acc is not None:
         rec.accept_len_derived = 1.0 + acc / verify
     elif verify and completion is not None:
