@@ -27,6 +27,9 @@ VLLM_SPEC_V0 = "Speculative metrics:"  # V0, and the first V1 form
 VLLM_ENGINE = "Avg prompt throughput"  # V1 "Engine NNN: Avg prompt ...", V0 stats line
 LLAMACPP_TIMING = "draft acceptance"
 SGLANG_FINISH = "Finish: obj="  # one finished request, --log-requests (kind "request")
+LLAMACPP_STATS = "#gen drafts ="  # llama.cpp "statistics <impl>: ..." (cumulative counters)
+OLLAMA_MLX = 'msg="speculative decode stats"'  # Ollama's MLX engine, one line per request
+VLLM_BENCH = "---Speculative Decoding---"  # the title of `vllm bench serve`'s block
 MARKER_ANCHORS = (
     "server_args=",  # SGLang ServerArgs(...) dump, quoted or not
     "ready to roll",  # SGLang "The server is fired up and ready to roll!"
@@ -39,7 +42,17 @@ MARKER_ANCHORS = (
 )
 # The first five keep their places: the C scanner knows them by index. The ones after them
 # have no shape: a buffer holding one is the line parser's.
-METRIC_ANCHORS = (SGLANG_DECODE, VLLM_SPEC, VLLM_SPEC_V0, VLLM_ENGINE, LLAMACPP_TIMING, SGLANG_FINISH)
+METRIC_ANCHORS = (
+    SGLANG_DECODE,
+    VLLM_SPEC,
+    VLLM_SPEC_V0,
+    VLLM_ENGINE,
+    LLAMACPP_TIMING,
+    SGLANG_FINISH,
+    LLAMACPP_STATS,
+    OLLAMA_MLX,
+    VLLM_BENCH,
+)
 ANCHORS: tuple[str, ...] = METRIC_ANCHORS + MARKER_ANCHORS
 # Bytes that :func:`tui.core.parsing.text.clean` removes or rewrites: a line holding one may
 # hold an anchor only once cleaned, so the line parser cleans it before looking.

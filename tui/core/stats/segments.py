@@ -389,7 +389,7 @@ class SourceStats:
 
     def _add_requests(self, cols: RecordColumns) -> None:
         seg = self.current
-        if cols.family and not seg.config.family:
+        if cols.family in ("sglang", "llamacpp") and not seg.config.family:
             seg.config.family = cols.family
         for target in (seg, self):
             if target.requests is None:
