@@ -187,3 +187,18 @@ def test_summary_json_on_fixtures():
         (3.058333, 2.86, 3.0, 3.28), abs=1e-5
     )
     assert d["sources"][0]["segments"][0]["requests"]["n"] == 1
+
+
+def test_summary_text_has_one_line_per_segment_with_requests():
+    out = subprocess.run(
+        [sys.executable, "-m", "tui", "summary", str(FIX / "sglang_finish.log")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    ).stdout
+    lines = [x for x in out.splitlines() if "requests: n" in x]
+    assert lines == [
+        "    seg 0 requests: n 1, accept len mean 4.27  p10 4.27  p50 4.27  p90 4.27;"
+        " steps accepting 0..k drafts [4, 0, 2, 2, 22]"
+    ]
