@@ -202,3 +202,12 @@ def test_summary_text_has_one_line_per_segment_with_requests():
         "    seg 0 requests: n 1, accept len mean 4.27  p10 4.27  p50 4.27  p90 4.27;"
         " steps accepting 0..k drafts [4, 0, 2, 2, 22]"
     ]
+
+
+def test_bins_edges_hold_printed_values():
+    rs = RequestSet()
+    for v in (2.2, 2.4, 4.25, 1.0, 65.0):
+        rs.add(v)
+    lo, counts = rs.histogram()
+    assert lo == 1.0
+    assert [round(1.0 + i * 0.05, 2) for i, c in enumerate(counts) if c] == [1.0, 2.2, 2.4, 4.25, 64.95]

@@ -69,7 +69,8 @@ class RequestSet:
             return
         self.n += 1
         self.total += al
-        self.bins[min(int((al - LO) / BIN_WIDTH), N_BINS - 1)] += 1
+        # 1e-9: a printed 2.2 is 23.999999... bins of 0.05 up, and belongs to the bin from 2.20
+        self.bins[min(int((al - LO) / BIN_WIDTH + 1e-9), N_BINS - 1)] += 1
         if len(self._sample) < RESERVOIR:
             self._sample.append(al)
         else:
