@@ -157,3 +157,16 @@ def test_scanners_hand_new_lines_to_the_line_parser(i, scanner):  # noqa: F811
         alone["accept_rate"],
     )
     assert read and fast["malformed"] == alone["malformed"]
+
+
+@pytest.mark.parametrize("chunk", [1 << 12, 5000, 1 << 13])
+def test_bench_block_across_chunk_boundaries(chunk, scanner):  # noqa: F811
+    base = make_log(22, 400)
+    block = fixture("vllm_bench_serve.txt").encode()
+    n_base = slow_result(base)["records"]
+    for cut in range(chunk - 700, chunk + 700, 233):  # the block straddles the first boundary
+        at = base.rfind(b"\n", 0, cut) + 1
+        data = base[:at] + block + base[at:]
+        fast, _ = fast_result(data, chunk=chunk)
+        same(fast, slow_result(data))
+        assert fast["records"] == n_base + 1
