@@ -340,8 +340,12 @@ def test_restart_markers_open_segments_and_merge_within_one_startup():
 
 # §5.14 look-alikes; llama.cpp ------------------------------------------------------------------------
 def test_lookalikes_are_not_records():
+    # a Finish: line is one request (issue 12): a record of its own kind, never an interval one
+    fin = one(
+        "[2025-10-02 23:42:16] Finish: obj=GenerateReqInput(rid='x'), out={'meta_info': {'spec_accept_rate': 0.5, 'spec_accept_length': 2.1}}"
+    )
+    assert isinstance(fin, Record) and fin.kind == "request" and fin.accept_len == 2.1
     for line in [
-        "[2025-10-02 23:42:16] Finish: obj=GenerateReqInput(rid='x'), out={'meta_info': {'spec_accept_rate': 0.5, 'spec_accept_length': 2.1}}",
         "[DEBUG] prefill batch: ['5501e53c58974e86bc717219b0a6315c']",
         "Accept length: 5.86",
         "Acceptance length (server): 3.09",

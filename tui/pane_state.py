@@ -159,7 +159,8 @@ class PaneState:
         self.stats.feed(recs)
         index = seg.index
         for r in recs:
-            self._point(r, index)
+            if r.kind != "request":  # one request is not an interval: not a point of the charts
+                self._point(r, index)
             tags[r.line_no] = "metric"
 
     def _point(self, r: Record, seg: int) -> None:

@@ -120,7 +120,7 @@ def render_source(src: dict, width: int = 10**6) -> list[str]:
             f"  elapsed      {src['elapsed']['first']} to {src['elapsed']['last']} (since the server started)"
         )
     if src.get("accept_len_derived"):
-        out.append(f"  accept len (derived from V0 counters)  {mean_ci(src['accept_len_derived'])}")
+        out.append(f"  accept len (derived from counters)  {mean_ci(src['accept_len_derived'])}")
     rows = []
     for seg in src["segments"]:
         norm = seg.get("accept_rate_normalized")
@@ -155,6 +155,7 @@ def render_source(src: dict, width: int = 10**6) -> list[str]:
             out.append(
                 f"    seg {seg['index']} rank {rank or '(untagged)'}: accept len {mean_ci(r['accept_len'])}"
             )
+        out += request_line(seg)
         if seg.get("per_position"):
             pp = ", ".join(number(v, 3) for v in seg["per_position"])
             out.append(f"    seg {seg['index']} per-position acceptance: {pp}")
@@ -223,6 +224,20 @@ def _payoff(seg: dict) -> list[str]:
         + ", ".join(bits)
         + " (from the mean throughput and accept len)"
     ]
+
+
+def request_line(seg: dict) -> list[str]:
+    """The segment's per-request acceptance (issue 12), one line; nothing without requests."""
+    r = seg.get("requests")
+    if not r:
+        return []
+    al = r["accept_len"]
+    text = f"    seg {seg['index']} requests: n {r['n']}"
+    if r["n"]:
+        text += f", accept len mean {_f(al['mean'])}  p10 {_f(al['p10'])}  p50 {_f(al['p50'])}  p90 {_f(al['p90'])}"
+    if r.get("step_histogram"):
+        text += f"; steps accepting 0..k drafts {r['step_histogram']}"
+    return [text]
 
 
 def _oversized(o: dict | None) -> str:

@@ -79,6 +79,8 @@ class RecordColumns:
     # of the first). Optional: a reader that never meets one leaves it None.
     printed_nan: dict[str, tuple[int, int]] | None = None
     line_base: int = 0
+    # kind "request" only (optional): each record's step histogram, None where not printed
+    step_hist: list[tuple[int, ...] | None] | None = None
 
     def col(self, name: str) -> array:
         return self.values[name]
@@ -115,6 +117,9 @@ class RecordColumns:
         pp: list[tuple[float, ...] | None] | None = [r.per_position for r in records]
         if all(x is None for x in pp):  # type: ignore[union-attr]
             pp = None
+        sh: list[tuple[int, ...] | None] | None = [r.step_histogram for r in records]
+        if all(x is None for x in sh):  # type: ignore[union-attr]
+            sh = None
         return cls(
             family=first.family,
             kind=first.kind,
@@ -127,6 +132,7 @@ class RecordColumns:
             line_nos=array("q", [r.line_no for r in records]),
             lines=lines,
             printed_nan=printed_nan,
+            step_hist=sh,
         )
 
     def slice(self, start: int, stop: int) -> RecordColumns:
@@ -150,16 +156,18 @@ class RecordColumns:
             self.line_nos[start:stop] if self.line_nos is not None else None,
             self.lines if stop == self.n else 0,
             line_base=self.line_base,
+            step_hist=self.step_hist[start:stop] if self.step_hist is not None else None,
         )
 
     def same_values(self, other: RecordColumns) -> bool:
         """Equal columns (NaN equal to NaN): the fast-path contract."""
-        if (self.family, self.kind, self.n, self.ranks, self.per_position) != (
+        if (self.family, self.kind, self.n, self.ranks, self.per_position, self.step_hist) != (
             other.family,
             other.kind,
             other.n,
             other.ranks,
             other.per_position,
+            other.step_hist,
         ):
             return False
         for f in NUMERIC_FIELDS:

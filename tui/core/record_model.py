@@ -16,7 +16,11 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 from tui.core.records import Record
 
 # JSON forms that differ from the dataclass's (see Record.as_dict)
-_JSON_TYPES: dict[str, Any] = {"timestamp": str | None, "per_position": list[float] | None}
+_JSON_TYPES: dict[str, Any] = {
+    "timestamp": str | None,
+    "per_position": list[float] | None,
+    "step_histogram": list[int] | None,
+}
 
 
 def _fields() -> dict[str, Any]:

@@ -34,7 +34,9 @@ class Record:
     line_no: int
     offset: int
     family: str
-    kind: str  # "decode" (SGLang), "spec" (vLLM V1), "spec_v0" (vLLM V0), "timing" (llama.cpp)
+    # "decode" (SGLang), "spec" (vLLM V1), "spec_v0" (vLLM V0), "timing" (llama.cpp), "request"
+    # (one finished request: SGLang Finish:, kept apart from the interval statistics)
+    kind: str
     raw: str
     timestamp: float | None = None  # naive wall-clock seconds (timegm of the printed local time)
     rank: str | None = None  # "TP0", "DP1 TP1", "engine 2"; "" = untagged; None = unknown
@@ -57,6 +59,8 @@ class Record:
     process: str | None = None  # vLLM process tag, e.g. "APIServer pid=1"
     elapsed: float | None = None  # seconds since the server started (llama.cpp's prefix), not a date
     extra: dict[str, str] = field(default_factory=dict)
+    # kind "request": verify steps that accepted 0, 1, ..., k drafts (SGLang spec_accept_histogram)
+    step_histogram: tuple[int, ...] | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """The fields of :class:`RecordModel` as plain JSON-ready data, without pydantic's cost
@@ -65,6 +69,7 @@ class Record:
         data["timestamp"] = format_ts(self.timestamp)
         data["per_position"] = list(self.per_position) if self.per_position is not None else None
         data["extra"] = dict(self.extra)
+        data["step_histogram"] = list(self.step_histogram) if self.step_histogram is not None else None
         return data
 
 

@@ -283,6 +283,7 @@ def without_timestamps(rc: RecordColumns) -> RecordColumns:
         rc.lines,
         printed_nan=rc.printed_nan,
         line_base=rc.line_base,
+        step_hist=rc.step_hist,
     )
 
 

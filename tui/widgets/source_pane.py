@@ -24,6 +24,7 @@ from tui.widgets.log_tail import LogTail
 from tui.widgets.metric_spark import MetricSparks, SparkRow
 from tui.widgets.numbers import NumbersPanel
 from tui.widgets.pane_header import PaneHeader
+from tui.widgets.request_hist import RequestHist
 from tui.widgets.segment_table import SegmentTable, verdict_line
 
 CHART_POINTS = 1500  # records drawn in the history chart (more to reach back to the previous segment)
@@ -62,6 +63,7 @@ class SourcePane(Vertical, can_focus=True):
     SourcePane.-no-log.-no-chart #verdict { margin-bottom: 1; }
     SourcePane.-compact SegmentTable, SourcePane.-narrow SegmentTable { display: none; }
     SourcePane.-compact Breakdown, SourcePane.-narrow Breakdown { display: none; }
+    SourcePane.-compact RequestHist, SourcePane.-narrow RequestHist { display: none; }
     SourcePane.-compact LogTail { display: none; }
     SourcePane.-compact #verdict { margin-bottom: 0; }
     """
@@ -98,6 +100,7 @@ class SourcePane(Vertical, can_focus=True):
         yield SegmentTable()
         yield Static("", id="verdict")
         yield Breakdown()
+        yield RequestHist()
         yield LogTail()
 
     # -- what the screen calls ---------------------------------------------------------------
@@ -131,6 +134,13 @@ class SourcePane(Vertical, can_focus=True):
             seg = stats.current if sel is None else next(s for s in stats.segments if s.index == sel)
             self.query_one(SegmentTable).sync(stats, sel)
             self.query_one(Breakdown).show_segment(seg)
+            panes = list(self.screen.query(SourcePane)) if self.screen.has_class("-compare") else [self]
+            self.query_one(RequestHist).show(  # A and B in pane order: the same colours in both
+                *(
+                    (p.state.label, seg.requests if p is self else p.state.stats.current.requests)
+                    for p in panes
+                )
+            )
         if SPARKS in parts:
             key = (
                 st.seq,

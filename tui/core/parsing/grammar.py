@@ -26,6 +26,10 @@ VLLM_SPEC = "SpecDecoding metrics:"
 VLLM_SPEC_V0 = "Speculative metrics:"  # V0, and the first V1 form
 VLLM_ENGINE = "Avg prompt throughput"  # V1 "Engine NNN: Avg prompt ...", V0 stats line
 LLAMACPP_TIMING = "draft acceptance"
+SGLANG_FINISH = "Finish: obj="  # one finished request, --log-requests (kind "request")
+LLAMACPP_STATS = "#gen drafts ="  # llama.cpp "statistics <impl>: ..." (cumulative counters)
+OLLAMA_MLX = 'msg="speculative decode stats"'  # Ollama's MLX engine, one line per request
+VLLM_BENCH = "---Speculative Decoding---"  # the title of `vllm bench serve`'s block
 MARKER_ANCHORS = (
     "server_args=",  # SGLang ServerArgs(...) dump, quoted or not
     "ready to roll",  # SGLang "The server is fired up and ready to roll!"
@@ -36,7 +40,19 @@ MARKER_ANCHORS = (
     "'speculative_",  # SGLang 2026 dict-style args dump (possibly hard-wrapped)
     "'model_path': ",
 )
-METRIC_ANCHORS = (SGLANG_DECODE, VLLM_SPEC, VLLM_SPEC_V0, VLLM_ENGINE, LLAMACPP_TIMING)
+# The first five keep their places: the C scanner knows them by index. The ones after them
+# have no shape: a buffer holding one is the line parser's.
+METRIC_ANCHORS = (
+    SGLANG_DECODE,
+    VLLM_SPEC,
+    VLLM_SPEC_V0,
+    VLLM_ENGINE,
+    LLAMACPP_TIMING,
+    SGLANG_FINISH,
+    LLAMACPP_STATS,
+    OLLAMA_MLX,
+    VLLM_BENCH,
+)
 ANCHORS: tuple[str, ...] = METRIC_ANCHORS + MARKER_ANCHORS
 # Bytes that :func:`tui.core.parsing.text.clean` removes or rewrites: a line holding one may
 # hold an anchor only once cleaned, so the line parser cleans it before looking.
@@ -220,7 +236,16 @@ LLAMACPP_TIMING_SHAPE = Shape(
         Spaces(),
         Field(INT, "drafted"),
         Lit(" generated)"),
-        Opt((Lit(", mean acceptance length ="), Spaces(), Field(FLOAT, "accept_len"))),
+        # "mean acceptance length =" (PR #24536 review form), "mean len =" (the merged form)
+        Opt(
+            (
+                Lit(", mean "),
+                OneOf(("acceptance length", "len")),
+                Lit(" ="),
+                Spaces(),
+                Field(FLOAT, "accept_len"),
+            )
+        ),
         Opt((Lit(", acceptance rate per position = ("), Field("list", "per_position"), Lit(")"))),
     ),
 )

@@ -1,7 +1,8 @@
 """llama.cpp server: the per-request ``print_timing`` draft line (docs/formats.md, "llama.cpp").
 
 New form (PR #24536): ``draft acceptance = 0.64479 (  167 accepted /   259 generated),
-mean acceptance length =  2.92, acceptance rate per position = (0.805, 0.632, 0.483)``;
+mean acceptance length =  2.92, acceptance rate per position = (0.805, 0.632, 0.483)``; merged
+form: ``draft acceptance = 0.66471 (  226 accepted /   340 generated), mean len =  2.88``;
 old form: ``draft acceptance rate = 0.64479 (  167 accepted /   259 generated)``.
 """
 
@@ -17,7 +18,7 @@ ANCHOR = LLAMACPP_TIMING
 
 _LINE = re.compile(
     r"draft acceptance(?: rate)? = *(\S+) *\( *(\d+) accepted */ *(\d+) generated\)"
-    r"(?:, mean acceptance length = *(\S+?),?(?:\s|$))?"
+    r"(?:, mean (?:acceptance length|len) = *(\S+?),?(?:\s|$))?"
     r"(?:.*?acceptance rate per position = \(([^)]*)\))?"
 )
 _SLOT = re.compile(r"id +(\d+)")

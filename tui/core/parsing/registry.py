@@ -10,7 +10,17 @@ from __future__ import annotations
 
 from typing import Literal
 
-from tui.core.parsing import grammar, llamacpp, markers, sglang, vllm
+from tui.core.parsing import (
+    grammar,
+    llamacpp,
+    llamacpp_stats,
+    markers,
+    ollama,
+    sglang,
+    sglang_finish,
+    vllm,
+    vllm_bench,
+)
 from tui.core.parsing.text import at_message_start, clean
 from tui.core.parsing.timestamps import TimestampReader
 from tui.core.records import Item, Malformed, Marker, Oversized, Record, metrics_item
@@ -37,13 +47,15 @@ class LineParser:
         self._ts = TimestampReader(year, ref_time)
         self._vllm = vllm.VllmState()
         self._pending_args: tuple[str, str] | None = None  # (kind, joined text)
+        self._stats = llamacpp_stats.StatsState()
+        self._bench: vllm_bench.BenchBlock | None = None  # a `vllm bench serve` block being read
 
     @property
     def idle(self) -> bool:
         """True when no hard-wrapped args dump is pending: a chunk may then skip this parser
         (the vLLM engine line a spec line pairs with is settled by the caller through
         :attr:`vllm_state`, the year of year-less stamps through :attr:`timestamps`)."""
-        return self._pending_args is None
+        return self._pending_args is None and self._bench is None
 
     @property
     def vllm_state(self) -> vllm.VllmState:
@@ -58,6 +70,8 @@ class LineParser:
         """Forget cross-line state (after truncation, rotation, a switch to a newer file)."""
         self._vllm.reset()
         self._pending_args = None
+        self._stats.reset()
+        self._bench = None
 
     def feed_batch(self, batch: LineBatch) -> list[Item]:
         if batch.kind == "metrics":
@@ -89,11 +103,22 @@ class LineParser:
             cont = self._continue_args(line, line_no, offset)
             if cont is not None:
                 return cont
+        if self._bench is not None:
+            done, got = vllm_bench.feed_block(self._bench, self.source, line)
+            if not done:
+                return None
+            self._bench = None
+            if got is not None:
+                return got
         if not any(a in line for a in _ANCHORS):
             # an oversized line stands in as "\n<bytes>" (see tui.core.sources.lines)
             nbytes = oversized_bytes(line) if line[:1] == OVERSIZED_LEAD else None
             return None if nbytes is None else Oversized(self.source, line_no, offset, nbytes)
         text = clean(line)
+        at = text.find(sglang_finish.ANCHOR)
+        if at >= 0 and at_message_start(text, at):  # first: its request text may hold anything
+            req = sglang_finish.parse_finish(self.source, line_no, offset, text, at, line)
+            return self._stamp(req, text) if req is not None else None
         at = text.find(sglang.ANCHOR)
         if at >= 0 and at_message_start(text, at):
             item = sglang.parse_decode(self.source, line_no, offset, text, at, line)
@@ -117,7 +142,19 @@ class LineParser:
         at = text.find(llamacpp.ANCHOR)
         if at >= 0 and ("accepted" in text and "generated" in text):
             timing = llamacpp.parse_timing(self.source, line_no, offset, text, at, line)
+            if isinstance(timing, Record):  # the statistics lines after it: llamacpp_stats
+                self._stats.saw_request(timing.accept_len is not None)
             return self._stamp(timing, text) if timing is not None else None
+        if llamacpp_stats.ANCHOR in text:
+            st = llamacpp_stats.parse_stats(self.source, line_no, offset, text, line, self._stats)
+            return self._stamp(st, text) if st is not None else None
+        at = text.find(ollama.ANCHOR)
+        if at >= 0:
+            mlx = ollama.parse_mlx(self.source, line_no, offset, text, at, line)
+            return self._stamp(mlx, text) if mlx is not None else None
+        if vllm_bench.ANCHOR in text:
+            self._bench = vllm_bench.BenchBlock(line_no, offset, line)
+            return None
         found = markers.detect(text)
         if found is None:
             return None

@@ -27,6 +27,8 @@ from tui.core.stats.load import LoadStrata
 from tui.core.stats.metrics import MetricSet, Prepared, prepare
 from tui.core.stats.payoff import speculation
 from tui.core.stats.precompute import PRECOMPUTED, Precomputed
+from tui.core.stats.requests import RequestSet
+from tui.core.stats.requests import to_dict as requests_dict
 
 MAX_RANKS = 256
 MAX_SEGMENTS = 500  # older ones are dropped (their records still count in the source totals)
@@ -53,6 +55,7 @@ class Segment:
         "refused",
         "_k",
         "load",
+        "requests",
     )
 
     def __init__(
@@ -80,6 +83,7 @@ class Segment:
         self.refused = Refused()
         self._k: int | None = None  # draft depth read off the records (per-position list, counts)
         self.load = LoadStrata()  # accept len per batch-size bin
+        self.requests: RequestSet | None = None  # per-request accept lengths (stats/requests.py)
 
     @property
     def records(self) -> int:
@@ -300,6 +304,7 @@ class Segment:
         al = self.all.pooled_len if self.all.pooled_len.n else self.all.accept_len
         d["speculation"] = speculation(self.all.throughput, al.estimate(), self.drafted_per_step())
         d["diagnostics"] = self.diagnostics()
+        d["requests"] = requests_dict(self.requests)
         return d
 
 
@@ -347,6 +352,7 @@ class SourceStats:
         self.events: deque[SourceEvent] = deque(maxlen=200)
         self.refused = Refused()  # values refused by the checks, over all segments
         self._total_k: int | None = None
+        self.requests: RequestSet | None = None  # per-request accept lengths, all segments
 
     @property
     def current(self) -> Segment:
@@ -360,7 +366,7 @@ class SourceStats:
         self, reason: str, line_no: int | None = None, ts: float | None = None, label: str | None = None
     ) -> Segment:
         cur = self.current
-        if cur.records == 0 and cur.malformed == 0:
+        if cur.records == 0 and cur.malformed == 0 and cur.requests is None:
             # Nothing measured yet in this one: it simply gets the new reason.
             cur.reason = reason if cur.reason == "start" or not cur.markers else cur.reason
             if label:
@@ -382,6 +388,10 @@ class SourceStats:
     def _add(self, cols: RecordColumns, raws: Sequence[str] | None) -> None:
         if cols.n == 0:
             return
+        if cols.kind == "request" or (cols.family, cols.kind) == ("llamacpp", "timing"):
+            self._add_requests(cols)
+            if cols.kind == "request":  # never in the interval statistics
+                return
         seg = self.current
         v, refused, full, pre = seg._prepare(cols, raws)
         k = seg.depth() or MAX_DEPTH  # the totals' bound: the deepest of the segments
@@ -400,6 +410,15 @@ class SourceStats:
         )
         self.total.add(p)
         seg._add_values(cols, v, p, pre)
+
+    def _add_requests(self, cols: RecordColumns) -> None:
+        seg = self.current
+        if cols.family in ("sglang", "llamacpp") and not seg.config.family:
+            seg.config.family = cols.family
+        for target in (seg, self):
+            if target.requests is None:
+                target.requests = RequestSet()
+            target.requests.add_columns(cols)
 
     def feed(self, items: Iterable[Item]) -> None:
         """Parsed items in order: runs of records go in as columns (:meth:`add_columns`, so one by
@@ -466,4 +485,5 @@ class SourceStats:
                 if k not in ("records", "accept_rate_normalized")
             },
             "segments": [s.to_dict() for s in self.segments],
+            "requests": requests_dict(self.requests),
         }

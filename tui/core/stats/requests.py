@@ -1,0 +1,124 @@
+"""Per-request acceptance: the distribution of each finished request's accept length.
+
+Records of kind ``"request"`` (SGLang ``Finish:`` lines) and llama.cpp's per-request
+``print_timing`` lines enter here, never the interval means (a request is not an interval: a
+weight never mixes units). Memory is bounded whatever the log's length:
+
+* the mean is exact (a running sum);
+* the percentiles come from a reservoir of :data:`RESERVOIR` values (Vitter's algorithm R with a
+  fixed seed, so the same log gives the same numbers): exact up to that many requests, a uniform
+  sample of them beyond;
+* the histogram has fixed bins of :data:`BIN_WIDTH` over [:data:`LO`, :data:`HI`] (the accept
+  length of a request is at least 1 and at most k + 1 <= 65); a value outside is refused and
+  counted, never clamped into a bin;
+* the step histogram (verify steps that accepted 0, 1, ..., k drafts) is summed position by
+  position over the requests that printed one, up to :data:`MAX_STEPS` positions.
+
+Which value is a request's accept length: the printed one (``spec_accept_length``, llama.cpp's
+``mean len``); when not printed, the one derived by the documented formula (``1 + accepted /
+verify steps`` from the step histogram or the counts, ``completion_tokens / verify steps``).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from array import array
+from collections.abc import Sequence
+
+from tui.core.columns import RecordColumns
+
+RESERVOIR = 4096
+LO, HI, BIN_WIDTH = 1.0, 65.0, 0.05
+N_BINS = round((HI - LO) / BIN_WIDTH)
+MAX_STEPS = 65
+
+
+def _percentile(sorted_vals: Sequence[float], q: float) -> float:
+    """Linear interpolation between closest ranks (numpy's default)."""
+    pos = (len(sorted_vals) - 1) * q
+    lo = math.floor(pos)
+    hi = min(lo + 1, len(sorted_vals) - 1)
+    return sorted_vals[lo] + (sorted_vals[hi] - sorted_vals[lo]) * (pos - lo)
+
+
+class RequestSet:
+    """The per-request accept lengths of one segment or source."""
+
+    __slots__ = ("n", "total", "refused", "_sample", "_rng", "bins", "steps", "with_steps")
+
+    def __init__(self) -> None:
+        self.n = 0
+        self.total = 0.0
+        self.refused = 0
+        self._sample: list[float] = []
+        self._rng = random.Random(12)
+        self.bins = array("q", bytes(8 * N_BINS))
+        self.steps: list[int] = []
+        self.with_steps = 0  # requests that printed a step histogram
+
+    def add(self, al: float, steps: tuple[int, ...] | None = None) -> None:
+        if steps is not None and len(steps) <= MAX_STEPS:
+            self.with_steps += 1
+            if len(steps) > len(self.steps):
+                self.steps.extend([0] * (len(steps) - len(self.steps)))
+            for i, c in enumerate(steps):
+                self.steps[i] += c
+        if not (LO <= al <= HI):  # NaN included
+            self.refused += 1
+            return
+        self.n += 1
+        self.total += al
+        # 1e-9: a printed 2.2 is 23.999999... bins of 0.05 up, and belongs to the bin from 2.20
+        self.bins[min(int((al - LO) / BIN_WIDTH + 1e-9), N_BINS - 1)] += 1
+        if len(self._sample) < RESERVOIR:
+            self._sample.append(al)
+        else:
+            j = self._rng.randrange(self.n)
+            if j < RESERVOIR:
+                self._sample[j] = al
+
+    def add_columns(self, cols: RecordColumns) -> None:
+        """The accept length of each record: printed, else derived; records without either are
+        not requests with acceptance (but a printed step histogram still counts)."""
+        printed, derived = cols.values["accept_len"], cols.values["accept_len_derived"]
+        sh = cols.step_hist
+        for i in range(cols.n):
+            al = printed[i] if printed[i] == printed[i] else derived[i]
+            steps = sh[i] if sh is not None else None
+            if al != al and steps is None:
+                continue
+            self.add(al, steps)
+
+    def percentiles(self) -> dict[str, float] | None:
+        if not self._sample:
+            return None
+        s = sorted(self._sample)
+        return {"p10": _percentile(s, 0.1), "p50": _percentile(s, 0.5), "p90": _percentile(s, 0.9)}
+
+    def histogram(self) -> tuple[float, list[int]]:
+        """(lower edge of the first bin, counts) from the first to the last non-empty bin."""
+        nz = [i for i, c in enumerate(self.bins) if c]
+        if not nz:
+            return LO, []
+        return LO + nz[0] * BIN_WIDTH, list(self.bins[nz[0] : nz[-1] + 1])
+
+    def to_dict(self) -> dict:
+        p = self.percentiles()
+        lo, counts = self.histogram()
+        return {
+            "n": self.n,
+            "accept_len": {
+                "mean": self.total / self.n if self.n else None,
+                **(p or dict.fromkeys(("p10", "p50", "p90"))),
+            },
+            "step_histogram": list(self.steps) if self.with_steps else None,
+            "histogram": {"lo": round(lo, 6), "width": BIN_WIDTH, "counts": counts},
+            "exact_percentiles": self.n <= RESERVOIR,
+            "refused": self.refused,
+        }
+
+
+def to_dict(rs: RequestSet | None) -> dict | None:
+    """``requests`` in ``summary --json``: None when no per-request line was read."""
+    return rs.to_dict() if rs is not None else None
