@@ -272,7 +272,7 @@ class WatchScreen(Screen):
         now = time.monotonic()
         panes = [p for p in self.panes if self.on_screen(p)]
         for pane in panes:
-            pane.show_status(frozen=self.frozen, now=now, extra=self._pane_extra(pane))
+            pane.show_status(frozen=self.frozen, now=now, extra=self._pane_extra(pane), peers=self.peers)
         if not self.frozen:
             due = [ALL_PARTS if parts is None else parts(pane.index) for pane in panes]
             scaled = compare_chart or any(SPARKS in d or CHART in d for d in due)
@@ -302,6 +302,11 @@ class WatchScreen(Screen):
         except NoWidget:
             return False
         return geometry.region.intersection(geometry.clip).area > 0
+
+    @property
+    def peers(self) -> tuple[str, ...]:
+        """Every pane's label: a header cuts a long label to the part that tells it from these."""
+        return tuple(st.label for st in self.states)
 
     def _pane_extra(self, pane: SourcePane) -> str:
         st = pane.state
@@ -398,7 +403,7 @@ class WatchScreen(Screen):
     def on_source_status_changed(self, message: SourceStatusChanged) -> None:
         if 0 <= message.pane < len(self.states):
             self.panes[message.pane].show_status(
-                frozen=self.frozen, extra=self._pane_extra(self.panes[message.pane])
+                frozen=self.frozen, extra=self._pane_extra(self.panes[message.pane]), peers=self.peers
             )
 
     # -- actions (see tui.screens.actions) ---------------------------------------------------

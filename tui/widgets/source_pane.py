@@ -101,10 +101,18 @@ class SourcePane(Vertical, can_focus=True):
         yield LogTail()
 
     # -- what the screen calls ---------------------------------------------------------------
-    def show_status(self, *, frozen: bool = False, extra: str = "", now: float | None = None) -> None:
+    def show_status(
+        self, *, frozen: bool = False, extra: str = "", now: float | None = None, peers: tuple[str, ...] = ()
+    ) -> None:
+        """``peers``: every pane's label (a long label is cut to what tells it from them)."""
         st = self.state
         self.query_one(PaneHeader).show(
-            st.label, st.where, st.status_text(now or time.monotonic()), frozen=frozen, extra=extra
+            st.label,
+            st.where,
+            st.status_text(now or time.monotonic()),
+            frozen=frozen,
+            extra=extra,
+            peers=peers,
         )
 
     def show_data(self, scales: Scales, *, force: bool = False, parts: frozenset[str] = ALL_PARTS) -> None:
