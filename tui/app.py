@@ -23,6 +23,8 @@ from tui.screens.watch import WatchScreen
 from tui.themes import DEFAULT_THEME, load_themes
 from tui.ui_config import load_ui_config, save_ui_config
 
+INTRO_SECONDS = 5  # the demo's first notice: read, then out of the chart's way
+
 # (title, help, action on the watch screen or the app) for the command palette.
 PALETTE = [
     ("Pause / resume", "replay: pause the clock · live: freeze the view (space)", "screen.pause"),
@@ -106,7 +108,7 @@ class SpecwatchApp(App[int]):
         # time and pause the UI for 100+ ms while a log streams in.
         self.call_after_refresh(gc.freeze)
         if self.plan.intro:
-            self.notify(self.plan.intro, title="specwatch", timeout=12, markup=False)
+            self.notify(self.plan.intro, title="specwatch", timeout=INTRO_SECONDS, markup=False)
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         for title, help_text, action in PALETTE:

@@ -26,6 +26,7 @@ from tui import alerting
 from tui.core.sanitize import visible
 from tui.core.sources.base import LineBatch
 from tui.core.summary import comparison
+from tui.format import fit_label
 from tui.launch import LaunchPlan
 from tui.messages import SegmentStarted, SourceFinished, SourceStatusChanged
 from tui.pane_state import PaneState
@@ -358,16 +359,19 @@ class WatchScreen(Screen):
         timed = all(ps and all(p.timestamp is not None for p in ps) for ps in pts)
         firsts = [st.history[0].timestamp if st.history else None for st in self.states]
         series, bounds = [], []
+        # each legend entry in a third of the chart's width: the part that tells the sources apart
+        room = max(12, (self.query_one("#overlay", HistoryChart).size.width or 120) // 3)
         for st, ps, first, colour in zip(self.states, pts, firsts, ("primary", "secondary")):
+            name = fit_label(st.label, room, self.peers)
             if timed and first is not None:
                 xs = [(p.timestamp - first) / 60.0 for p in ps]
             else:
                 xs = [float(p.seq) for p in ps]
-            series.append(ChartSeries(st.label, xs, [p.accept_len for p in ps], colour))
+            series.append(ChartSeries(name, xs, [p.accept_len for p in ps], colour))
             by_seq = {p.seq: x for p, x in zip(ps, xs)}
             for seq, idx in st.boundaries:
                 if seq in by_seq and idx > 0:
-                    bounds.append((by_seq[seq], f"{st.label} seg {idx}", colour))
+                    bounds.append((by_seq[seq], f"{name} seg {idx}", colour))
         xlabel = "minutes since each source's first record" if timed else "record #"
         return ChartData(series, bounds, [], ylim, xlabel=f"accept len, both sources — x: {xlabel}")
 

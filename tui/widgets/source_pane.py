@@ -127,7 +127,7 @@ class SourcePane(Vertical, can_focus=True):
             self._version = st.version
             self.query_one(NumbersPanel).show(pane_numbers(stats, sel), pinned=sel is not None)
             verdict = self.query_one("#verdict", Static)
-            line = verdict_line(segment_verdict(stats))
+            line = verdict_line(segment_verdict(stats), max(1, verdict.size.width or 200))
             if line.plain != self._verdict:
                 self._verdict = line.plain
                 verdict.update(line)
@@ -180,6 +180,7 @@ class SourcePane(Vertical, can_focus=True):
             tier = pane_tier(self.size.width, FULL_MIN_H)
         else:
             tier = pane_tier(self.size.width, self.size.height)
+        self._version = -1  # the numbers and the verdict line take the new width
         if tier != self.tier:
             self.tier = tier
             self.set_class(tier == "compact", "-compact")
