@@ -17,8 +17,6 @@ from textual.screen import Screen
 from tui.core.sanitize import visible
 from tui.launch import LaunchPlan
 from tui.messages import ScreenshotSaved
-from tui.screens.help import HelpScreen
-from tui.screens.theme_picker import ThemePicker
 from tui.screens.watch import WatchScreen
 from tui.themes import DEFAULT_THEME, load_themes
 from tui.ui_config import load_ui_config, save_ui_config
@@ -123,10 +121,14 @@ class SpecwatchApp(App[int]):
 
     # -- app-wide actions --------------------------------------------------------------------
     def action_help(self) -> None:
+        from tui.screens.help import HelpScreen  # imported when first asked for: a faster first frame
+
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
 
     def action_pick_theme(self) -> None:
+        from tui.screens.theme_picker import ThemePicker  # imported when first asked for
+
         builtin = sorted(n for n in self.available_themes if n not in self.our_themes)
 
         def chosen(name: str | None) -> None:

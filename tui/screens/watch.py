@@ -25,7 +25,6 @@ from textual.widgets import Footer, Header
 from tui import alerting
 from tui.core.sanitize import visible
 from tui.core.sources.base import LineBatch
-from tui.core.summary import comparison
 from tui.format import fit_label
 from tui.launch import LaunchPlan
 from tui.messages import SegmentStarted, SourceFinished, SourceStatusChanged
@@ -161,6 +160,8 @@ class WatchScreen(Screen):
             self.run_worker(self._run_source(i), group="sources", name=f"source-{i}", exit_on_error=False)
         self.set_interval(TICK, self._on_timer)
         self.panes[0].focus()
+        for pane in self.panes:  # the headers are in the very first frame; the numbers follow with the tick
+            pane.show_status(frozen=self.frozen, extra=self._pane_extra(pane), peers=self.peers)
         self.call_after_refresh(self.tick)
 
     def on_resize(self) -> None:
@@ -345,6 +346,8 @@ class WatchScreen(Screen):
         key = (a.version, b.version, scales.get("accept_len"))
         if NUMBERS in parts and key != self._cmp_version:
             self._cmp_version = key
+            from tui.core.summary import comparison  # not needed for the first frame: imported here
+
             cmp = comparison(a.stats, b.stats)
             self.alert_verdict = cmp["accept_len"]["verdict"]
             self.query_one(CompareBar).show(cmp, a.label, b.label)
