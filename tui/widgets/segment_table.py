@@ -4,6 +4,8 @@ clear-and-refill: a DataTable relayout per row removal is costly)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from rich.cells import cell_len
 from rich.text import Text
 from textual.widgets import DataTable
@@ -52,7 +54,7 @@ def segment_row(seg) -> tuple[str, ...]:
     )
 
 
-def column_widths(rows: list[tuple[str, ...]], width: int) -> tuple[int, ...]:
+def column_widths(rows: Sequence[tuple[str, ...]], width: int) -> tuple[int, ...]:
     """Each column as wide as its widest cell (numbers are never cut); the config column gets
     what is left of ``width`` (at least ``CONFIG_MIN``) and its cells are cut to it."""
     widths = [max([cell_len(title), *(cell_len(r[i]) for r in rows)]) for i, (_, title) in enumerate(COLUMNS)]
