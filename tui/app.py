@@ -33,6 +33,8 @@ PALETTE = [
     ("I restarted the server now", "start a new segment in the focused pane (n)", "screen.restart_mark"),
     ("Add a mark", "a numbered mark on every chart and log tail (m)", "screen.add_mark"),
     ("Toggle charts", "show / hide the history charts (c)", "screen.toggle_chart"),
+    ("Chart: wider window", "last minute … everything: one step wider (<)", "screen.chart_window(1)"),
+    ("Chart: narrower window", "one step narrower, down to the last minute (>)", "screen.chart_window(-1)"),
     ("Toggle overlay chart", "compare: both series on one axis (o)", "screen.toggle_overlay"),
     ("Toggle log tail", "show / hide the raw log tails (l)", "screen.toggle_log"),
     ("Filter the log tail", "only lines containing a text (/)", "screen.filter"),

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from tui.core.records import format_ts
 from tui.core.stats.rates import normalise_transform
 from tui.messages import MarkAdded, RecordsExported, RestartMarked
-from tui.widgets.source_pane import NUMBERS
+from tui.widgets.source_pane import CHART_POINTS, NUMBERS, WINDOWS
 
 if TYPE_CHECKING:
     from tui.screens.watch import WatchScreen
@@ -119,6 +119,17 @@ def toggle_chart(self: WatchScreen) -> None:
     for pane in self.panes:
         pane.set_chart(self.charts)
     self.update_layout()
+
+
+def chart_window(self: WatchScreen, step: int) -> None:
+    """Widen (``<``, step 1) or narrow (``>``, step -1) every pane's chart time window."""
+    panes = self.panes
+    index = max(0, min(len(WINDOWS) - 1, panes[0].window + step))
+    for pane in panes:
+        pane.set_window(index)
+    window = WINDOWS[index]
+    name = window[0] if window is not None else f"the last {CHART_POINTS:,} records (the default)"
+    self.app.notify(f"charts: {name}  (< wider · > narrower)", timeout=2, markup=False)
 
 
 def toggle_overlay(self: WatchScreen) -> None:

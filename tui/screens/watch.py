@@ -99,6 +99,8 @@ class WatchScreen(Screen):
         Binding("n", "restart_mark", "Restarted"),
         Binding("m", "add_mark", "Mark"),
         Binding("c", "toggle_chart", "Chart"),
+        Binding("less_than_sign", "chart_window(1)", "Wider", key_display="<"),
+        Binding("greater_than_sign", "chart_window(-1)", "Narrower", key_display=">"),
         Binding("o", "toggle_overlay", "Overlay", show=False),
         Binding("l", "toggle_log", "Log"),
         Binding("slash", "filter", "Filter", key_display="/"),
@@ -422,6 +424,7 @@ class WatchScreen(Screen):
     action_add_mark = actions.add_mark
     action_toggle_chart = actions.toggle_chart
     action_toggle_overlay = actions.toggle_overlay
+    action_chart_window = actions.chart_window
     action_toggle_log = actions.toggle_log
     action_filter = actions.open_filter
     action_export = actions.export_csv
