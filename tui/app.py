@@ -38,6 +38,11 @@ PALETTE = [
     ("Toggle overlay chart", "compare: both series on one axis (o)", "screen.toggle_overlay"),
     ("Toggle log tail", "show / hide the raw log tails (l)", "screen.toggle_log"),
     ("Filter the log tail", "only lines containing a text (/)", "screen.filter"),
+    (
+        "Find in the log tail",
+        "the newest line containing a text; F3 older, shift+F3 newer (ctrl+f)",
+        "screen.find",
+    ),
     ("Export records as CSV", "the records shown, every pane (e)", "screen.export"),
     ("Save a screenshot", "an SVG of the screen (s)", "app.screenshot"),
     ("Pick a theme", "preview and keep a theme (t)", "app.pick_theme"),

@@ -164,6 +164,46 @@ def open_filter(self: WatchScreen) -> None:
     pane.query_one(LogTail).open_filter()
 
 
+def _log_pane(self: WatchScreen):
+    """The focused pane, its log tail switched on (every pane's, as `l` does)."""
+    pane = self.focused_pane()
+    if pane.has_class("-no-log"):
+        self.logs = True
+        for p in self.panes:
+            p.set_log(True)
+        self.update_layout()
+    return pane
+
+
+def open_search(self: WatchScreen) -> None:
+    from tui.widgets.log_tail import LogTail
+
+    _log_pane(self).query_one(LogTail).open_search()
+
+
+def find_next(self: WatchScreen, step: int) -> None:
+    """F3: the next older line with the search text; shift+F3: the next newer one."""
+    from tui.widgets.log_tail import LogTail
+
+    pane = self.focused_pane()
+    tail = pane.query_one(LogTail)
+    if not tail.search:
+        self.app.notify("ctrl+f first: the text to find in the log tail", timeout=2)
+    elif pane.find(step) is None:
+        self.app.notify(
+            f"no {'older' if step > 0 else 'newer'} line contains {tail.search!r}", timeout=2, markup=False
+        )
+
+
+def scroll_log(self: WatchScreen, step: int) -> None:
+    """PageUp / PageDown: the focused pane's log tail a page back / forward; End: follow."""
+    from tui.widgets.log_tail import LogTail, TailView
+
+    pane = _log_pane(self)
+    page = max(1, pane.query_one(LogTail).query_one(TailView).size.height - 1)
+    pane.scroll_log(step * page)
+
+
 def zoom(self: WatchScreen) -> None:
     """Maximise the focused pane (every block, the chart with room for its axis), or restore."""
     if self.maximized is not None:

@@ -104,6 +104,12 @@ class WatchScreen(Screen):
         Binding("o", "toggle_overlay", "Overlay", show=False),
         Binding("l", "toggle_log", "Log"),
         Binding("slash", "filter", "Filter", key_display="/"),
+        Binding("ctrl+f", "find", "Find"),
+        Binding("f3", "find_next(1)", "Older hit", show=False),
+        Binding("shift+f3", "find_next(-1)", "Newer hit", show=False),
+        Binding("pageup", "scroll_log(1)", "Log back", show=False),
+        Binding("pagedown", "scroll_log(-1)", "Log forward", show=False),
+        Binding("end", "scroll_log(0)", "Log: follow", show=False),
         Binding("e", "export", "CSV"),
         Binding("z,enter", "zoom", "Zoom", key_display="z"),
         Binding("tab", "focus_pane(1)", "Next pane", show=False, priority=False),
@@ -425,6 +431,9 @@ class WatchScreen(Screen):
     action_toggle_chart = actions.toggle_chart
     action_toggle_overlay = actions.toggle_overlay
     action_chart_window = actions.chart_window
+    action_find = actions.open_search
+    action_find_next = actions.find_next
+    action_scroll_log = actions.scroll_log
     action_toggle_log = actions.toggle_log
     action_filter = actions.open_filter
     action_export = actions.export_csv

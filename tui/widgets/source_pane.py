@@ -17,7 +17,7 @@ from textual.containers import Vertical
 from textual.widgets import Static
 
 from tui.format import pane_numbers, segment_verdict
-from tui.pane_state import HISTORY, PaneState
+from tui.pane_state import HISTORY, PaneState, RawLine
 from tui.widgets.breakdown import Breakdown
 from tui.widgets.history_chart import MIN_ROWS, ChartData, ChartSeries, HistoryChart
 from tui.widgets.layout import FULL_MIN_H, pane_tier
@@ -314,6 +314,24 @@ class SourcePane(Vertical, can_focus=True):
             markup=False,
         )
         self.focus()
+
+    def on_log_tail_search_changed(self, event: LogTail.SearchChanged) -> None:
+        event.stop()
+        self.focus()
+        if event.text and self.find(1) is None:
+            self.app.notify(f"log tail: no line contains {event.text!r}", timeout=2, markup=False)
+
+    def find(self, step: int) -> RawLine | None:
+        """The next (older, ``step`` 1) or previous (newer, -1) line with the search text."""
+        return self.query_one(LogTail).find(self.state.raw, self.state.raw_seq, step)
+
+    def scroll_log(self, step: int) -> None:
+        """Scroll the log tail back (``step`` > 0 lines) or forward; 0: follow the newest again."""
+        tail = self.query_one(LogTail)
+        if step:
+            tail.scroll(self.state.raw, self.state.raw_seq, step)
+        else:
+            tail.rebuild(self.state.raw, self.state.raw_seq)
 
     def select_segment(self, step: int) -> int | None:
         """Pin the previous/next segment (live panes); past the newest: follow again."""
