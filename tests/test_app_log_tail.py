@@ -78,3 +78,26 @@ async def test_line_numbers_and_visible_filter():
         await _type(pilot, "accept len")
         assert tail.filter == "accept len" and "filter: accept len" in str(tail.border_title)
         assert all("accept len" in r.text.lower() for r in view.lines)
+
+
+async def test_w_wraps_long_lines():
+    app = replay_app("sglang_eagle3_restart.log", speed=None)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await wait_ended(pilot)
+        pane = app.screen.query_one(SourcePane)
+        view = pane.query_one(LogTail).query_one(TailView)
+        width, height = view.size.width, view.size.height
+
+        def screen() -> str:
+            return "\n".join("".join(seg.text for seg in view.render_line(y)) for y in range(height))
+
+        long = [r for r in view.lines[-height:] if len(r.text) + 8 > width and len(r.text) < 400]
+        assert long
+        end = long[-1].text.rstrip()[-15:]  # the end of the newest long line
+        assert end not in screen()  # cut at the width
+        await pilot.press("w")
+        await pilot.pause()
+        assert view.wrap and end.replace(" ", "") in "".join(screen().split())  # whole, over rows
+        await pilot.press("w")
+        await pilot.pause()
+        assert not view.wrap and end not in screen()

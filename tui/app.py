@@ -43,6 +43,7 @@ PALETTE = [
         "the newest line containing a text; F3 older, shift+F3 newer (ctrl+f)",
         "screen.find",
     ),
+    ("Wrap log lines", "long log lines wrapped, or cut at the width (w)", "screen.toggle_wrap"),
     ("Export records as CSV", "the records shown, every pane (e)", "screen.export"),
     ("Save a screenshot", "an SVG of the screen (s)", "app.screenshot"),
     ("Pick a theme", "preview and keep a theme (t)", "app.pick_theme"),

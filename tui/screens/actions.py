@@ -204,6 +204,16 @@ def scroll_log(self: WatchScreen, step: int) -> None:
     pane.scroll_log(step * page)
 
 
+def toggle_wrap(self: WatchScreen) -> None:
+    """w: long log lines wrapped (up to 6 rows each) or cut at the width, in every pane."""
+    from tui.widgets.log_tail import LogTail
+
+    self.wrap = not self.wrap
+    for tail in self.query(LogTail):
+        tail.set_wrap(self.wrap)
+    self.app.notify("log tail: long lines wrapped" if self.wrap else "log tail: one row per line", timeout=2)
+
+
 def zoom(self: WatchScreen) -> None:
     """Maximise the focused pane (every block, the chart with room for its axis), or restore."""
     if self.maximized is not None:

@@ -31,6 +31,7 @@ llama.cpp logs. One pane per source; `specwatch compare A B` adds a **B − A** 
 | `/` | filter the focused pane's log tail (Enter applies, Esc closes) |
 | `ctrl+f` | find in the focused pane's log tail: the newest line containing the text, highlighted · `F3` the next older one · `shift+F3` the next newer one |
 | `PgUp` / `PgDn` / `End` | scroll the focused pane's log tail back / forward (the last 10,000 lines are kept) · follow the newest again |
+| `w` | wrap long log lines (up to 6 rows each) or cut them at the width |
 | `e` | export the records shown (the newest of each pane) as CSV |
 | `s` | save an SVG screenshot (the path is shown) |
 | `t` | pick a theme (remembered) |

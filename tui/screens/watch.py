@@ -105,6 +105,7 @@ class WatchScreen(Screen):
         Binding("l", "toggle_log", "Log"),
         Binding("slash", "filter", "Filter", key_display="/"),
         Binding("ctrl+f", "find", "Find"),
+        Binding("w", "toggle_wrap", "Wrap"),
         Binding("f3", "find_next(1)", "Older hit", show=False),
         Binding("shift+f3", "find_next(-1)", "Newer hit", show=False),
         Binding("pageup", "scroll_log(1)", "Log back", show=False),
@@ -124,6 +125,7 @@ class WatchScreen(Screen):
         self.charts = not plan.compare
         self.overlay = plan.compare and len(plan.panes) == 2
         self.logs = len(plan.panes) <= 2 and not plan.compare
+        self.wrap = False  # log tails: long lines wrapped (w) or cut at the width
         self.marks = 0
         self.ticks = 0
         self.render_seconds = 0.0
@@ -432,6 +434,7 @@ class WatchScreen(Screen):
     action_toggle_overlay = actions.toggle_overlay
     action_chart_window = actions.chart_window
     action_find = actions.open_search
+    action_toggle_wrap = actions.toggle_wrap
     action_find_next = actions.find_next
     action_scroll_log = actions.scroll_log
     action_toggle_log = actions.toggle_log

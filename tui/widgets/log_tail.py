@@ -34,6 +34,7 @@ from tui.widgets._colours import hex_color
 NUMBER_W = 7  # the line-number column (a line number is shown whole: up to 9,999,999)
 NUMBERS_MIN_W = 60  # views narrower than this show no line numbers
 FILTER_HINT = "filter the log tail (text, case-insensitive; empty: all lines)"
+WRAP_ROWS = 6  # rows one wrapped line may take
 MAX_CHARS = 400  # the part of a line that is looked at (args dumps run to thousands of characters)
 _NUMBERS = re.compile(
     r"(accept len|accept rate|Mean acceptance length|Avg Draft acceptance rate|"
@@ -64,28 +65,54 @@ class TailView(Widget):
         super().__init__(**kwargs)
         self.lines: list[RawLine] = []
         self.hit: int | None = None  # the raw seq of the line a search found (highlighted)
-        self._cache: LRUCache[tuple, Strip] = LRUCache(256)
+        self.wrap = False  # long lines wrapped (`w`) instead of cut at the width
+        self._cache: LRUCache[tuple, list[Strip]] = LRUCache(256)
         self.built = 0  # lines styled so far (tests)
 
     def render_line(self, y: int) -> Strip:
         width = max(1, self.size.width)
         height = self.size.height
+        if self.wrap:
+            rows = self._wrapped_rows(width, height)
+            return rows[y] if y < len(rows) else Strip.blank(width)
         shown = self.lines[-height:] if height else []
         if y >= len(shown):
             return Strip.blank(width)
-        line = shown[y]
+        return self._strips(shown[y], width)[0]
+
+    def _strips(self, line: RawLine, width: int) -> list[Strip]:
+        """A line's rows: one (cut at the width) or, wrapped, up to ``WRAP_ROWS``."""
         hit = line.seq == self.hit
-        key = (line.seq, line.kind, width, self.app.theme, hit)
-        strip = self._cache.get(key)
-        if strip is None:
+        key = (line.seq, line.kind, width, self.app.theme, hit, self.wrap)
+        strips = self._cache.get(key)
+        if strips is None:
             colours = {k: hex_color(self.app, v) for k, v in KIND_STYLE.items()}
-            text = render_line(line, colours, width, numbers=width >= NUMBERS_MIN_W)
+            numbers = width >= NUMBERS_MIN_W
+            text = render_line(
+                line, colours, MAX_CHARS + NUMBER_W + 1 if self.wrap else width, numbers=numbers
+            )
             if hit:
                 text.stylize("reverse")
-            strip = Strip(text.render(self.app.console), text.cell_len).extend_cell_length(width)
-            self._cache[key] = strip
+            if self.wrap:
+                text.no_wrap, text.overflow = False, "fold"
+                pieces = list(text.wrap(self.app.console, width))[:WRAP_ROWS]
+            else:
+                pieces = [text]
+            strips = [
+                Strip(t.render(self.app.console), t.cell_len).crop_extend(0, width, None) for t in pieces
+            ]
+            self._cache[key] = strips
             self.built += 1
-        return strip
+        return strips
+
+    def _wrapped_rows(self, width: int, height: int) -> list[Strip]:
+        """The newest lines, wrapped, that fill the view (the last row is the newest line's end)."""
+        rows: list[Strip] = []
+        for line in reversed(self.lines):
+            if len(rows) >= height:
+                break
+            rows[:0] = self._strips(line, width)
+        return rows[-height:] if height else []
 
 
 def render_line(line: RawLine, colours: dict[str, str], width: int, *, numbers: bool = False) -> Text:
@@ -208,6 +235,11 @@ class LogTail(Vertical):
         view.lines = self.shown = self._kept[:end]
         view.refresh()
         self._title()
+
+    def set_wrap(self, on: bool) -> None:
+        view = self.query_one(TailView)
+        view.wrap = on
+        view.refresh()
 
     def _title(self) -> None:
         """What is in force, on the tail's top line: the filter, the search, scrolled back."""
