@@ -17,11 +17,11 @@ from textual.screen import Screen
 from tui.core.sanitize import visible
 from tui.launch import LaunchPlan
 from tui.messages import ScreenshotSaved
-from tui.screens.help import HelpScreen
-from tui.screens.theme_picker import ThemePicker
 from tui.screens.watch import WatchScreen
 from tui.themes import DEFAULT_THEME, load_themes
 from tui.ui_config import load_ui_config, save_ui_config
+
+INTRO_SECONDS = 5  # the demo's first notice: read, then out of the chart's way
 
 # (title, help, action on the watch screen or the app) for the command palette.
 PALETTE = [
@@ -33,9 +33,26 @@ PALETTE = [
     ("I restarted the server now", "start a new segment in the focused pane (n)", "screen.restart_mark"),
     ("Add a mark", "a numbered mark on every chart and log tail (m)", "screen.add_mark"),
     ("Toggle charts", "show / hide the history charts (c)", "screen.toggle_chart"),
+    ("Chart: wider window", "last minute … everything: one step wider (<)", "screen.chart_window(1)"),
+    ("Chart: narrower window", "one step narrower, down to the last minute (>)", "screen.chart_window(-1)"),
     ("Toggle overlay chart", "compare: both series on one axis (o)", "screen.toggle_overlay"),
     ("Toggle log tail", "show / hide the raw log tails (l)", "screen.toggle_log"),
     ("Filter the log tail", "only lines containing a text (/)", "screen.filter"),
+    (
+        "Find in the log tail",
+        "the newest line containing a text; F3 older, shift+F3 newer (ctrl+f)",
+        "screen.find",
+    ),
+    ("Find: older line", "the next older line with the text found (F3)", "screen.find_next(1)"),
+    ("Find: newer line", "the next newer line with the text found (shift+F3)", "screen.find_next(-1)"),
+    ("Log tail: a page back", "scroll the focused pane's log tail back (PgUp)", "screen.scroll_log(1)"),
+    (
+        "Log tail: a page forward",
+        "scroll the focused pane's log tail forward (PgDn)",
+        "screen.scroll_log(-1)",
+    ),
+    ("Log tail: follow", "back to the newest lines (End)", "screen.scroll_log(0)"),
+    ("Wrap log lines", "long log lines wrapped, or cut at the width (w)", "screen.toggle_wrap"),
     ("Export records as CSV", "the records shown, every pane (e)", "screen.export"),
     ("Save a screenshot", "an SVG of the screen (s)", "app.screenshot"),
     ("Pick a theme", "preview and keep a theme (t)", "app.pick_theme"),
@@ -106,7 +123,7 @@ class SpecwatchApp(App[int]):
         # time and pause the UI for 100+ ms while a log streams in.
         self.call_after_refresh(gc.freeze)
         if self.plan.intro:
-            self.notify(self.plan.intro, title="specwatch", timeout=12, markup=False)
+            self.notify(self.plan.intro, title="specwatch", timeout=INTRO_SECONDS, markup=False)
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         for title, help_text, action in PALETTE:
@@ -121,10 +138,14 @@ class SpecwatchApp(App[int]):
 
     # -- app-wide actions --------------------------------------------------------------------
     def action_help(self) -> None:
+        from tui.screens.help import HelpScreen  # imported when first asked for: a faster first frame
+
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
 
     def action_pick_theme(self) -> None:
+        from tui.screens.theme_picker import ThemePicker  # imported when first asked for
+
         builtin = sorted(n for n in self.available_themes if n not in self.our_themes)
 
         def chosen(name: str | None) -> None:

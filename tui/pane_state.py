@@ -32,7 +32,7 @@ from tui.core.stats.compare import ESTIMATOR_WORDS, compare_accept_len
 from tui.core.stats.segments import Segment
 
 HISTORY = 10_000  # recent records per pane (charts, CSV export)
-RAW_TAIL = 1_000  # recent log lines per pane
+RAW_TAIL = 10_000  # recent log lines per pane (the log tail's scroll-back)
 MAX_NOTICES = 32
 
 

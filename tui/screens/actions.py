@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from tui.core.records import format_ts
 from tui.core.stats.rates import normalise_transform
 from tui.messages import MarkAdded, RecordsExported, RestartMarked
-from tui.widgets.source_pane import NUMBERS
+from tui.widgets.source_pane import CHART_POINTS, NUMBERS, WINDOWS
 
 if TYPE_CHECKING:
     from tui.screens.watch import WatchScreen
@@ -121,6 +121,17 @@ def toggle_chart(self: WatchScreen) -> None:
     self.update_layout()
 
 
+def chart_window(self: WatchScreen, step: int) -> None:
+    """Widen (``<``, step 1) or narrow (``>``, step -1) every pane's chart time window."""
+    panes = self.panes
+    index = max(0, min(len(WINDOWS) - 1, panes[0].window + step))
+    for pane in panes:
+        pane.set_window(index)
+    window = WINDOWS[index]
+    name = window[0] if window is not None else f"the last {CHART_POINTS:,} records (the default)"
+    self.app.notify(f"charts: {name}  (< wider · > narrower)", timeout=2, markup=False)
+
+
 def toggle_overlay(self: WatchScreen) -> None:
     boxes = list(self.query("#overlay-box"))
     if not boxes:
@@ -151,6 +162,56 @@ def open_filter(self: WatchScreen) -> None:
             p.set_log(True)
         self.update_layout()
     pane.query_one(LogTail).open_filter()
+
+
+def _log_pane(self: WatchScreen):
+    """The focused pane, its log tail switched on (every pane's, as `l` does)."""
+    pane = self.focused_pane()
+    if pane.has_class("-no-log"):
+        self.logs = True
+        for p in self.panes:
+            p.set_log(True)
+        self.update_layout()
+    return pane
+
+
+def open_search(self: WatchScreen) -> None:
+    from tui.widgets.log_tail import LogTail
+
+    _log_pane(self).query_one(LogTail).open_search()
+
+
+def find_next(self: WatchScreen, step: int) -> None:
+    """F3: the next older line with the search text; shift+F3: the next newer one."""
+    from tui.widgets.log_tail import LogTail
+
+    pane = self.focused_pane()
+    tail = pane.query_one(LogTail)
+    if not tail.search:
+        self.app.notify("ctrl+f first: the text to find in the log tail", timeout=2)
+    elif pane.find(step) is None:
+        self.app.notify(
+            f"no {'older' if step > 0 else 'newer'} line contains {tail.search!r}", timeout=2, markup=False
+        )
+
+
+def scroll_log(self: WatchScreen, step: int) -> None:
+    """PageUp / PageDown: the focused pane's log tail a page back / forward; End: follow."""
+    from tui.widgets.log_tail import LogTail, TailView
+
+    pane = _log_pane(self)
+    page = max(1, pane.query_one(LogTail).query_one(TailView).size.height - 1)
+    pane.scroll_log(step * page)
+
+
+def toggle_wrap(self: WatchScreen) -> None:
+    """w: long log lines wrapped (up to 6 rows each) or cut at the width, in every pane."""
+    from tui.widgets.log_tail import LogTail
+
+    self.wrap = not self.wrap
+    for tail in self.query(LogTail):
+        tail.set_wrap(self.wrap)
+    self.app.notify("log tail: long lines wrapped" if self.wrap else "log tail: one row per line", timeout=2)
 
 
 def zoom(self: WatchScreen) -> None:

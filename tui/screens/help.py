@@ -24,10 +24,14 @@ llama.cpp logs. One pane per source; `specwatch compare A B` adds a **B − A** 
 | `n` | "I restarted the server now": start a new segment in the focused pane |
 | `m` | drop a mark (M1, M2, …) on every chart and log tail |
 | `c` | show / hide the history charts |
+| `<` / `>` | the charts' time window one step wider / narrower: last minute, 5 min, 15 min, hour, the default (last 1,500 records), everything kept (by the log's own clock; a log without timestamps gets record counts) |
 | `z` / `Enter` | maximise the focused pane (every block, the chart with room for its axis) · again: every pane |
 | `o` | show / hide the overlay chart (compare) |
 | `l` | show / hide the raw log tails |
 | `/` | filter the focused pane's log tail (Enter applies, Esc closes) |
+| `ctrl+f` | find in the focused pane's log tail: the newest line containing the text, highlighted · `F3` the next older one · `shift+F3` the next newer one |
+| `PgUp` / `PgDn` / `End` | scroll the focused pane's log tail back / forward (the last 10,000 lines are kept) · follow the newest again |
+| `w` | wrap long log lines (up to 6 rows each) or cut them at the width |
 | `e` | export the records shown (the newest of each pane) as CSV |
 | `s` | save an SVG screenshot (the path is shown) |
 | `t` | pick a theme (remembered) |

@@ -25,7 +25,7 @@ from textual.widgets import Footer, Header
 from tui import alerting
 from tui.core.sanitize import visible
 from tui.core.sources.base import LineBatch
-from tui.core.summary import comparison
+from tui.format import fit_label
 from tui.launch import LaunchPlan
 from tui.messages import SegmentStarted, SourceFinished, SourceStatusChanged
 from tui.pane_state import PaneState
@@ -99,9 +99,18 @@ class WatchScreen(Screen):
         Binding("n", "restart_mark", "Restarted"),
         Binding("m", "add_mark", "Mark"),
         Binding("c", "toggle_chart", "Chart"),
+        Binding("less_than_sign", "chart_window(1)", "Wider", key_display="<"),
+        Binding("greater_than_sign", "chart_window(-1)", "Narrower", key_display=">"),
         Binding("o", "toggle_overlay", "Overlay", show=False),
         Binding("l", "toggle_log", "Log"),
         Binding("slash", "filter", "Filter", key_display="/"),
+        Binding("ctrl+f", "find", "Find"),
+        Binding("w", "toggle_wrap", "Wrap"),
+        Binding("f3", "find_next(1)", "Older hit", show=False),
+        Binding("shift+f3", "find_next(-1)", "Newer hit", show=False),
+        Binding("pageup", "scroll_log(1)", "Log back", show=False),
+        Binding("pagedown", "scroll_log(-1)", "Log forward", show=False),
+        Binding("end", "scroll_log(0)", "Log: follow", show=False),
         Binding("e", "export", "CSV"),
         Binding("z,enter", "zoom", "Zoom", key_display="z"),
         Binding("tab", "focus_pane(1)", "Next pane", show=False, priority=False),
@@ -116,6 +125,7 @@ class WatchScreen(Screen):
         self.charts = not plan.compare
         self.overlay = plan.compare and len(plan.panes) == 2
         self.logs = len(plan.panes) <= 2 and not plan.compare
+        self.wrap = False  # log tails: long lines wrapped (w) or cut at the width
         self.marks = 0
         self.ticks = 0
         self.render_seconds = 0.0
@@ -160,6 +170,8 @@ class WatchScreen(Screen):
             self.run_worker(self._run_source(i), group="sources", name=f"source-{i}", exit_on_error=False)
         self.set_interval(TICK, self._on_timer)
         self.panes[0].focus()
+        for pane in self.panes:  # the headers are in the very first frame; the numbers follow with the tick
+            pane.show_status(frozen=self.frozen, extra=self._pane_extra(pane), peers=self.peers)
         self.call_after_refresh(self.tick)
 
     def on_resize(self) -> None:
@@ -272,7 +284,7 @@ class WatchScreen(Screen):
         now = time.monotonic()
         panes = [p for p in self.panes if self.on_screen(p)]
         for pane in panes:
-            pane.show_status(frozen=self.frozen, now=now, extra=self._pane_extra(pane))
+            pane.show_status(frozen=self.frozen, now=now, extra=self._pane_extra(pane), peers=self.peers)
         if not self.frozen:
             due = [ALL_PARTS if parts is None else parts(pane.index) for pane in panes]
             scaled = compare_chart or any(SPARKS in d or CHART in d for d in due)
@@ -302,6 +314,11 @@ class WatchScreen(Screen):
         except NoWidget:
             return False
         return geometry.region.intersection(geometry.clip).area > 0
+
+    @property
+    def peers(self) -> tuple[str, ...]:
+        """Every pane's label: a header cuts a long label to the part that tells it from these."""
+        return tuple(st.label for st in self.states)
 
     def _pane_extra(self, pane: SourcePane) -> str:
         st = pane.state
@@ -339,6 +356,8 @@ class WatchScreen(Screen):
         key = (a.version, b.version, scales.get("accept_len"))
         if NUMBERS in parts and key != self._cmp_version:
             self._cmp_version = key
+            from tui.core.summary import comparison  # not needed for the first frame: imported here
+
             cmp = comparison(a.stats, b.stats)
             self.alert_verdict = cmp["accept_len"]["verdict"]
             self.query_one(CompareBar).show(cmp, a.label, b.label)
@@ -353,16 +372,19 @@ class WatchScreen(Screen):
         timed = all(ps and all(p.timestamp is not None for p in ps) for ps in pts)
         firsts = [st.history[0].timestamp if st.history else None for st in self.states]
         series, bounds = [], []
+        # each legend entry in a third of the chart's width: the part that tells the sources apart
+        room = max(12, (self.query_one("#overlay", HistoryChart).size.width or 120) // 3)
         for st, ps, first, colour in zip(self.states, pts, firsts, ("primary", "secondary")):
+            name = fit_label(st.label, room, self.peers)
             if timed and first is not None:
                 xs = [(p.timestamp - first) / 60.0 for p in ps]
             else:
                 xs = [float(p.seq) for p in ps]
-            series.append(ChartSeries(st.label, xs, [p.accept_len for p in ps], colour))
+            series.append(ChartSeries(name, xs, [p.accept_len for p in ps], colour))
             by_seq = {p.seq: x for p, x in zip(ps, xs)}
             for seq, idx in st.boundaries:
                 if seq in by_seq and idx > 0:
-                    bounds.append((by_seq[seq], f"{st.label} seg {idx}", colour))
+                    bounds.append((by_seq[seq], f"{name} seg {idx}", colour))
         xlabel = "minutes since each source's first record" if timed else "record #"
         return ChartData(series, bounds, [], ylim, xlabel=f"accept len, both sources — x: {xlabel}")
 
@@ -398,7 +420,7 @@ class WatchScreen(Screen):
     def on_source_status_changed(self, message: SourceStatusChanged) -> None:
         if 0 <= message.pane < len(self.states):
             self.panes[message.pane].show_status(
-                frozen=self.frozen, extra=self._pane_extra(self.panes[message.pane])
+                frozen=self.frozen, extra=self._pane_extra(self.panes[message.pane]), peers=self.peers
             )
 
     # -- actions (see tui.screens.actions) ---------------------------------------------------
@@ -410,6 +432,11 @@ class WatchScreen(Screen):
     action_add_mark = actions.add_mark
     action_toggle_chart = actions.toggle_chart
     action_toggle_overlay = actions.toggle_overlay
+    action_chart_window = actions.chart_window
+    action_find = actions.open_search
+    action_toggle_wrap = actions.toggle_wrap
+    action_find_next = actions.find_next
+    action_scroll_log = actions.scroll_log
     action_toggle_log = actions.toggle_log
     action_filter = actions.open_filter
     action_export = actions.export_csv

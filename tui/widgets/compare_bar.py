@@ -13,9 +13,10 @@ from textual.content import Content
 from textual.widgets import Static
 
 from tui.core.sanitize import number, visible
-from tui.format import estimator_words, verdict_text
+from tui.format import estimator_words, fit_label, verdict_text
 from tui.widgets._colours import hex_color
 
+NOTE_LABEL_W = 24  # cells of each label in the "A = … · B = …" note
 VERDICT_COLOUR = {
     "higher": "success",
     "lower": "error",
@@ -65,19 +66,26 @@ class CompareBar(Static):
         self.comparison = c
         app = self.app
         al = c["accept_len"]
-        self.border_title = Content(f"B − A: {b_label} vs {a_label}")  # labels: plain text, never markup
+        width = max(20, (self.size.width or 64) - 4)
+        peers = (a_label, b_label)
+        half = max(8, (width - 12) // 2)  # each label in the title: the part that tells A from B
+        title = f"B − A: {fit_label(b_label, half, peers)} vs {fit_label(a_label, half, peers)}"
+        self.border_title = Content(title)  # labels: plain text, never markup
         colour = hex_color(app, VERDICT_COLOUR[al["verdict"]])
         muted = hex_color(app, "foreground-muted")
         rows: list[Text] = []
         head = Text(f"accept len ({estimator_words(al)}) ", style="bold", no_wrap=True, overflow="ellipsis")
         head.append(verdict_text(al, b_label), style=f"bold {colour}")
-        head.append(
-            f"    A = {a_label} (segment {c['a']['segment']}, n={al['n_a']}) · "
-            f"B = {b_label} (segment {c['b']['segment']}, n={al['n_b']})",
-            style=muted,
+        notes = (  # whole or not at all: a number is never cut
+            f"    A = {fit_label(a_label, NOTE_LABEL_W, peers)} (segment {c['a']['segment']}, n={al['n_a']}) · "
+            f"B = {fit_label(b_label, NOTE_LABEL_W, peers)} (segment {c['b']['segment']}, n={al['n_b']})",
+            f"    n: A {al['n_a']}, B {al['n_b']}",
         )
+        for note in notes:
+            if head.cell_len + len(note) <= width:
+                head.append(note, style=muted)
+                break
         rows.append(head)
-        width = max(20, (self.size.width or 64) - 4)
         ci = al.get("ci95")
         if ci and al.get("diff") is not None and all(map(math.isfinite, (*ci, al["diff"]))):
             lo, hi = ci

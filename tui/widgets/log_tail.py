@@ -20,6 +20,7 @@ from textual import events, on
 from textual.app import ComposeResult
 from textual.cache import LRUCache
 from textual.containers import Vertical
+from textual.content import Content
 from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
@@ -30,6 +31,10 @@ from tui.core.sources.lines import oversized_bytes
 from tui.pane_state import RawLine
 from tui.widgets._colours import hex_color
 
+NUMBER_W = 7  # the line-number column (a line number is shown whole: up to 9,999,999)
+NUMBERS_MIN_W = 60  # views narrower than this show no line numbers
+FILTER_HINT = "filter the log tail (text, case-insensitive; empty: all lines)"
+WRAP_ROWS = 6  # rows one wrapped line may take
 MAX_CHARS = 400  # the part of a line that is looked at (args dumps run to thousands of characters)
 _NUMBERS = re.compile(
     r"(accept len|accept rate|Mean acceptance length|Avg Draft acceptance rate|"
@@ -59,28 +64,60 @@ class TailView(Widget):
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self.lines: list[RawLine] = []
-        self._cache: LRUCache[tuple, Strip] = LRUCache(256)
+        self.hit: int | None = None  # the raw seq of the line a search found (highlighted)
+        self.wrap = False  # long lines wrapped (`w`) instead of cut at the width
+        self._cache: LRUCache[tuple, list[Strip]] = LRUCache(256)
         self.built = 0  # lines styled so far (tests)
 
     def render_line(self, y: int) -> Strip:
         width = max(1, self.size.width)
         height = self.size.height
+        if self.wrap:
+            rows = self._wrapped_rows(width, height)
+            return rows[y] if y < len(rows) else Strip.blank(width)
         shown = self.lines[-height:] if height else []
         if y >= len(shown):
             return Strip.blank(width)
-        line = shown[y]
-        key = (line.seq, line.kind, width, self.app.theme)
-        strip = self._cache.get(key)
-        if strip is None:
+        return self._strips(shown[y], width)[0]
+
+    def _strips(self, line: RawLine, width: int) -> list[Strip]:
+        """A line's rows: one (cut at the width) or, wrapped, up to ``WRAP_ROWS``."""
+        hit = line.seq == self.hit
+        key = (line.seq, line.kind, width, self.app.theme, hit, self.wrap)
+        strips = self._cache.get(key)
+        if strips is None:
             colours = {k: hex_color(self.app, v) for k, v in KIND_STYLE.items()}
-            text = render_line(line, colours, width)
-            strip = Strip(text.render(self.app.console), text.cell_len).extend_cell_length(width)
-            self._cache[key] = strip
+            numbers = width >= NUMBERS_MIN_W
+            text = render_line(
+                line, colours, MAX_CHARS + NUMBER_W + 1 if self.wrap else width, numbers=numbers
+            )
+            if hit:
+                text.stylize("reverse")
+            if self.wrap:
+                text.no_wrap, text.overflow = False, "fold"
+                pieces = list(text.wrap(self.app.console, width))[:WRAP_ROWS]
+            else:
+                pieces = [text]
+            strips = [
+                Strip(t.render(self.app.console), t.cell_len).crop_extend(0, width, None) for t in pieces
+            ]
+            self._cache[key] = strips
             self.built += 1
-        return strip
+        return strips
+
+    def _wrapped_rows(self, width: int, height: int) -> list[Strip]:
+        """The newest lines, wrapped, that fill the view (the last row is the newest line's end)."""
+        rows: list[Strip] = []
+        for line in reversed(self.lines):
+            if len(rows) >= height:
+                break
+            rows[:0] = self._strips(line, width)
+        return rows[-height:] if height else []
 
 
-def render_line(line: RawLine, colours: dict[str, str], width: int) -> Text:
+def render_line(line: RawLine, colours: dict[str, str], width: int, *, numbers: bool = False) -> Text:
+    """One log line, plain text styled by its kind; with ``numbers``, its line number in the
+    source first (blank for lines that have none: events, marks)."""
     raw = line.text[:MAX_CHARS]
     nbytes = oversized_bytes(raw)
     # a control sequence in a log line is shown, never obeyed
@@ -92,6 +129,9 @@ def render_line(line: RawLine, colours: dict[str, str], width: int) -> Text:
         if line.kind == "metric":
             for m in _NUMBERS.finditer(raw):
                 text.stylize(f"bold reverse {colour}", m.start(3), m.end(3))
+    if numbers:
+        no = "" if line.line_no is None else str(line.line_no)
+        text = Text(f"{no:>{NUMBER_W}} ", style="dim", no_wrap=True, overflow="ellipsis") + text
     text.truncate(width, overflow="ellipsis")
     return text
 
@@ -116,19 +156,24 @@ class LogTail(Vertical):
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self.filter = ""
+        self.search = ""  # the text `ctrl+f` looks for (case-insensitive)
+        self.back = 0  # lines scrolled back from the newest (0: follow the newest)
+        self._kept: list[RawLine] = []  # the matching lines while scrolled back (a still picture)
+        self._mode = "filter"  # what the input is for: "filter" or "search"
         self._seen = -1
         self.shown: list[RawLine] = []
 
     def compose(self) -> ComposeResult:
         yield TailView()
-        yield Input(placeholder="filter the log tail (text, case-insensitive; empty: all lines)")
+        yield Input(placeholder=FILTER_HINT)
 
     def _matches(self, line: RawLine) -> bool:
         return not self.filter or self.filter in line.text.lower()
 
     def sync(self, raw: Sequence[RawLine], newest: int) -> None:
-        """Show the newest matching lines (no work when nothing arrived)."""
-        if newest == self._seen:
+        """Show the newest matching lines (no work when nothing arrived; none while scrolled back:
+        the lines read stay where they are until ``End``)."""
+        if newest == self._seen or self.back:
             return
         self._seen = newest
         view = self.query_one(TailView)
@@ -146,20 +191,98 @@ class LogTail(Vertical):
 
     def rebuild(self, raw: Sequence[RawLine], newest: int) -> None:
         self._seen = -1
+        self.back = 0
+        self._title()
         self.sync(raw, newest)
 
+    # -- scroll-back and search ---------------------------------------------------------------
+    def scroll(self, raw: Sequence[RawLine], newest: int, step: int) -> None:
+        """``step`` lines further back (> 0) or forward (< 0) in the kept lines; back at the
+        newest, the tail follows again."""
+        if not self.back:
+            self._kept = [r for r in raw if self._matches(r)]
+        height = max(1, self.query_one(TailView).size.height)
+        self.back = max(0, min(len(self._kept) - height, self.back + step))
+        if self.back:
+            self._show_kept()
+        else:
+            self.rebuild(raw, newest)
+
+    def find(self, raw: Sequence[RawLine], newest: int, step: int = 1) -> RawLine | None:
+        """The next line containing the search text, older (``step`` 1) or newer (-1) than the
+        one found last (from the newest at first); the view scrolls to show it."""
+        if not self.search:
+            return None
+        view = self.query_one(TailView)
+        if not self.back:
+            self._kept = [r for r in raw if self._matches(r)]
+        kept = self._kept
+        pos = next((i for i, r in enumerate(kept) if r.seq == view.hit), len(kept) if step > 0 else -1)
+        order = range(pos - 1, -1, -1) if step > 0 else range(pos + 1, len(kept))
+        found = next((i for i in order if self.search in kept[i].text.lower()), None)
+        if found is None:
+            return None
+        view.hit = kept[found].seq
+        height = max(1, view.size.height)
+        # the line found in the middle of the view (or as far as the kept lines allow)
+        self.back = max(0, min(len(kept) - height, len(kept) - 1 - found - height // 2))
+        self._show_kept()
+        return kept[found]
+
+    def _show_kept(self) -> None:
+        view = self.query_one(TailView)
+        end = len(self._kept) - self.back
+        view.lines = self.shown = self._kept[:end]
+        view.refresh()
+        self._title()
+
+    def set_wrap(self, on: bool) -> None:
+        view = self.query_one(TailView)
+        view.wrap = on
+        view.refresh()
+
+    def _title(self) -> None:
+        """What is in force, on the tail's top line: the filter, the search, scrolled back."""
+        parts = []
+        if self.filter:
+            parts.append(f"filter: {self.filter}")
+        if self.search:
+            parts.append(f"find: {self.search} (F3 older · shift+F3 newer)")
+        if self.back:
+            parts.append(f"{self.back:,} lines back (End: follow)")
+        self.border_title = Content(" · ".join(parts)) if parts else None  # outside text: never markup
+
     def open_filter(self) -> None:
+        self._open("filter", self.filter, FILTER_HINT)
+
+    def open_search(self) -> None:
+        self._open("search", self.search, "find in the log tail (Enter: the newest line containing it)")
+
+    def _open(self, mode: str, value: str, hint: str) -> None:
+        self._mode = mode
         self.add_class("-filtering")
         inp = self.query_one(Input)
-        inp.value = self.filter
+        inp.placeholder = hint
+        inp.value = value
         inp.focus()
 
     @on(Input.Submitted)
     def _submitted(self, event: Input.Submitted) -> None:
         event.stop()
-        self.filter = event.value.strip().lower()
         self.remove_class("-filtering")
+        text = event.value.strip().lower()
+        if self._mode == "search":
+            self.search = text
+            self.query_one(TailView).hit = None
+            self.post_message(self.SearchChanged(text))
+            return
+        self.filter = text
         self.post_message(self.FilterChanged(self.filter))
+
+    class SearchChanged(Message):
+        def __init__(self, text: str) -> None:
+            super().__init__()
+            self.text = text
 
     class FilterChanged(Message):
         def __init__(self, text: str) -> None:
@@ -178,3 +301,5 @@ class LogTail(Vertical):
 
     def on_resize(self) -> None:
         self._seen = -1
+        if self.back:
+            self._show_kept()

@@ -24,6 +24,7 @@ from tui.core.sanitize import number
 from tui.widgets._colours import hex_color, theme_color
 
 BARS = "▁▂▃▄▅▆▇█"
+MIN_BARS = 16  # bars a row keeps before its scale is left out
 
 
 def bucket_means(data: Sequence[float], width: int) -> list[float]:
@@ -91,7 +92,14 @@ class SparkRow:
         return self._strip
 
     def row_text(self, app: App, total: int) -> Text:
-        width = max(1, total - self.LABEL_W - self.RIGHT_W - 2)
+        """Label, bars, last value and scale; in a narrow row the scale goes first (whole: a
+        number is never cut) so that at least ``MIN_BARS`` bars are left."""
+        d = self.digits
+        right = f" {number(self.last, d):>8} {number(self.lo, d)}–{number(self.hi, d)}"
+        right = f"{right:>{self.RIGHT_W}}"
+        if total - self.LABEL_W - len(right) - 1 < MIN_BARS:
+            right = f" {number(self.last, d):>8}"
+        width = max(1, total - self.LABEL_W - len(right) - 1)
         out = Text(no_wrap=True, overflow="crop")
         out.append(f"{self.label:<{self.LABEL_W}}", style="bold")
         values = bucket_means(self.data, width)
@@ -101,9 +109,7 @@ class SparkRow:
         if pad:
             out.append(" " * pad)
         out.append(bars(values, self.lo, self.hi), style=colour)
-        d = self.digits
-        right = f" {number(self.last, d):>8} {number(self.lo, d)}–{number(self.hi, d)}"
-        out.append(f"{right:>{self.RIGHT_W}}"[: self.RIGHT_W + 2], style=faint.hex6)
+        out.append(right, style=faint.hex6)
         return out
 
 

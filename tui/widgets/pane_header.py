@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.widgets import Static
 
 from tui.core.sanitize import visible
+from tui.format import fit_label
 from tui.widgets._colours import hex_color
+
+LABEL_MIN = 16  # cells of the label kept before the counts are shown
 
 STATUS_STYLE = {
     "live": "success",
@@ -36,8 +40,19 @@ class PaneHeader(Static):
         super().__init__("", **kwargs)
         self._key: tuple | None = None
 
-    def show(self, label: str, where: str, status: str, *, frozen: bool = False, extra: str = "") -> None:
-        key = (label, where, status, frozen, extra, self.app.theme)
+    def show(
+        self,
+        label: str,
+        where: str,
+        status: str,
+        *,
+        frozen: bool = False,
+        extra: str = "",
+        peers: tuple[str, ...] = (),
+    ) -> None:
+        """``peers``: the labels of every pane, so that a label too long for the header is cut to
+        the part that tells it from the others (:func:`tui.format.fit_label`)."""
+        key = (label, where, status, frozen, extra, peers, self.app.theme)
         if key == self._key:
             return
         self._key = key
@@ -48,30 +63,40 @@ class PaneHeader(Static):
             self.update(self.line(self.size.width), layout=False)
 
     def line(self, width: int) -> Text:
-        """Label and status always; then the counts, then where it reads from, as room allows."""
+        """What survives longest: the status whole, the label (whole when it fits, else the part
+        that tells it from the other panes), then the counts (whole or not at all: a number is
+        never cut), then where it reads from."""
         assert self._key is not None
-        label, where, status, frozen, extra, _ = self._key
+        label, where, status, frozen, extra, peers, _ = self._key
         # label, path, status message: outside text, shown and never obeyed
         label, where, status, extra = visible(label), visible(where), visible(status), visible(extra)
+        peers = tuple(visible(p) for p in peers)
         word = status.split(" ", 1)[0]
         colour = hex_color(self.app, STATUS_STYLE.get(word, "foreground"))
         right = Text(no_wrap=True)
         if frozen:
             right.append("view frozen · ", style=hex_color(self.app, "warning"))
         right.append(status, style=f"bold {colour}")
-        need = 2 + len(label) + 2 + right.cell_len
-        if extra and need + len(extra) + 2 <= width:
-            counts = Text(extra + "  ", style="dim")
-            right = counts + right
-            need += len(extra) + 2
-        left = Text(no_wrap=True, overflow="ellipsis")
+        room = width - 2 - 1 - right.cell_len  # "● ", a gap, the status
+        least = cell_len(label)  # the label whole when it fits; else its short form makes room for the counts
+        if least > room:
+            least = cell_len(fit_label(label, min(LABEL_MIN, room), peers))
+        counts = ""
+        for form in (extra, extra.rsplit(" · ", 1)[-1]) if extra else ():
+            if least + 3 + cell_len(form) <= room:
+                counts = form
+                break
+        if counts:
+            right = Text(counts + "  ", style="dim") + right
+            room -= cell_len(counts) + 3  # with two spaces after them (and one more before)
+        shown = fit_label(label, max(1, room), peers)
+        left = Text(no_wrap=True)
         left.append("● ", style=colour)
-        left.append(label, style="bold")
-        if where and where != label and need + len(where) + 2 <= width:
+        left.append(shown, style="bold")
+        if where and where != label and shown == label and cell_len(label) + 2 + cell_len(where) <= room:
             left.append("  ")
             left.append(where, style="dim")  # a path or command: plain text, never markup
-        room = max(0, width - right.cell_len)
-        left.truncate(max(1, room - 1), overflow="ellipsis")
+        left.truncate(max(1, width - right.cell_len - 1))
         gap = max(1, width - left.cell_len - right.cell_len)
         return left + Text(" " * gap) + right
 

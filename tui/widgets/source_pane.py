@@ -8,6 +8,7 @@ readable y axis."""
 
 from __future__ import annotations
 
+import math
 import time
 from itertools import islice
 
@@ -16,7 +17,7 @@ from textual.containers import Vertical
 from textual.widgets import Static
 
 from tui.format import pane_numbers, segment_verdict
-from tui.pane_state import PaneState
+from tui.pane_state import HISTORY, PaneState, RawLine
 from tui.widgets.breakdown import Breakdown
 from tui.widgets.history_chart import MIN_ROWS, ChartData, ChartSeries, HistoryChart
 from tui.widgets.layout import FULL_MIN_H, pane_tier
@@ -28,6 +29,17 @@ from tui.widgets.request_hist import RequestHist
 from tui.widgets.segment_table import SegmentTable, verdict_line
 
 CHART_POINTS = 1500  # records drawn in the history chart (more to reach back to the previous segment)
+# the chart's time windows, narrowest first (`>` narrows, `<` widens): (name, seconds of the log's
+# own clock, records when the log has no timestamps); None: the default view, then every record kept
+WINDOWS: tuple[tuple[str, float, int] | None, ...] = (
+    ("last minute", 60.0, 100),
+    ("last 5 min", 300.0, 300),
+    ("last 15 min", 900.0, 1000),
+    ("last hour", 3600.0, 3000),
+    None,
+    ("everything", math.inf, HISTORY),
+)
+DEFAULT_WINDOW = WINDOWS.index(None)
 SPARK_POINTS = 240
 
 Scales = dict[str, tuple[float, float]]
@@ -82,6 +94,7 @@ class SourcePane(Vertical, can_focus=True):
         self._chart_key: tuple | None = None
         self._scales: Scales = {}
         self.tier = "full"
+        self.window = DEFAULT_WINDOW  # index into WINDOWS: the chart's time window
         self._verdict: str | None = None
         self.set_class(not chart, "-no-chart")
         self.set_class(not log, "-no-log")
@@ -104,10 +117,18 @@ class SourcePane(Vertical, can_focus=True):
         yield LogTail()
 
     # -- what the screen calls ---------------------------------------------------------------
-    def show_status(self, *, frozen: bool = False, extra: str = "", now: float | None = None) -> None:
+    def show_status(
+        self, *, frozen: bool = False, extra: str = "", now: float | None = None, peers: tuple[str, ...] = ()
+    ) -> None:
+        """``peers``: every pane's label (a long label is cut to what tells it from them)."""
         st = self.state
         self.query_one(PaneHeader).show(
-            st.label, st.where, st.status_text(now or time.monotonic()), frozen=frozen, extra=extra
+            st.label,
+            st.where,
+            st.status_text(now or time.monotonic()),
+            frozen=frozen,
+            extra=extra,
+            peers=peers,
         )
 
     def show_data(self, scales: Scales, *, force: bool = False, parts: frozenset[str] = ALL_PARTS) -> None:
@@ -122,7 +143,7 @@ class SourcePane(Vertical, can_focus=True):
             self._version = st.version
             self.query_one(NumbersPanel).show(pane_numbers(stats, sel), pinned=sel is not None)
             verdict = self.query_one("#verdict", Static)
-            line = verdict_line(segment_verdict(stats))
+            line = verdict_line(segment_verdict(stats), max(1, verdict.size.width or 200))
             if line.plain != self._verdict:
                 self._verdict = line.plain
                 verdict.update(line)
@@ -166,7 +187,13 @@ class SourcePane(Vertical, can_focus=True):
         if CHART in parts:
             self.fit()
             if self.chart_shown:
-                chart_key = (st.seq, tuple(st.boundaries)[-2:], len(st.marks), scales.get("accept_len"))
+                chart_key = (
+                    st.seq,
+                    tuple(st.boundaries)[-2:],
+                    len(st.marks),
+                    scales.get("accept_len"),
+                    self.window,
+                )
                 if force or chart_key != self._chart_key:
                     self._chart_key = chart_key
                     self.query_one(HistoryChart).set_data(self.chart_data(scales.get("accept_len")))
@@ -182,6 +209,7 @@ class SourcePane(Vertical, can_focus=True):
             tier = pane_tier(self.size.width, FULL_MIN_H)
         else:
             tier = pane_tier(self.size.width, self.size.height)
+        self._version = -1  # the numbers and the verdict line take the new width
         if tier != self.tier:
             self.tier = tier
             self.set_class(tier == "compact", "-compact")
@@ -207,26 +235,73 @@ class SourcePane(Vertical, can_focus=True):
         room = self.size.height - fixed - (5 if log else 0)
         self.set_class(room < MIN_ROWS, "-no-room")
 
+    def chart_points(self) -> tuple[list, str]:
+        """The records the chart draws (its time window) and the words for it."""
+        st = self.state
+        window = WINDOWS[self.window]
+        if window is None:  # the default: the last CHART_POINTS records, back to the previous segment
+            n = CHART_POINTS
+            if st.boundaries:  # reach back to the start of the previous segment: the step shows
+                prev = st.boundaries[-2][0] if len(st.boundaries) >= 2 else 1
+                n = max(n, st.seq - prev + 1)
+            pts = [p for p in recent(st, n) if p.accept_len is not None]
+            return pts, f"last {len(pts):,} records"
+        name, seconds, records = window
+        pts = [p for p in st.history if p.accept_len is not None]
+        newest = next((p.timestamp for p in reversed(pts) if p.timestamp is not None), None)
+        if math.isinf(seconds):
+            return pts, f"everything kept ({len(pts):,} records)"
+        if newest is None:  # no timestamps in this log: a window of records instead
+            pts = pts[-records:]
+            return pts, f"last {len(pts):,} records (no timestamps for {name})"
+        pts = [p for p in pts if p.timestamp is not None and p.timestamp >= newest - seconds]
+        return pts, f"{name} by the log's clock ({len(pts):,} records)"
+
     def chart_data(self, ylim: tuple[float, float] | None) -> ChartData:
         st = self.state
-        n = CHART_POINTS
-        if st.boundaries:  # reach back to the start of the previous segment: the step shows
-            prev = st.boundaries[-2][0] if len(st.boundaries) >= 2 else 1
-            n = max(n, st.seq - prev + 1)
-        pts = [p for p in recent(st, n) if p.accept_len is not None]
+        pts, words = self.chart_points()
         xs = [float(p.seq) for p in pts]
         bounds = []
-        for seq, idx in st.boundaries:
+
+        def label(idx: int) -> str:
             seg = st.segment(idx)
-            label = f"seg {idx}" + (f": {seg.label or seg.config.label()}" if seg is not None else "")
-            bounds.append((float(seq), label.replace(" draft=", " ")[:80], "accent"))
+            text = f"seg {idx}" + (f": {seg.label or seg.config.label()}" if seg is not None else "")
+            return text.replace(" draft=", " ")[:80]
+
+        first = xs[0] if xs else None
+        edge = self._segment_at(first) if first is not None else None
+        if first is not None and edge is not None:  # the segment at the left edge (segment 0 too)
+            bounds.append((first, label(edge), "accent"))
+        for seq, idx in st.boundaries:
+            if first is None or seq > first:
+                bounds.append((float(seq), label(idx), "accent"))
         return ChartData(
             [ChartSeries("accept len", xs, [p.accept_len for p in pts], "primary")],
             bounds,
             [(float(seq), f"M{n}") for seq, n, _ in st.marks] + [(seq + 0.5, w) for seq, w in st.file_marks],
             ylim,
-            xlabel=f"accept len, last {len(xs):,} records (x: record #)",
+            xlabel=f"accept len, {words} (x: record #; < > window)",
         )
+
+    def _segment_at(self, seq: float) -> int | None:
+        """The index of the segment that record ``seq`` belongs to (boundaries are kept for the
+        segments opened while reading; the first segment has none)."""
+        st = self.state
+        before = [idx for start, idx in st.boundaries if start <= seq]
+        if before:
+            return before[-1]
+        segs = [s.index for s in st.stats.segments]
+        if not st.boundaries:
+            return segs[-1] if segs else None
+        nxt = st.boundaries[0][1]
+        pos = segs.index(nxt) if nxt in segs else 0
+        return segs[pos - 1] if pos > 0 else None
+
+    def set_window(self, index: int) -> None:
+        """Show the chart's time window ``WINDOWS[index]`` (redrawn now when it is shown)."""
+        self.window = max(0, min(len(WINDOWS) - 1, index))
+        if self.chart_shown:
+            self.show_data(self._scales, parts=frozenset((CHART,)))
 
     # -- toggles -----------------------------------------------------------------------------
     def set_chart(self, on: bool) -> None:
@@ -249,6 +324,24 @@ class SourcePane(Vertical, can_focus=True):
             markup=False,
         )
         self.focus()
+
+    def on_log_tail_search_changed(self, event: LogTail.SearchChanged) -> None:
+        event.stop()
+        self.focus()
+        if event.text and self.find(1) is None:
+            self.app.notify(f"log tail: no line contains {event.text!r}", timeout=2, markup=False)
+
+    def find(self, step: int) -> RawLine | None:
+        """The next (older, ``step`` 1) or previous (newer, -1) line with the search text."""
+        return self.query_one(LogTail).find(self.state.raw, self.state.raw_seq, step)
+
+    def scroll_log(self, step: int) -> None:
+        """Scroll the log tail back (``step`` > 0 lines) or forward; 0: follow the newest again."""
+        tail = self.query_one(LogTail)
+        if step:
+            tail.scroll(self.state.raw, self.state.raw_seq, step)
+        else:
+            tail.rebuild(self.state.raw, self.state.raw_seq)
 
     def select_segment(self, step: int) -> int | None:
         """Pin the previous/next segment (live panes); past the newest: follow again."""
