@@ -14,7 +14,7 @@ from _ssh_util import ExecServer
 
 from tui.core.sources.base import EventKind as K
 from tui.core.sources.spec import SshTarget
-from tui.core.sources.ssh.connect import KeyFacts, auth_message
+from tui.core.sources.ssh.auth import KeyFacts, auth_message
 from tui.core.sources.ssh.source import SshSource
 
 

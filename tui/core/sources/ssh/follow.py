@@ -9,7 +9,7 @@ carried out only once everything the old file held when it was last looked at ha
 Coming back to a file without a live ``tail`` on it (a reconnect, a retry), the reader checks
 it first (mode ``verify``): same identity, not shorter, and the same ``cksum`` of the bytes the
 source's :class:`.identity.Fingerprint` holds; then it resumes at the offset (no extra round
-trip). Otherwise it answers ``moved`` and a probe (:data:`.remote.PROBE`) gathers the facts:
+trip). Otherwise it answers ``moved`` and a probe (:data:`.scripts.PROBE`) gathers the facts:
 the name's identity, size and checksums, where the old file went (and, after a truncation,
 whether a copy holds the old bytes); :func:`.identity.decide` says read again from the start
 (``truncated``) or ``rotated``, the rest of the old file (or copy) read first when it is there.
@@ -32,11 +32,13 @@ from tui.core.sources.ssh.remote import (
     Probe,
     ReaderDemux,
     Status,
-    copies_command,
     describe_tail_message,
+    parse_probe,
+)
+from tui.core.sources.ssh.scripts import (
+    copies_command,
     expected_sums,
     lister_command,
-    parse_probe,
     probe_command,
     reader_command,
 )

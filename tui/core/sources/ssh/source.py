@@ -23,25 +23,16 @@ import asyncssh
 from tui.core.sources.base import Batch, EventKind, GeneratorSource, SourceEvent
 from tui.core.sources.identity import Fingerprint
 from tui.core.sources.lines import START, LineSplitter, StartAt
-from tui.core.sources.ssh.connect import (
-    SharedConnection,
-    SshError,
-    SshSettings,
-    acquire,
-    release,
-    target_text,
-)
+from tui.core.sources.ssh.auth import SshError, target_text
+from tui.core.sources.ssh.connect import SharedConnection, SshSettings, acquire, release
 from tui.core.sources.ssh.remote import (
     Entry,
     RemotePathError,
     describe_tail_message,
-    lister_command,
-    new_nonce,
-    new_tag,
     parse_entries,
     parse_remote_path,
-    reader_command,
 )
+from tui.core.sources.ssh.scripts import lister_command, new_nonce, new_tag, reader_command
 from tui.core.sources.ssh.shared import ChannelRefused
 from tui.core.sources.target import SourceSpec, SourceSpecError, SshTarget
 
