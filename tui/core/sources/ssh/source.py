@@ -234,17 +234,36 @@ class SshSource(GeneratorSource):
         s = self.start if not self._opened_once else START
         if mode == "first":
             mode = {"start": "start", "end": "end", "last": "last"}[s.mode]
+        return self.reader_for(name, mode, lines=s.lines)
+
+    def reader_for(
+        self,
+        name: str,
+        mode: str,
+        *,
+        offset: int | None = None,
+        expect: str | None = None,
+        follow: bool | None = None,
+        lines: int = 0,
+        sums: str = "",
+        ranges: list[tuple[int, int]] | None = None,
+    ) -> str:
+        """The reader's command for ``name`` with this source's tag, nonce, path and status
+        interval; by default at the offset read to, expecting the file read, following as the
+        source does."""
         return reader_command(
             self._tag,
             self._nonce,
             self.rp,
             name,
-            expect=self.identity or "-",
-            offset=self.splitter.pos,
+            expect=expect or self.identity or "-",
+            offset=self.splitter.pos if offset is None else offset,
             mode=mode,
-            lines=s.lines,
+            lines=lines,
             interval=self.settings.status_interval,
-            follow=self.follow,
+            follow=self.follow if follow is None else follow,
+            sums=sums,
+            ranges=ranges,
         )
 
     # -- one connection's worth of reading ---------------------------------------------------
