@@ -24,14 +24,6 @@ from tui.core.sources.ssh.source import SshSource
 from tui.core.sources.ssh.summary import summarize_remote
 
 
-@pytest.fixture
-async def server(tmp_path):
-    srv = ExecServer(tmp_path)
-    await srv.start()
-    yield srv
-    await srv.stop()
-
-
 def source(srv: ExecServer, path, **kw) -> SshSource:
     settings = kw.pop("settings", None) or srv.settings(**kw.pop("ssh", {}))
     return SshSource(
