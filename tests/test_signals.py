@@ -77,6 +77,22 @@ def python_pid(name: str) -> int:
     return kids[0]
 
 
+def stop_after(proc: subprocess.Popen, seconds: float, sig: signal.Signals) -> tuple[str, str, float]:
+    """Sends ``sig`` to ``proc`` (still running) after ``seconds``: its stdout, stderr and the
+    seconds it took to end (it is killed if it has not ended within 5 s)."""
+    try:
+        time.sleep(seconds)
+        assert proc.poll() is None, proc.communicate()
+        t0 = time.monotonic()
+        proc.send_signal(sig)
+        out, err = proc.communicate(timeout=5)
+        return out, err, time.monotonic() - t0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+
+
 def exit_code(exit_file: Path) -> str:
     return exit_file.read_text().strip() if exit_file.exists() else ""
 
@@ -176,17 +192,7 @@ STOP_CASES = [
 )
 def test_stream_and_export_stop_with_one_line(tmp_path, command, sig, code, words):
     proc = _follow(tmp_path, command)
-    try:
-        time.sleep(1.5)  # started and following
-        assert proc.poll() is None, proc.communicate()
-        t0 = time.monotonic()
-        proc.send_signal(sig)
-        out, err = proc.communicate(timeout=5)
-        took = time.monotonic() - t0
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
+    out, err, took = stop_after(proc, 1.5, sig)  # started and following
     assert proc.returncode == code, err
     assert err.splitlines()[-1] == f"specwatch {command}: {words}", err
     assert "Traceback" not in err
@@ -209,17 +215,9 @@ def test_remote_summary_stops_within_1s(home, tmp_path, sig, code, words):
         text=True,
         start_new_session=True,
     )
-    try:
-        time.sleep(2.0)  # connected and reading (the whole file takes several seconds)
-        assert proc.poll() is None, proc.communicate()
-        t0 = time.monotonic()
-        proc.send_signal(sig)
-        out, err = proc.communicate(timeout=5)
-        took = time.monotonic() - t0
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
+    out, err, took = stop_after(
+        proc, 2.0, sig
+    )  # connected and reading (the whole file takes several seconds)
     assert proc.returncode == code, err
     assert err == f"specwatch summary: {words}\n" and out == ""
     assert took < 1.0
