@@ -29,6 +29,8 @@ import threading
 import time
 from pathlib import Path
 
+from _logs import large_log  # bench/ is the script's directory, first on sys.path
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -109,24 +111,6 @@ def latency(n: int, rate: float, extra: list[str]) -> dict:
         "p99_ms": pct(lat, 99) if lat else None,
         "max_ms": max(lat) if lat else None,
     }
-
-
-def large_log(n: int) -> Path:
-    out = ROOT / "bench" / "out" / f"large_{n}.log"
-    if not out.exists():
-        subprocess.run(
-            [
-                sys.executable,
-                str(ROOT / "tools" / "gen_sample_logs.py"),
-                "--large",
-                str(n),
-                "--out",
-                str(out),
-            ],
-            check=True,
-            cwd=ROOT,
-        )
-    return out
 
 
 async def replay_rate(path: Path, parse: bool) -> tuple[int, int, float]:
