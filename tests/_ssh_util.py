@@ -44,11 +44,13 @@ def known_hosts_line(host: str, port: int, key: asyncssh.SSHKey) -> str:
 class ExecServer:
     """asyncssh server on 127.0.0.1 that runs each exec request with the local ``sh`` (the real
     ``tail``/``stat``), as sshd would. ``env`` replaces the command's environment (e.g. a PATH
-    without tail); ``connections`` counts the connections accepted."""
+    without tail); ``connections`` counts the connections accepted; ``forwarding``: TCP
+    forwarding (direct-tcpip) is allowed."""
 
-    def __init__(self, tmp: Path, env: dict | None = None) -> None:
+    def __init__(self, tmp: Path, env: dict | None = None, *, forwarding: bool = False) -> None:
         self.tmp = tmp
         self.env = env
+        self.forwarding = forwarding
         self.host_key = write_keypair(tmp / "host_key")
         self.client_key = write_keypair(tmp / "client_key")
         (tmp / "authorized_keys").write_text(self.client_key.export_public_key("openssh").decode())
@@ -66,6 +68,9 @@ class ExecServer:
             def connection_made(self, conn):
                 outer.connections += 1
                 outer.conns.append(conn)
+
+            def connection_requested(self, dest_host, dest_port, orig_host, orig_port):
+                return outer.forwarding
 
         self.server = await asyncssh.create_server(
             Server,
