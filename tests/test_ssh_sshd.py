@@ -14,7 +14,7 @@ import threading
 import time
 from pathlib import Path
 
-from _sources_util import Collector, append, seq, seq_lines
+from _sources_util import Collector, append, collecting, seq, seq_lines
 from _ssh_util import FAST_SSH, _children
 
 from tui.core.sources.base import EventKind as K
@@ -116,21 +116,14 @@ async def test_several_files_share_one_connection(home, sshd, tmp_path):
     log = sshd.d / "sshd.log"
     before = log.read_text().count("Accepted publickey")
     settings = SshSettings(**FAST_SSH)
-    cols = [
-        Collector(
-            SshSource(parse_source_spec(f"logbox:{p}").ssh, f"s{i}", settings=settings, idle_after=None)
-        )
+    sources = [
+        SshSource(parse_source_spec(f"logbox:{p}").ssh, f"s{i}", settings=settings, idle_after=None)
         for i, p in enumerate(paths)
     ]
-    for c in cols:
-        await c.__aenter__()
-    try:
+    async with collecting(sources) as cols:
         for i, c in enumerate(cols):
             await c.wait_lines(1)
             assert c.lines == [f"file {i}"]
-    finally:
-        for c in cols:
-            await c.__aexit__(None, None, None)
     assert log.read_text().count("Accepted publickey") - before == 1
 
 
