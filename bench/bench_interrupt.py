@@ -25,25 +25,9 @@ import time
 import uuid
 from pathlib import Path
 
+from _logs import large_log  # bench/ is the script's directory, first on sys.path
+
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def ensure_log(lines: int) -> Path:
-    path = ROOT / "bench" / "out" / f"large_{lines}.log"
-    if not path.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        subprocess.run(
-            [
-                sys.executable,
-                str(ROOT / "tools" / "gen_sample_logs.py"),
-                "--large",
-                str(lines),
-                "--out",
-                str(path),
-            ],
-            check=True,
-        )
-    return path
 
 
 def one_run(log: Path, after: float, tmp: Path) -> tuple[float | None, str, str]:
@@ -101,7 +85,7 @@ def main() -> int:
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--keep", action="store_true", help="keep the generated log")
     args = ap.parse_args()
-    log = ensure_log(args.lines)
+    log = large_log(args.lines)
     ok = True
     try:
         with tempfile.TemporaryDirectory() as d:

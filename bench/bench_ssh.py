@@ -30,25 +30,13 @@ import threading
 import time
 from pathlib import Path
 
+from _latency import LatencyReader, line, pct  # bench/ is the script's directory, first on sys.path
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 from _ssh_util import Sshd, _children, user_home  # noqa: E402
-
-
-def line(seq: int) -> str:
-    us = time.time_ns() // 1000
-    return (
-        f"[2026-01-02 03:04:05 TP0] Decode batch, #running-req: {seq}, #token: {us}, token usage: 0.42, "
-        f"accept len: 2.61, accept rate: 0.65, cuda graph: True, gen throughput (token/s): 812.33, "
-        f"#queue-req: 0\n"
-    )
-
-
-def pct(values: list[float], p: float) -> float:
-    s = sorted(values)
-    return s[min(len(s) - 1, max(0, round(p / 100 * len(s)) - 1))]
 
 
 def cpu_seconds(pids: list[int]) -> float:
@@ -113,29 +101,8 @@ def latency(home: Path, d: Path, rate: float, seconds: float) -> dict:
     path.write_text("")
     n = int(rate * seconds)
     proc = stream(home, [str(path)])
-    got: dict[int, float] = {}
-    dupes = 0
-    opened, done = threading.Event(), threading.Event()
-
-    def read() -> None:
-        nonlocal dupes
-        assert proc.stdout is not None
-        for raw in proc.stdout:
-            now = time.time_ns() // 1000
-            o = json.loads(raw)
-            if o["kind"] == "event" and o["event"] == "opened":
-                opened.set()
-            elif o["kind"] == "record":
-                if o["running_req"] in got:
-                    dupes += 1
-                got[o["running_req"]] = (now - o["tokens"]) / 1000.0
-                if len(got) == n:
-                    done.set()
-
-    threading.Thread(target=read, daemon=True).start()
-    if not opened.wait(30):
-        proc.kill()
-        raise SystemExit(f"stream did not start: {proc.stderr.read().decode() if proc.stderr else ''}")
+    reader = LatencyReader(proc, n)
+    got = reader.got
     fd = os.open(path, os.O_WRONLY | os.O_APPEND)
     start = time.monotonic()
     for i in range(n):
@@ -144,7 +111,7 @@ def latency(home: Path, d: Path, rate: float, seconds: float) -> dict:
             time.sleep(wait)
         os.write(fd, line(i).encode())
     os.close(fd)
-    done.wait(15)
+    reader.done.wait(15)
     stop(proc)
     lat = list(got.values())
     return {
@@ -152,7 +119,7 @@ def latency(home: Path, d: Path, rate: float, seconds: float) -> dict:
         "lines": n,
         "received": len(got),
         "lost": n - len(got),
-        "duplicated": dupes,
+        "duplicated": reader.dupes,
         "p50_ms": round(statistics.median(lat), 2) if lat else None,
         "p99_ms": round(pct(lat, 99), 2) if lat else None,
         "max_ms": round(max(lat), 2) if lat else None,

@@ -19,33 +19,20 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
+
+from _latency import LatencyReader, line, pct  # bench/ is the script's directory, first on sys.path
+from _logs import large_log  # bench/ is the script's directory, first on sys.path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
-
-
-def line(seq: int) -> str:
-    us = time.time_ns() // 1000
-    return (
-        f"[2026-01-02 03:04:05 TP0] Decode batch, #running-req: {seq}, #token: {us}, token usage: 0.42, "
-        f"accept len: 2.61, accept rate: 0.65, cuda graph: True, gen throughput (token/s): 812.33, "
-        f"#queue-req: 0\n"
-    )
-
-
-def pct(values: list[float], p: float) -> float:
-    s = sorted(values)
-    return s[min(len(s) - 1, max(0, round(p / 100 * len(s)) - 1))]
 
 
 def latency(n: int, rate: float, extra: list[str]) -> dict:
@@ -59,31 +46,8 @@ def latency(n: int, rate: float, extra: list[str]) -> dict:
             cwd=ROOT,
             env=ENV,
         )
-        got: dict[int, float] = {}
-        dupes = 0
-        opened = threading.Event()
-        done = threading.Event()
-
-        def read() -> None:
-            nonlocal dupes
-            assert proc.stdout is not None
-            for raw in proc.stdout:
-                now = time.time_ns() // 1000
-                o = json.loads(raw)
-                if o["kind"] == "event" and o["event"] == "opened":
-                    opened.set()
-                elif o["kind"] == "record":
-                    if o["running_req"] in got:
-                        dupes += 1
-                    got[o["running_req"]] = (now - o["tokens"]) / 1000.0
-                    if len(got) == n:
-                        done.set()
-
-        t = threading.Thread(target=read, daemon=True)
-        t.start()
-        if not opened.wait(30):
-            proc.kill()
-            raise SystemExit(f"stream did not start: {proc.stderr.read().decode() if proc.stderr else ''}")
+        reader = LatencyReader(proc, n)
+        got = reader.got
         start = time.monotonic()
         with open(path, "a", buffering=1) as f:
             for i in range(n):
@@ -92,7 +56,7 @@ def latency(n: int, rate: float, extra: list[str]) -> dict:
                     time.sleep(wait)
                 f.write(line(i))
                 f.flush()
-        done.wait(10)
+        reader.done.wait(10)
         proc.terminate()
         proc.wait(10)
         if proc.stdout:
@@ -104,29 +68,11 @@ def latency(n: int, rate: float, extra: list[str]) -> dict:
         "lines": n,
         "received": len(got),
         "lost": n - len(got),
-        "duplicated": dupes,
+        "duplicated": reader.dupes,
         "p50_ms": statistics.median(lat) if lat else None,
         "p99_ms": pct(lat, 99) if lat else None,
         "max_ms": max(lat) if lat else None,
     }
-
-
-def large_log(n: int) -> Path:
-    out = ROOT / "bench" / "out" / f"large_{n}.log"
-    if not out.exists():
-        subprocess.run(
-            [
-                sys.executable,
-                str(ROOT / "tools" / "gen_sample_logs.py"),
-                "--large",
-                str(n),
-                "--out",
-                str(out),
-            ],
-            check=True,
-            cwd=ROOT,
-        )
-    return out
 
 
 async def replay_rate(path: Path, parse: bool) -> tuple[int, int, float]:

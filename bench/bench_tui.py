@@ -20,10 +20,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import subprocess
 import sys
 import time
 from pathlib import Path
+
+from _logs import large_log  # bench/ is the script's directory, first on sys.path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -45,25 +46,6 @@ def rss_mb() -> float:
 def pct(xs: list[float], p: float) -> float:
     xs = sorted(xs)
     return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))] if xs else float("nan")
-
-
-def large_log(n: int) -> Path:
-    path = ROOT / "bench" / "out" / f"large_{n}.log"
-    if not path.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        print(f"generating {path} ...", flush=True)
-        subprocess.run(
-            [
-                sys.executable,
-                str(ROOT / "tools" / "gen_sample_logs.py"),
-                "--large",
-                str(n),
-                "--out",
-                str(path),
-            ],
-            check=True,
-        )
-    return path
 
 
 def tick_stats(screen, since: float) -> tuple[list[float], list[float]]:

@@ -122,6 +122,23 @@ class FakeSglang:
         return generate_latest(self.registry).decode()
 
 
+class QuietHandler(BaseHTTPRequestHandler):
+    """HTTP/1.1 (keep-alive), no access log on stderr."""
+
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *a) -> None:
+        pass
+
+
+def serve(handler: type[BaseHTTPRequestHandler], port: int = 0) -> ThreadingHTTPServer:
+    """``handler`` served on 127.0.0.1:``port`` (0: any free port) by a daemon thread."""
+    server = ThreadingHTTPServer(("127.0.0.1", port), handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+    return server
+
+
 class PromServer:
     """``GET /metrics`` on 127.0.0.1 (real sockets) answering ``body()``; ``stop()`` then
     ``start()`` again is a server that goes away and comes back on the same port.
@@ -140,12 +157,7 @@ class PromServer:
     def start(self) -> PromServer:
         outer = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *a) -> None:
-                pass
-
+        class Handler(QuietHandler):
             def do_GET(self) -> None:
                 outer.requests += 1
                 if self.path.split("?")[0] != outer.path:
@@ -179,12 +191,8 @@ class PromServer:
                 self.end_headers()
                 self.wfile.write(data)
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
-        self.server.daemon_threads = True
+        self.server = serve(Handler, self.port)
         self.port = self.server.server_address[1]
-        threading.Thread(
-            target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        ).start()
         return self
 
     def stop(self) -> None:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
+from collections.abc import AsyncIterator, Iterable
 
 from tui.core.sources.base import EventKind, LineBatch, SourceEvent
 
@@ -103,3 +105,16 @@ class Collector:
 def append(path, text: str, mode: str = "a") -> None:
     with open(path, mode, encoding="utf-8", newline="") as f:
         f.write(text)
+
+
+@contextlib.asynccontextmanager
+async def collecting(sources: Iterable) -> AsyncIterator[list[Collector]]:
+    """A :class:`Collector` per source, all running inside the block, stopped after it in order."""
+    cols = [Collector(s) for s in sources]
+    for c in cols:
+        await c.__aenter__()
+    try:
+        yield cols
+    finally:
+        for c in cols:
+            await c.__aexit__(None, None, None)

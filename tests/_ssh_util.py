@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import asyncssh
-import pytest
+from _ci import missing
 
 from tui.core.sources.ssh.connect import SshSettings
 
@@ -44,11 +44,13 @@ def known_hosts_line(host: str, port: int, key: asyncssh.SSHKey) -> str:
 class ExecServer:
     """asyncssh server on 127.0.0.1 that runs each exec request with the local ``sh`` (the real
     ``tail``/``stat``), as sshd would. ``env`` replaces the command's environment (e.g. a PATH
-    without tail); ``connections`` counts the connections accepted."""
+    without tail); ``connections`` counts the connections accepted; ``forwarding``: TCP
+    forwarding (direct-tcpip) is allowed."""
 
-    def __init__(self, tmp: Path, env: dict | None = None) -> None:
+    def __init__(self, tmp: Path, env: dict | None = None, *, forwarding: bool = False) -> None:
         self.tmp = tmp
         self.env = env
+        self.forwarding = forwarding
         self.host_key = write_keypair(tmp / "host_key")
         self.client_key = write_keypair(tmp / "client_key")
         (tmp / "authorized_keys").write_text(self.client_key.export_public_key("openssh").decode())
@@ -66,6 +68,9 @@ class ExecServer:
             def connection_made(self, conn):
                 outer.connections += 1
                 outer.conns.append(conn)
+
+            def connection_requested(self, dest_host, dest_port, orig_host, orig_port):
+                return outer.forwarding
 
         self.server = await asyncssh.create_server(
             Server,
@@ -171,9 +176,7 @@ def free_port() -> int:
 
 def require_sshd() -> None:
     if not os.access(SSHD, os.X_OK) or shutil.which("ssh-keygen") is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"CI=true but {SSHD} (openssh-server) is missing: the end-to-end SSH suite must run")
-        pytest.skip("openssh-server is not installed (apt-get install openssh-server)")
+        missing(f"{SSHD} or ssh-keygen is missing: apt-get install openssh-server")
 
 
 class Sshd:

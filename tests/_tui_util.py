@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 
 from tui.app import SpecwatchApp
-from tui.launch import LaunchPlan, PaneSpec, replay_pane
+from tui.core.sources.lines import START
+from tui.core.sources.spec import parse_source_spec
+from tui.launch import LaunchPlan, PaneSpec, live_panes, replay_pane
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_logs"
@@ -34,6 +36,17 @@ def replay_app(
     panes = [replay_pane(sample(n) if "/" not in n else n, None, speed=speed) for n in names]
     plan = LaunchPlan(panes, compare=(len(panes) == 2) if compare is None else compare)
     return SpecwatchApp(plan, save_dir=save_dir, **kw)
+
+
+def live_app(path: Path, tmp_path: Path) -> SpecwatchApp:
+    """The app following ``path`` from its start (polling every 20 ms, no idle notes)."""
+    panes = live_panes(
+        [parse_source_spec(str(path))],
+        follow=True,
+        start=START,
+        options={"idle_after": None, "poll_interval": 0.02, "use_inotify": False},
+    )
+    return SpecwatchApp(LaunchPlan(panes), save_dir=tmp_path)
 
 
 def app_for(panes: list[PaneSpec], *, compare: bool = False, save_dir=None) -> SpecwatchApp:

@@ -6,9 +6,16 @@ import csv
 import json
 from pathlib import Path
 
-from _tui_util import _isolated_config, replay_app, sample, screen_text, wait_ended, wait_for  # noqa: F401
+from _tui_util import (  # noqa: F401
+    _isolated_config,
+    live_app,
+    replay_app,
+    sample,
+    screen_text,
+    wait_ended,
+    wait_for,
+)
 
-from tui.launch import live_panes
 from tui.messages import MarkAdded, RecordsExported, RestartMarked, ScreenshotSaved
 from tui.screens.help import HelpScreen
 from tui.screens.theme_picker import ThemePicker
@@ -25,21 +32,6 @@ def unique(messages, kind):
             seen.add(id(m))
             out.append(m)
     return out
-
-
-def live_app(path: Path, tmp_path: Path):
-    from tui.app import SpecwatchApp
-    from tui.core.sources.lines import START
-    from tui.core.sources.spec import parse_source_spec
-    from tui.launch import LaunchPlan
-
-    panes = live_panes(
-        [parse_source_spec(str(path))],
-        follow=True,
-        start=START,
-        options={"idle_after": None, "poll_interval": 0.02, "use_inotify": False},
-    )
-    return SpecwatchApp(LaunchPlan(panes), save_dir=tmp_path)
 
 
 async def test_space_pauses_replay_and_plus_minus_change_speed(tmp_path):

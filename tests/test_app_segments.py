@@ -5,29 +5,12 @@ from __future__ import annotations
 
 import os
 import time
-from pathlib import Path
 
-from _tui_util import _isolated_config, wait_for  # noqa: F401
+from _tui_util import _isolated_config, live_app, wait_for  # noqa: F401
 from test_segments_follow import ARGS, dec, stamp
 
-from tui.launch import live_panes
 from tui.widgets.log_tail import LogTail
 from tui.widgets.source_pane import SourcePane
-
-
-def live_app(path: Path, tmp_path: Path):
-    from tui.app import SpecwatchApp
-    from tui.core.sources.lines import START
-    from tui.core.sources.spec import parse_source_spec
-    from tui.launch import LaunchPlan
-
-    panes = live_panes(
-        [parse_source_spec(str(path))],
-        follow=True,
-        start=START,
-        options={"idle_after": None, "poll_interval": 0.02, "use_inotify": False},
-    )
-    return SpecwatchApp(LaunchPlan(panes), save_dir=tmp_path)
 
 
 def lines(a: int, b: int, when: str) -> str:

@@ -107,7 +107,8 @@ def test_copytruncate_decisions_look_at_the_copies():
 
 def _verify(path, fp: Fingerprint, identity: str) -> list[str]:
     """The reader's header in mode verify, run with the local sh (as sshd would run it)."""
-    from tui.core.sources.ssh.remote import expected_sums, parse_remote_path, reader_command
+    from tui.core.sources.ssh.remote import parse_remote_path
+    from tui.core.sources.ssh.scripts import expected_sums, reader_command
 
     cmd = reader_command(
         "TAG",

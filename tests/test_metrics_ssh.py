@@ -4,70 +4,16 @@ host's shared connection (an in-process asyncssh server on 127.0.0.1 that allows
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
-import asyncssh
 import pytest
 from _prom_util import FakeVllm, PromServer
 from _sources_util import Collector
-from _ssh_util import FAST_SSH, free_port, known_hosts_line, write_keypair
+from _ssh_util import ExecServer, free_port
 
 from tui.core.sources.base import EventKind as K
 from tui.core.sources.base import LineBatch
 from tui.core.sources.spec import SshTarget, open_source, parse_source_spec
 from tui.core.sources.ssh import connect as ssh_connect
-from tui.core.sources.ssh.connect import SshSettings
-
-
-class ForwardServer:
-    """An SSH server that only forwards TCP (direct-tcpip), counting its connections."""
-
-    def __init__(self, tmp: Path) -> None:
-        self.tmp = tmp
-        self.host_key = write_keypair(tmp / "host_key")
-        self.client_key = write_keypair(tmp / "client_key")
-        (tmp / "authorized_keys").write_text(self.client_key.export_public_key("openssh").decode())
-        self.server = None
-        self.port = 0
-        self.connections = 0
-        self.conns: list = []
-
-    async def start(self, port: int = 0) -> None:
-        outer = self
-
-        class Server(asyncssh.SSHServer):
-            def connection_made(self, conn):
-                outer.connections += 1
-                outer.conns.append(conn)
-
-            def connection_requested(self, dest_host, dest_port, orig_host, orig_port):
-                return True
-
-        self.server = await asyncssh.create_server(
-            Server,
-            "127.0.0.1",
-            port,
-            server_host_keys=[str(self.tmp / "host_key")],
-            authorized_client_keys=str(self.tmp / "authorized_keys"),
-        )
-        self.port = self.server.sockets[0].getsockname()[1]
-
-    async def stop(self) -> None:
-        self.server.close()
-        for c in self.conns:
-            c.abort()
-        self.conns = []
-        await self.server.wait_closed()
-
-    def settings(self) -> SshSettings:
-        kh = self.tmp / "known_hosts"
-        kh.write_text(known_hosts_line("127.0.0.1", self.port, self.host_key))
-        return SshSettings(
-            **FAST_SSH,
-            connect_options=dict(
-                config=None, known_hosts=str(kh), agent_path=None, client_keys=[str(self.tmp / "client_key")]
-            ),
-        )
 
 
 def records(c: Collector) -> list[dict]:
@@ -79,7 +25,7 @@ def records(c: Collector) -> list[dict]:
 
 
 async def test_scrape_through_the_shared_ssh_connection(tmp_path):
-    sshd = ForwardServer(tmp_path)
+    sshd = ExecServer(tmp_path, forwarding=True)
     await sshd.start()
     fake = FakeVllm(engines=1, k=2)
     web = PromServer(fake.text).start()
@@ -113,7 +59,7 @@ async def test_scrape_through_the_shared_ssh_connection(tmp_path):
 
 
 async def test_nothing_listening_on_the_remote_port(tmp_path):
-    sshd = ForwardServer(tmp_path)
+    sshd = ExecServer(tmp_path, forwarding=True)
     await sshd.start()
     try:
         spec = parse_source_spec(f"metrics+ssh://127.0.0.1:{sshd.port}/{free_port()}")
@@ -129,7 +75,7 @@ async def test_nothing_listening_on_the_remote_port(tmp_path):
 
 
 async def test_unknown_host_key_is_fatal(tmp_path):
-    sshd = ForwardServer(tmp_path)
+    sshd = ExecServer(tmp_path, forwarding=True)
     await sshd.start()
     try:
         settings = sshd.settings()

@@ -11,12 +11,10 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from _prom_util import FakeSglang, PromServer
+from _prom_util import FakeSglang, PromServer, QuietHandler, serve
 from prometheus_client import CollectorRegistry, Counter, Gauge, generate_latest
 
 from tui.core.parsing import LineParser
@@ -533,12 +531,7 @@ class TrtllmServe:
         self.paths: list[str] = []
         outer = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *a) -> None:
-                pass
-
+        class Handler(QuietHandler):
             def do_GET(self) -> None:
                 outer.paths.append(self.path)
                 if self.path == "/metrics":
@@ -553,11 +546,7 @@ class TrtllmServe:
                 self.end_headers()
                 self.wfile.write(body)
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        threading.Thread(
-            target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        ).start()
+        self.server = serve(Handler)
         self.port = self.server.server_address[1]
 
     def stop(self) -> None:

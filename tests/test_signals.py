@@ -12,17 +12,14 @@ With CI=true a missing tmux fails; elsewhere those tests are skipped.
 from __future__ import annotations
 
 import os
-import shlex
-import shutil
 import signal
 import subprocess
 import sys
 import time
-import uuid
 from pathlib import Path
 
 import pytest
-from _ci import missing
+from _tmux_util import capture, pane
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_logs"
@@ -64,40 +61,6 @@ def alive(pid: int) -> bool:
 
 
 # -- tmux --------------------------------------------------------------------------------------
-@pytest.fixture
-def tmux():
-    if shutil.which("tmux") is None:
-        missing("tmux is not installed")
-    sessions: list[str] = []
-
-    def start(command: str, tmp: Path) -> tuple[str, Path]:
-        name = f"specwatch-sig-{uuid.uuid4().hex[:8]}"
-        exit_file = tmp / f"{name}.exit"
-        env = (
-            f"cd {shlex.quote(str(tmp))} && unset COLUMNS LINES && "
-            f"XDG_CONFIG_HOME={shlex.quote(str(tmp / 'xdg'))} PYTHONPATH={shlex.quote(str(ROOT))} "
-            "TERM=xterm-256color"
-        )
-        script = f"{env} {command}; echo EXIT=$? > {shlex.quote(str(exit_file))}; sleep 60"
-        subprocess.run(["tmux", "new-session", "-d", "-s", name, "-x", "140", "-y", "40", script], check=True)
-        sessions.append(name)
-        return name, exit_file
-
-    yield start
-    for name in sessions:
-        subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)
-
-
-def pane(name: str, fmt: str) -> str:
-    return subprocess.run(
-        ["tmux", "display-message", "-p", "-t", name, fmt], capture_output=True, text=True
-    ).stdout.strip()
-
-
-def capture(name: str) -> str:
-    return subprocess.run(["tmux", "capture-pane", "-p", "-t", name], capture_output=True, text=True).stdout
-
-
 def wait_for(cond, what: str, timeout: float = 20.0, name: str | None = None) -> float:
     t0 = time.monotonic()
     while time.monotonic() - t0 < timeout:
@@ -114,6 +77,22 @@ def python_pid(name: str) -> int:
     return kids[0]
 
 
+def stop_after(proc: subprocess.Popen, seconds: float, sig: signal.Signals) -> tuple[str, str, float]:
+    """Sends ``sig`` to ``proc`` (still running) after ``seconds``: its stdout, stderr and the
+    seconds it took to end (it is killed if it has not ended within 5 s)."""
+    try:
+        time.sleep(seconds)
+        assert proc.poll() is None, proc.communicate()
+        t0 = time.monotonic()
+        proc.send_signal(sig)
+        out, err = proc.communicate(timeout=5)
+        return out, err, time.monotonic() - t0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+
+
 def exit_code(exit_file: Path) -> str:
     return exit_file.read_text().strip() if exit_file.exists() else ""
 
@@ -127,8 +106,7 @@ APP_CASES = [
 
 @pytest.mark.parametrize("command,sig,files", APP_CASES, ids=[f"{c}-{s.name}" for c, s, _ in APP_CASES])
 def test_app_stop_signal_restores_the_terminal(tmux, tmp_path, command, sig, files):
-    cmd = " ".join(shlex.quote(a) for a in [sys.executable, "-m", "tui", command, *files])
-    name, exit_file = tmux(cmd, tmp_path)
+    name, exit_file = tmux([command, *files], tmp_path)
     wait_for(lambda: "records" in capture(name), "the app to draw", name=name)
     assert pane(name, "#{alternate_on}") == "1" and pane(name, "#{mouse_any_flag}") == "1"
     os.kill(python_pid(name), sig)
@@ -143,8 +121,7 @@ def test_app_stop_signal_restores_the_terminal(tmux, tmp_path, command, sig, fil
 
 def test_ctrl_c_in_summary_gives_the_prompt_back(tmux, tmp_path):
     log = big_log(tmp_path / "big.log")
-    cmd = " ".join(shlex.quote(a) for a in [sys.executable, "-m", "tui", "summary", str(log)])
-    name, exit_file = tmux(cmd, tmp_path)
+    name, exit_file = tmux(["summary", str(log)], tmp_path)
     pid = python_pid(name)
     wait_for(lambda: len(children(pid)) >= 2, "the worker processes", name=name)
     workers = children(pid)
@@ -215,17 +192,7 @@ STOP_CASES = [
 )
 def test_stream_and_export_stop_with_one_line(tmp_path, command, sig, code, words):
     proc = _follow(tmp_path, command)
-    try:
-        time.sleep(1.5)  # started and following
-        assert proc.poll() is None, proc.communicate()
-        t0 = time.monotonic()
-        proc.send_signal(sig)
-        out, err = proc.communicate(timeout=5)
-        took = time.monotonic() - t0
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
+    out, err, took = stop_after(proc, 1.5, sig)  # started and following
     assert proc.returncode == code, err
     assert err.splitlines()[-1] == f"specwatch {command}: {words}", err
     assert "Traceback" not in err
@@ -233,24 +200,10 @@ def test_stream_and_export_stop_with_one_line(tmp_path, command, sig, code, word
 
 
 # -- remote summary (a real sshd on 127.0.0.1) -------------------------------------------------------
-@pytest.fixture(scope="module")
-def sshd(tmp_path_factory):
-    from _ssh_util import Sshd, require_sshd
-
-    require_sshd()
-    server = Sshd(tmp_path_factory.mktemp("sshd"))
-    server.start()
-    yield server
-    server.stop()
-
-
 @pytest.mark.parametrize(
     "sig,code,words", [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "stopped by SIGTERM")]
 )
-def test_remote_summary_stops_within_1s(sshd, tmp_path, sig, code, words):
-    from _ssh_util import user_home
-
-    home = user_home(tmp_path / "home", sshd)
+def test_remote_summary_stops_within_1s(home, tmp_path, sig, code, words):
     log = big_log(tmp_path / "big.log")
     env = {**ENV, "HOME": str(home)}
     env.pop("SSH_AUTH_SOCK", None)
@@ -262,17 +215,9 @@ def test_remote_summary_stops_within_1s(sshd, tmp_path, sig, code, words):
         text=True,
         start_new_session=True,
     )
-    try:
-        time.sleep(2.0)  # connected and reading (the whole file takes several seconds)
-        assert proc.poll() is None, proc.communicate()
-        t0 = time.monotonic()
-        proc.send_signal(sig)
-        out, err = proc.communicate(timeout=5)
-        took = time.monotonic() - t0
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
+    out, err, took = stop_after(
+        proc, 2.0, sig
+    )  # connected and reading (the whole file takes several seconds)
     assert proc.returncode == code, err
     assert err == f"specwatch summary: {words}\n" and out == ""
     assert took < 1.0

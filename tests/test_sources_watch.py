@@ -8,7 +8,7 @@ import os
 import threading
 
 from _ci import missing
-from _sources_util import FAST, Collector, append, seq_lines
+from _sources_util import FAST, append, collecting, seq_lines
 
 from tui.core.sources.file import FileSource
 from tui.core.sources.watch import Waker, _inotify_for, inotify_available
@@ -51,10 +51,7 @@ async def test_followers_of_one_directory_share_a_watch_and_wake_only_for_their_
         p.write_text("")
     opts = dict(FAST, use_inotify=True, safety_interval=30.0)
     sources = [FileSource(str(p), **opts) for p in paths]
-    collectors = [Collector(s) for s in sources]
-    for c in collectors:
-        await c.__aenter__()
-    try:
+    async with collecting(sources) as collectors:
         ino = _inotify_for(asyncio.get_running_loop())
         await asyncio.sleep(0.2)
         assert list(ino.dirs) == [str(tmp_path)]  # one watch for four followers
@@ -66,9 +63,6 @@ async def test_followers_of_one_directory_share_a_watch_and_wake_only_for_their_
         after = [s.waker.wakes for s in sources]
         assert after[2] > before[2]
         assert [a - b for a, b in zip(after, before)][:2] == [0, 0] and after[3] == before[3]
-    finally:
-        for c in collectors:
-            await c.__aexit__(None, None, None)
     assert str(tmp_path) not in ino.dirs  # the last follower gone: the watch is removed
 
 

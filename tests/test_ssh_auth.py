@@ -7,23 +7,14 @@ import shutil
 import subprocess
 
 import asyncssh
-import pytest
 from _ci import missing
 from _sources_util import Collector, append
 from _ssh_util import ExecServer
 
 from tui.core.sources.base import EventKind as K
 from tui.core.sources.spec import SshTarget
-from tui.core.sources.ssh.connect import KeyFacts, auth_message
+from tui.core.sources.ssh.auth import KeyFacts, auth_message
 from tui.core.sources.ssh.source import SshSource
-
-
-@pytest.fixture
-async def server(tmp_path):
-    srv = ExecServer(tmp_path)
-    await srv.start()
-    yield srv
-    await srv.stop()
 
 
 async def first_error(srv: ExecServer, path, **connect_options) -> str:

@@ -21,29 +21,12 @@ from pathlib import Path
 
 import pytest
 from _sources_util import Collector, append, seq, seq_lines
-from _ssh_util import FAST_SSH, BlackHoleProxy, Sshd, require_sshd, user_home
+from _ssh_util import FAST_SSH, BlackHoleProxy, user_home
 
 from tui.core.sources.base import EventKind as K
 from tui.core.sources.spec import parse_source_spec
 from tui.core.sources.ssh.connect import SshSettings
 from tui.core.sources.ssh.source import SshSource
-
-
-@pytest.fixture(scope="module")
-def sshd(tmp_path_factory):
-    require_sshd()
-    server = Sshd(tmp_path_factory.mktemp("sshd"))
-    server.start()
-    yield server
-    server.stop()
-
-
-@pytest.fixture
-def home(tmp_path, sshd, monkeypatch):
-    h = user_home(tmp_path / "home", sshd)
-    monkeypatch.setenv("HOME", str(h))
-    monkeypatch.delenv("SSH_AUTH_SOCK", raising=False)
-    return h
 
 
 @pytest.fixture

@@ -14,9 +14,8 @@ import threading
 import time
 from pathlib import Path
 
-import pytest
-from _sources_util import Collector, append, seq, seq_lines
-from _ssh_util import Sshd, _children, require_sshd, user_home
+from _sources_util import Collector, append, collecting, seq, seq_lines
+from _ssh_util import FAST_SSH, _children
 
 from tui.core.sources.base import EventKind as K
 from tui.core.sources.spec import parse_source_spec
@@ -24,33 +23,6 @@ from tui.core.sources.ssh.connect import SshSettings
 from tui.core.sources.ssh.source import SshSource
 
 ROOT = Path(__file__).resolve().parents[1]
-FAST = dict(
-    keepalive_interval=1.0,
-    keepalive_count_max=2,
-    connect_timeout=3.0,
-    reconnect_initial=0.1,
-    reconnect_max=0.5,
-    status_interval=0.2,
-    settle=0.05,
-)
-
-
-@pytest.fixture(scope="module")
-def sshd(tmp_path_factory):
-    require_sshd()
-    d = tmp_path_factory.mktemp("sshd")
-    server = Sshd(d)
-    server.start()
-    yield server
-    server.stop()
-
-
-@pytest.fixture
-def home(tmp_path, sshd, monkeypatch):
-    h = user_home(tmp_path / "home", sshd)
-    monkeypatch.setenv("HOME", str(h))
-    monkeypatch.delenv("SSH_AUTH_SOCK", raising=False)
-    return h
 
 
 def evs(c, kind):
@@ -59,7 +31,7 @@ def evs(c, kind):
 
 def alias_source(path, **kw) -> SshSource:
     spec = parse_source_spec(f"logbox:{path}")
-    return SshSource(spec.ssh, "remote", settings=SshSettings(**FAST), idle_after=None, **kw)
+    return SshSource(spec.ssh, "remote", settings=SshSettings(**FAST_SSH), idle_after=None, **kw)
 
 
 async def test_alias_from_ssh_config_user_port_and_key(home, sshd, tmp_path):
@@ -143,22 +115,15 @@ async def test_several_files_share_one_connection(home, sshd, tmp_path):
         append(p, f"file {i}\n")
     log = sshd.d / "sshd.log"
     before = log.read_text().count("Accepted publickey")
-    settings = SshSettings(**FAST)
-    cols = [
-        Collector(
-            SshSource(parse_source_spec(f"logbox:{p}").ssh, f"s{i}", settings=settings, idle_after=None)
-        )
+    settings = SshSettings(**FAST_SSH)
+    sources = [
+        SshSource(parse_source_spec(f"logbox:{p}").ssh, f"s{i}", settings=settings, idle_after=None)
         for i, p in enumerate(paths)
     ]
-    for c in cols:
-        await c.__aenter__()
-    try:
+    async with collecting(sources) as cols:
         for i, c in enumerate(cols):
             await c.wait_lines(1)
             assert c.lines == [f"file {i}"]
-    finally:
-        for c in cols:
-            await c.__aexit__(None, None, None)
     assert log.read_text().count("Accepted publickey") - before == 1
 
 

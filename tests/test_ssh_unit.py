@@ -12,7 +12,7 @@ from pathlib import Path
 
 import asyncssh
 import pytest
-from _sources_util import Collector, append, seq, seq_lines
+from _sources_util import Collector, append, collecting, seq, seq_lines
 from _ssh_util import ExecServer, known_hosts_line, write_keypair
 
 from tui.core.sources.base import EventKind as K
@@ -22,14 +22,6 @@ from tui.core.sources.ssh.connect import pool_size
 from tui.core.sources.ssh.remote import ReaderDemux, RemotePathError, parse_remote_path
 from tui.core.sources.ssh.source import SshSource
 from tui.core.sources.ssh.summary import summarize_remote
-
-
-@pytest.fixture
-async def server(tmp_path):
-    srv = ExecServer(tmp_path)
-    await srv.start()
-    yield srv
-    await srv.stop()
 
 
 def source(srv: ExecServer, path, **kw) -> SshSource:
@@ -315,17 +307,11 @@ async def test_files_on_one_host_share_one_connection(server, tmp_path):
         append(p, f"file {i}\n")
     settings = server.settings()
     sources = [source(server, p, settings=settings, name=f"s{i}") for i, p in enumerate(paths)]
-    cols = [Collector(s) for s in sources]
-    for c in cols:
-        await c.__aenter__()
-    try:
+    async with collecting(sources) as cols:
         for i, c in enumerate(cols):
             await c.wait_lines(1)
             assert c.lines == [f"file {i}"]
         assert server.connections == 1 and pool_size() == 1
-    finally:
-        for c in cols:
-            await c.__aexit__(None, None, None)
     assert pool_size() == 0
 
 

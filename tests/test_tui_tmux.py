@@ -5,53 +5,17 @@ With CI=true a missing tmux fails (CI installs it); elsewhere the test is skippe
 
 from __future__ import annotations
 
-import os
 import re
-import shlex
-import shutil
 import subprocess
-import sys
 import time
-import uuid
 from pathlib import Path
 
-import pytest
+from _tmux_util import capture
 
 from tui.core.summary import summarize_file
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_logs"
-
-
-@pytest.fixture
-def tmux():
-    if shutil.which("tmux") is None:
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail("tmux is required in CI (the smoke test runs the real CLI in it)")
-        pytest.skip("tmux is not installed")
-    sessions = []
-
-    def start(args: list[str], tmp: Path) -> tuple[str, Path]:
-        name = f"specwatch-test-{uuid.uuid4().hex[:8]}"
-        exit_file = tmp / f"{name}.exit"
-        cmd = " ".join(shlex.quote(a) for a in [sys.executable, "-m", "tui", *args])
-        env = (
-            f"cd {shlex.quote(str(tmp))} && unset COLUMNS LINES && XDG_CONFIG_HOME={shlex.quote(str(tmp / 'xdg'))} "
-            f"PYTHONPATH={shlex.quote(str(ROOT))} TERM=xterm-256color"
-        )
-        # stderr is the screen (Textual draws on it): never redirect it.
-        script = f"{env} {cmd}; echo EXIT=$? > {shlex.quote(str(exit_file))}; sleep 60"
-        subprocess.run(["tmux", "new-session", "-d", "-s", name, "-x", "160", "-y", "45", script], check=True)
-        sessions.append(name)
-        return name, exit_file
-
-    yield start
-    for name in sessions:
-        subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)
-
-
-def capture(name: str) -> str:
-    return subprocess.run(["tmux", "capture-pane", "-p", "-t", name], capture_output=True, text=True).stdout
 
 
 def wait_screen(name: str, pattern: str, timeout: float = 20.0) -> str:
@@ -77,7 +41,7 @@ def quit_and_wait(name: str, exit_file: Path, timeout: float = 10.0) -> str:
 
 def test_replay_max_shows_labels_and_means_then_q_exits_0(tmux, tmp_path):
     a, b = SAMPLES / "ab_a.log", SAMPLES / "ab_b.log"
-    name, exit_file = tmux(["replay", "--max", str(a), str(b)], tmp_path)
+    name, exit_file = tmux(["replay", "--max", str(a), str(b)], tmp_path, size=(160, 45))
     means = [summarize_file(str(p), workers=1).stats.total.accept_len.mean for p in (a, b)]
     # Both files read to their end, and each one's mean accept len on screen, to two decimals.
     screen = wait_screen(
@@ -92,7 +56,7 @@ def test_replay_max_shows_labels_and_means_then_q_exits_0(tmux, tmp_path):
 
 
 def test_no_arguments_starts_the_demo(tmux, tmp_path):
-    name, exit_file = tmux([], tmp_path)
+    name, exit_file = tmux([], tmp_path, size=(160, 45))
     screen = wait_screen(name, r"replaying 20×")
     assert "broken" in screen and "fixed" in screen and "B − A" in screen
     assert quit_and_wait(name, exit_file) == "EXIT=0"

@@ -20,7 +20,8 @@ import stat
 import time
 
 from tui.core.sources.base import EventKind
-from tui.core.sources.file import Follower, OpenFile
+from tui.core.sources.file import Follower
+from tui.core.sources.openfile import OpenFile
 from tui.core.sources.target import has_magic
 
 

@@ -243,7 +243,7 @@ class ReplaySource(GeneratorSource):
                 self._fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
                 self._size = os.fstat(self._fd).st_size
             except OSError as exc:
-                from tui.core.sources.file import describe_oserror
+                from tui.core.sources.openfile import describe_oserror
 
                 self.error = describe_oserror(exc, self.path)
                 yield self._event(EventKind.ERROR, self.error, fatal=True)

@@ -321,7 +321,8 @@ class MetricsSource(GeneratorSource):
 
     async def _forward(self) -> int:
         """The local port forwarded to the target through the host's shared SSH connection."""
-        from tui.core.sources.ssh.connect import SshError, acquire
+        from tui.core.sources.ssh.auth import SshError
+        from tui.core.sources.ssh.connect import acquire
         from tui.core.sources.ssh.source import settings_from_options
 
         t = self.target

@@ -1,4 +1,5 @@
-"""What runs on the remote host, and how its output is read back.
+"""What runs on the remote host, and how its output is read back (the scripts themselves and the
+commands that start them are in :mod:`.scripts`).
 
 Everything is POSIX ``sh`` plus GNU coreutils (``tail``, ``stat``, ``head``, ``wc``): nothing is
 installed or written on the host. Each script is a constant text; the user's path reaches it
@@ -33,11 +34,8 @@ file with the old identity if it is still in the directory; **copies**: the same
 from __future__ import annotations
 
 import os
-import secrets
-import shlex
 from dataclasses import dataclass, field
 
-from tui.core.sources.identity import cksum
 from tui.core.sources.target import has_magic
 
 # -- paths --------------------------------------------------------------------------------------
@@ -119,190 +117,6 @@ def _check_brackets(text: str, pattern: str) -> None:
             raise RemotePathError(f"{text}: ] without [ in the pattern")
         else:
             i += 1
-
-
-# -- the scripts -------------------------------------------------------------------------------
-# Kept on single logical lines joined by "; " so the outer quoting survives any login shell.
-
-_PRELUDE = "LC_ALL=C; export LC_ALL; trap '' PIPE"
-
-# end/last: the offset where the last N lines of bytes [0, SIZE) start (N=0: after the last
-# newline), reading a window from the end that doubles until it holds enough newlines.
-_LAST_START = (
-    "last_start() { want=$1; e=$size; "
-    'if [ "$want" -gt 0 ] && [ "$(tail -c +"$size" -- "$P" | head -c 1 | wc -l)" -eq 1 ]; then e=$((size - 1)); fi; '
-    '[ "$want" -gt 0 ] || want=1; w=65536; '
-    'while :; do lo=0; [ "$e" -gt "$w" ] && lo=$((e - w)); '
-    'k=$(tail -c +$((lo + 1)) -- "$P" | head -c $((e - lo)) | wc -l); '
-    'if [ "$k" -ge "$want" ] || [ "$lo" -eq 0 ]; then '
-    'c=$( { tail -c +$((lo + 1)) -- "$P" | head -c $((e - lo)); echo; } | tail -n "$want" | wc -c); '
-    "echo $((e + 1 - c)); return; fi; w=$((w * 2)); done; }"
-)
-
-READER = "; ".join(
-    [
-        _PRELUDE,
-        "T=$1; S=$2; D=$3; B=$4; X=$5; O=$6; M=$7; N=$8; I=$9",
-        'for c in tail stat head wc; do command -v "$c" >/dev/null 2>&1 || { printf \'%s H err notfound %s\\n\' "$T" "$c"; exit 127; }; done',
-        'cd -- "$D" 2>/dev/null || { printf \'%s H err enoent\\n\' "$T"; exit 2; }',
-        "P=./$B",
-        '[ -e "$P" ] || { printf \'%s H err enoent\\n\' "$T"; exit 2; }',
-        '[ -d "$P" ] && { printf \'%s H err isdir\\n\' "$T"; exit 2; }',
-        '[ -r "$P" ] || { printf \'%s H err eacces\\n\' "$T"; exit 2; }',
-        "st=$(stat -L -c '%d:%i %s %F' -- \"$P\" 2>/dev/null) || { printf '%s H err stat\\n' \"$T\"; exit 2; }",
-        "id=${st%% *}; st=${st#* }; size=${st%% *}; kind=${st#* }",
-        "case $kind in regular*) ;; *) printf '%s H err notregular\\n' \"$T\"; exit 2;; esac",
-        _LAST_START,
-        "start=0; ln=1",
-        # verify: resume only if the cksums of the ranges ${11} are ${10}, else say "moved" (a probe follows)
-        'case $M in resume) [ "$id" = "$X" ] && [ "$size" -ge "$O" ] && start=$O && ln=-;; '
-        'verify) [ "$id" = "$X" ] && [ "$size" -ge "$O" ] || { printf \'%s H err moved\\n\' "$T"; exit 0; }; '
-        "c=; for r in ${11}; do a=${r%:*}; l=${r#*:}; "
-        'c="$c$(tail -c +$((a + 1)) -- "$P" 2>/dev/null | head -c "$l" | cksum 2>/dev/null) "; done; '
-        '[ "$c" = "${10}" ] || { printf \'%s H err moved\\n\' "$T"; exit 0; }; start=$O; ln=-;; '
-        'end) [ "$size" -gt 0 ] && start=$(last_start 0);; last) [ "$size" -gt 0 ] && start=$(last_start "$N");; esac',
-        '[ "$start" -gt 0 ] && [ "$ln" = 1 ] && ln=$(( $(head -c "$start" -- "$P" | wc -l) + 1 ))',
-        'printf \'%s H ok %s %s %s %s\\n\' "$T" "$id" "$size" "$start" "$ln"',
-        '[ "$I" = 0 ] && exec tail -c +$((start + 1)) -- "$S$B" 2>&1',
-        # GNU tail polls every 50 ms instead of writing each line as it lands: lines then leave the
-        # host a few at a time (32 followed logs at 50 lines/s: half the client CPU, ~30 ms more
-        # latency). Older or other tails without the option follow by inotify as usual.
-        "F=---disable-inotify; tail $F -c 0 -- /dev/null >/dev/null 2>&1 || F=",
-        'tail -c +$((start + 1)) -f $F -s 0.05 -- "$S$B" 2>&1 & p=$!; d=0.02',
-        "while :; do sleep $d; "
-        "r=$(stat -L -c '%F|%d:%i|%s|%n' -- \"$P\" /proc/$p/fd/* 2>/dev/null); "
-        'printf \'%s S\\n%s\\n%s E\\n\' "$T" "$r" "$T" || break; '
-        "kill -0 $p 2>/dev/null || { printf '%s X\\n' \"$T\"; break; }; "
-        "case $d in 0.02) d=0.1;; *) d=$I;; esac; done",
-        "kill $p 2>/dev/null",
-    ]
-)
-
-LISTER = "; ".join(
-    [
-        _PRELUDE,
-        'T=$1; D=$2; G=$3; I=$4; Q=$5; IFS=""',
-        "command -v stat >/dev/null 2>&1 || { printf '%s H err notfound stat\\n' \"$T\"; exit 127; }",
-        "while :; do r=; if cd -- \"$D\" 2>/dev/null; then r=$(stat -L -c '%F|%d:%i|%s|%.9Y|%n' -- $G 2>/dev/null); fi; "
-        'printf \'%s S\\n%s\\n%s E\\n\' "$T" "$r" "$T" || exit 0; [ "$Q" = 1 ] && exit 0; sleep "$I" || exit 0; done',
-    ]
-)
-
-_SUMS = (
-    "sums() { for r in $R; do a=${r%:*}; l=${r#*:}; "
-    'c=$(tail -c +$((a + 1)) -- "$2" 2>/dev/null | head -c "$l" | cksum 2>/dev/null); '
-    'printf \'%s P C %s %s %s %s\\n\' "$T" "$1" "$a" "$l" "$c"; done; }'
-)
-
-# probe: what is at the name now, and (when it is another file) where the file with identity X
-# went in the directory; the cksum of each byte range R ("start:length ...") of both.
-PROBE = "; ".join(
-    [
-        _PRELUDE,
-        "T=$1; D=$2; B=$3; X=$4; R=$5",
-        'cd -- "$D" 2>/dev/null || { printf \'%s P E\\n\' "$T"; exit 0; }',
-        _SUMS,
-        "P=./$B; id=",
-        "st=$(stat -L -c '%F|%d:%i|%s|%n' -- \"$P\" 2>/dev/null) && { "
-        'printf \'%s P N %s\\n\' "$T" "$st"; id=${st#*|}; id=${id%%|*}; '
-        'case $st in regular*) sums name "$P";; esac; }',
-        '[ "$id" != "$X" ] && stat -L -c \'%F|%d:%i|%s|%n\' -- ./* ./.[!.]* ./..?* 2>/dev/null | '
-        'while IFS= read -r l; do case $l in regular*"|$X|"*) '
-        'f=${l#*"|$X|"}; f=${f#*|}; printf \'%s P O %s\\n\' "$T" "$l"; sums old "$f"; break;; esac; done',
-        "printf '%s P E\\n' \"$T\"",
-    ]
-)
-
-# copies: regular files named NAME?* (logrotate's NAME.1, NAME-DATE) at least O bytes long
-# (up to 8), with the checksums of the ranges R: where a copy-truncated file's old bytes went.
-COPIES = "; ".join(
-    [
-        _PRELUDE,
-        "T=$1; D=$2; B=$3; O=$4; R=$5; n=0",
-        'cd -- "$D" 2>/dev/null || { printf \'%s P E\\n\' "$T"; exit 0; }',
-        _SUMS,
-        "stat -L -c '%F|%d:%i|%s|%n' -- ./\"$B\"?* 2>/dev/null | while IFS= read -r l; do "
-        "case $l in regular*) ;; *) continue;; esac; f=${l#*|*|}; s=${f%%|*}; f=${f#*|}; "
-        '[ "$s" -ge "$O" ] || continue; printf \'%s P K %s\\n\' "$T" "$l"; sums "k$n" "$f"; '
-        "n=$((n + 1)); [ $n -lt 8 ] || break; done",
-        "printf '%s P E\\n' \"$T\"",
-    ]
-)
-
-CAT = "; ".join(
-    [
-        _PRELUDE,
-        "T=$1; F=$2; L=$3",
-        "command -v head >/dev/null 2>&1 || { printf '%s H err notfound head\\n' \"$T\"; exit 127; }",
-        '[ -e "$F" ] || { printf \'%s H err enoent\\n\' "$T"; exit 2; }',
-        '[ -d "$F" ] && { printf \'%s H err isdir\\n\' "$T"; exit 2; }',
-        '[ -r "$F" ] || { printf \'%s H err eacces\\n\' "$T"; exit 2; }',
-        "printf '%s H ok\\n' \"$T\"",
-        '[ "$L" = 0 ] && exec cat -- "$F"',
-        'exec head -c "$L" -- "$F"',
-    ]
-)
-
-
-def _command(script: str, *args: str) -> str:
-    return "sh -c " + shlex.quote(script) + " specwatch " + " ".join(shlex.quote(a) for a in args)
-
-
-def new_tag() -> str:
-    return "\x1fspecwatch-" + secrets.token_hex(12)
-
-
-def new_nonce() -> str:
-    """A run of ``./`` and ``/`` (resolves to the same directory) that no log line will hold."""
-    bits = secrets.randbits(48)
-    return "./" + "".join("./" if bits >> i & 1 else "/" for i in range(48))
-
-
-def reader_command(
-    tag: str,
-    nonce: str,
-    rp: RemotePath,
-    name: str,
-    *,
-    expect: str = "-",
-    offset: int = 0,
-    mode: str = "start",
-    lines: int = 0,
-    interval: float = 1.0,
-    follow: bool = True,
-    sums: str = "",
-    ranges: list[tuple[int, int]] | None = None,
-) -> str:
-    """``name`` is the file to read in ``rp.dir`` (the pattern's current match, or ``rp.base``).
-    ``mode="verify"``: resume at ``offset`` only if the file is ``expect``, not shorter, and the
-    ``cksum`` lines of ``ranges`` joined are ``sums`` (:func:`expected_sums`); else the header is
-    ``err moved``."""
-    iv = "0" if not follow else f"{max(interval, 0.05):g}"
-    r = " ".join(f"{a}:{n}" for a, n in ranges or ())
-    return _command(READER, tag, nonce, rp.dir, name, expect, str(offset), mode, str(lines), iv, sums, r)
-
-
-def expected_sums(chunks: list[bytes]) -> str:
-    """What the reader's ``verify`` mode computes for byte ranges holding ``chunks``."""
-    return "".join(f"{cksum(c)} {len(c)} " for c in chunks)
-
-
-def probe_command(tag: str, rp: RemotePath, name: str, identity: str, ranges: list[tuple[int, int]]) -> str:
-    r = " ".join(f"{a}:{n}" for a, n in ranges)
-    return _command(PROBE, tag, rp.dir, name, identity, r)
-
-
-def copies_command(tag: str, rp: RemotePath, name: str, at_least: int, ranges: list[tuple[int, int]]) -> str:
-    r = " ".join(f"{a}:{n}" for a, n in ranges)
-    return _command(COPIES, tag, rp.dir, name, str(at_least), r)
-
-
-def lister_command(tag: str, rp: RemotePath, *, interval: float = 1.0, once: bool = False) -> str:
-    return _command(LISTER, tag, rp.dir, rp.base, f"{max(interval, 0.05):g}", "1" if once else "0")
-
-
-def cat_command(tag: str, path: str, limit: int = 0) -> str:
-    return _command(CAT, tag, path, str(limit))
 
 
 # -- reading it back ---------------------------------------------------------------------------
@@ -498,7 +312,7 @@ def describe_tail_message(msg: str, nonce: str) -> tuple[str, str]:
 
 @dataclass(slots=True)
 class Probe:
-    """What :data:`PROBE` found: the name's entry and checksums, the old file's and its."""
+    """What :data:`.scripts.PROBE` found: the name's entry and checksums, the old file's and its."""
 
     name: Entry | None = None
     old: Entry | None = None
@@ -508,7 +322,7 @@ class Probe:
 
 
 def parse_probe(out: bytes, tag: str) -> Probe:
-    """Parses :data:`PROBE`'s output (lines before the first tagged one, a login banner, are
+    """Parses :data:`.scripts.PROBE`'s output (lines before the first tagged one, a login banner, are
     ignored); ``complete`` is False when its end mark never came."""
     probe = Probe()
     mark = tag.encode() + b" P "

@@ -23,25 +23,16 @@ import asyncssh
 from tui.core.sources.base import Batch, EventKind, GeneratorSource, SourceEvent
 from tui.core.sources.identity import Fingerprint
 from tui.core.sources.lines import START, LineSplitter, StartAt
-from tui.core.sources.ssh.connect import (
-    SharedConnection,
-    SshError,
-    SshSettings,
-    acquire,
-    release,
-    target_text,
-)
+from tui.core.sources.ssh.auth import SshError, target_text
+from tui.core.sources.ssh.connect import SharedConnection, SshSettings, acquire, release
 from tui.core.sources.ssh.remote import (
     Entry,
     RemotePathError,
     describe_tail_message,
-    lister_command,
-    new_nonce,
-    new_tag,
     parse_entries,
     parse_remote_path,
-    reader_command,
 )
+from tui.core.sources.ssh.scripts import lister_command, new_nonce, new_tag, reader_command
 from tui.core.sources.ssh.shared import ChannelRefused
 from tui.core.sources.target import SourceSpec, SourceSpecError, SshTarget
 
@@ -243,17 +234,36 @@ class SshSource(GeneratorSource):
         s = self.start if not self._opened_once else START
         if mode == "first":
             mode = {"start": "start", "end": "end", "last": "last"}[s.mode]
+        return self.reader_for(name, mode, lines=s.lines)
+
+    def reader_for(
+        self,
+        name: str,
+        mode: str,
+        *,
+        offset: int | None = None,
+        expect: str | None = None,
+        follow: bool | None = None,
+        lines: int = 0,
+        sums: str = "",
+        ranges: list[tuple[int, int]] | None = None,
+    ) -> str:
+        """The reader's command for ``name`` with this source's tag, nonce, path and status
+        interval; by default at the offset read to, expecting the file read, following as the
+        source does."""
         return reader_command(
             self._tag,
             self._nonce,
             self.rp,
             name,
-            expect=self.identity or "-",
-            offset=self.splitter.pos,
+            expect=expect or self.identity or "-",
+            offset=self.splitter.pos if offset is None else offset,
             mode=mode,
-            lines=s.lines,
+            lines=lines,
             interval=self.settings.status_interval,
-            follow=self.follow,
+            follow=self.follow if follow is None else follow,
+            sums=sums,
+            ranges=ranges,
         )
 
     # -- one connection's worth of reading ---------------------------------------------------

@@ -10,22 +10,14 @@ import asyncssh
 
 from tui.core import draft_config
 from tui.core.parsing.fastscan import scan_chunk
-from tui.core.sources.ssh.connect import (
-    SharedConnection,
-    SshError,
-    SshSettings,
-    acquire,
-    release,
-    target_text,
-)
+from tui.core.sources.ssh.auth import SshError, target_text
+from tui.core.sources.ssh.connect import SharedConnection, SshSettings, acquire, release
 from tui.core.sources.ssh.remote import (
     RemotePathError,
-    cat_command,
-    lister_command,
-    new_tag,
     parse_entries,
     parse_remote_path,
 )
+from tui.core.sources.ssh.scripts import cat_command, lister_command, new_tag
 from tui.core.sources.target import SshTarget
 from tui.core.summary import CHUNK, Summarizer
 

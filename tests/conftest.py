@@ -1,0 +1,89 @@
+"""Fixtures shared by several test files: a real OpenSSH sshd on 127.0.0.1 and a user's home that
+reaches it by an alias, and tmux sessions running the real CLI. Plain helpers stay in the
+``_*_util.py`` modules; a missing component skips on a developer's machine and fails with CI=true
+(:func:`_ci.missing`)."""
+
+from __future__ import annotations
+
+import shlex
+import shutil
+import subprocess
+import sys
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from _ci import missing
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def sshd(tmp_path_factory):
+    """Debian's sshd on 127.0.0.1 (its own host key, authorized key, config and pid), one per module."""
+    from _ssh_util import Sshd, require_sshd  # asyncssh is imported only by the tests that need it
+
+    require_sshd()
+    server = Sshd(tmp_path_factory.mktemp("sshd"))
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+async def server(tmp_path):
+    """asyncssh's in-process server on 127.0.0.1 running each command with the local ``sh``
+    (:class:`_ssh_util.ExecServer`)."""
+    from _ssh_util import ExecServer
+
+    srv = ExecServer(tmp_path)
+    await srv.start()
+    yield srv
+    await srv.stop()
+
+
+@pytest.fixture
+def home(tmp_path, sshd, monkeypatch):
+    """HOME with ~/.ssh naming :func:`sshd` as ``logbox`` (key, config, known_hosts); no agent."""
+    from _ssh_util import user_home
+
+    h = user_home(tmp_path / "home", sshd)
+    monkeypatch.setenv("HOME", str(h))
+    monkeypatch.delenv("SSH_AUTH_SOCK", raising=False)
+    return h
+
+
+TmuxStart = Callable[..., tuple[str, Path]]
+
+
+@pytest.fixture
+def tmux() -> Iterator[TmuxStart]:
+    """``start(args, tmp, size=(140, 40))`` runs ``python -m tui ARGS`` (this tree) in a new detached
+    tmux session in ``tmp`` and returns its name and the file its exit status is written to
+    (``EXIT=N``); the sessions are killed after the test."""
+    if shutil.which("tmux") is None:
+        missing("tmux is not installed")
+    sessions: list[str] = []
+
+    def start(args: list[str], tmp: Path, size: tuple[int, int] = (140, 40)) -> tuple[str, Path]:
+        name = f"specwatch-test-{uuid.uuid4().hex[:8]}"
+        exit_file = tmp / f"{name}.exit"
+        cmd = " ".join(shlex.quote(a) for a in [sys.executable, "-m", "tui", *args])
+        env = (
+            f"cd {shlex.quote(str(tmp))} && unset COLUMNS LINES && "
+            f"XDG_CONFIG_HOME={shlex.quote(str(tmp / 'xdg'))} PYTHONPATH={shlex.quote(str(ROOT))} "
+            "TERM=xterm-256color"
+        )
+        # stderr is the screen (Textual draws on it): never redirect it.
+        script = f"{env} {cmd}; echo EXIT=$? > {shlex.quote(str(exit_file))}; sleep 60"
+        width, height = size
+        subprocess.run(
+            ["tmux", "new-session", "-d", "-s", name, "-x", str(width), "-y", str(height), script], check=True
+        )
+        sessions.append(name)
+        return name, exit_file
+
+    yield start
+    for name in sessions:
+        subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)

@@ -1,0 +1,365 @@
+"""Opening a file on an SSH source's connection: the reader started in the right mode, its
+header checked, and the resume decision made.
+
+Identity checks: the header names the file the remote side opened; the first status record
+names the file ``tail`` really has open (``/proc/PID/fd``). Data is held back until they agree,
+so a rotation between the two cannot mix two files. A rotation or a newer glob match is
+carried out only once everything the old file held when it was last looked at has arrived.
+
+Coming back to a file without a live ``tail`` on it (a reconnect, a retry), the reader checks
+it first (mode ``verify``): same identity, not shorter, and the same ``cksum`` of the bytes the
+source's :class:`.identity.Fingerprint` holds; then it resumes at the offset (no extra round
+trip). Otherwise it answers ``moved`` and a probe (:data:`.scripts.PROBE`) gathers the facts:
+the name's identity, size and checksums, where the old file went (and, after a truncation,
+whether a copy holds the old bytes); :func:`.identity.decide` says read again from the start
+(``truncated``) or ``rotated``, the rest of the old file (or copy) read first when it is there.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING
+
+import asyncssh
+
+from tui.core.sources.aio import wait_for
+from tui.core.sources.base import Batch, EventKind, LineBatch
+from tui.core.sources.identity import Decision, FileLook, Look, decide, drained_note
+from tui.core.sources.lines import make_batch
+from tui.core.sources.ssh.remote import (
+    Entry,
+    Probe,
+    ReaderDemux,
+    parse_probe,
+)
+from tui.core.sources.ssh.scripts import (
+    copies_command,
+    expected_sums,
+    probe_command,
+)
+from tui.core.sources.ssh.shared import ChannelRefused
+
+if TYPE_CHECKING:
+    from tui.core.sources.ssh.source import SshSource
+
+
+def inode_of(identity: str | None) -> int | None:
+    try:
+        return int(identity.split(":")[1]) if identity else None
+    except (IndexError, ValueError):
+        return None
+
+
+class Opener:
+    """The state of one connection's reading, and how a file is opened (see the module notes)."""
+
+    def __init__(self, src: SshSource, conn) -> None:
+        self.src = src
+        self.conn = conn
+        self.q: asyncio.Queue = asyncio.Queue(64)
+        self.loop = asyncio.get_running_loop()
+        self.reader = None
+        self.demux: ReaderDemux | None = None
+        self.pending_name: str | None = None  # being opened
+        self.header = False
+        self.verified = True
+        self.held: list[tuple[str, object]] = []
+        self.open_size: int | None = None
+        self.switch: tuple[str, float] | None = None  # name to switch to, when decided
+        self.retry_at: float | None = None
+        self.waiting_said = False
+        self.error_said: str | None = None
+        self.last_data = self.loop.time()
+        self.idle_said = False
+        self.done = False
+        self.matches = 0
+        self.lister_block = b""
+        self.listed = False
+        self.refused: str | None = None
+        self.decision: Decision | None = None  # what the last probe decided, for the header's event
+        self.draining: Decision | None = None  # reading the rest of a rotated-away file
+        self.failed = False
+        self.verifying = False  # the reader checks the file itself (mode verify)
+        self.probed: tuple[str, int] | None = None  # the last (identity, offset) probed
+
+    def feed(self, data: bytes, path: str | None) -> LineBatch | None:
+        self.src.fingerprint.feed(data)
+        return make_batch(self.src.name, self.src.splitter.feed(data), path)
+
+    def reset(self, start: int, line_no: int) -> None:
+        self.src.splitter.reset(start, line_no)
+        self.src.fingerprint.reset(start)
+
+    def ev(self, kind: EventKind, message: str, name: str | None = None, **data):
+        return self.src._event(kind, message, name, **data)
+
+    def display(self, name: str | None) -> str:
+        return self.src.path_of(name) or self.src.name
+
+    async def open(
+        self, name: str, *, drained: bool = False, after: Decision | None = None, probe: bool = False
+    ) -> None:
+        """Starts the reader on ``name``. A file read before and not ``drained`` through a live
+        ``tail`` is checked by the reader itself (``verify``: identity, size, checksums); when
+        that fails (``probe``) a probe finds out what happened (see the module notes).
+        ``after``: the decision whose old file was just read to its end (for the event)."""
+        src = self.src
+        mode = "first" if not src._opened_once and src.identity is None else "resume"
+        self.pending_name = name
+        self.header = False
+        self.verified = not src.follow
+        self.held = []
+        self.open_size = None
+        self.demux = ReaderDemux(src._tag, src._nonce)
+        self.decision, self.draining = after, None
+        self.failed = False  # the header said the file could not be opened
+        self.verifying = False
+        cmd = None
+        check = mode == "resume" and src.follow and not drained and src.identity is not None
+        if check and not probe:
+            fp = src.fingerprint
+            if fp.pos != src.splitter.pos:  # not kept in step (cannot happen): trust identity and size only
+                fp.reset(src.splitter.pos)
+            self.verifying = True
+            cmd = src.reader_for(name, "verify", sums=expected_sums(fp.chunks()), ranges=fp.ranges())
+        elif check and src.identity is not None:
+            self.probed = (src.identity, src.splitter.pos)
+            try:
+                d = self.decision = await self._probe(name, src.identity)
+            except ChannelRefused as exc:
+                self._refused_for_now(exc)
+                return
+            if d.drain is not None:  # the rest of the old file (or its copy) first, under its new name
+                self.draining, self.verified = d, True
+                cmd = self._reader(d.drain[0], d.drain[1], False, d.drain_identity)
+            elif d.action == "restart":
+                cmd = self._reader(name, 0, True)
+        elif after is not None and after.action == "restart":
+            cmd = self._reader(name, 0, True)
+        try:
+            await src._start(self.conn, "reader", cmd or src._reader_cmd(name, mode), self.q)
+        except ChannelRefused as exc:
+            self._refused_for_now(exc)
+            return
+        self.reader = src._procs["reader"]
+
+    def _refused_for_now(self, exc: ChannelRefused) -> None:
+        """sshd refused one more session: said by the loop, opened again after a delay."""
+        self.refused = str(exc)
+        self.header = True
+        self.reader = None
+        self.retry_at = self.loop.time() + self.src.settings.delay(2)
+
+    def _reader(self, name: str, offset: int, follow: bool, expect: str | None = None) -> str:
+        return self.src.reader_for(name, "resume", offset=offset, expect=expect, follow=follow)
+
+    async def _probe(self, name: str, identity: str) -> Decision:
+        """What became of the file read to ``splitter.pos`` (a short command on the host; a
+        second one looks for a copy when the file was truncated)."""
+        src = self.src
+        fp, pos = src.fingerprint, src.splitter.pos
+        if fp.pos != pos:  # not kept in step (cannot happen): trust identity and size only
+            fp.reset(pos)
+        probe = await self._run(probe_command(src._tag, src.rp, name, identity, fp.ranges()))
+
+        def look(e: Entry | None, which: str) -> FileLook | None:
+            if e is None or not e.regular:
+                return None
+            return FileLook(e.identity, e.size, fp.same_sums(probe.sums.get(which, {})), e.name)
+
+        found = Look(look(probe.name, "name"), look(probe.old, "old"))
+        d = decide(identity, pos, found)
+        if d.action != "restart" or pos == 0:
+            return d
+        probe = await self._run(copies_command(src._tag, src.rp, name, pos, fp.ranges()))
+        copies = tuple(look(e, f"k{i}") for i, e in enumerate(probe.copies))
+        return decide(identity, pos, Look(found.at_name, None, tuple(c for c in copies if c is not None)))
+
+    async def _run(self, cmd: str) -> Probe:
+        src = self.src
+        timeout = (src.settings.connect_timeout or 10.0) * 3
+        try:
+            result = await wait_for(
+                self.conn.run(cmd, encoding=None, stdin=asyncssh.DEVNULL, check=False), timeout
+            )
+        except asyncssh.ChannelOpenError as exc:
+            src._lost_or(self.conn, None)  # raises (lost) when the connection is closed
+            raise ChannelRefused(
+                f"{src.host} refused a new session ({exc.reason or exc}); sshd allows "
+                "MaxSessions (10 by default) per connection"
+            ) from None
+        except TimeoutError:  # a ConnectionError is "lost" for _lost_or
+            src._lost_or(self.conn, ConnectionError(f"no answer to the file check within {timeout:g} s"))
+            raise
+        except (asyncssh.Error, OSError) as exc:
+            src._lost_or(self.conn, exc)
+            src._lost_or(self.conn, ConnectionError(str(exc)))
+            raise
+        return parse_probe(result.stdout if isinstance(result.stdout, bytes) else b"", src._tag)
+
+    async def _truncated(self, message: str, old_rest: str | None = None) -> AsyncIterator[Batch]:
+        src = self.src
+        b = make_batch(src.name, src.splitter.flush(), self.display(src.current))
+        if b is not None:
+            yield b
+        old = src.splitter.pos
+        self.reset(0, 1)
+        extra = {"old_rest": old_rest} if old_rest else {}
+        yield self.ev(EventKind.TRUNCATED, message, old_size=old, inode=inode_of(src.identity), **extra)
+
+    async def _header(self, fields: list[str]) -> AsyncIterator[Batch]:
+        src = self.src
+        name = self.pending_name or src.rp.base
+        self.header = True
+        ok = bool(fields) and fields[0] == "ok" and len(fields) >= 5
+        moved = fields[:2] == ["err", "moved"]  # not the same file read to the same point
+        gone = (
+            self.verifying
+            and fields[:2] == ["err", "enoent"]
+            and self.probed != (src.identity, src.splitter.pos)
+        )
+        if moved or gone:  # probe (once for a missing name: the old file may be under another name)
+            await self.open(name, probe=True)
+            return
+        if self.draining is not None:  # the old file (or copy) must still be the one probed
+            if not ok or fields[1] != self.draining.drain_identity or int(fields[3]) != src.splitter.pos:
+                await self._drained(False)
+            return
+        if not ok:
+            async for b in self._open_failed(fields[1] if len(fields) > 1 else "unknown", fields[2:], name):
+                yield b
+            return
+        identity, size, start = fields[1], int(fields[2]), int(fields[3])
+        line_no = int(fields[4]) if fields[4].isdigit() else src.splitter.line_no
+        prev, prev_name = src.identity, src.current
+        self.waiting_said = False
+        self.error_said = None
+        if self.switch is not None and self.switch[0] == name:  # (a newer match listed meanwhile stays)
+            self.switch = None
+        self.last_data = self.loop.time()
+        self.retry_at = None
+        if prev is not None and identity == prev and start == src.splitter.pos:
+            pass  # resumed exactly where we were
+        elif prev is not None and identity == prev:
+            src.current = name
+            d = self.decision
+            if d is not None and d.action == "restart":
+                why = d.why + (f"; {d.old_note}" if d.old_note else "")
+            else:
+                why = f"shrank to {size} bytes (it was read to byte {src.splitter.pos})"
+            rest = d.old_rest if d is not None and d.action == "restart" and d.old_rest else None
+            async for b in self._truncated(
+                f"{self.display(name)} {why}; reading it again from the start", rest
+            ):
+                yield b
+        elif prev is not None:
+            last = make_batch(src.name, src.splitter.flush(), self.display(prev_name))
+            if last is not None:
+                yield last
+            old_pos = src.splitter.pos
+            self.reset(start, line_no)
+            src.identity, src.current = identity, name
+            d = self.decision if self.decision is not None and self.decision.old_note else None
+            old = d.old_note if d is not None else "finished reading the old one"
+            if name == prev_name:
+                kind = EventKind.ROTATED
+                msg = f"{self.display(name)} now points at a new file (rotated); {old}; reading the new one"
+            else:
+                kind = EventKind.SWITCHED
+                old = d.old_note if d is not None else f"finished reading {self.display(prev_name)}"
+                msg = f"{self.display(name)} is a newer match of {src.rp.text}; {old}"
+            yield self.ev(
+                kind,
+                msg,
+                name,
+                old_path=self.display(prev_name),
+                old_inode=inode_of(prev),
+                inode=inode_of(identity),
+                old_read_to=old_pos,
+                old_rest=d.old_rest if d is not None else "read",
+            )
+        else:
+            self.reset(start, line_no)
+            how = f"from line {line_no}" if start else "from the start"
+            note = f" (the newest of {self.matches} matching files)" if self.matches > 1 else ""
+            src.identity, src.current = identity, name
+            yield self.ev(
+                EventKind.OPENED,
+                f"reading {self.display(name)} {how}{note}",
+                name,
+                inode=inode_of(identity),
+                size=size,
+                offset=start,
+                start=str(src.start) if not src._opened_once else "start",
+            )
+        src.identity, src.current = identity, name
+        src._opened_once = True
+
+    async def _open_failed(self, kind: str, detail: list[str], name: str) -> AsyncIterator[Batch]:
+        src = self.src
+        self.failed = True
+        path = self.display(name)
+        fatal = not src.follow
+        if kind == "enoent":
+            if src.follow:
+                self.retry_at = None if src.rp.glob else self.loop.time() + src.settings.status_interval
+                if not self.waiting_said:
+                    self.waiting_said = True
+                    msg = (
+                        f"{path} was removed or renamed; waiting for it to come back"
+                        if src.identity
+                        else f"no such file: {path}; waiting for it to appear"
+                    )
+                    yield self.ev(EventKind.WAITING, msg, name)
+                if src.rp.glob:
+                    self.pending_name = None
+                return
+            message = f"no such file: {path}"
+        elif kind == "eacces":
+            message = f"permission denied: cannot read {path}"
+            fatal = fatal or not src._opened_once
+        elif kind == "isdir":
+            message, fatal = f"{path} is a directory, not a log file", True
+        elif kind == "notregular":
+            message, fatal = f"{path} is not a regular file", True
+        elif kind == "notfound":
+            tool = detail[0] if detail else "?"
+            message, fatal = (
+                (
+                    f"`{tool}` was not found on {src.host} (not in the remote PATH); specwatch needs "
+                    "the POSIX shell and GNU coreutils (tail, stat, head, wc) there"
+                ),
+                True,
+            )
+        else:
+            message = f"cannot open {path} on {src.host} ({kind})"
+        if fatal:
+            src.error = message
+            self.done = True
+            yield self.ev(EventKind.ERROR, message, name, fatal=True)
+            return
+        if self.error_said != message:
+            self.error_said = message
+            yield self.ev(EventKind.ERROR, message + " (retrying)", name, fatal=False)
+        self.retry_at = self.loop.time() + src.settings.status_interval
+
+    async def _drained(self, whole: bool) -> None:
+        """The reader of the rest of a rotated-away file ended (``whole``: at its end; else the
+        file changed again before it could be read): now the file at the name."""
+        d = self.draining
+        assert d is not None and d.drain is not None
+        self.draining = None
+        pos = self.src.splitter.pos
+        old_name, start, _ = d.drain
+        if whole:  # to where it really ended (it may have grown since the probe)
+            note = drained_note(d.action == "restart", old_name, start, pos)
+            d = Decision(d.action, d.why, old_note=note, old_rest=d.old_rest)
+        else:
+            what = "its copy" if d.action == "restart" else "the old file, now"
+            note = (
+                f"{what} {old_name} changed again before the rest of it could be read: "
+                f"whatever was written to it after byte {pos} was not read"
+            )
+            d = Decision(d.action, d.why, old_note=note, old_rest="lost")
+        await self.open(self.pending_name or self.src.rp.base, drained=True, after=d)
