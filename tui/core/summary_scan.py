@@ -169,15 +169,31 @@ def ranges(f: BinaryIO, size: int) -> list[tuple[int, int]] | None:
     while start < total:
         end = min(start + size, total)
         if end < total:
-            f.seek(end)
-            tail = f.read(MAX_LINE_BYTES)
-            nl = tail.find(b"\n")
-            if nl < 0 and end + len(tail) < total:
+            nl = _next_newline(f, end, total)
+            if nl is None:
                 return None
-            end = end + nl + 1 if nl >= 0 else total
+            end = nl + 1 if nl >= 0 else total
         out.append((start, end))
         start = end
     return out
+
+
+def _next_newline(f: BinaryIO, pos: int, total: int) -> int | None:
+    """The offset of the first newline at or after ``pos`` within MAX_LINE_BYTES; -1 when the
+    file ends first without one; None when none is within MAX_LINE_BYTES. Read in growing steps:
+    a line is short, and a boundary costs one small read, not MAX_LINE_BYTES."""
+    step, seen = 1 << 12, 0
+    f.seek(pos)
+    while seen < MAX_LINE_BYTES:
+        tail = f.read(min(step, MAX_LINE_BYTES - seen))
+        nl = tail.find(b"\n")
+        if nl >= 0:
+            return pos + seen + nl
+        seen += len(tail)
+        if not tail or pos + seen >= total:
+            return -1
+        step *= 4
+    return None
 
 
 # What one worker and the main process cost at their peak, counted as bench/bench_summary.py

@@ -38,7 +38,7 @@ import math
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
-from operator import add, mul
+from operator import add, mul, sub
 
 from tui.core.stats.tdist import t975
 
@@ -97,7 +97,18 @@ class Batches:
         i, n = 0, len(prefixes[0]) - 1
         cur = self.cur
         while i < n:
-            take = min(self.size - self.cur_n, n - i)
+            size = self.size
+            k = min((n - i) // size, UNITS - len(self.sums[0])) if self.cur_n == 0 else 0
+            if k > 1:  # whole batches at once: the same sums as closing them one by one
+                last = i + size * k
+                for c, p in enumerate(prefixes):
+                    self.sums[c].extend(map(sub, p[i + size : last + 1 : size], p[i:last:size]))
+                i = last
+                if len(self.sums[0]) >= UNITS:
+                    self.sums = [array("d", map(add, s[0::2], s[1::2])) for s in self.sums]
+                    self.size *= 2
+                continue
+            take = min(size - self.cur_n, n - i)
             for c, p in enumerate(prefixes):
                 cur[c] += p[i + take] - p[i]
             self.cur_n += take
