@@ -44,11 +44,12 @@ from tui.widgets.source_pane import (
     recent,
 )
 
-TICK = 0.25  # seconds between renders: numbers at 4 Hz however fast lines arrive
+TICK = 0.25  # seconds between renders: headers (status, counts) at 4 Hz however fast lines arrive
+NUMBERS_EVERY = 2  # ticks between renders of the numbers and the log tail (2 Hz)
 SPARK_EVERY = 2  # ticks between sparkline renders (2 Hz)
 CHART_EVERY = 4  # ticks between chart renders (1 Hz)
 GRID_PANES = 4  # beyond this many panes ...
-NUMBERS_EVERY_GRID = 2  # ... the numbers of panes other than the focused one are drawn at 2 Hz
+NUMBERS_EVERY_GRID = 4  # ... the numbers of panes other than the focused one are drawn at 1 Hz
 SLICE = 100  # lines parsed between two yields to the event loop (keys stay responsive)
 BURST = 0.020  # seconds of parsing after which a source rests briefly, so the UI's messages flow
 MAX_NOTICES_PER_TICK = 3
@@ -253,16 +254,16 @@ class WatchScreen(Screen):
 
     # -- the tick ----------------------------------------------------------------------------
     def _on_timer(self) -> None:
-        """The cadence: headers every tick; numbers every tick (every NUMBERS_EVERY_GRID ticks in a
-        grid of more than GRID_PANES panes, the focused one excepted); each pane's sparklines every
+        """The cadence: headers every tick; numbers and log tail every NUMBERS_EVERY ticks (every
+        NUMBERS_EVERY_GRID ticks in a grid of more than GRID_PANES panes, the focused one excepted); each pane's sparklines every
         SPARK_EVERY ticks and its chart every CHART_EVERY ticks, the panes out of phase so that no
         tick draws every chart."""
         n = self.ticks
-        every = NUMBERS_EVERY_GRID if len(self.states) > GRID_PANES else 1
+        every = NUMBERS_EVERY_GRID if len(self.states) > GRID_PANES else NUMBERS_EVERY
         focused = self.focused_pane().index
         self.tick(
             lambda i: frozenset(
-                ({NUMBERS} if i == focused or (n + i) % every == 0 else set())
+                ({NUMBERS} if (n + i) % (NUMBERS_EVERY if i == focused else every) == 0 else set())
                 | ({SPARKS} if (n + i) % SPARK_EVERY == 0 else set())
                 | ({CHART} if (n + i) % CHART_EVERY == 0 else set())
             ),
