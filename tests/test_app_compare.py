@@ -10,6 +10,7 @@ from _tui_util import _isolated_config, app_for, replay_app, sample, screen_text
 from tui.cli.summary import _clean
 from tui.core.sources.base import EventKind, LineBatch, SourceEvent
 from tui.core.summary import comparison, summarize_file
+from tui.format import verdict_text
 from tui.launch import PaneSpec, demo_plan, find_sample, split_at_restart
 from tui.widgets.compare_bar import CompareBar
 from tui.widgets.source_pane import SourcePane
@@ -34,6 +35,30 @@ async def test_compare_bar_equals_summary_comparison():
             assert f"{s.stats.total.accept_len.mean:.2f}" in text
         overlay = app.screen.overlay_data(None)
         assert [s.name for s in overlay.series] == ["ab_a.log", "ab_b.log"]
+        # the load-adjusted verdict beside the raw one, and the throughput ratio
+        assert got["accept_len_load_adjusted"]["verdict"] == want["accept_len_load_adjusted"]["verdict"]
+        assert (
+            "at equal batch size " + verdict_text(want["accept_len_load_adjusted"], b_name="ab_b.log") in text
+        )
+        assert f"throughput B / A {want['throughput']['ratio']:.2f}×" in text
+
+
+async def test_compare_bar_says_when_the_load_differs(tmp_path):
+    import random
+
+    from test_load import mostly, write_log
+
+    rng = random.Random(1)
+    a = write_log(tmp_path / "a.log", mostly(rng, 1, 3, 1500), 0.0, 2)
+    b = write_log(tmp_path / "b.log", mostly(rng, 40, 60, 1500), 0.0, 3)
+    app = replay_app(str(a), str(b))
+    async with app.run_test(size=(160, 45)) as pilot:
+        await wait_ended(pilot)
+        c = app.screen.query_one(CompareBar).comparison
+        assert c is not None and c["accept_len"]["verdict"] == "lower"
+        assert c["accept_len_load_adjusted"]["verdict"] == "no_difference"
+        text = screen_text(app)
+        assert "no significant difference" in text and "× A's batch size" in text
 
 
 def test_demo_split_keeps_every_byte():

@@ -5,38 +5,14 @@ With CI=true a missing tmux fails (CI installs it); elsewhere the test is skippe
 
 from __future__ import annotations
 
-import re
-import subprocess
-import time
 from pathlib import Path
 
-from _tmux_util import capture
+from _tmux_util import quit_and_wait, wait_screen
 
 from tui.core.summary import summarize_file
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_logs"
-
-
-def wait_screen(name: str, pattern: str, timeout: float = 20.0) -> str:
-    end = time.monotonic() + timeout
-    text = ""
-    while time.monotonic() < end:
-        text = capture(name)
-        if re.search(pattern, text):
-            return text
-        time.sleep(0.2)
-    raise AssertionError(f"{pattern!r} never showed; the screen was:\n{text}")
-
-
-def quit_and_wait(name: str, exit_file: Path, timeout: float = 10.0) -> str:
-    subprocess.run(["tmux", "send-keys", "-t", name, "q"], check=True)
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if exit_file.exists() and exit_file.read_text().strip():
-            return exit_file.read_text().strip()
-        time.sleep(0.1)
-    raise AssertionError(f"no exit after q; the screen was:\n{capture(name)}")
 
 
 def test_replay_max_shows_labels_and_means_then_q_exits_0(tmux, tmp_path):
