@@ -129,6 +129,7 @@ class WatchScreen(Screen):
         self.wrap = False  # log tails: long lines wrapped (w) or cut at the width
         self.marks = 0
         self.ticks = 0
+        self._on_screen_before: set[int] = set()  # panes visible at the last tick
         self.render_seconds = 0.0
         self.tick_log: deque[tuple[float, float]] = deque(
             maxlen=2000
@@ -287,7 +288,13 @@ class WatchScreen(Screen):
         for pane in panes:
             pane.show_status(frozen=self.frozen, now=now, extra=self._pane_extra(pane), peers=self.peers)
         if not self.frozen:
-            due = [ALL_PARTS if parts is None else parts(pane.index) for pane in panes]
+            # a pane that has just come into view (scrolled to, restored) is drawn whole at once,
+            # whatever the cadence: it shows nothing true until then
+            seen = self._on_screen_before
+            due = [
+                ALL_PARTS if parts is None or pane.index not in seen else parts(pane.index) for pane in panes
+            ]
+            self._on_screen_before = {pane.index for pane in panes}
             scaled = compare_chart or any(SPARKS in d or CHART in d for d in due)
             scales = self._scales = (
                 self.scales() if scaled else self._scales
