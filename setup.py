@@ -1,10 +1,27 @@
-"""Build hook for the optional native scanner (everything else is in pyproject.toml).
+"""Build hook for the optional native parts (everything else is in pyproject.toml).
 
-``tui/core/parsing/_fastscan.c`` speeds up ``specwatch summary`` on large SGLang logs. It is
-optional: when it cannot be compiled (no compiler, no Python headers), the install goes on and
-the pure-Python scanner, which it mirrors exactly, is used.
+``tui/core/parsing/_fastscan.c`` (the whole-buffer scanner) and ``tui/core/stats/_reduce.c``
+(the statistics' reduction of a run in the common form) speed up ``specwatch summary`` on large
+logs. They are optional: when they cannot be compiled (no compiler, no Python headers), the
+install goes on and the pure-Python code, which they mirror exactly, is used.
+``-ffp-contract=off``: no fused multiply-add, so every product and sum is rounded as Python
+rounds it.
 """
 
 from setuptools import Extension, setup
 
-setup(ext_modules=[Extension("tui.core.parsing._fastscan", ["tui/core/parsing/_fastscan.c"], optional=True)])
+FLAGS = ["-ffp-contract=off"]
+
+setup(
+    ext_modules=[
+        Extension(
+            "tui.core.parsing._fastscan",
+            ["tui/core/parsing/_fastscan.c"],
+            optional=True,
+            extra_compile_args=FLAGS,
+        ),
+        Extension(
+            "tui.core.stats._reduce", ["tui/core/stats/_reduce.c"], optional=True, extra_compile_args=FLAGS
+        ),
+    ]
+)

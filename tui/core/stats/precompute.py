@@ -17,11 +17,20 @@ import math
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import chain
+from typing import cast
 
 from tui.core.columns import RecordColumns
-from tui.core.stats.checks import Refused, all_nan, clean
+from tui.core.stats.checks import RANGES, Refused, all_nan, clean
 from tui.core.stats.load import BinChunks, bin_chunks
-from tui.core.stats.metrics import Prepared, prepare
+from tui.core.stats.metrics import SERIES, Prepared, prepare
+from tui.core.stats.pooled import RatioChunk
+from tui.core.stats.series import ColumnChunk
+
+try:  # the optional native reduction (setup.py); same results, several times faster
+    from tui.core.stats import _reduce as _native  # type: ignore[attr-defined]
+except ImportError:  # pragma: no cover - depends on the build
+    _native = None
 
 PRECOMPUTED = "stats.precomputed"  # the key in RecordColumns.extra
 
@@ -55,15 +64,24 @@ def depth_free(cols: RecordColumns) -> bool:
 def precompute(cols: RecordColumns) -> None:
     """Check and reduce ``cols`` now (in a worker process, say); the result rides along in
     ``cols.extra`` to :meth:`SourceStats.add_columns`. SGLang runs, and the runs whose records
-    need nothing from the segment (:func:`depth_free`)."""
+    need nothing from the segment (:func:`depth_free`). A run in the common form is reduced by
+    the native code (``_reduce.c``) when it is built, with the same result."""
     if cols.n == 0:
         return
     free = depth_free(cols)
     if cols.family != "sglang" and not free:
         return
+    pre = _native_precompute(cols, free) if _native is not None else None
+    if pre is None:
+        pre = _python_precompute(cols, free)
+    if pre is not None:
+        cols.extra[PRECOMPUTED] = pre
+
+
+def _python_precompute(cols: RecordColumns, free: bool) -> Precomputed | None:
     v, refused, full = clean(cols, None)
     if refused.total():  # rare: checked again where the line numbers and the lines' text are known
-        return
+        return None
     p = prepare(cols.n, v, cols.family, cols.cumulative, cols.per_position, full)
     by_rank = None
     if cols.ranks is not None and cols.ranks.count(cols.ranks[0]) != cols.n:
@@ -78,13 +96,86 @@ def precompute(cols: RecordColumns) -> None:
             by_rank[rank] = prepare(len(idx), sub, cols.family, cols.cumulative, pp)
     c = p.chunks["accept_len"]
     max_al = c.max if c is not None else 1.0
-    cols.extra[PRECOMPUTED] = Precomputed(
-        v,
-        refused,
-        full,
-        p,
-        by_rank,
-        max_al,
-        free,
-        bin_chunks(v, cols.cumulative),
+    return Precomputed(v, refused, full, p, by_rank, max_al, free, bin_chunks(v, cols.cumulative))
+
+
+# -- native ----------------------------------------------------------------------------------
+def _native_precompute(cols: RecordColumns, free: bool) -> Precomputed | None:
+    """The native reduction of a run in the common form (see ``_reduce.c``); None when the run
+    is not in that form (the Python code then reduces it, or leaves it to ``add_columns``)."""
+    if cols.printed_nan or cols.cumulative:
+        return None
+    pp = cols.per_position
+    flat: array | None = None
+    k = 0
+    if pp is not None:
+        if not all(pp):
+            return None
+        rows = cast("list[tuple[float, ...]]", pp)
+        k = len(rows[0])
+        if min(map(len, rows)) != k or max(map(len, rows)) != k:
+            return None
+        flat = array("d", chain.from_iterable(rows))
+    rank_idx: bytes | None = None
+    names: list[str] = []
+    ranks = cols.ranks
+    if ranks is not None and ranks.count(ranks[0]) != cols.n:
+        if None in ranks:
+            return None
+        names = list(dict.fromkeys(cast("list[str]", ranks)))
+        if len(names) > 255:
+            return None
+        index = {name: i for i, name in enumerate(names)}
+        rank_idx = bytes(map(index.__getitem__, cast("list[str]", ranks)))
+    v = {name: cols.values[name] for name in RANGES}
+    r = _native.precompute(cols.family == "sglang", tuple(v.values()), cols.n, flat, k, rank_idx, len(names))
+    if r is None:
+        return None
+    full_t, main_t, by_rank_t, bins_t = r
+    full = {name: ext for name, ext in zip(RANGES, full_t) if ext is not None}
+    p = _prepared(main_t)
+    by_rank = None
+    if by_rank_t is not None:
+        by_rank = {name: _prepared(t) for name, t in zip(names, by_rank_t)}
+    load: BinChunks = {
+        b: (
+            _column_chunk(lines) if lines is not None else None,
+            _ratio_chunk(pooled) if pooled is not None else None,
+        )
+        for b, lines, pooled in bins_t
+    }
+    c = p.chunks["accept_len"]
+    max_al = c.max if c is not None else 1.0
+    return Precomputed(v, Refused(), full, p, by_rank, max_al, free, load)
+
+
+def _doubles(raw: bytes) -> array:
+    a = array("d")
+    a.frombytes(raw)
+    return a
+
+
+def _column_chunk(t: tuple) -> ColumnChunk:
+    c = ColumnChunk.__new__(ColumnChunk)
+    c.__setstate__(t[:11] + (_doubles(t[11]), t[12]))
+    return c
+
+
+def _ratio_chunk(t: tuple) -> RatioChunk:
+    n, num, den, num_prefix, den_prefix = t
+    return RatioChunk(n, num, den, _doubles(num_prefix), _doubles(den_prefix))
+
+
+def _prepared(t: tuple) -> Prepared:
+    n, chunks, pooled_len, pooled_rate, accepted, drafted, positions, first, last = t
+    return Prepared(
+        n,
+        {name: _column_chunk(c) if c is not None else None for name, c in zip(SERIES, chunks)},
+        _ratio_chunk(pooled_len) if pooled_len is not None else None,
+        _ratio_chunk(pooled_rate) if pooled_rate is not None else None,
+        int(accepted),
+        int(drafted),
+        positions,
+        first,
+        last,
     )

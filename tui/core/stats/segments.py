@@ -138,7 +138,7 @@ class Segment:
         return v, refused, full, None
 
     def _learn_k(self, cols: RecordColumns) -> None:
-        ks = {len(p) for p in cols.per_position or () if p}
+        ks = set(map(len, filter(None, cols.per_position or ())))  # at C speed
         ratio = _ratio_k(cols)
         if ratio is not None:
             ks.add(ratio[1])

@@ -108,12 +108,12 @@ class ColumnChunk:
         c.sum = math.fsum(xs)
         c.m2 = 0.0
         if c.n:
-            s2 = sum(map(mul, xs, xs))
+            s2 = math.fsum(map(mul, xs, xs))
             m2 = s2 - c.sum * c.sum / c.n
             if m2 < 1e-6 * s2:  # cancellation (values large and close): shift by the first value
                 d = list(map(sub, xs, repeat(xs[0], c.n)))
                 s1 = math.fsum(d)
-                m2 = sum(map(mul, d, d)) - s1 * s1 / c.n
+                m2 = math.fsum(map(mul, d, d)) - s1 * s1 / c.n
             c.m2 = max(0.0, m2)
         if extent is not None:
             c.min, c.max = extent
@@ -124,7 +124,7 @@ class ColumnChunk:
         c.wn = 0
         if ws is not None and c.n:
             if ws_good or (min(ws) > 0 and max(ws) < math.inf):  # the common case, at C speed
-                c.wsum, c.wxsum, c.wn = math.fsum(ws), sum(map(mul, ws, xs)), c.n
+                c.wsum, c.wxsum, c.wn = math.fsum(ws), math.fsum(map(mul, ws, xs)), c.n
             else:
                 good = [(w, x) for w, x in zip(ws, xs) if w > 0 and math.isfinite(w)]
                 c.wsum = math.fsum(w for w, _ in good)
@@ -170,6 +170,7 @@ class Series:
         "_wn",
         "_window",
         "_ewma",
+        "_ew_tails",
         "_bm",
         "_px",
         "_pw",
@@ -192,6 +193,7 @@ class Series:
         self._wn = 0
         self._window: deque[float] = deque(maxlen=window)
         self._ewma: float | None = None
+        self._ew_tails: list[list[float]] = []  # tails merged since the EWMA was last brought up to date
         self._bm = Batches(1)
         self._px: list[float] = []
         self._pw: list[float | None] = []
@@ -268,14 +270,16 @@ class Series:
         tail = c.tail
         maxlen = self._window.maxlen or len(tail)
         self._window.extend(tail[-maxlen:])
-        # EWMA: weights decay as (1-a)^k; beyond TAIL values they are below 1e-18 of the newest.
-        if self._ewma is not None and c.n <= len(tail):
-            e, start = self._ewma, 0
+        # EWMA: weights decay as (1-a)^k; beyond TAIL values they are below 1e-18 of the newest,
+        # so a run longer than its tail starts it afresh. Brought up to date when read (the same
+        # steps, in the same order, as after each merge): runs merged in bulk cost nothing here.
+        if c.n > len(tail):
+            self._ewma = None
+            self._ew_tails = [tail]
         else:
-            e, start = tail[0], 1
-        for x in tail[start:]:
-            e += EWMA_ALPHA * (x - e)
-        self._ewma = e
+            self._ew_tails.append(tail)
+            if len(self._ew_tails) > 2:  # short runs (live logs): kept up to date, memory bounded
+                self._ewma_now()
         self._bm.add_prefix((c.prefix,))
         self._est = None
 
@@ -315,7 +319,19 @@ class Series:
     @property
     def ewma(self) -> float | None:
         self._flush()
+        self._ewma_now()
         return self._ewma
+
+    def _ewma_now(self) -> None:
+        e = self._ewma
+        for tail in self._ew_tails:
+            start = 0
+            if e is None:
+                e, start = tail[0], 1
+            for x in tail[start:]:
+                e += EWMA_ALPHA * (x - e)
+        self._ewma = e
+        self._ew_tails = []
 
     @property
     def mean(self) -> float | None:
