@@ -127,7 +127,7 @@ def _native_precompute(cols: RecordColumns, free: bool) -> Precomputed | None:
             return None
         index = {name: i for i, name in enumerate(names)}
         rank_idx = bytes(map(index.__getitem__, cast("list[str]", ranks)))
-    v = {name: cols.values[name] for name in RANGES}
+    v: dict[str, Sequence[float]] = {name: cols.values[name] for name in RANGES}
     r = _native.precompute(cols.family == "sglang", tuple(v.values()), cols.n, flat, k, rank_idx, len(names))
     if r is None:
         return None
