@@ -2,9 +2,10 @@
 
 Files are read in chunks of whole lines. Each chunk goes through the whole-buffer scanners
 (:mod:`tui.core.parsing.fastscan`) when it qualifies and through the line parser otherwise;
-large files are scanned by worker processes (one per core, as many as memory allows) while
-this process folds the results into the statistics in file order, with a bounded number of
-chunks in flight. Every run of records enters the statistics through
+each run of records is reduced for the statistics where it is scanned (natively when the
+extensions are built). Large files are scanned by threads (one per core, as many as memory
+allows; the scanner and the reduction run without the GIL) while the calling thread folds the
+results into the statistics in file order, with a bounded number of chunks in flight. Every run of records enters the statistics through
 ``SourceStats.add_columns``; markers and malformed lines between runs through ``SourceStats.feed``.
 """
 
@@ -12,10 +13,10 @@ from __future__ import annotations
 
 import io
 import math
-import multiprocessing as mp
 import os
 import stat
 from collections import deque
+from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Callable
 from typing import BinaryIO
 
@@ -37,7 +38,6 @@ from tui.core.summary_scan import (
     prepare,
     scan_range,
     without_timestamps,
-    worker_signals,
 )
 from tui.core.summary_scan import ranges as scan_ranges
 from tui.core.summary_scan import workers as default_workers
@@ -300,22 +300,27 @@ def summarize_file(
             for offset, buf in iter_chunks(f, CHUNK, on_oversized=s.skip_oversized):
                 s.feed(buf, offset, scan_chunk(buf, s.year) if s.can_fast else None)
             return s
-        ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
         year = s.year
-        with ctx.Pool(nw, initializer=worker_signals) as pool:
+        # Threads, not processes: the scanner and the reduction run in native code without the
+        # GIL, so the threads scan in parallel while this one folds, with nothing pickled.
+        with ThreadPoolExecutor(nw, thread_name_prefix="specwatch-scan") as pool:
             inflight: deque = deque()
-            for start, end in ranges:
-                inflight.append((start, end, pool.apply_async(scan_range, (path, start, end, year))))
-                if len(inflight) >= 2 * nw:
+            try:
+                for start, end in ranges:
+                    inflight.append((start, end, pool.submit(scan_range, f.fileno(), start, end, year)))
+                    if len(inflight) > nw:
+                        _fold_one(s, f, inflight)
+                while inflight:
                     _fold_one(s, f, inflight)
-            while inflight:
-                _fold_one(s, f, inflight)
+            except BaseException:  # Ctrl-C, SIGTERM: the chunks not begun are dropped
+                pool.shutdown(wait=False, cancel_futures=True)
+                raise
     return s
 
 
 def _fold_one(s: Summarizer, f: BinaryIO, inflight: deque) -> None:
     start, end, res = inflight.popleft()
-    fast = res.get()
+    fast = res.result()
     if fast is not None and s._apply_scan(fast, lambda: _read(f, start, end)):
         s.bytes += end - start
         return

@@ -1,6 +1,6 @@
-"""Where ``summary`` scans: a chunk scanned and made ready for folding (:class:`Ready`), in this
-process or in a worker process reading its own range of the file (there its runs are also
-precomputed for the statistics); how many workers to use.
+"""Where ``summary`` scans: a chunk scanned and made ready for folding (:class:`Ready`: its runs
+already reduced for the statistics), read in order or by a scanning thread from its own range of
+the file; how many scanning threads to use.
 """
 
 from __future__ import annotations
@@ -8,7 +8,6 @@ from __future__ import annotations
 import math
 import mmap
 import os
-import signal
 from array import array
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -24,7 +23,7 @@ READ_CHUNK = 4 << 20  # iter_chunks' default read size
 
 @dataclass(slots=True)
 class Ready:
-    """A scanned chunk made ready for folding (in a worker process: its runs precomputed)."""
+    """A scanned chunk made ready for folding (its runs precomputed)."""
 
     lines: int
     records: int
@@ -35,17 +34,16 @@ class Ready:
     elapsed: tuple[float, float] | None = None  # llama.cpp: first and last elapsed time
 
 
-def prepare(sc: Scan, in_worker: bool = False) -> Ready:
-    """Split off the head record that the chunk before settles; in a worker process, also do the
-    statistics' per-value work on each run (:func:`precompute`, its result rides in ``rc.extra``)
-    so that the process owning the statistics only merges."""
+def prepare(sc: Scan) -> Ready:
+    """Split off the head record that the chunk before settles, and do the statistics' per-value
+    work on each run (:func:`precompute`, its result rides in ``rc.extra``; in a scanning thread,
+    mostly in native code without the GIL) so that folding only merges."""
     head = None
     runs = []
     for i, rc in enumerate(sc.runs):
         if i == 0 and rc.n and sc.vllm is not None and sc.vllm.head_unpaired:
             head, rc = rc.slice(0, 1), rc.slice(1, rc.n)
-        if in_worker:
-            precompute(rc)
+        precompute(rc)
         runs.append(rc)
     family = sc.runs[0].family if sc.runs else None
     elapsed = None
@@ -117,25 +115,12 @@ def has_oversized(buf: _Findable, lo: int = 0, hi: int | None = None) -> bool:
     return False
 
 
-def worker_signals() -> None:
-    """Workers leave Ctrl-C (sent to the whole process group) to the parent, which terminates
-    the pool (SIGTERM, default action: no traceback in the workers)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    for sig in (signal.SIGTERM, signal.SIGHUP):
-        signal.signal(sig, signal.SIG_DFL)
-
-
-_worker_fd: dict[str, int] = {}
-
-
-def scan_range(path: str, start: int, end: int, year: int) -> Ready | None:
-    """Scan [start, end) of ``path`` through a read-only mapping of just that range (no copy of
-    the bytes; unmapped after, so the worker's memory stays one chunk), or a copy when the range
-    does not end with a newline or cannot be mapped. None when the scanner refuses the range or a
-    line in it is oversized (the parent then reads it line by line, counting that line)."""
-    fd = _worker_fd.get(path)
-    if fd is None:
-        fd = _worker_fd[path] = os.open(path, os.O_RDONLY)
+def scan_range(fd: int, start: int, end: int, year: int) -> Ready | None:
+    """Scan [start, end) of the file open as ``fd`` (called in a scanning thread) through a
+    read-only mapping of just that range (no copy of the bytes; unmapped after, so memory stays
+    one chunk per thread), or a copy when the range does not end with a newline or cannot be
+    mapped. None when the scanner refuses the range or a line in it is oversized (the caller then
+    reads it line by line, counting that line)."""
     base = start - start % mmap.ALLOCATIONGRANULARITY
     try:
         m = mmap.mmap(fd, end - base, prot=mmap.PROT_READ, offset=base)
@@ -157,7 +142,7 @@ def scan_range(path: str, start: int, end: int, year: int) -> Ready | None:
 
 
 def _prepared(sc: Scan | None) -> Ready | None:
-    return None if sc is None else prepare(sc, in_worker=True)
+    return None if sc is None else prepare(sc)
 
 
 def ranges(f: BinaryIO, size: int) -> list[tuple[int, int]] | None:
@@ -196,12 +181,12 @@ def _next_newline(f: BinaryIO, pos: int, total: int) -> int | None:
     return None
 
 
-# What one worker and the main process cost at their peak, counted as bench/bench_summary.py
-# counts them (each process's own RSS, shared pages included: 2 workers measured 33-40 MB each,
-# the main process 49-56 MB, on the 3M-line vLLM and 5M-line SGLang logs), and the budget for
-# the sum over the process tree.
-WORKER_MB = 40
-MAIN_MB = 56
+# What one scanning thread and the rest of the process cost at their peak (RSS, as
+# bench/bench_summary.py counts it: on the 5M-line SGLang log 46 MB with 1 thread, 50 with 2,
+# 79 with 4, 127 with 8; a thread holds up to two chunks: the one it maps and its result
+# waiting to be folded), and the budget for the whole process.
+WORKER_MB = 12
+MAIN_MB = 40
 RSS_BUDGET_MB = 150
 
 
@@ -217,8 +202,8 @@ def _available_mb() -> float | None:
 
 
 def workers() -> int:
-    """One worker per core this process may run on, as many as memory allows: the tree stays
-    within RSS_BUDGET_MB and within half the memory the system has available."""
+    """One scanning thread per core this process may run on, as many as memory allows: the
+    process stays within RSS_BUDGET_MB and within half the memory the system has available."""
     try:
         n = len(os.sched_getaffinity(0))
     except AttributeError:  # not Linux

@@ -1,11 +1,12 @@
 """The expensive half of :meth:`SourceStats.add_columns`, done where the columns are built.
 
-``summary`` scans large files in worker processes; if the statistics did all their work in the
-main process, it would become the bottleneck. :func:`precompute` (a pure function of the
-columns, picklable result) runs the per-value check with the bounds that need no knowledge of
-the segment, and reduces the values to what every statistic merges. ``add_columns`` then only
-merges — provided nothing was refused (a refusal is quoted with its line, which only the
-process that owns the statistics can number) and either the run needs nothing from the segment
+``summary`` scans large files in several threads; if the statistics did all their work where
+they are folded, that would become the bottleneck. :func:`precompute` (a pure function of the
+columns) runs the per-value check with the bounds that need no knowledge of the segment, and
+reduces the values to what every statistic merges; for a run in the common form the native
+reduction (``_reduce.c``, without the GIL for its checks) gives the same result as the Python
+code, bit for bit. ``add_columns`` then only merges — provided nothing was refused (a refusal is
+quoted with its line, which only the reader that folds can number) and either the run needs nothing from the segment
 (:func:`depth_free`) or it is an SGLang run (its drafts need no completion from k) within the
 segment's own bounds (accept len ≤ k + 1, checked on the maximum); otherwise it checks again
 itself. The result is the same either way (tests/test_pooled.py).
@@ -62,7 +63,7 @@ def depth_free(cols: RecordColumns) -> bool:
 
 
 def precompute(cols: RecordColumns) -> None:
-    """Check and reduce ``cols`` now (in a worker process, say); the result rides along in
+    """Check and reduce ``cols`` now (in a scanning thread, say); the result rides along in
     ``cols.extra`` to :meth:`SourceStats.add_columns`. SGLang runs, and the runs whose records
     need nothing from the segment (:func:`depth_free`). A run in the common form is reduced by
     the native code (``_reduce.c``) when it is built, with the same result."""
