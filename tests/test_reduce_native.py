@@ -38,7 +38,9 @@ def same(a: object, b: object, path: str = "") -> None:
     """Equal, floats bit for bit (NaN equal to NaN, 0.0 not equal to -0.0)."""
     if isinstance(a, float) or isinstance(b, float):
         assert isinstance(a, float) and isinstance(b, float), f"{path}: {a!r} vs {b!r}"
-        assert (a != a and b != b) or (a == b and math.copysign(1, a) == math.copysign(1, b)), f"{path}: {a!r} vs {b!r}"
+        assert (a != a and b != b) or (a == b and math.copysign(1, a) == math.copysign(1, b)), (
+            f"{path}: {a!r} vs {b!r}"
+        )
     elif isinstance(a, (ColumnChunk, RatioChunk)):
         assert type(a) is type(b), path
         for k in type(a).__slots__:
@@ -89,7 +91,11 @@ def sglang_run(draw, common: bool = True):
         "throughput": [base + draw(two_dp) for _ in range(n)],
         "tokens": [float(i) for i in range(n)],
     }
-    tags = draw(st.lists(st.sampled_from(["TP0", "DP0 TP0", "DP1 TP1", "DP2 TP2"]), min_size=1, max_size=3, unique=True))
+    tags = draw(
+        st.lists(
+            st.sampled_from(["TP0", "DP0 TP0", "DP1 TP1", "DP2 TP2"]), min_size=1, max_size=3, unique=True
+        )
+    )
     ranks = [tags[draw(st.integers(0, len(tags) - 1))] for _ in range(n)]
     if not common:
         _spoil(draw, vals, n, ["accept_len", "accept_rate", "running_req", "throughput"])

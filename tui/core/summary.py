@@ -16,8 +16,8 @@ import math
 import os
 import stat
 from collections import deque
-from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import BinaryIO
 
 from tui.core.parsing import LineParser
