@@ -218,3 +218,17 @@ def test_summary_is_the_same_without_the_native_reduction(tmp_path, monkeypatch)
     with_native = result()
     monkeypatch.setattr(P, "_native", None)
     assert result() == with_native
+
+
+def test_flat_rows_are_their_list_of_rows():
+    from tui.core.columns import FlatRows
+
+    rows = [(0.5, 0.25), (1.0, 0.0), (0.75, 0.5)]
+    r = FlatRows(array("d", [x for row in rows for x in row]), 2)
+    assert len(r) == 3 and list(r) == rows and r == rows and rows == r
+    assert r[1] == (1.0, 0.0) and r[-1] == (0.75, 0.5)
+    assert r[1:] == rows[1:] and r[::2] == rows[::2] and len(r[5:9]) == 0
+    with pytest.raises(IndexError):
+        r[3]
+    with pytest.raises(ValueError):
+        FlatRows(array("d", [1.0, 2.0, 3.0]), 2)

@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import math
 from array import array
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import overload
 
 from tui.core.records import Record
 
@@ -49,6 +50,55 @@ def _col(values: Sequence[float | int | None]) -> array:
     return array("d", [NAN if v is None else float(v) for v in values])
 
 
+class FlatRows(Sequence[tuple[float, ...]]):
+    """Rows of ``k`` floats each (per-position rates with one k throughout), kept as one flat
+    ``array('d')`` as the scanners produce them: a row becomes a tuple only when it is read, and
+    the statistics read ``flat`` and ``k`` directly. Equal to the list of its rows."""
+
+    __slots__ = ("flat", "k")
+
+    def __init__(self, flat: array, k: int) -> None:
+        if k < 1 or len(flat) % k:
+            raise ValueError("flat must hold whole rows of k >= 1 values")
+        self.flat, self.k = flat, k
+
+    def __len__(self) -> int:
+        return len(self.flat) // self.k
+
+    @overload
+    def __getitem__(self, i: int) -> tuple[float, ...]: ...
+    @overload
+    def __getitem__(self, i: slice) -> FlatRows: ...
+    def __getitem__(self, i: int | slice) -> tuple[float, ...] | FlatRows:
+        k = self.k
+        if isinstance(i, slice):
+            start, stop, step = i.indices(len(self))
+            if step != 1:
+                return FlatRows(array("d", [x for j in range(start, stop, step) for x in self[j]]), k)
+            return FlatRows(self.flat[start * k : max(start, stop) * k], k)
+        n = len(self)
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError("row index out of range")
+        return tuple(self.flat[i * k : (i + 1) * k])
+
+    def __iter__(self) -> Iterator[tuple[float, ...]]:
+        return zip(*[iter(self.flat)] * self.k)  # at C speed
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, FlatRows):
+            return self.k == other.k and self.flat == other.flat
+        if isinstance(other, Sequence):
+            return len(other) == len(self) and all(a == b for a, b in zip(self, other))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"FlatRows({list(self)!r})"
+
+
 @dataclass(slots=True)
 class RecordColumns:
     """A run of consecutive records of one segment, column by column.
@@ -69,7 +119,7 @@ class RecordColumns:
     n: int
     values: dict[str, array]
     ranks: list[str | None] | None = None
-    per_position: list[tuple[float, ...] | None] | None = None
+    per_position: Sequence[tuple[float, ...] | None] | None = None  # a list, or FlatRows
     rate_definition: str | None = None
     cumulative: bool = False
     line_nos: array | None = None

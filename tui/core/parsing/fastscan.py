@@ -22,9 +22,10 @@ from __future__ import annotations
 import calendar
 import math
 from array import array
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from tui.core.columns import NUMERIC_FIELDS, RecordColumns
+from tui.core.columns import NUMERIC_FIELDS, FlatRows, RecordColumns
 from tui.core.parsing import grammar
 from tui.core.parsing.timestamps import TimestampReader
 from tui.core.records import RATE_DRAFTS
@@ -117,16 +118,17 @@ def _from_native(r: tuple, year: int) -> Scan:
         return Scan(n_lines, [rc])
     flat = array("d")
     flat.frombytes(pp)
-    per_pos: list[tuple[float, ...] | None]
+    per_pos: Sequence[tuple[float, ...] | None]
     k0 = pp_k[0]
-    if pp_k.count(k0) == n:  # one k throughout: the tuples at C speed
-        per_pos = list(zip(*[iter(flat)] * k0))
+    if pp_k.count(k0) == n:  # one k throughout (the usual case): kept flat
+        per_pos = FlatRows(flat, k0)
     else:
-        per_pos = []
+        rows = []
         i = 0
         for k in pp_k:
-            per_pos.append(tuple(flat[i : i + k]))
+            rows.append(tuple(flat[i : i + k]))
             i += k
+        per_pos = rows
     rc = RecordColumns(
         "vllm", "spec", n, values, _engine_ranks(eng), per_pos, _rate_def(values), False, nos, n_lines
     )
@@ -164,7 +166,8 @@ def _engine_ranks(eng: array) -> list[str | None] | None:
 
 
 def _rate_def(values: dict[str, array]) -> str | None:
-    return RATE_DRAFTS if any(x == x for x in values["accept_rate"]) else None
+    col = values["accept_rate"]
+    return RATE_DRAFTS if col and not (col[0] != col[0] and all(x != x for x in col)) else None
 
 
 # -- Python ----------------------------------------------------------------------------------

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from itertools import chain
 from typing import cast
 
-from tui.core.columns import RecordColumns
+from tui.core.columns import FlatRows, RecordColumns
 from tui.core.stats.checks import RANGES, Refused, all_nan, clean
 from tui.core.stats.load import BinChunks, bin_chunks
 from tui.core.stats.metrics import SERIES, Prepared, prepare
@@ -54,7 +54,8 @@ def depth_free(cols: RecordColumns) -> bool:
     drafted tokens: the segment's k changes nothing in it."""
     if cols.family == "sglang" or cols.cumulative or cols.per_position is None:
         return False
-    if not all(cols.per_position) or not all_nan(cols.values["accept_len_derived"]):
+    rows_there = isinstance(cols.per_position, FlatRows) or all(cols.per_position)
+    if not rows_there or not all_nan(cols.values["accept_len_derived"]):
         return False
     nd, dr = cols.values["num_drafts"], cols.values["drafted"]
     if not math.isnan(sum(nd)):  # every drafts count there (the usual case, at C speed)
@@ -109,7 +110,9 @@ def _native_precompute(cols: RecordColumns, free: bool) -> Precomputed | None:
     pp = cols.per_position
     flat: array | None = None
     k = 0
-    if pp is not None:
+    if isinstance(pp, FlatRows):  # the scanners' form: one k throughout
+        flat, k = pp.flat, pp.k
+    elif pp is not None:
         if not all(pp):
             return None
         rows = cast("list[tuple[float, ...]]", pp)
