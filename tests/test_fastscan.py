@@ -5,10 +5,13 @@ from __future__ import annotations
 import io
 import os
 import random
+from array import array
+from pathlib import Path
 
 import pytest
 
 from tui.core.columns import RecordColumns
+from tui.core.parsing import grammar
 from tui.core.parsing.fastscan import scan_chunk
 from tui.core.summary import Summarizer, iter_chunks, summarize_file
 
@@ -195,3 +198,63 @@ def test_over_long_lines_count_once_in_every_reader(tmp_path, monkeypatch, scann
     expect = fast_result(head + tail)[0]
     assert results[0]["accept_len"]["n"] == expect["accept_len"]["n"]
     assert results[0]["accept_len"]["mean"] == pytest.approx(expect["accept_len"]["mean"])
+
+
+def _modes() -> list[int]:
+    import tui.core.parsing.fastscan as fastscan
+
+    if fastscan._native is None:
+        return []
+    best = fastscan._native.search()
+    return list(range(best + 1))
+
+
+def test_every_anchor_search_finds_the_same_lines():
+    """The native scanner's searches (portable skip loop, SSSE3, AVX2: whichever this CPU has)
+    find the same anchor lines and read the same records, on generated logs, the sample and real
+    logs, and noise that holds anchors and near misses at every offset."""
+    import tui.core.parsing.fastscan as fastscan
+
+    modes = _modes()
+    if not modes:
+        if os.environ.get("CI", "").lower() == "true":
+            raise RuntimeError("the native scanner was not built (pip install . compiles it)")
+        pytest.skip("the native scanner is not built here")
+    rng = random.Random(11)
+    anchors = [a.encode() for a in grammar.ANCHORS]
+    noise = []
+    for _ in range(400):
+        a = rng.choice(anchors)
+        cut = a[: rng.randrange(1, len(a) + 1)]  # a whole anchor or a near miss
+        pad = bytes(rng.choice(b"abcSDdp 'F#-:=(") for _ in range(rng.randrange(0, 40)))
+        noise.append(pad + cut + pad[::-1] + b"\n")
+    root = Path(__file__).resolve().parent.parent
+    texts = [make_log(1, 3000), make_log(3, 3000, 211, (" DP0 TP0", " DP1 TP1")), b"".join(noise)]
+    texts += [p.read_bytes() for p in sorted((root / "sample_logs").glob("*.log"))]
+    real = root.parent / "shared" / "reference" / "real_logs"
+    texts += [p.read_bytes() for p in sorted(real.glob("*"))]
+    best = fastscan._native.search()
+    try:
+        for text in texts:
+            text = text if text.endswith(b"\n") else text + b"\n"
+            got = []
+            for mode in modes:
+                fastscan._native.search(mode)
+                sc = fastscan._native.scan(text, 2026)
+                got.append((fastscan._native.anchor_lines(text), sc))
+            assert all(g == got[0] for g in got[1:])
+            # and the lines found are the lines holding an anchor, by Python's own search
+            want = sorted({text.rfind(b"\n", 0, i) + 1 for a in anchors for i in _all(text, a)})
+            starts = array("q")
+            starts.frombytes(got[0][0])
+            assert list(starts) == want
+    finally:
+        fastscan._native.search(best)
+
+
+def _all(text: bytes, a: bytes) -> list[int]:
+    out, i = [], text.find(a)
+    while i >= 0:
+        out.append(i)
+        i = text.find(a, i + 1)
+    return out

@@ -284,6 +284,8 @@ static int engine_body(const char *p, const char *e, double ev[3]) {
     return end_of_line(p, e);
 }
 
+static void configure_search(void);
+
 static PyObject *configure(PyObject *self, PyObject *args) {
     PyObject *seq;
     if (!PyArg_ParseTuple(args, "O", &seq)) return NULL;
@@ -326,11 +328,240 @@ static PyObject *configure(PyObject *self, PyObject *args) {
             if (sh == 0) cand_tab[h] |= 1u << a;
         }
     }
+    configure_search();
     Py_RETURN_NONE;
+}
+
+/* The first anchor starting in [p, end) (the one listed first when several start at one place),
+ * its index in *which; NULL when none does. */
+static const char *find_wm(const char *p, const char *end, int *which) {
+    Py_ssize_t m = mlen;
+    if (end - p < m) return NULL;
+    const char *w = p + (m - 1); /* the window's last byte */
+    while (w < end) {
+        unsigned h = HASH(w - 2);
+        unsigned char sh = shift_tab[h];
+        if (sh) {
+            w += sh;
+            continue;
+        }
+        uint32_t c = cand_tab[h];
+        const char *start = w - (m - 1);
+        for (int a = 0; c; a++, c >>= 1)
+            if ((c & 1) && end - start >= anch_len[a] && memcmp(start, anch[a], (size_t)anch_len[a]) == 0) {
+                *which = a;
+                return start;
+            }
+        w++;
+    }
+    return NULL;
+}
+
+/* The anchor (lowest index) of the buckets in `bits` that starts at s, or -1. */
+static unsigned char bucket_of[MAXA];
+static inline int verify(const char *s, const char *end, unsigned bits) {
+    for (int a = 0; a < n_anch; a++)
+        if ((bits >> bucket_of[a]) & 1 && end - s >= anch_len[a] && s[0] == anch[a][0] &&
+            memcmp(s, anch[a], (size_t)anch_len[a]) == 0)
+            return a;
+    return -1;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define HAVE_TEDDY 1
+/* A Teddy-style filter (as in Hyperscan): the anchors are spread over 8 buckets; for each of the
+ * first three bytes of an anchor, two 16-entry tables (by low and by high nibble) say which
+ * buckets may start with such a byte there. 16 positions are tested at once with PSHUFB; the
+ * few that pass are verified with memcmp. */
+static unsigned char t_lo[3][16], t_hi[3][16];
+static int use_teddy = 0; /* 1: SSSE3, 16 bytes a step; 2: AVX2, 32 */
+
+static void fill_tables(void) {
+    memset(t_lo, 0, sizeof t_lo);
+    memset(t_hi, 0, sizeof t_hi);
+    for (int a = 0; a < n_anch; a++)
+        for (int j = 0; j < 3; j++) {
+            unsigned char c = (unsigned char)anch[a][j];
+            t_lo[j][c & 15] |= (unsigned char)(1u << bucket_of[a]);
+            t_hi[j][c >> 4] |= (unsigned char)(1u << bucket_of[a]);
+        }
+}
+
+/* How often log text passes the filter, as a model: the product over the three positions of
+ * the weight of the bytes each bucket lets through, summed over the buckets; lower case and
+ * spaces are common in logs, digits less, capitals and punctuation rarer. */
+static double byte_weight(int c) {
+    if ((c >= 'a' && c <= 'z') || c == ' ') return 1.0;
+    if (c >= '0' && c <= '9') return 0.6;
+    if (c >= 'A' && c <= 'Z') return 0.3;
+    return 0.15;
+}
+
+static double pass_rate(void) {
+    fill_tables();
+    double total = 0.0;
+    for (int b = 0; b < 8; b++) {
+        double p = 1.0;
+        for (int j = 0; j < 3; j++) {
+            double w = 0.0;
+            for (int c = 0; c < 256; c++)
+                if ((t_lo[j][c & 15] >> b) & (t_hi[j][c >> 4] >> b) & 1) w += byte_weight(c);
+            p *= w;
+        }
+        total += p;
+    }
+    return total;
+}
+
+static void build_teddy(void) {
+    /* Buckets: anchors that begin alike share one (each byte set stays small, so few byte
+     * combinations that no anchor has get through): start from a % 8 and move one anchor at a
+     * time while the model's pass rate drops. */
+    for (int a = 0; a < n_anch; a++) bucket_of[a] = (unsigned char)(a % 8);
+    double best = pass_rate();
+    for (int improved = 1, rounds = 0; improved && rounds < 20; rounds++) {
+        improved = 0;
+        for (int a = 0; a < n_anch; a++)
+            for (int b = 0; b < 8; b++) {
+                unsigned char was = bucket_of[a];
+                if (b == was) continue;
+                bucket_of[a] = (unsigned char)b;
+                double r = pass_rate();
+                if (r < best - 1e-12) {
+                    best = r;
+                    improved = 1;
+                } else {
+                    bucket_of[a] = was;
+                }
+            }
+    }
+    fill_tables();
+    __builtin_cpu_init();
+    use_teddy = __builtin_cpu_supports("ssse3") && __builtin_cpu_supports("popcnt");
+    if (use_teddy && __builtin_cpu_supports("avx2")) use_teddy = 2;
+}
+
+__attribute__((target("ssse3,popcnt"))) static const char *find_teddy(const char *p, const char *end, int *which) {
+    const __m128i low = _mm_set1_epi8(0x0f), zero = _mm_setzero_si128();
+    __m128i lo[3], hi[3];
+    for (int j = 0; j < 3; j++) {
+        lo[j] = _mm_loadu_si128((const __m128i *)t_lo[j]);
+        hi[j] = _mm_loadu_si128((const __m128i *)t_hi[j]);
+    }
+    while (end - p >= 18) {
+        __m128i m = _mm_set1_epi8((char)0xff);
+        for (int j = 0; j < 3; j++) {
+            __m128i v = _mm_loadu_si128((const __m128i *)(p + j));
+            __m128i a = _mm_shuffle_epi8(lo[j], _mm_and_si128(v, low));
+            __m128i b = _mm_shuffle_epi8(hi[j], _mm_and_si128(_mm_srli_epi16(v, 4), low));
+            m = _mm_and_si128(m, _mm_and_si128(a, b));
+        }
+        unsigned bits = ~(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(m, zero)) & 0xffffu;
+        if (bits) {
+            unsigned char mb[16];
+            _mm_storeu_si128((__m128i *)mb, m);
+            while (bits) {
+                int i = __builtin_ctz(bits);
+                int a = verify(p + i, end, mb[i]);
+                if (a >= 0) {
+                    *which = a;
+                    return p + i;
+                }
+                bits &= bits - 1;
+            }
+        }
+        p += 16;
+    }
+    for (; p < end; p++) {
+        int a = verify(p, end, 0xffu);
+        if (a >= 0) {
+            *which = a;
+            return p;
+        }
+    }
+    return NULL;
+}
+
+__attribute__((target("avx2,popcnt"))) static const char *find_teddy2(const char *p, const char *end, int *which) {
+    const __m256i low = _mm256_set1_epi8(0x0f), zero = _mm256_setzero_si256();
+    __m256i lo[3], hi[3];
+    for (int j = 0; j < 3; j++) {
+        lo[j] = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)t_lo[j]));
+        hi[j] = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)t_hi[j]));
+    }
+    while (end - p >= 34) {
+        __m256i m = _mm256_set1_epi8((char)0xff);
+        for (int j = 0; j < 3; j++) {
+            __m256i v = _mm256_loadu_si256((const __m256i *)(p + j));
+            __m256i a = _mm256_shuffle_epi8(lo[j], _mm256_and_si256(v, low));
+            __m256i b = _mm256_shuffle_epi8(hi[j], _mm256_and_si256(_mm256_srli_epi16(v, 4), low));
+            m = _mm256_and_si256(m, _mm256_and_si256(a, b));
+        }
+        unsigned bits = ~(unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(m, zero));
+        if (bits) {
+            unsigned char mb[32];
+            _mm256_storeu_si256((__m256i *)mb, m);
+            while (bits) {
+                int i = __builtin_ctz(bits);
+                int a = verify(p + i, end, mb[i]);
+                if (a >= 0) {
+                    *which = a;
+                    return p + i;
+                }
+                bits &= bits - 1;
+            }
+        }
+        p += 32;
+    }
+    return find_teddy(p, end, which);
+}
+
+__attribute__((target("avx2,popcnt"))) static Py_ssize_t count_nl_avx2(const char *s, const char *e) {
+    Py_ssize_t n = 0;
+    const __m256i nl = _mm256_set1_epi8('\n');
+    while (e - s >= 32) {
+        __m256i v = _mm256_loadu_si256((const __m256i *)s);
+        n += __builtin_popcount((unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, nl)));
+        s += 32;
+    }
+    while (s < e) n += *s++ == '\n';
+    return n;
+}
+
+__attribute__((target("popcnt"))) static Py_ssize_t count_nl_sse(const char *s, const char *e) {
+    Py_ssize_t n = 0;
+    const __m128i nl = _mm_set1_epi8('\n');
+    while (e - s >= 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)s);
+        n += __builtin_popcount((unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, nl)));
+        s += 16;
+    }
+    while (s < e) n += *s++ == '\n';
+    return n;
+}
+#endif
+
+static void configure_search(void) {
+#ifdef HAVE_TEDDY
+    build_teddy();
+#endif
+}
+
+static inline const char *find_anchor(const char *p, const char *end, int *which) {
+#ifdef HAVE_TEDDY
+    if (use_teddy == 2) return find_teddy2(p, end, which);
+    if (use_teddy) return find_teddy(p, end, which);
+#endif
+    return find_wm(p, end, which);
 }
 
 /* newlines in [s, e), a word at a time (lines are short: one memchr call per line costs more) */
 static Py_ssize_t count_nl(const char *s, const char *e) {
+#ifdef HAVE_TEDDY
+    if (use_teddy == 2) return count_nl_avx2(s, e);
+    if (use_teddy) return count_nl_sse(s, e);
+#endif
     Py_ssize_t n = 0;
     while (s < e && ((uintptr_t)s & 7)) n += *s++ == '\n';
     const uint64_t ones = 0x0101010101010101ULL, nl = ones * '\n', high = ones * 0x80;
@@ -457,30 +688,13 @@ static PyObject *scan(PyObject *self, PyObject *args) {
     S.ok = 1;
     const char *counted = buf; /* newlines before this point are in S.n_lines */
     const char *last_ls = NULL;  /* the start of the last line read */
-    Py_ssize_t m = mlen;
     Py_BEGIN_ALLOW_THREADS
     if (view.len == 0 || end[-1] != '\n') S.ok = 0;
-    Py_ssize_t pos = m - 1;
-    while (S.ok == 1 && pos < view.len) {
-        unsigned h = HASH(buf + pos - 2);
-        unsigned char sh = shift_tab[h];
-        if (sh) {
-            pos += sh;
-            continue;
-        }
-        uint32_t c = cand_tab[h];
-        const char *start = buf + pos - (m - 1);
+    const char *from = buf;
+    while (S.ok == 1) {
         int which = -1;
-        for (int a = 0; c; a++, c >>= 1) {
-            if ((c & 1) && end - start >= anch_len[a] && memcmp(start, anch[a], (size_t)anch_len[a]) == 0) {
-                which = a;
-                break;
-            }
-        }
-        if (which < 0) {
-            pos++;
-            continue;
-        }
+        const char *start = find_anchor(from, end, &which);
+        if (!start) break;
         const char *ls = memrchr(buf, '\n', (size_t)(start - buf));
         ls = ls ? ls + 1 : buf;
         if (ls == last_ls) { /* a second anchor on a line already read */
@@ -502,7 +716,7 @@ static PyObject *scan(PyObject *self, PyObject *args) {
          * one): go on after it, its newline counted. */
         S.n_lines++;
         counted = le + 1;
-        pos = (le + 1 - buf) + (m - 1);
+        from = le + 1;
     }
     if (S.ok == 1) S.n_lines += count_nl(counted, end);
     Py_END_ALLOW_THREADS
@@ -564,28 +778,12 @@ static PyObject *anchor_lines(PyObject *self, PyObject *args) {
     const char *buf = (const char *)view.buf, *end = buf + view.len;
     buf_t out = {0};
     int nomem = 0;
-    Py_ssize_t m = mlen;
     Py_BEGIN_ALLOW_THREADS
-    Py_ssize_t pos = m - 1;
-    while (pos < view.len) {
-        unsigned h = HASH(buf + pos - 2);
-        unsigned char sh = shift_tab[h];
-        if (sh) {
-            pos += sh;
-            continue;
-        }
-        uint32_t c = cand_tab[h];
-        const char *start = buf + pos - (m - 1);
-        int found = 0;
-        for (int a = 0; c; a++, c >>= 1)
-            if ((c & 1) && end - start >= anch_len[a] && memcmp(start, anch[a], (size_t)anch_len[a]) == 0) {
-                found = 1;
-                break;
-            }
-        if (!found) {
-            pos++;
-            continue;
-        }
+    const char *from = buf;
+    for (;;) {
+        int which;
+        const char *start = find_anchor(from, end, &which);
+        if (!start) break;
         const char *ls = memrchr(buf, '\n', (size_t)(start - buf));
         int64_t at = ls ? (ls + 1 - buf) : 0;
         if (push(&out, &at, sizeof at)) {
@@ -594,7 +792,7 @@ static PyObject *anchor_lines(PyObject *self, PyObject *args) {
         }
         const char *le = memchr(start, '\n', (size_t)(end - start));
         if (!le) break;
-        pos = (le - buf) + 1 + (m - 1);
+        from = le + 1;
     }
     Py_END_ALLOW_THREADS
     PyBuffer_Release(&view);
@@ -603,7 +801,34 @@ static PyObject *anchor_lines(PyObject *self, PyObject *args) {
     return r;
 }
 
+/* search(mode=None) -> the search in use, after setting it when a mode is given: 0 the
+ * Wu-Manber skip loop (any CPU), 1 SSSE3, 2 AVX2 (what the CPU has, chosen by configure());
+ * for the tests, which check that every mode finds the same lines. */
+static PyObject *search(PyObject *self, PyObject *args) {
+    int mode = -1;
+    if (!PyArg_ParseTuple(args, "|i", &mode)) return NULL;
+#ifdef HAVE_TEDDY
+    if (mode >= 0) {
+        int have = __builtin_cpu_supports("ssse3") && __builtin_cpu_supports("popcnt");
+        if (have && __builtin_cpu_supports("avx2")) have = 2;
+        if (mode > have) {
+            PyErr_SetString(PyExc_ValueError, "this CPU does not have that search");
+            return NULL;
+        }
+        use_teddy = mode;
+    }
+    return PyLong_FromLong(use_teddy);
+#else
+    if (mode > 0) {
+        PyErr_SetString(PyExc_ValueError, "this build has only the portable search");
+        return NULL;
+    }
+    return PyLong_FromLong(0);
+#endif
+}
+
 static PyMethodDef methods[] = {
+    {"search", search, METH_VARARGS, "The anchor search in use (0 portable, 1 SSSE3, 2 AVX2); set it for tests."},
     {"anchor_lines", anchor_lines, METH_VARARGS, "Starts of the lines holding an anchor."},
     {"configure", configure, METH_VARARGS, "Set the anchors (grammar.ANCHORS as bytes)."},
     {"scan", scan, METH_VARARGS, "Scan a buffer of whole lines: columns of its canonical lines, or None."},
