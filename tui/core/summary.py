@@ -17,7 +17,6 @@ import os
 import stat
 from collections import deque
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from typing import BinaryIO
 
 from tui.core.parsing import LineParser
@@ -32,6 +31,7 @@ from tui.core.stats.segments import Segment
 from tui.core.summary_scan import (
     ChunkLines,
     Ready,
+    ScanThreads,
     absolute,
     has_oversized,
     iter_chunks,
@@ -303,24 +303,23 @@ def summarize_file(
         year = s.year
         # Threads, not processes: the scanner and the reduction run in native code without the
         # GIL, so the threads scan in parallel while this one folds, with nothing pickled.
-        with ThreadPoolExecutor(nw, thread_name_prefix="specwatch-scan") as pool:
+        pool = ScanThreads(nw, scan_range)
+        try:
             inflight: deque = deque()
-            try:
-                for start, end in ranges:
-                    inflight.append((start, end, pool.submit(scan_range, f.fileno(), start, end, year)))
-                    if len(inflight) > nw:
-                        _fold_one(s, f, inflight)
-                while inflight:
+            for start, end in ranges:
+                inflight.append((start, end, pool.submit(f.fileno(), start, end, year)))
+                if len(inflight) > nw:
                     _fold_one(s, f, inflight)
-            except BaseException:  # Ctrl-C, SIGTERM: the chunks not begun are dropped
-                pool.shutdown(wait=False, cancel_futures=True)
-                raise
+            while inflight:
+                _fold_one(s, f, inflight)
+        finally:  # on Ctrl-C or SIGTERM too: the ranges not begun are dropped
+            pool.close()
     return s
 
 
 def _fold_one(s: Summarizer, f: BinaryIO, inflight: deque) -> None:
     start, end, res = inflight.popleft()
-    fast = res.result()
+    fast = res.get()
     if fast is not None and s._apply_scan(fast, lambda: _read(f, start, end)):
         s.bytes += end - start
         return

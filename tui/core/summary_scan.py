@@ -8,6 +8,8 @@ from __future__ import annotations
 import math
 import mmap
 import os
+import threading
+from _queue import SimpleQueue
 from array import array
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -19,6 +21,9 @@ from tui.core.sources.base import MAX_LINE_BYTES
 from tui.core.stats.precompute import precompute
 
 READ_CHUNK = 4 << 20  # iter_chunks' default read size
+# A range is read once, whole: its pages are mapped in one call (MAP_POPULATE, Linux) rather
+# than one page fault at a time.
+_MAP_FLAGS = mmap.MAP_SHARED | getattr(mmap, "MAP_POPULATE", 0)
 
 
 @dataclass(slots=True)
@@ -123,7 +128,7 @@ def scan_range(fd: int, start: int, end: int, year: int) -> Ready | None:
     reads it line by line, counting that line)."""
     base = start - start % mmap.ALLOCATIONGRANULARITY
     try:
-        m = mmap.mmap(fd, end - base, prot=mmap.PROT_READ, offset=base)
+        m = mmap.mmap(fd, end - base, flags=_MAP_FLAGS, prot=mmap.PROT_READ, offset=base)
     except (OSError, ValueError):
         m = None
     if m is not None:
@@ -139,6 +144,64 @@ def scan_range(fd: int, start: int, end: int, year: int) -> Ready | None:
     if has_oversized(buf):
         return None
     return _prepared(scan_chunk(buf, year))
+
+
+class _Pending:
+    """The result of one submitted range, once a scanning thread has it."""
+
+    __slots__ = ("_done", "_value", "_error")
+
+    def __init__(self) -> None:
+        self._done = threading.Lock()
+        self._done.acquire()
+        self._value: Ready | None = None
+        self._error: BaseException | None = None
+
+    def get(self) -> Ready | None:
+        """Wait for the result (interruptible: Ctrl-C reaches the waiting thread)."""
+        self._done.acquire()
+        self._done.release()
+        if self._error is not None:
+            raise self._error
+        return self._value
+
+
+class ScanThreads:
+    """``n`` daemon threads calling ``fn`` on submitted ranges; results are read back with
+    :meth:`_Pending.get` in any order (summary reads them in file order). :meth:`close` drops the
+    ranges not begun and lets the threads end; being daemons, they never hold the process up."""
+
+    def __init__(self, n: int, fn: Callable[..., Ready | None]) -> None:
+        self._fn = fn
+        self._tasks: SimpleQueue = SimpleQueue()
+        self._closed = False
+        self._threads = [threading.Thread(target=self._run, daemon=True) for _ in range(max(1, n))]
+        for t in self._threads:
+            t.start()
+
+    def submit(self, *args: object) -> _Pending:
+        p = _Pending()
+        self._tasks.put((p, args))
+        return p
+
+    def _run(self) -> None:
+        while True:
+            item = self._tasks.get()
+            if item is None:
+                return
+            p, args = item
+            try:
+                if not self._closed:
+                    p._value = self._fn(*args)
+            except BaseException as e:  # handed to the reader, raised there
+                p._error = e
+            finally:
+                p._done.release()
+
+    def close(self) -> None:
+        self._closed = True
+        for _ in self._threads:
+            self._tasks.put(None)
 
 
 def _prepared(sc: Scan | None) -> Ready | None:

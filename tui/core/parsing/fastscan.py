@@ -153,6 +153,9 @@ _ENGINE_NAMES: dict[float, str] = {}
 def _engine_ranks(eng: array) -> list[str | None] | None:
     if eng and not math.isnan(sum(eng)) and min(eng) == max(eng):  # one engine throughout
         return [f"engine {int(eng[0])}"] * len(eng)
+    rest = eng[1:]
+    if rest and eng[0] != eng[0] and not math.isnan(sum(rest)) and min(rest) == max(rest):
+        return [None] + [f"engine {int(rest[0])}"] * len(rest)  # the first one paired before
     out: list[str | None] = []
     for e in eng:
         if e != e:
