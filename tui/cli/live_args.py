@@ -7,6 +7,7 @@ import argparse
 from typing import Any
 
 from tui.cli.alert_args import add_alert_arguments, alert_setup
+from tui.cli.config_arg import config_ref
 from tui.cli.metrics_args import add_metrics_arguments, metrics_options
 from tui.cli.ssh_args import add_ssh_arguments, ssh_options
 
@@ -67,15 +68,3 @@ def live_setup(args: argparse.Namespace, command: str) -> tuple[Any, list, dict[
     options.update(ssh_options(args))
     options.update(metrics_options(args))
     return start, specs, options
-
-
-def config_ref(args: argparse.Namespace) -> Any:
-    """The ``specwatch.toml`` of ``--config FILE`` (read now: a bad file is said even when no
-    name is used), else the default one, read only if a source text could name something in it.
-    Raises :class:`tui.core.sources.spec.SourceSpecError`."""
-    from tui.core.sources.spec import ConfigRef
-
-    ref = ConfigRef(getattr(args, "config", None))
-    if ref.path is not None:
-        ref.get()
-    return ref

@@ -80,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     from tui.cli import CliError
-    from tui.cli.live_args import config_ref
+    from tui.cli.config_arg import config_ref
     from tui.cli.metrics_args import metrics_options
     from tui.cli.ssh_args import ssh_options
     from tui.core.sources.spec import (

@@ -147,7 +147,7 @@ def _keys_from_tty(cmd: str) -> int:
 
 
 def _replay_plan(args: argparse.Namespace):
-    from tui.cli.live_args import config_ref
+    from tui.cli.config_arg import config_ref
     from tui.core.sources.spec import SourceSpecError, expand_source_args, kind_of
     from tui.launch import LaunchPlan, replay_pane, unique_labels
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import calendar
 import math
+import re
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -43,7 +44,17 @@ _DECODE, _SPEC, _ENGINE, _LLAMA = (
     for a in (grammar.SGLANG_DECODE, grammar.VLLM_SPEC, grammar.VLLM_ENGINE, grammar.LLAMACPP_TIMING)
 )
 _SHAPED = {_DECODE, _SPEC, _ENGINE, _LLAMA}
-_RE = {s.anchor.encode(): grammar.regex(s) for s in grammar.SHAPES}
+_REGEX: dict[bytes, tuple[re.Pattern[bytes], list[str | None]]] = {}
+
+
+def _re(anchor: bytes) -> tuple[re.Pattern[bytes], list[str | None]]:
+    """The Python scanner's pattern for a shape (compiled from the grammar when first needed: the
+    native scanner reads most buffers, and compiling costs start-up time)."""
+    if not _REGEX:
+        _REGEX.update({s.anchor.encode(): grammar.regex(s) for s in grammar.SHAPES})
+    return _REGEX[anchor]
+
+
 NAN = math.nan
 
 
@@ -211,7 +222,7 @@ def _lines(buf: bytes, found: list[tuple[int, bytes]]):
         if ls == last_start:
             return None  # two anchors on one line
         last_start = ls
-        m = _RE[a][0].match(buf, ls)
+        m = _re(a)[0].match(buf, ls)
         if m is None:
             return None
         no += buf.count(b"\n", counted, ls)
@@ -228,7 +239,7 @@ def _sglang(buf: bytes, found: list[tuple[int, bytes]], n_lines: int) -> Scan | 
     got = _lines(buf, found)
     if got is None:
         return None
-    _, names = _RE[_DECODE]
+    _, names = _re(_DECODE)
     cols: dict[str, list[float]] = {f: [] for f in NUMERIC_FIELDS}
     ranks: list[str | None] = []
     nos = array("q")
@@ -264,7 +275,7 @@ def _llama(buf: bytes, found: list[tuple[int, bytes]], n_lines: int) -> Scan | N
     got = _lines(buf, found)
     if got is None:
         return None
-    _, names = _RE[_LLAMA]
+    _, names = _re(_LLAMA)
     cols: dict[str, list[float]] = {f: [] for f in NUMERIC_FIELDS}
     per_pos: list[tuple[float, ...] | None] = []
     nos = array("q")
@@ -300,7 +311,7 @@ def _vllm(buf: bytes, found: list[tuple[int, bytes]], n_lines: int, year: int) -
     got = _lines(buf, found)
     if got is None:
         return None
-    spec_names = _RE[_SPEC][1]
+    spec_names = _re(_SPEC)[1]
     proc: bytes | None = None
     first = True
     pending: tuple[int, float, int] | None = None
@@ -329,7 +340,7 @@ def _vllm(buf: bytes, found: list[tuple[int, bytes]], n_lines: int, year: int) -
             first_stamp = (mo, d, h, mi, s)
         last_md = (mo, d)
         g = m.groups()[7:]
-        if m.re is _RE[_ENGINE][0]:
+        if m.re is _re(_ENGINE)[0]:
             pending = (int(g[0]), float(g[2]), int(g[3]))
             continue
         frac = m.group(7)
