@@ -169,12 +169,14 @@ def test_fast_path_refuses_what_it_cannot_read(scanner):
 
 def test_parallel_workers_equal_one_process(tmp_path, monkeypatch, scanner):
     import tui.core.summary as summary
+    import tui.core.summary_scan as summary_scan
 
     path = tmp_path / "big.log"
     path.write_bytes(
         make_log(9, 60000, 7001, (" TP0",)) + b"[2026-01-01 00:00:00 TP0] Decode batch, #running-req: 2"
     )
     monkeypatch.setattr(summary, "PARALLEL_MIN", 0)
+    monkeypatch.setattr(summary_scan, "MAX_RANGE", 0)  # ranges of CHUNK bytes, however sparse
     monkeypatch.setattr(summary, "CHUNK", 1 << 18)
     one = summarize_file(str(path), workers=1).result()
     two = summarize_file(str(path), workers=2).result()
@@ -185,8 +187,11 @@ def test_parallel_workers_equal_one_process(tmp_path, monkeypatch, scanner):
 
 def test_over_long_lines_count_once_in_every_reader(tmp_path, monkeypatch, scanner):
     import tui.core.summary as summary
+    import tui.core.summary_scan as summary_scan
 
     monkeypatch.setattr(summary, "PARALLEL_MIN", 0)
+
+    monkeypatch.setattr(summary_scan, "MAX_RANGE", 0)  # ranges of CHUNK bytes, however sparse
     monkeypatch.setattr(summary, "CHUNK", 1 << 18)
     head = make_log(10, 3000)
     tail = make_log(11, 3000)

@@ -416,3 +416,23 @@ def test_workers_follow_the_cores_within_the_memory_budget(monkeypatch):
     assert scan.workers() == 64
     monkeypatch.setattr(scan, "_available_mb", lambda: 300.0)  # little memory free: fewer
     assert scan.workers() == int((300 / 2 - scan.MAIN_MB) // scan.WORKER_MB)
+    # larger ranges (sparse logs) cost more per thread: fewer threads
+    assert scan.workers(12 << 20) < scan.workers(4 << 20)
+
+
+def test_sparse_logs_are_scanned_in_larger_ranges(tmp_path):
+    """Folding costs per range: where lines holding an anchor are sparse, ranges are larger (up
+    to MAX_RANGE), judged on the file's head alone; dense logs keep the base size."""
+    import tui.core.summary_scan as scan
+
+    line = b"[2026-01-01 00:00:00 TP0] Decode batch, #running-req: 1, #token: 1, token usage: 0.01, "
+    line += b"accept len: 2.00, accept rate: 0.50, cuda graph: True, gen throughput (token/s): 1.00, #queue-req: 0\n"
+    noise = b'INFO:     10.0.0.1:1 - "POST /v1/chat/completions HTTP/1.1" 200 OK\n'
+    dense, sparse = tmp_path / "dense.log", tmp_path / "sparse.log"
+    dense.write_bytes(line * 25_000)  # 5 MB: more than RANGE_LINES anchored lines in its head
+    sparse.write_bytes((line + noise * 30) * 2_000)
+    base = scan.READ_CHUNK
+    with open(dense, "rb") as f:
+        assert scan.range_size(f, base) == base
+    with open(sparse, "rb") as f:
+        assert base < scan.range_size(f, base) <= scan.MAX_RANGE

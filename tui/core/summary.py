@@ -36,6 +36,7 @@ from tui.core.summary_scan import (
     has_oversized,
     iter_chunks,
     prepare,
+    range_size,
     scan_range,
     without_timestamps,
 )
@@ -76,10 +77,12 @@ class Summarizer:
         if len(self.oversized_examples) < 20:
             self.oversized_examples.append({"line": line_no, "offset": offset, "bytes": nbytes})
 
-    def skip_oversized(self, offset: int, nbytes: int) -> None:
-        """The next line is an oversized one that the reader skipped (see :func:`iter_chunks`)."""
+    def skip_oversized(self, offset: int, nbytes: int, newline: bool = True) -> None:
+        """The next line is an oversized one that the reader skipped (see :func:`iter_chunks`):
+        counted, its bytes (and its newline) counted as read."""
         self.lines += 1
         self.parser.lines += 1
+        self.bytes += nbytes + newline
         self.add_oversized(self.lines, offset, nbytes)
 
     @property
@@ -291,11 +294,13 @@ def summarize_file(
         st = os.fstat(f.fileno())
         s = Summarizer(source or path, label, ref_time=st.st_mtime if stat.S_ISREG(st.st_mode) else None)
         size = st.st_size
-        nw = default_workers() if workers is None else workers
         ranges = None
-        if nw > 1 and size >= PARALLEL_MIN and hasattr(os, "pread") and stat.S_ISREG(st.st_mode):
-            ranges = scan_ranges(f, CHUNK)
-            f.seek(0)
+        if size >= PARALLEL_MIN and hasattr(os, "pread") and stat.S_ISREG(st.st_mode):
+            step = range_size(f, CHUNK)
+            nw = default_workers(step) if workers is None else workers
+            if nw > 1:
+                ranges = scan_ranges(f, step)
+                f.seek(0)
         if ranges is None:
             for offset, buf in iter_chunks(f, CHUNK, on_oversized=s.skip_oversized):
                 s.feed(buf, offset, scan_chunk(buf, s.year) if s.can_fast else None)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import BinaryIO, Protocol, overload
 
 from tui.core.columns import RecordColumns
-from tui.core.parsing.fastscan import Scan, VllmEdge, scan_chunk
+from tui.core.parsing.fastscan import Scan, VllmEdge, anchor_lines, scan_chunk
 from tui.core.sources.base import MAX_LINE_BYTES
 from tui.core.stats.precompute import precompute
 
@@ -208,6 +208,21 @@ def _prepared(sc: Scan | None) -> Ready | None:
     return None if sc is None else prepare(sc)
 
 
+RANGE_LINES = 16_000  # lines holding an anchor per range, about: enough to make folding cheap
+MAX_RANGE = 12 << 20
+
+
+def range_size(f: BinaryIO, base: int = READ_CHUNK) -> int:
+    """How many bytes a scanning thread reads at a time: ``base``, or up to MAX_RANGE where lines
+    holding an anchor are sparse (a vLLM log's HTTP access lines between its metrics lines), so
+    that each range carries about RANGE_LINES records to fold (folding costs per range, not per
+    record). Judged on the file's first ``base`` bytes alone, so that a file is always cut the
+    same way (the last bits of some sums depend on where the cuts are)."""
+    head = os.pread(f.fileno(), base, 0)
+    anchored = max(1, len(anchor_lines(head)))
+    return max(base, min(base * RANGE_LINES // anchored, MAX_RANGE))
+
+
 def ranges(f: BinaryIO, size: int) -> list[tuple[int, int]] | None:
     """Chunk boundaries at line ends: [start, end) pairs covering the file; None when a line
     at a boundary is longer than a line may be (the caller then reads the file in order)."""
@@ -245,9 +260,10 @@ def _next_newline(f: BinaryIO, pos: int, total: int) -> int | None:
 
 
 # What one scanning thread and the rest of the process cost at their peak (RSS, as
-# bench/bench_summary.py counts it: on the 5M-line SGLang log 46 MB with 1 thread, 50 with 2,
-# 79 with 4, 127 with 8; a thread holds up to two chunks: the one it maps and its result
-# waiting to be folded), and the budget for the whole process.
+# bench/bench_summary.py counts it: on the 5M-line SGLang log, ranges of 4 MiB, 46 MB with 1
+# thread, 50 with 2, 79 with 4, 127 with 8). A thread holds up to two ranges (the one it maps and
+# its result waiting to be folded): WORKER_MB for 4 MiB ranges, plus twice the extra bytes of
+# larger ranges (sparse logs, whose results are small).
 WORKER_MB = 12
 MAIN_MB = 40
 RSS_BUDGET_MB = 150
@@ -264,7 +280,7 @@ def _available_mb() -> float | None:
     return None
 
 
-def workers() -> int:
+def workers(range_bytes: int = READ_CHUNK) -> int:
     """One scanning thread per core this process may run on, as many as memory allows: the
     process stays within RSS_BUDGET_MB and within half the memory the system has available."""
     try:
@@ -275,16 +291,17 @@ def workers() -> int:
     avail = _available_mb()
     if avail is not None:
         budget = min(budget, avail / 2 - MAIN_MB)
-    return max(1, min(n, int(budget // WORKER_MB)))
+    per_thread = WORKER_MB + 2 * max(0, range_bytes - READ_CHUNK) / (1 << 20)
+    return max(1, min(n, int(budget // per_thread)))
 
 
 def iter_chunks(
-    f: BinaryIO, size: int | None = None, on_oversized: Callable[[int, int], None] | None = None
+    f: BinaryIO, size: int | None = None, on_oversized: Callable[[int, int, bool], None] | None = None
 ) -> Iterator[tuple[int, bytes]]:
     """(offset, buffer of whole lines), reading ``f`` once.
 
     A line longer than ``MAX_LINE_BYTES`` is never handed over: its bytes are skipped and
-    counted, and ``on_oversized(offset, length)`` is called in its place (in order, between the
+    counted, and ``on_oversized(offset, length, newline)`` is called in its place (in order, between the
     buffers before and after it): memory stays bounded, and every line counts once. A last line
     without a newline gets one.
     """
@@ -304,7 +321,7 @@ def iter_chunks(
                 offset += len(data)
                 continue
             if on_oversized is not None:
-                on_oversized(skip_start, skipping + nl)
+                on_oversized(skip_start, skipping + nl, True)
             offset += nl + 1
             data = data[nl + 1 :]
             skipping = -1
@@ -323,7 +340,7 @@ def iter_chunks(
             offset += len(rest)
             rest = b""
     if skipping >= 0 and on_oversized is not None:
-        on_oversized(skip_start, skipping)
+        on_oversized(skip_start, skipping, False)
     if rest:
         yield offset, rest + b"\n"
 

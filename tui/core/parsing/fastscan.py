@@ -350,16 +350,20 @@ def _vllm(buf: bytes, found: list[tuple[int, bytes]], n_lines: int, year: int) -
         row = dict.fromkeys(NUMERIC_FIELDS, NAN)
         row["timestamp"] = ts
         pp: tuple[float, ...] = ()
+        drafted = b"0"
         for name, text in zip(spec_names, g):
             if name is None or text is None:
                 continue
+            if name == "drafted":
+                drafted = text
             if name == "accept_rate":
                 row[name] = _percent(text)
             elif name == "per_position":
                 pp = tuple(float(x) for x in text.split(b", "))
             else:
                 row[name] = float(text)
-        row["num_drafts"] = row["drafted"] / len(pp)
+        # from the printed integer, as the line parser divides it (beyond 2**53 a double is not it)
+        row["num_drafts"] = int(drafted) / len(pp)
         if pending is not None:
             row["throughput"], row["running_req"] = pending[1], float(pending[2])
             ranks.append(f"engine {pending[0]}")
