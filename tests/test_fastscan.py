@@ -263,3 +263,35 @@ def _all(text: bytes, a: bytes) -> list[int]:
         out.append(i)
         i = text.find(a, i + 1)
     return out
+
+
+def test_a_range_is_scanned_around_the_lines_the_scanner_cannot_read(tmp_path, monkeypatch, scanner):
+    """A restart's args dump or a malformed line in a range: the lines before and after it are
+    scanned, only that line goes to the line parser, and the answers are the line parser's."""
+    import tui.core.summary as summary
+    import tui.core.summary_scan as summary_scan
+
+    before, after = make_log(21, 2000), make_log(22, 2000)
+    odd = b"[2026-02-26 15:00:00] server_args=ServerArgs(model_path='m', speculative_num_steps=3)\n"
+    data = before + odd + after
+    parts = summary_scan.scan_parts(memoryview(data), 2026, 100)
+    if scanner == "native":
+        assert [(p.start, p.end, p.ready is not None) for p in parts] == [
+            (100, 100 + len(before), True),
+            (100 + len(before), 100 + len(before) + len(odd), False),
+            (100 + len(before) + len(odd), 100 + len(data), True),
+        ]
+    assert parts[0].start == 100 and parts[-1].end == 100 + len(data)
+    assert all(a.end == b.start for a, b in zip(parts, parts[1:]))
+    many = b"".join(make_log(30 + i, 50) + odd for i in range(summary_scan.MAX_PARTS + 4))
+    parts = summary_scan.scan_parts(memoryview(many), 2026, 0)
+    assert len(parts) <= summary_scan.MAX_PARTS + 2 and parts[-1].ready is None  # the rest: line parser
+
+    monkeypatch.setattr(summary, "PARALLEL_MIN", 0)
+    monkeypatch.setattr(summary_scan, "MAX_RANGE", 0)
+    monkeypatch.setattr(summary, "CHUNK", 1 << 16)
+    path = tmp_path / "restart.log"
+    path.write_bytes(data + many)
+    one, two = (summarize_file(str(path), workers=w).result() for w in (1, 2))
+    same(one, two)
+    assert len(one["segments"]) == len(slow_result(data + many)["segments"]) > 1

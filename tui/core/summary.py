@@ -17,6 +17,7 @@ import os
 import stat
 from collections import deque
 from collections.abc import Callable
+from functools import partial
 from typing import BinaryIO
 
 from tui.core.parsing import LineParser
@@ -323,12 +324,13 @@ def summarize_file(
 
 
 def _fold_one(s: Summarizer, f: BinaryIO, inflight: deque) -> None:
-    start, end, res = inflight.popleft()
-    fast = res.get()
-    if fast is not None and s._apply_scan(fast, lambda: _read(f, start, end)):
-        s.bytes += end - start
-        return
-    s.feed(_read(f, start, end), start, None)
+    _, _, res = inflight.popleft()
+    for part in res.get():
+        start, end = part.start, part.end
+        if part.ready is not None and s._apply_scan(part.ready, partial(_read, f, start, end)):
+            s.bytes += end - start
+        else:
+            s.feed(_read(f, start, end), start, None)
 
 
 def _given(buf: bytes) -> Callable[[], bytes]:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import BinaryIO, Protocol, overload
 
 from tui.core.columns import RecordColumns
-from tui.core.parsing.fastscan import Scan, VllmEdge, anchor_lines, scan_chunk
+from tui.core.parsing.fastscan import Scan, VllmEdge, anchor_lines, refused_at, scan_chunk
 from tui.core.sources.base import MAX_LINE_BYTES
 from tui.core.stats.precompute import precompute
 
@@ -120,12 +120,24 @@ def has_oversized(buf: _Findable, lo: int = 0, hi: int | None = None) -> bool:
     return False
 
 
-def scan_range(fd: int, start: int, end: int, year: int) -> Ready | None:
+@dataclass(slots=True)
+class Part:
+    """A piece of a range, in order: scanned (``ready``) or left to the line parser (None)."""
+
+    start: int  # file offsets
+    end: int
+    ready: Ready | None
+
+
+MAX_PARTS = 16  # a range with more lines the scanner cannot read goes to the line parser whole
+
+
+def scan_range(fd: int, start: int, end: int, year: int) -> list[Part]:
     """Scan [start, end) of the file open as ``fd`` (called in a scanning thread) through a
     read-only mapping of just that range (no copy of the bytes; unmapped after, so memory stays
-    one chunk per thread), or a copy when the range does not end with a newline or cannot be
-    mapped. None when the scanner refuses the range or a line in it is oversized (the caller then
-    reads it line by line, counting that line)."""
+    one range per thread), or a copy when the range does not end with a newline or cannot be
+    mapped. The parts of the range in order (see :func:`scan_parts`); the whole range as one
+    part for the line parser when a line in it is oversized (it counts that line)."""
     base = start - start % mmap.ALLOCATIONGRANULARITY
     try:
         m = mmap.mmap(fd, end - base, flags=_MAP_FLAGS, prot=mmap.PROT_READ, offset=base)
@@ -135,15 +147,69 @@ def scan_range(fd: int, start: int, end: int, year: int) -> Ready | None:
         with m:
             if m[end - base - 1 : end - base] == b"\n":
                 if has_oversized(m, start - base):
-                    return None
+                    return [Part(start, end, None)]
                 with memoryview(m)[start - base :] as view:
-                    return _prepared(scan_chunk(view, year))
+                    return scan_parts(view, year, start)
     buf = os.pread(fd, end - start, start)
     if not buf.endswith(b"\n"):
         buf += b"\n"
     if has_oversized(buf):
-        return None
-    return _prepared(scan_chunk(buf, year))
+        return [Part(start, end, None)]
+    return scan_parts(memoryview(buf), year, start)
+
+
+def scan_parts(view: memoryview, year: int, offset: int) -> list[Part]:
+    """The whole lines of ``view`` (at file ``offset``) scanned, in parts: where the scanner
+    stops at a line it cannot read (a restart's args dump, a malformed line), the lines before
+    it are scanned, that line is left to the line parser, and the scan goes on after it. The
+    reader folds the parts in order, exactly as if it had read the lines one by one."""
+    n = len(view)
+    parts: list[Part] = []
+    pos = 0
+    while pos < n:
+        with view[pos:] as rest:
+            sc = scan_chunk(rest, year)
+            if sc is not None:
+                parts.append(Part(offset + pos, offset + n, prepare(sc)))
+                break
+            bad = refused_at(rest, year)
+            if bad < 0 or len(parts) >= MAX_PARTS:
+                _slow_part(parts, offset + pos, offset + n)
+                break
+            if bad > 0:
+                with rest[:bad] as head:
+                    sc = scan_chunk(head, year)
+                if sc is None:
+                    _slow_part(parts, offset + pos, offset + pos + bad)
+                else:
+                    parts.append(Part(offset + pos, offset + pos + bad, prepare(sc)))
+            nl = _line_end(rest, bad)
+        _slow_part(parts, offset + pos + bad, offset + pos + nl)
+        pos += nl
+    return parts
+
+
+def _line_end(view: memoryview, at: int) -> int:
+    """The offset just after the newline ending the line that starts at ``at``."""
+    step = 256
+    i = at
+    while True:
+        chunk = bytes(view[i : i + step])
+        nl = chunk.find(b"\n")
+        if nl >= 0:
+            return i + nl + 1
+        if not chunk:
+            return len(view)
+        i += len(chunk)
+        step *= 4
+
+
+def _slow_part(parts: list[Part], start: int, end: int) -> None:
+    """Lines for the line parser, joined to the part before when that one is too."""
+    if parts and parts[-1].ready is None and parts[-1].end == start:
+        parts[-1].end = end
+    else:
+        parts.append(Part(start, end, None))
 
 
 class _Pending:
@@ -154,10 +220,10 @@ class _Pending:
     def __init__(self) -> None:
         self._done = threading.Lock()
         self._done.acquire()
-        self._value: Ready | None = None
+        self._value: list[Part] = []
         self._error: BaseException | None = None
 
-    def get(self) -> Ready | None:
+    def get(self) -> list[Part]:
         """Wait for the result (interruptible: Ctrl-C reaches the waiting thread)."""
         self._done.acquire()
         self._done.release()
@@ -171,7 +237,7 @@ class ScanThreads:
     :meth:`_Pending.get` in any order (summary reads them in file order). :meth:`close` drops the
     ranges not begun and lets the threads end; being daemons, they never hold the process up."""
 
-    def __init__(self, n: int, fn: Callable[..., Ready | None]) -> None:
+    def __init__(self, n: int, fn: Callable[..., list[Part]]) -> None:
         self._fn = fn
         self._tasks: SimpleQueue = SimpleQueue()
         self._closed = False
@@ -202,10 +268,6 @@ class ScanThreads:
         self._closed = True
         for _ in self._threads:
             self._tasks.put(None)
-
-
-def _prepared(sc: Scan | None) -> Ready | None:
-    return None if sc is None else prepare(sc)
 
 
 RANGE_LINES = 16_000  # lines holding an anchor per range, about: enough to make folding cheap

@@ -6,12 +6,14 @@
  * the line parser acts on, in the order of grammar.ANCHORS (0 "Decode batch",
  * 1 "SpecDecoding metrics:", 3 "Avg prompt throughput" are the ones with canonical shapes).
  *
- * scan(buf, year) reads a buffer of whole lines. Anchors are found with a Wu-Manber skip loop
- * (trigram shift table: most lines are skipped several bytes at a time, never parsed); every
- * line holding an anchor must be a line of the common form of grammar.SHAPES, else the result
- * is None (an anchor without a shape: the caller reads the buffer with the line parser) or
- * False (a shaped anchor on a line of another form: the Python scanner may read it). The
- * result is
+ * scan(buf, year) reads a buffer of whole lines. Anchors are found with a Teddy-style SIMD
+ * filter where the CPU has SSSE3 or AVX2, else a Wu-Manber skip loop (see find_anchor; most
+ * bytes are never looked at one by one); every line holding an anchor must be a line of the
+ * common form of grammar.SHAPES, else the result is None (an anchor without a shape: the caller
+ * reads the buffer with the line parser) or False (a shaped anchor on a line of another form:
+ * the Python scanner may read it). scan(buf, year, True) gives instead the offset of the line
+ * the scan stopped at (the first one it cannot read, so that the caller reads that line apart
+ * and the rest fast), or -1 when it reads the whole buffer. The result is
  *   (n_lines, family, n, line_nos, cols, tags, tag_idx, pp, pp_k, vllm)
  * family 0 none, 1 sglang, 2 vllm; line_nos int64 (1-based within buf); cols 13 columns of n
  * doubles in the order of columns.NUMERIC_FIELDS plus the paired engine index, NaN where not
@@ -675,8 +677,8 @@ static int line_of(state_t *S, const char *ls, const char *le, int which, int ye
 
 static PyObject *scan(PyObject *self, PyObject *args) {
     Py_buffer view;
-    int year;
-    if (!PyArg_ParseTuple(args, "y*i", &view, &year)) return NULL;
+    int year, where = 0;
+    if (!PyArg_ParseTuple(args, "y*i|p", &view, &year, &where)) return NULL;
     if (n_anch == 0) {
         PyBuffer_Release(&view);
         PyErr_SetString(PyExc_RuntimeError, "configure() first");
@@ -688,6 +690,7 @@ static PyObject *scan(PyObject *self, PyObject *args) {
     S.ok = 1;
     const char *counted = buf; /* newlines before this point are in S.n_lines */
     const char *last_ls = NULL;  /* the start of the last line read */
+    const char *bad_ls = buf;    /* where the scan stopped, when it refused the buffer */
     Py_BEGIN_ALLOW_THREADS
     if (view.len == 0 || end[-1] != '\n') S.ok = 0;
     const char *from = buf;
@@ -697,6 +700,7 @@ static PyObject *scan(PyObject *self, PyObject *args) {
         if (!start) break;
         const char *ls = memrchr(buf, '\n', (size_t)(start - buf));
         ls = ls ? ls + 1 : buf;
+        bad_ls = ls;
         if (ls == last_ls) { /* a second anchor on a line already read */
             S.ok = 0;
             break;
@@ -723,6 +727,8 @@ static PyObject *scan(PyObject *self, PyObject *args) {
     PyObject *result = NULL;
     if (S.ok < 0) {
         PyErr_NoMemory();
+    } else if (where) { /* where(): the start of the line the scan stopped at, -1 if none */
+        result = PyLong_FromSsize_t(S.ok == 1 ? -1 : (Py_ssize_t)(bad_ls - buf));
     } else if (S.ok == 2) {
         Py_INCREF(Py_False);
         result = Py_False;

@@ -91,6 +91,15 @@ def scan_chunk(buf: bytes | memoryview, year: int = 1970) -> Scan | None:
     return _scan_python(bytes(buf), year)
 
 
+def refused_at(buf: bytes | memoryview, year: int = 1970) -> int:
+    """Where the native scanner stops reading ``buf`` (whole lines): the offset of the first line
+    it cannot read, -1 when it reads them all or is not built. The lines before that one can be
+    read fast, the line itself by the line parser."""
+    if _native is None:
+        return -1
+    return int(_native.scan(buf, year, True))
+
+
 def anchor_lines(buf: bytes) -> array:
     """The start offsets of the lines of ``buf`` that hold an anchor, in order: the only lines
     the line parser acts on (apart from the continuation of a hard-wrapped args dump)."""
