@@ -8,8 +8,9 @@ import pytest
 from _tui_util import _isolated_config, app_for, replay_app, sample, screen_text, wait_ended, wait_for  # noqa: F401
 
 from tui.cli.summary import _clean
+from tui.core.compare_sources import comparison
 from tui.core.sources.base import EventKind, LineBatch, SourceEvent
-from tui.core.summary import comparison, summarize_file
+from tui.core.summary import summarize_file
 from tui.format import verdict_text
 from tui.launch import PaneSpec, demo_plan, find_sample, split_at_restart
 from tui.widgets.compare_bar import CompareBar

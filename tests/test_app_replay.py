@@ -7,7 +7,8 @@ import pytest
 from _tui_util import _isolated_config, replay_app, sample, screen_text, wait_ended  # noqa: F401
 
 from tui.cli.summary import _clean
-from tui.core.summary import segment_comparison, summarize_file
+from tui.core.compare_sources import segment_comparison
+from tui.core.summary import summarize_file
 from tui.format import pane_numbers
 from tui.widgets.numbers import NumbersPanel
 from tui.widgets.segment_table import SegmentTable

@@ -13,9 +13,10 @@ import random
 
 import pytest
 
+from tui.core.compare_sources import comparison
 from tui.core.stats import Series, compare
 from tui.core.stats.estimate import MIN_INDEP
-from tui.core.summary import comparison, summarize_stream
+from tui.core.summary import summarize_stream
 
 
 def ar1(rng: random.Random, n: int, mean: float, sd: float, phi: float, lo: float = 1.0, hi: float = 4.0):

@@ -276,7 +276,7 @@ def test_a_range_is_scanned_around_the_lines_the_scanner_cannot_read(tmp_path, m
     data = before + odd + after
     parts = summary_scan.scan_parts(memoryview(data), 2026, 100)
     if scanner == "native":
-        assert [(p.start, p.end, p.ready is not None) for p in parts] == [
+        assert [(p.start, p.end, p.scan is not None) for p in parts] == [
             (100, 100 + len(before), True),
             (100 + len(before), 100 + len(before) + len(odd), False),
             (100 + len(before) + len(odd), 100 + len(data), True),
@@ -285,7 +285,7 @@ def test_a_range_is_scanned_around_the_lines_the_scanner_cannot_read(tmp_path, m
     assert all(a.end == b.start for a, b in zip(parts, parts[1:]))
     many = b"".join(make_log(30 + i, 50) + odd for i in range(summary_scan.MAX_PARTS + 4))
     parts = summary_scan.scan_parts(memoryview(many), 2026, 0)
-    assert len(parts) <= summary_scan.MAX_PARTS + 2 and parts[-1].ready is None  # the rest: line parser
+    assert len(parts) <= summary_scan.MAX_PARTS + 2 and parts[-1].scan is None  # the rest: line parser
 
     monkeypatch.setattr(summary, "PARALLEL_MIN", 0)
     monkeypatch.setattr(summary_scan, "MAX_RANGE", 0)

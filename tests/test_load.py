@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from tui.core.compare_sources import comparison
 from tui.core.stats.load import EDGES, LoadStrata, bin_of, bin_range
-from tui.core.summary import comparison, summarize_file
+from tui.core.summary import summarize_file
 
 ROOT = Path(__file__).resolve().parents[1]
 ARGS = (

@@ -10,11 +10,12 @@ from pathlib import Path
 import pytest
 
 from tui.core.columns import RecordColumns
+from tui.core.compare_sources import comparison
 from tui.core.parsing import LineParser
 from tui.core.records import RATE_SGLANG_AL_OVER_NDT, RATE_SGLANG_AL_OVER_STEPS1, Record
 from tui.core.stats import SourceStats
 from tui.core.stats.rates import infer_sglang
-from tui.core.summary import comparison, summarize_file, summarize_stream
+from tui.core.summary import summarize_file, summarize_stream
 
 REAL = Path(__file__).parent / "fixtures" / "real_logs"
 

@@ -49,13 +49,13 @@ from tui.cli import STOP_SIGNALS, Stopped
 from tui.cli.alert_args import EXIT_ON_ALERT, Alerting
 from tui.cli.live_args import add_live_arguments, live_setup
 from tui.core.alerts import Alert, local_now
+from tui.core.compare_sources import comparison
 from tui.core.follow import Followed
 from tui.core.follow import follow as follow_sources
 from tui.core.records import EngineStats, Malformed, Marker, Oversized, Record, format_ts
 from tui.core.sanitize import number, visible
 from tui.core.sources.base import EventKind, LineBatch, SourceEvent
 from tui.core.sources.spec import SourceSpecError, open_source
-from tui.core.summary import comparison
 
 HELP = "print the records of live logs as they arrive (text or JSON lines)"
 

@@ -9,8 +9,6 @@ import signal
 import sys
 from typing import Any
 
-from tui.core.summary import comparison, segment_comparison
-
 
 def add_parser(sub: Any) -> None:
     p = sub.add_parser(
@@ -106,6 +104,8 @@ def _run(args: argparse.Namespace) -> int:
             results.append(summarize_source(spec, **options))
         except (SourceSpecError, SummaryError) as exc:
             raise CliError(f"specwatch summary: {exc}") from None
+    from tui.core.compare_sources import comparison, segment_comparison
+
     sources: list[dict] = []
     for s in results:
         d = s.result()

@@ -20,15 +20,10 @@ from collections.abc import Callable
 from functools import partial
 from typing import BinaryIO
 
-from tui.core.parsing import LineParser
 from tui.core.parsing.fastscan import Scan, anchor_lines, scan_chunk
+from tui.core.parsing.timestamps import TimestampReader
 from tui.core.records import EngineStats, Item, Record
 from tui.core.sources.base import MAX_LINE_BYTES
-from tui.core.stats import SourceStats
-from tui.core.stats.compare import POOLED, compare_accept_len, compare_accept_rate
-from tui.core.stats.load import compare_load_adjusted
-from tui.core.stats.payoff import is_baseline, throughput_ratio
-from tui.core.stats.segments import Segment
 from tui.core.summary_scan import (
     ChunkLines,
     Ready,
@@ -38,7 +33,6 @@ from tui.core.summary_scan import (
     iter_chunks,
     prepare,
     range_size,
-    scan_range,
     without_timestamps,
 )
 from tui.core.summary_scan import ranges as scan_ranges
@@ -58,6 +52,9 @@ class Summarizer:
     """
 
     def __init__(self, source: str, label: str | None = None, ref_time: float | None = None) -> None:
+        from tui.core.parsing import LineParser
+        from tui.core.stats import SourceStats
+
         self.parser = LineParser(source, ref_time=ref_time)
         self.stats = SourceStats(source, label)
         self.lines = 0
@@ -293,34 +290,47 @@ def summarize_file(
 ) -> Summarizer:
     with open(path, "rb") as f:
         st = os.fstat(f.fileno())
-        s = Summarizer(source or path, label, ref_time=st.st_mtime if stat.S_ISREG(st.st_mode) else None)
-        size = st.st_size
+        ref_time = st.st_mtime if stat.S_ISREG(st.st_mode) else None
         ranges = None
-        if size >= PARALLEL_MIN and hasattr(os, "pread") and stat.S_ISREG(st.st_mode):
+        if st.st_size >= PARALLEL_MIN and hasattr(os, "pread") and stat.S_ISREG(st.st_mode):
             step = range_size(f, CHUNK)
             nw = default_workers(step) if workers is None else workers
             if nw > 1:
                 ranges = scan_ranges(f, step)
                 f.seek(0)
         if ranges is None:
+            s = Summarizer(source or path, label, ref_time=ref_time)
             for offset, buf in iter_chunks(f, CHUNK, on_oversized=s.skip_oversized):
                 s.feed(buf, offset, scan_chunk(buf, s.year) if s.can_fast else None)
             return s
-        year = s.year
         # Threads, not processes: the scanner and the reduction run in native code without the
-        # GIL, so the threads scan in parallel while this one folds, with nothing pickled.
-        pool = ScanThreads(nw, scan_range)
+        # GIL, so the threads scan in parallel while this one folds, with nothing pickled. They
+        # start before the line parser and the statistics are loaded (the year they give vLLM's
+        # stamps is the one the Summarizer's parser will hint).
+        pool = ScanThreads(nw, f.fileno(), TimestampReader(None, ref_time).year_hint)
         try:
             inflight: deque = deque()
-            for start, end in ranges:
-                inflight.append((start, end, pool.submit(f.fileno(), start, end, year)))
+            todo = iter(ranges)
+            for start, end in todo:
+                inflight.append((start, end, pool.submit(start, end)))
                 if len(inflight) > nw:
-                    _fold_one(s, f, inflight)
+                    break
+            s = Summarizer(source or path, label, ref_time=ref_time)
+            _load_reduction()
+            pool.open_gate()
+            for start, end in todo:
+                inflight.append((start, end, pool.submit(start, end)))
+                _fold_one(s, f, inflight)
             while inflight:
                 _fold_one(s, f, inflight)
         finally:  # on Ctrl-C or SIGTERM too: the ranges not begun are dropped
             pool.close()
     return s
+
+
+def _load_reduction() -> None:
+    """The statistics' reduction, loaded here before the scanning threads may use it."""
+    import tui.core.stats.precompute  # noqa: F401
 
 
 def _fold_one(s: Summarizer, f: BinaryIO, inflight: deque) -> None:
@@ -350,51 +360,3 @@ def summarize_stream(
     for offset, buf in iter_chunks(f, CHUNK, on_oversized=s.skip_oversized):
         s.feed(buf, offset, scan_chunk(buf, s.year) if s.can_fast else None)
     return s
-
-
-def last_measured(stats: SourceStats) -> Segment:
-    """The newest segment with acceptance values (else the newest segment)."""
-    for seg in reversed(stats.segments):
-        if seg.all.accept_len.n or seg.all.pooled_len.n:
-            return seg
-    return stats.current
-
-
-def comparison(a: SourceStats, b: SourceStats) -> dict:
-    """B − A on the newest measured segment of each source (the config each runs now)."""
-    sa, sb = last_measured(a), last_measured(b)
-    out = {
-        "a": {"source": a.source, "label": a.label, "segment": sa.index},
-        "b": {"source": b.source, "label": b.label, "segment": sb.index},
-        "accept_len": compare_accept_len(sa.all, sb.all).to_dict(),
-        "accept_len_load_adjusted": compare_load_adjusted(
-            sa.load, sb.load, sa.all.running_req.mean, sb.all.running_req.mean
-        ),
-        "throughput": throughput_ratio(
-            sa.all.throughput.estimate(),
-            sb.all.throughput.estimate(),
-            "a" if is_baseline(a.label) else "b" if is_baseline(b.label) else None,
-        ),
-    }
-    if (sa.all.accept_rate.n or sa.all.pooled_rate.n) and (sb.all.accept_rate.n or sb.all.pooled_rate.n):
-        da, db = sa.rate_definition().definition, sb.rate_definition().definition
-        c = compare_accept_rate(sa.all, sb.all).to_dict()
-        c["definitions"] = [da, db]
-        if da != db and c["estimator"] != POOLED:
-            c["note"] = "the two servers print the rate with different definitions; compare accept len"
-        out["accept_rate"] = c
-    return out
-
-
-def segment_comparison(stats: SourceStats) -> dict | None:
-    """The newest measured segment against the one before it (before/after a restart)."""
-    measured = [s for s in stats.segments if s.all.accept_len.n or s.all.pooled_len.n]
-    if len(measured) < 2:
-        return None
-    before, after = measured[-2], measured[-1]
-    c = compare_accept_len(before.all, after.all).to_dict()
-    c["segments"] = [before.index, after.index]
-    c["accept_len_load_adjusted"] = compare_load_adjusted(
-        before.load, after.load, before.all.running_req.mean, after.all.running_req.mean
-    )
-    return c

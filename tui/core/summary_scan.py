@@ -18,7 +18,6 @@ from typing import BinaryIO, Protocol, overload
 from tui.core.columns import RecordColumns
 from tui.core.parsing.fastscan import Scan, VllmEdge, anchor_lines, refused_at, scan_chunk
 from tui.core.sources.base import MAX_LINE_BYTES
-from tui.core.stats.precompute import precompute
 
 READ_CHUNK = 4 << 20  # iter_chunks' default read size
 # A range is read once, whole: its pages are mapped in one call (MAP_POPULATE, Linux) rather
@@ -48,7 +47,7 @@ def prepare(sc: Scan) -> Ready:
     for i, rc in enumerate(sc.runs):
         if i == 0 and rc.n and sc.vllm is not None and sc.vllm.head_unpaired:
             head, rc = rc.slice(0, 1), rc.slice(1, rc.n)
-        precompute(rc)
+        _precompute(rc)
         runs.append(rc)
     family = sc.runs[0].family if sc.runs else None
     elapsed = None
@@ -58,6 +57,14 @@ def prepare(sc: Scan) -> Ready:
     if stamps:
         elapsed = (stamps[0], stamps[-1])
     return Ready(sc.lines, sum(rc.n for rc in sc.runs), family, sc.vllm, head, runs, elapsed)
+
+
+def _precompute(rc: RecordColumns) -> None:
+    # imported here: a scanner can start reading before the statistics are loaded (see
+    # ScanThreads), and the statistics load while it reads
+    from tui.core.stats.precompute import precompute
+
+    precompute(rc)
 
 
 def absolute(rc: RecordColumns, base: int) -> RecordColumns:
@@ -122,11 +129,21 @@ def has_oversized(buf: _Findable, lo: int = 0, hi: int | None = None) -> bool:
 
 @dataclass(slots=True)
 class Part:
-    """A piece of a range, in order: scanned (``ready``) or left to the line parser (None)."""
+    """A piece of a range, in order: scanned (``scan``, then ``ready`` once its runs are reduced
+    by :func:`finish`) or left to the line parser (both None)."""
 
     start: int  # file offsets
     end: int
-    ready: Ready | None
+    scan: Scan | None
+    ready: Ready | None = None
+
+
+def finish(parts: list[Part]) -> list[Part]:
+    """The scanned parts' runs reduced for the statistics (:func:`prepare`)."""
+    for p in parts:
+        if p.scan is not None:
+            p.ready, p.scan = prepare(p.scan), None
+    return parts
 
 
 MAX_PARTS = 16  # a range with more lines the scanner cannot read goes to the line parser whole
@@ -170,7 +187,7 @@ def scan_parts(view: memoryview, year: int, offset: int) -> list[Part]:
         with view[pos:] as rest:
             sc = scan_chunk(rest, year)
             if sc is not None:
-                parts.append(Part(offset + pos, offset + n, prepare(sc)))
+                parts.append(Part(offset + pos, offset + n, sc))
                 break
             bad = refused_at(rest, year)
             if bad < 0 or len(parts) >= MAX_PARTS:
@@ -182,7 +199,7 @@ def scan_parts(view: memoryview, year: int, offset: int) -> list[Part]:
                 if sc is None:
                     _slow_part(parts, offset + pos, offset + pos + bad)
                 else:
-                    parts.append(Part(offset + pos, offset + pos + bad, prepare(sc)))
+                    parts.append(Part(offset + pos, offset + pos + bad, sc))
             nl = _line_end(rest, bad)
         _slow_part(parts, offset + pos + bad, offset + pos + nl)
         pos += nl
@@ -206,7 +223,7 @@ def _line_end(view: memoryview, at: int) -> int:
 
 def _slow_part(parts: list[Part], start: int, end: int) -> None:
     """Lines for the line parser, joined to the part before when that one is too."""
-    if parts and parts[-1].ready is None and parts[-1].end == start:
+    if parts and parts[-1].scan is None and parts[-1].end == start:
         parts[-1].end = end
     else:
         parts.append(Part(start, end, None))
@@ -233,32 +250,43 @@ class _Pending:
 
 
 class ScanThreads:
-    """``n`` daemon threads calling ``fn`` on submitted ranges; results are read back with
-    :meth:`_Pending.get` in any order (summary reads them in file order). :meth:`close` drops the
-    ranges not begun and lets the threads end; being daemons, they never hold the process up."""
+    """``n`` daemon threads scanning submitted ranges of the file open as ``fd``; results are
+    read back with :meth:`_Pending.get` (summary reads them in file order).
 
-    def __init__(self, n: int, fn: Callable[..., list[Part]]) -> None:
-        self._fn = fn
+    A thread scans a range (:func:`scan_range`: native code, no import needed) at once, but
+    reduces its runs (:func:`finish`, which needs the statistics) only after :meth:`open_gate`:
+    the caller loads the statistics meanwhile, so start-up and scanning overlap, and a thread
+    never imports a module that the caller may be importing. :meth:`close` drops the ranges not
+    begun; being daemons, the threads never hold the process up."""
+
+    def __init__(self, n: int, fd: int, year: int) -> None:
+        self._fd, self._year = fd, year
+        self._gate = threading.Event()
         self._tasks: SimpleQueue = SimpleQueue()
         self._closed = False
         self._threads = [threading.Thread(target=self._run, daemon=True) for _ in range(max(1, n))]
         for t in self._threads:
             t.start()
 
-    def submit(self, *args: object) -> _Pending:
+    def submit(self, start: int, end: int) -> _Pending:
         p = _Pending()
-        self._tasks.put((p, args))
+        self._tasks.put((p, start, end))
         return p
+
+    def open_gate(self) -> None:
+        self._gate.set()
 
     def _run(self) -> None:
         while True:
             item = self._tasks.get()
             if item is None:
                 return
-            p, args = item
+            p, start, end = item
             try:
                 if not self._closed:
-                    p._value = self._fn(*args)
+                    parts = scan_range(self._fd, start, end, self._year)
+                    self._gate.wait()
+                    p._value = finish(parts)
             except BaseException as e:  # handed to the reader, raised there
                 p._error = e
             finally:
@@ -266,6 +294,7 @@ class ScanThreads:
 
     def close(self) -> None:
         self._closed = True
+        self._gate.set()
         for _ in self._threads:
             self._tasks.put(None)
 

@@ -364,7 +364,7 @@ class WatchScreen(Screen):
         key = (a.version, b.version, scales.get("accept_len"))
         if NUMBERS in parts and key != self._cmp_version:
             self._cmp_version = key
-            from tui.core.summary import comparison  # not needed for the first frame: imported here
+            from tui.core.compare_sources import comparison  # not needed for the first frame: imported here
 
             cmp = comparison(a.stats, b.stats)
             self.alert_verdict = cmp["accept_len"]["verdict"]

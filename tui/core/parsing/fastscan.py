@@ -32,7 +32,7 @@ from tui.core.parsing.timestamps import TimestampReader
 from tui.core.records import RATE_DRAFTS
 
 try:  # the optional native scanner (setup.py); same answers, several times faster
-    from tui.core.parsing import _fastscan as _native  # type: ignore[attr-defined]
+    from tui.core.parsing import _fastscan as _native
 except ImportError:  # pragma: no cover - depends on the build
     _native = None
 

@@ -29,7 +29,7 @@ from tui.core.stats.pooled import RatioChunk
 from tui.core.stats.series import ColumnChunk
 
 try:  # the optional native reduction (setup.py); same results, several times faster
-    from tui.core.stats import _reduce as _native  # type: ignore[attr-defined]
+    import tui.core.stats._reduce as _native  # type: ignore[import-not-found]
 except ImportError:  # pragma: no cover - depends on the build
     _native = None
 
