@@ -111,18 +111,44 @@ typedef struct {
 
 #define AT(col, idx, i) ((col)[(idx) ? (idx)[i] : (i)])
 
-static PyObject *prefix_of(run_t *R, const double *x, const int32_t *idx, Py_ssize_t m) {
-    PyObject *b = PyBytes_FromStringAndSize(NULL, (m + 1) * (Py_ssize_t)sizeof(double));
-    if (!b) return NULL;
-    double *p = (double *)PyBytes_AS_STRING(b);
+/* ---- phase 1, without the GIL: every number, into plain structs ---- */
+typedef struct { /* a ColumnChunk */
+    Py_ssize_t m, wn;
+    double sum, m2, mn, mx, wsum, wxsum;
+    const double *x, *w;
+    const int32_t *idx;
+    double *prefix; /* m + 1 running sums (malloc) */
+} cc_t;
+
+typedef struct { /* a RatioChunk */
+    Py_ssize_t m;
+    double num, den;
+    double *pa, *pd;
+} rcs_t;
+
+typedef struct { /* a Prepared */
+    Py_ssize_t m;
+    const int32_t *idx;
+    int has[6];
+    cc_t cc[6];
+    int pooled;
+    rcs_t pl, pr;
+    double accepted, drafted;
+    double *pos, pos_w; /* k sums (malloc), or NULL */
+    int ts;
+    double first, last;
+} prep_t;
+
+static double *prefix_of(const double *x, const int32_t *idx, Py_ssize_t m) {
+    double *p = (double *)malloc((size_t)(m + 1) * sizeof(double));
+    if (!p) return NULL;
     double s = 0.0;
     p[0] = 0.0;
     for (Py_ssize_t i = 0; i < m; i++) {
         s = s + AT(x, idx, i);
         p[i + 1] = s;
     }
-    (void)R;
-    return b;
+    return p;
 }
 
 static double fsum_of(run_t *R, const double *x, const int32_t *idx, Py_ssize_t m) {
@@ -133,8 +159,8 @@ static double fsum_of(run_t *R, const double *x, const int32_t *idx, Py_ssize_t 
     return ms_result(&s);
 }
 
-/* ColumnChunk.of(xs, ws) over x[idx[0..m)]; w NULL: unweighted; m > 0 */
-static PyObject *column_chunk(run_t *R, const double *x, const double *w, const int32_t *idx, Py_ssize_t m) {
+/* ColumnChunk.of(xs, ws) over x[idx[0..m)]; w NULL: unweighted; m > 0. 0: out of memory */
+static int column_chunk(run_t *R, cc_t *c, const double *x, const double *w, const int32_t *idx, Py_ssize_t m) {
     msum_t s, s2;
     ms_init(&s), ms_init(&s2);
     double mn = AT(x, idx, 0), mx = mn;
@@ -162,9 +188,9 @@ static PyObject *column_chunk(run_t *R, const double *x, const double *w, const 
         m2 = ms_result(&d2) - s1 * s1 / (double)m;
         R->overflow |= d.bad | d2.bad;
     }
-    m2 = m2 > 0.0 ? m2 : 0.0;
-    double wsum = 0.0, wxsum = 0.0;
-    Py_ssize_t wn = 0;
+    c->m2 = m2 > 0.0 ? m2 : 0.0;
+    c->wsum = c->wxsum = 0.0;
+    c->wn = 0;
     if (w) {
         msum_t a, b;
         ms_init(&a), ms_init(&b);
@@ -174,11 +200,84 @@ static PyObject *column_chunk(run_t *R, const double *x, const double *w, const 
             double wx = wi * AT(x, idx, i);
             ms_add(&b, wx);
         }
-        wsum = ms_result(&a), wxsum = ms_result(&b), wn = m;
+        c->wsum = ms_result(&a), c->wxsum = ms_result(&b), c->wn = m;
         R->overflow |= a.bad | b.bad;
     }
     R->overflow |= s.bad | s2.bad;
-    Py_ssize_t t0 = m > TAIL ? m - TAIL : 0;
+    c->m = m, c->sum = sum, c->mn = mn, c->mx = mx, c->x = x, c->w = w, c->idx = idx;
+    c->prefix = prefix_of(x, idx, m);
+    return c->prefix != NULL;
+}
+
+/* RatioChunk.of(nums, dens) over idx. 0: out of memory */
+static int ratio_chunk(run_t *R, rcs_t *r, const double *a, const double *d, const int32_t *idx, Py_ssize_t m) {
+    r->m = m;
+    r->num = fsum_of(R, a, idx, m), r->den = fsum_of(R, d, idx, m);
+    r->pa = prefix_of(a, idx, m);
+    r->pd = prefix_of(d, idx, m);
+    return r->pa && r->pd;
+}
+
+static int positive(run_t *R, int c) { return R->present[c] && R->mn[c] > 0.0; }
+
+/* metrics.prepare over the records idx[0..m) (m > 0). 0: out of memory */
+static int prepare(run_t *R, prep_t *P, const int32_t *idx, Py_ssize_t m) {
+    const double *const *c = R->c;
+    int sg = R->sglang;
+    const double *w_len = sg ? c[RUN] : c[ND], *w_rate = sg ? c[RUN] : c[DR];
+    const int col[6] = {AL, AR, TP, RUN, ALD, ARD};
+    const double *wt[6] = {w_len, w_rate, NULL, NULL, c[ND], c[ND]};
+    P->m = m, P->idx = idx;
+    for (int s = 0; s < 6; s++) {
+        P->has[s] = R->present[col[s]];
+        if (P->has[s] && !column_chunk(R, &P->cc[s], c[col[s]], wt[s], idx, m)) return 0;
+    }
+    P->pooled = positive(R, ND) && positive(R, DR) && R->present[ACC];
+    P->accepted = P->drafted = 0.0;
+    if (P->pooled) {
+        if (!ratio_chunk(R, &P->pl, c[ACC], c[ND], idx, m) || !ratio_chunk(R, &P->pr, c[ACC], c[DR], idx, m))
+            return 0;
+        P->accepted = fsum_of(R, c[ACC], idx, m);
+        P->drafted = fsum_of(R, c[DR], idx, m);
+    }
+    if (R->k > 0) {
+        P->pos = (double *)malloc((size_t)R->k * sizeof(double));
+        if (!P->pos) return 0;
+        for (int j = 0; j < R->k; j++) {
+            msum_t s;
+            ms_init(&s);
+            for (Py_ssize_t i = 0; i < m; i++) {
+                Py_ssize_t r = idx ? idx[i] : i;
+                double v = R->pp[r * R->k + j] * c[ND][r];
+                ms_add(&s, v);
+            }
+            R->overflow |= s.bad;
+            P->pos[j] = ms_result(&s);
+        }
+        P->pos_w = fsum_of(R, c[ND], idx, m);
+    }
+    P->ts = R->present[TS];
+    if (P->ts) P->first = AT(c[TS], idx, 0), P->last = AT(c[TS], idx, m - 1);
+    return 1;
+}
+
+static void free_cc(cc_t *c) { free(c->prefix), c->prefix = NULL; }
+static void free_rc(rcs_t *r) { free(r->pa), free(r->pd), r->pa = r->pd = NULL; }
+static void free_prep(prep_t *P) {
+    for (int s = 0; s < 6; s++) free_cc(&P->cc[s]);
+    free_rc(&P->pl), free_rc(&P->pr);
+    free(P->pos), P->pos = NULL;
+}
+
+/* ---- phase 2, with the GIL: the objects ---- */
+static PyObject *doubles(const double *v, Py_ssize_t m) {
+    return PyBytes_FromStringAndSize((const char *)v, m * (Py_ssize_t)sizeof(double));
+}
+
+static PyObject *build_cc(const cc_t *c) {
+    Py_ssize_t m = c->m, t0 = m > TAIL ? m - TAIL : 0;
+    const double *x = c->x, *w = c->w;
+    const int32_t *idx = c->idx;
     PyObject *tail = PyList_New(m - t0);
     if (!tail) return NULL;
     for (Py_ssize_t i = t0; i < m; i++) {
@@ -204,106 +303,64 @@ static PyObject *column_chunk(run_t *R, const double *x, const double *w, const 
         Py_INCREF(Py_None);
         small = Py_None;
     }
-    PyObject *prefix = prefix_of(R, x, idx, m);
+    PyObject *prefix = doubles(c->prefix, m + 1);
     if (!small || !prefix) {
         Py_DECREF(tail);
         Py_XDECREF(small);
         Py_XDECREF(prefix);
         return NULL;
     }
-    return Py_BuildValue("(nddddddddnNNN)", m, sum, m2, mn, mx, AT(x, idx, 0), AT(x, idx, m - 1), wsum, wxsum, wn,
-                         tail, prefix, small);
+    return Py_BuildValue("(nddddddddnNNN)", m, c->sum, c->m2, c->mn, c->mx, AT(x, idx, 0), AT(x, idx, m - 1), c->wsum,
+                         c->wxsum, c->wn, tail, prefix, small);
 }
 
-/* RatioChunk.of(nums, dens) over idx */
-static PyObject *ratio_chunk(run_t *R, const double *a, const double *d, const int32_t *idx, Py_ssize_t m) {
-    double num = fsum_of(R, a, idx, m), den = fsum_of(R, d, idx, m);
-    PyObject *pa = prefix_of(R, a, idx, m), *pd = pa ? prefix_of(R, d, idx, m) : NULL;
+static PyObject *build_rc(const rcs_t *r) {
+    PyObject *pa = doubles(r->pa, r->m + 1), *pd = pa ? doubles(r->pd, r->m + 1) : NULL;
     if (!pa || !pd) {
         Py_XDECREF(pa);
         return NULL;
     }
-    return Py_BuildValue("(nddNN)", m, num, den, pa, pd);
+    return Py_BuildValue("(nddNN)", r->m, r->num, r->den, pa, pd);
 }
 
-static int positive(run_t *R, int c) { return R->present[c] && R->mn[c] > 0.0; }
-
-/* metrics.prepare over the records idx[0..m) (m > 0) */
-static PyObject *prepared(run_t *R, const int32_t *idx, Py_ssize_t m) {
-    const double *const *c = R->c;
-    int sg = R->sglang;
-    const double *w_len = sg ? c[RUN] : c[ND], *w_rate = sg ? c[RUN] : c[DR];
-    struct {
-        int col;
-        const double *w;
-    } spec[6] = {{AL, w_len}, {AR, w_rate}, {TP, NULL}, {RUN, NULL}, {ALD, c[ND]}, {ARD, c[ND]}};
+static PyObject *build_prep(const run_t *R, const prep_t *P) {
     PyObject *chunks = PyList_New(6);
     if (!chunks) return NULL;
     for (int s = 0; s < 6; s++) {
-        PyObject *o;
-        if (!R->present[spec[s].col]) {
-            Py_INCREF(Py_None);
-            o = Py_None;
-        } else {
-            o = column_chunk(R, c[spec[s].col], spec[s].w, idx, m);
-            if (!o) {
-                Py_DECREF(chunks);
-                return NULL;
-            }
-        }
-        PyList_SET_ITEM(chunks, s, o);
-    }
-    PyObject *pl = Py_None, *pr = Py_None;
-    Py_INCREF(Py_None), Py_INCREF(Py_None);
-    double accepted = 0.0, drafted = 0.0;
-    if (positive(R, ND) && positive(R, DR) && R->present[ACC]) {
-        Py_DECREF(pl), Py_DECREF(pr);
-        pl = ratio_chunk(R, c[ACC], c[ND], idx, m);
-        pr = pl ? ratio_chunk(R, c[ACC], c[DR], idx, m) : NULL;
-        accepted = fsum_of(R, c[ACC], idx, m);
-        drafted = fsum_of(R, c[DR], idx, m);
-        if (!pl || !pr) {
-            Py_XDECREF(pl);
+        PyObject *o = P->has[s] ? build_cc(&P->cc[s]) : (Py_INCREF(Py_None), Py_None);
+        if (!o) {
             Py_DECREF(chunks);
             return NULL;
         }
+        PyList_SET_ITEM(chunks, s, o);
     }
+    PyObject *pl = P->pooled ? build_rc(&P->pl) : (Py_INCREF(Py_None), Py_None);
+    PyObject *pr = pl && P->pooled ? build_rc(&P->pr) : (Py_INCREF(Py_None), Py_None);
     PyObject *positions = Py_None;
     Py_INCREF(Py_None);
-    if (R->k > 0) {
+    if (pl && pr && R->k > 0) {
         PyObject *sums = PyList_New(R->k);
         for (int j = 0; sums && j < R->k; j++) {
-            msum_t s;
-            ms_init(&s);
-            for (Py_ssize_t i = 0; i < m; i++) {
-                Py_ssize_t r = idx ? idx[i] : i;
-                double v = R->pp[r * R->k + j] * c[ND][r];
-                ms_add(&s, v);
-            }
-            R->overflow |= s.bad;
-            PyObject *f = PyFloat_FromDouble(ms_result(&s));
-            if (!f) {
-                Py_CLEAR(sums);
-                break;
-            }
-            PyList_SET_ITEM(sums, j, f);
+            PyObject *f = PyFloat_FromDouble(P->pos[j]);
+            if (!f) Py_CLEAR(sums);
+            else PyList_SET_ITEM(sums, j, f);
         }
         Py_DECREF(positions);
-        positions = sums ? Py_BuildValue("(Nd)", sums, fsum_of(R, c[ND], idx, m)) : NULL;
-        if (!positions) {
-            Py_DECREF(chunks), Py_DECREF(pl), Py_DECREF(pr);
-            return NULL;
-        }
+        positions = sums ? Py_BuildValue("(Nd)", sums, P->pos_w) : NULL;
+    }
+    if (!pl || !pr || !positions) {
+        Py_DECREF(chunks), Py_XDECREF(pl), Py_XDECREF(pr), Py_XDECREF(positions);
+        return NULL;
     }
     PyObject *first, *last;
-    if (R->present[TS]) {
-        first = PyFloat_FromDouble(AT(c[TS], idx, 0));
-        last = PyFloat_FromDouble(AT(c[TS], idx, m - 1));
+    if (P->ts) {
+        first = PyFloat_FromDouble(P->first);
+        last = PyFloat_FromDouble(P->last);
     } else {
         Py_INCREF(Py_None), Py_INCREF(Py_None);
         first = last = Py_None;
     }
-    return Py_BuildValue("(nNNNddNNN)", m, chunks, pl, pr, accepted, drafted, positions, first, last);
+    return Py_BuildValue("(nNNNddNNN)", P->m, chunks, pl, pr, P->accepted, P->drafted, positions, first, last);
 }
 
 /* load.EDGES and bin_of */
@@ -334,16 +391,27 @@ static int bin_of(double r) {
 }
 
 /* load.bin_chunks */
-static PyObject *bins_of(run_t *R) {
-    PyObject *out = PyList_New(0);
-    if (!out || !R->present[RUN]) return out;
+typedef struct {
+    int bin, lines, pooled;
+    cc_t cc;
+    rcs_t rc;
+} bin_t;
+
+typedef struct {
+    int n;
+    bin_t b[NBINS];
+    int32_t *order;
+} bins_t;
+
+static int bins_compute(run_t *R, bins_t *B) {
+    B->n = 0;
+    if (!R->present[RUN]) return 1;
     Py_ssize_t n = R->n, count[NBINS] = {0}, start[NBINS];
-    int32_t *order = (int32_t *)malloc((size_t)n * sizeof(int32_t));
+    B->order = (int32_t *)malloc((size_t)n * sizeof(int32_t));
     unsigned char *b = (unsigned char *)malloc((size_t)n);
-    if (!order || !b) {
-        free(order), free(b);
-        Py_DECREF(out);
-        return PyErr_NoMemory();
+    if (!B->order || !b) {
+        free(b);
+        return 0;
     }
     for (Py_ssize_t i = 0; i < n; i++) {
         int x = bin_of(R->c[RUN][i]); /* running_req >= 0 (checked): a bin */
@@ -352,30 +420,46 @@ static PyObject *bins_of(run_t *R) {
     }
     Py_ssize_t at = 0;
     for (int j = 0; j < n_edges; j++) start[j] = at, at += count[j];
-    for (Py_ssize_t i = 0; i < n; i++) order[start[b[i]]++] = (int32_t)i; /* stable */
-    int counts = R->present[ACC];
+    for (Py_ssize_t i = 0; i < n; i++) B->order[start[b[i]]++] = (int32_t)i; /* stable */
+    free(b);
     at = 0;
-    for (int j = 0; j < n_edges && out; j++) {
+    for (int j = 0; j < n_edges; j++) {
         if (!count[j]) continue;
-        const int32_t *idx = order + at;
+        const int32_t *idx = B->order + at;
         Py_ssize_t m = count[j];
         at += m;
-        PyObject *lines = R->present[AL] ? column_chunk(R, R->c[AL], NULL, idx, m) : (Py_INCREF(Py_None), Py_None);
-        PyObject *pooled = counts && lines ? ratio_chunk(R, R->c[ACC], R->c[ND], idx, m) : (Py_INCREF(Py_None), Py_None);
-        PyObject *item = lines && pooled ? Py_BuildValue("(iNN)", j, lines, pooled) : NULL;
+        bin_t *e = &B->b[B->n];
+        memset(e, 0, sizeof *e);
+        e->bin = j;
+        e->lines = R->present[AL];
+        e->pooled = R->present[ACC];
+        if (!e->lines && !e->pooled) continue;
+        B->n++;
+        if (e->lines && !column_chunk(R, &e->cc, R->c[AL], NULL, idx, m)) return 0;
+        if (e->pooled && !ratio_chunk(R, &e->rc, R->c[ACC], R->c[ND], idx, m)) return 0;
+    }
+    return 1;
+}
+
+static void bins_free(bins_t *B) {
+    for (int i = 0; i < B->n; i++) free_cc(&B->b[i].cc), free_rc(&B->b[i].rc);
+    free(B->order), B->order = NULL;
+}
+
+static PyObject *bins_build(const bins_t *B) {
+    PyObject *out = PyList_New(B->n);
+    for (int i = 0; out && i < B->n; i++) {
+        const bin_t *e = &B->b[i];
+        PyObject *lines = e->lines ? build_cc(&e->cc) : (Py_INCREF(Py_None), Py_None);
+        PyObject *pooled = lines && e->pooled ? build_rc(&e->rc) : (Py_INCREF(Py_None), Py_None);
+        PyObject *item = lines && pooled ? Py_BuildValue("(iNN)", e->bin, lines, pooled) : NULL;
         if (!item) {
             Py_XDECREF(lines), Py_XDECREF(pooled);
             Py_CLEAR(out);
             break;
         }
-        if (lines == Py_None && pooled == Py_None) {
-            Py_DECREF(item);
-            continue;
-        }
-        if (PyList_Append(out, item) < 0) Py_CLEAR(out);
-        Py_DECREF(item);
+        PyList_SET_ITEM(out, i, item);
     }
-    free(order), free(b);
     return out;
 }
 
@@ -487,13 +571,40 @@ static PyObject *precompute(PyObject *self, PyObject *args) {
         }
     }
     PyObject *result = NULL;
-    int common = 0;
-    if (ok) {
+    int common = 0, mem = 1;
+    prep_t main_p, *groups = NULL;
+    bins_t bins;
+    int32_t *gidx = NULL;
+    memset(&main_p, 0, sizeof main_p);
+    memset(&bins, 0, sizeof bins);
+    if (ok && have_rk) {
+        groups = (prep_t *)calloc((size_t)n_groups, sizeof(prep_t));
+        gidx = (int32_t *)malloc((size_t)n * sizeof(int32_t));
+        if (!groups || !gidx) mem = 0;
+    }
+    if (ok && mem) {
         Py_BEGIN_ALLOW_THREADS
         common = common_form(&R);
+        if (common) mem = prepare(&R, &main_p, NULL, n);
+        if (common && mem && have_rk) { /* each group's records, in order */
+            const unsigned char *g = (const unsigned char *)rkv.buf;
+            Py_ssize_t count[256] = {0}, start[256];
+            for (Py_ssize_t i = 0; i < n; i++) count[g[i]]++;
+            Py_ssize_t at = 0;
+            for (int j = 0; j < 256; j++) start[j] = at, at += count[j];
+            for (Py_ssize_t i = 0; i < n; i++) gidx[start[g[i]]++] = (int32_t)i;
+            at = 0;
+            for (int j = 0; mem && j < n_groups; j++) {
+                if (count[j]) mem = prepare(&R, &groups[j], gidx + at, count[j]);
+                at += count[j];
+            }
+        }
+        if (common && mem) mem = bins_compute(&R, &bins);
         Py_END_ALLOW_THREADS
     }
-    if (ok && !common) {
+    if (ok && !mem) {
+        PyErr_NoMemory();
+    } else if (ok && (!common || R.overflow)) {
         Py_INCREF(Py_None);
         result = Py_None;
     } else if (ok) {
@@ -503,38 +614,30 @@ static PyObject *precompute(PyObject *self, PyObject *args) {
             if (!o) Py_CLEAR(full);
             else PyList_SET_ITEM(full, c, o);
         }
-        PyObject *main = full ? prepared(&R, NULL, n) : NULL;
+        PyObject *main = full ? build_prep(&R, &main_p) : NULL;
         PyObject *by_rank = NULL;
         if (main && have_rk) {
-            const unsigned char *g = (const unsigned char *)rkv.buf;
-            int32_t *idx = (int32_t *)malloc((size_t)n * sizeof(int32_t));
-            by_rank = idx ? PyList_New(n_groups) : PyErr_NoMemory();
+            by_rank = PyList_New(n_groups);
             for (int j = 0; by_rank && j < n_groups; j++) {
-                Py_ssize_t m = 0;
-                for (Py_ssize_t i = 0; i < n; i++)
-                    if (g[i] == j) idx[m++] = (int32_t)i;
-                PyObject *p = m ? prepared(&R, idx, m) : (Py_INCREF(Py_None), Py_None);
+                PyObject *p = groups[j].m ? build_prep(&R, &groups[j]) : (Py_INCREF(Py_None), Py_None);
                 if (!p) Py_CLEAR(by_rank);
                 else PyList_SET_ITEM(by_rank, j, p);
             }
-            free(idx);
         } else if (main) {
             Py_INCREF(Py_None);
             by_rank = Py_None;
         }
-        PyObject *bins = by_rank ? bins_of(&R) : NULL;
-        if (full && main && by_rank && bins) {
-            if (R.overflow) {
-                Py_DECREF(full), Py_DECREF(main), Py_DECREF(by_rank), Py_DECREF(bins);
-                Py_INCREF(Py_None);
-                result = Py_None;
-            } else {
-                result = Py_BuildValue("(NNNN)", full, main, by_rank, bins);
-            }
+        PyObject *bl = by_rank ? bins_build(&bins) : NULL;
+        if (full && main && by_rank && bl) {
+            result = Py_BuildValue("(NNNN)", full, main, by_rank, bl);
         } else {
-            Py_XDECREF(full), Py_XDECREF(main), Py_XDECREF(by_rank), Py_XDECREF(bins);
+            Py_XDECREF(full), Py_XDECREF(main), Py_XDECREF(by_rank), Py_XDECREF(bl);
         }
     }
+    free_prep(&main_p);
+    for (int j = 0; groups && j < n_groups; j++) free_prep(&groups[j]);
+    free(groups), free(gidx);
+    bins_free(&bins);
     for (int i = 0; i < got; i++) PyBuffer_Release(&views[i]);
     if (have_pp) PyBuffer_Release(&ppv);
     if (have_rk) PyBuffer_Release(&rkv);
