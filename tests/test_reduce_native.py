@@ -232,3 +232,27 @@ def test_flat_rows_are_their_list_of_rows():
         r[3]
     with pytest.raises(ValueError):
         FlatRows(array("d", [1.0, 2.0, 3.0]), 2)
+
+
+@SETTINGS
+@given(st.lists(st.lists(st.floats(-1e6, 1e6), min_size=0, max_size=900), min_size=1, max_size=12))
+def test_batches_are_the_same_with_the_native_helpers(runs):
+    """Batch sums from running sums (and their halving) at C speed: the same doubles."""
+    from itertools import accumulate
+
+    from tui.core.stats import estimate
+
+    def batches(native: object) -> list[list[float]]:
+        saved = estimate._native
+        estimate._native = native
+        try:
+            b = estimate.Batches(2)
+            for xs in runs:
+                p = array("d", accumulate(xs, initial=0.0))
+                q = array("d", accumulate((x * 0.5 for x in xs), initial=0.0))
+                b.add_prefix((p, q))
+            return [list(s) for s in b.sums] + [list(b.cur), [b.size, b.cur_n]]
+        finally:
+            estimate._native = saved
+
+    same(batches(estimate._native), batches(None))

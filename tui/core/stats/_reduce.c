@@ -644,8 +644,49 @@ static PyObject *precompute(PyObject *self, PyObject *args) {
     return result;
 }
 
+/* steps(prefix, i, last, size) -> bytes of doubles: prefix[j + size] - prefix[j] for j = i,
+ * i + size, ... < last (estimate.Batches: the sums of whole batches, from running sums). */
+static PyObject *steps(PyObject *self, PyObject *args) {
+    Py_buffer v;
+    Py_ssize_t i, last, size;
+    if (!PyArg_ParseTuple(args, "y*nnn", &v, &i, &last, &size)) return NULL;
+    Py_ssize_t n = v.len / (Py_ssize_t)sizeof(double);
+    if (size < 1 || i < 0 || last < i || last > n - 1 || (last - i) % size) {
+        PyBuffer_Release(&v);
+        PyErr_SetString(PyExc_ValueError, "steps: bad range");
+        return NULL;
+    }
+    Py_ssize_t k = (last - i) / size;
+    PyObject *out = PyBytes_FromStringAndSize(NULL, k * (Py_ssize_t)sizeof(double));
+    if (out) {
+        const double *p = (const double *)v.buf;
+        double *o = (double *)PyBytes_AS_STRING(out);
+        for (Py_ssize_t j = 0; j < k; j++) o[j] = p[i + (j + 1) * size] - p[i + j * size];
+    }
+    PyBuffer_Release(&v);
+    return out;
+}
+
+/* pairs(sums) -> bytes of doubles: sums[0] + sums[1], sums[2] + sums[3], ... (an odd last one
+ * dropped, as zip does): estimate.Batches halving its batches. */
+static PyObject *pairs(PyObject *self, PyObject *args) {
+    Py_buffer v;
+    if (!PyArg_ParseTuple(args, "y*", &v)) return NULL;
+    Py_ssize_t k = v.len / (Py_ssize_t)sizeof(double) / 2;
+    PyObject *out = PyBytes_FromStringAndSize(NULL, k * (Py_ssize_t)sizeof(double));
+    if (out) {
+        const double *p = (const double *)v.buf;
+        double *o = (double *)PyBytes_AS_STRING(out);
+        for (Py_ssize_t j = 0; j < k; j++) o[j] = p[2 * j] + p[2 * j + 1];
+    }
+    PyBuffer_Release(&v);
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"precompute", precompute, METH_VARARGS, "Reduce a run in the common form (see the module text), or None."},
+    {"steps", steps, METH_VARARGS, "Sums of whole batches from running sums (estimate.Batches)."},
+    {"pairs", pairs, METH_VARARGS, "Neighbouring batch sums added (estimate.Batches halving)."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_reduce", NULL, -1, methods};

@@ -42,6 +42,11 @@ from operator import add, mul, sub
 
 from tui.core.stats.tdist import t975
 
+try:  # the optional native helpers (setup.py): the same subtractions and additions, at C speed
+    import tui.core.stats._reduce as _native  # type: ignore[import-not-found]
+except ImportError:  # pragma: no cover - depends on the build
+    _native = None
+
 UNITS = 1024  # batches kept: between UNITS/2 and UNITS once the values outnumber them
 PHI_MAX = 0.98
 PHI_MARGIN = 1.0
@@ -102,11 +107,13 @@ class Batches:
             if k > 1:  # whole batches at once: the same sums as closing them one by one
                 last = i + size * k
                 for c, p in enumerate(prefixes):
-                    self.sums[c].extend(map(sub, p[i + size : last + 1 : size], p[i:last:size]))
+                    if _native is not None and isinstance(p, array):
+                        self.sums[c].frombytes(_native.steps(p, i, last, size))
+                    else:
+                        self.sums[c].extend(map(sub, p[i + size : last + 1 : size], p[i:last:size]))
                 i = last
                 if len(self.sums[0]) >= UNITS:
-                    self.sums = [array("d", map(add, s[0::2], s[1::2])) for s in self.sums]
-                    self.size *= 2
+                    self._halve()
                 continue
             take = min(size - self.cur_n, n - i)
             for c, p in enumerate(prefixes):
@@ -122,8 +129,20 @@ class Batches:
             self.cur[c] = 0.0
         self.cur_n = 0
         if len(self.sums[0]) >= UNITS:
+            self._halve()
+
+    def _halve(self) -> None:
+        """Neighbouring batches joined: half as many, twice as long."""
+        if _native is not None:
+            halved = []
+            for s in self.sums:
+                a = array("d")
+                a.frombytes(_native.pairs(s))
+                halved.append(a)
+            self.sums = halved
+        else:
             self.sums = [array("d", map(add, s[0::2], s[1::2])) for s in self.sums]
-            self.size *= 2
+        self.size *= 2
 
     @property
     def count(self) -> int:
