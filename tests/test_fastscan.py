@@ -169,14 +169,14 @@ def test_fast_path_refuses_what_it_cannot_read(scanner):
 
 def test_parallel_workers_equal_one_process(tmp_path, monkeypatch, scanner):
     import tui.core.summary as summary
-    import tui.core.summary_scan as summary_scan
+    import tui.core.summary_threads as summary_threads
 
     path = tmp_path / "big.log"
     path.write_bytes(
         make_log(9, 60000, 7001, (" TP0",)) + b"[2026-01-01 00:00:00 TP0] Decode batch, #running-req: 2"
     )
     monkeypatch.setattr(summary, "PARALLEL_MIN", 0)
-    monkeypatch.setattr(summary_scan, "MAX_RANGE", 0)  # ranges of CHUNK bytes, however sparse
+    monkeypatch.setattr(summary_threads, "MAX_RANGE", 0)  # ranges of CHUNK bytes, however sparse
     monkeypatch.setattr(summary, "CHUNK", 1 << 18)
     one = summarize_file(str(path), workers=1).result()
     two = summarize_file(str(path), workers=2).result()
@@ -187,11 +187,11 @@ def test_parallel_workers_equal_one_process(tmp_path, monkeypatch, scanner):
 
 def test_over_long_lines_count_once_in_every_reader(tmp_path, monkeypatch, scanner):
     import tui.core.summary as summary
-    import tui.core.summary_scan as summary_scan
+    import tui.core.summary_threads as summary_threads
 
     monkeypatch.setattr(summary, "PARALLEL_MIN", 0)
 
-    monkeypatch.setattr(summary_scan, "MAX_RANGE", 0)  # ranges of CHUNK bytes, however sparse
+    monkeypatch.setattr(summary_threads, "MAX_RANGE", 0)  # ranges of CHUNK bytes, however sparse
     monkeypatch.setattr(summary, "CHUNK", 1 << 18)
     head = make_log(10, 3000)
     tail = make_log(11, 3000)
@@ -269,12 +269,12 @@ def test_a_range_is_scanned_around_the_lines_the_scanner_cannot_read(tmp_path, m
     """A restart's args dump or a malformed line in a range: the lines before and after it are
     scanned, only that line goes to the line parser, and the answers are the line parser's."""
     import tui.core.summary as summary
-    import tui.core.summary_scan as summary_scan
+    import tui.core.summary_threads as summary_threads
 
     before, after = make_log(21, 2000), make_log(22, 2000)
     odd = b"[2026-02-26 15:00:00] server_args=ServerArgs(model_path='m', speculative_num_steps=3)\n"
     data = before + odd + after
-    parts = summary_scan.scan_parts(memoryview(data), 2026, 100)
+    parts = summary_threads.scan_parts(memoryview(data), 2026, 100)
     if scanner == "native":
         assert [(p.start, p.end, p.scan is not None) for p in parts] == [
             (100, 100 + len(before), True),
@@ -283,12 +283,12 @@ def test_a_range_is_scanned_around_the_lines_the_scanner_cannot_read(tmp_path, m
         ]
     assert parts[0].start == 100 and parts[-1].end == 100 + len(data)
     assert all(a.end == b.start for a, b in zip(parts, parts[1:]))
-    many = b"".join(make_log(30 + i, 50) + odd for i in range(summary_scan.MAX_PARTS + 4))
-    parts = summary_scan.scan_parts(memoryview(many), 2026, 0)
-    assert len(parts) <= summary_scan.MAX_PARTS + 2 and parts[-1].scan is None  # the rest: line parser
+    many = b"".join(make_log(30 + i, 50) + odd for i in range(summary_threads.MAX_PARTS + 4))
+    parts = summary_threads.scan_parts(memoryview(many), 2026, 0)
+    assert len(parts) <= summary_threads.MAX_PARTS + 2 and parts[-1].scan is None  # the rest: line parser
 
     monkeypatch.setattr(summary, "PARALLEL_MIN", 0)
-    monkeypatch.setattr(summary_scan, "MAX_RANGE", 0)
+    monkeypatch.setattr(summary_threads, "MAX_RANGE", 0)
     monkeypatch.setattr(summary, "CHUNK", 1 << 16)
     path = tmp_path / "restart.log"
     path.write_bytes(data + many)

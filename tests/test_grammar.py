@@ -398,7 +398,7 @@ def test_llamacpp_read_fast_as_the_line_parser_reads_it(chunk, scanner):
 
 
 def test_workers_follow_the_cores_within_the_memory_budget(monkeypatch):
-    import tui.core.summary_scan as scan
+    import tui.core.summary_threads as scan
 
     monkeypatch.setattr(scan, "_available_mb", lambda: 64_000.0)
     monkeypatch.setattr(scan.os, "sched_getaffinity", lambda pid: set(range(1)))
@@ -423,7 +423,7 @@ def test_workers_follow_the_cores_within_the_memory_budget(monkeypatch):
 def test_sparse_logs_are_scanned_in_larger_ranges(tmp_path):
     """Folding costs per range: where lines holding an anchor are sparse, ranges are larger (up
     to MAX_RANGE), judged on the file's head alone; dense logs keep the base size."""
-    import tui.core.summary_scan as scan
+    import tui.core.summary_threads as scan
 
     line = b"[2026-01-01 00:00:00 TP0] Decode batch, #running-req: 1, #token: 1, token usage: 0.01, "
     line += b"accept len: 2.00, accept rate: 0.50, cuda graph: True, gen throughput (token/s): 1.00, #queue-req: 0\n"

@@ -204,11 +204,11 @@ def test_oversized_lines_count_in_every_summary_reader(tmp_path, monkeypatch, wo
     """Inside a chunk or across chunk ends, read in order or by workers: an oversized line is
     counted once with its length, the lines around it are read."""
     import tui.core.summary as summary
-    import tui.core.summary_scan as summary_scan
+    import tui.core.summary_threads as summary_threads
 
     monkeypatch.setattr(summary, "PARALLEL_MIN", 0)
 
-    monkeypatch.setattr(summary_scan, "MAX_RANGE", 0)  # ranges of CHUNK bytes, however sparse
+    monkeypatch.setattr(summary_threads, "MAX_RANGE", 0)  # ranges of CHUNK bytes, however sparse
     monkeypatch.setattr(summary, "CHUNK", chunk)
     from test_fastscan import make_log  # canonical lines: the fast scanner takes them
 

@@ -10,7 +10,7 @@ from test_fastscan import same
 from test_grammar import ODD_VLLM, PROC, llama_log, vllm_log
 
 import tui.core.summary as summary
-import tui.core.summary_scan as summary_scan
+import tui.core.summary_threads as summary_threads
 from tui.core.columns import RecordColumns
 from tui.core.parsing.fastscan import scan_chunk
 from tui.core.parsing.grammar import MARKER_ANCHORS
@@ -67,7 +67,7 @@ def test_refused_values_are_quoted_with_their_line_on_every_path(tmp_path, monke
     """A refused value is quoted with its line number in the source and its text, whether its
     chunk was scanned here, by a worker, or read line by line."""
     monkeypatch.setattr(summary, "PARALLEL_MIN", 0)
-    monkeypatch.setattr(summary_scan, "MAX_RANGE", 0)  # ranges of CHUNK bytes, however sparse
+    monkeypatch.setattr(summary_threads, "MAX_RANGE", 0)  # ranges of CHUNK bytes, however sparse
     monkeypatch.setattr(summary, "CHUNK", 64 << 10)
     data = vllm_log(5, 6000, PROC, 2, ODD_VLLM)  # restarts; its values include some out of physical range
     lines = data.split(b"\n")

@@ -1,4 +1,4 @@
-"""summary_scan.ranges: chunk boundaries at line ends, found with small reads; a line longer than
+"""summary_threads.ranges: chunk boundaries at line ends, found with small reads; a line longer than
 a line may be at a boundary gives None (the file is then read in order)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tui.core.sources.base import MAX_LINE_BYTES
-from tui.core.summary_scan import ranges
+from tui.core.summary_threads import ranges
 
 
 def _ranges(data: bytes, size: int, tmp_path: Path) -> list[tuple[int, int]] | None:

@@ -27,16 +27,15 @@ from tui.core.sources.base import MAX_LINE_BYTES
 from tui.core.summary_scan import (
     ChunkLines,
     Ready,
-    ScanThreads,
     absolute,
     has_oversized,
     iter_chunks,
     prepare,
-    range_size,
     without_timestamps,
 )
-from tui.core.summary_scan import ranges as scan_ranges
-from tui.core.summary_scan import workers as default_workers
+from tui.core.summary_threads import ScanThreads, range_size
+from tui.core.summary_threads import ranges as scan_ranges
+from tui.core.summary_threads import workers as default_workers
 
 CHUNK = 4 << 20
 PARALLEL_MIN = 48 << 20  # smaller files are faster in one process
