@@ -12,7 +12,18 @@ from _queue import SimpleQueue
 from dataclasses import dataclass
 from typing import BinaryIO
 
-from tui.core.parsing.fastscan import Scan, anchor_lines, refused_at, scan_chunk
+from tui.core.parsing.fastscan import (
+    LONG_LINE,
+    NO_FINAL_NEWLINE,
+    FileChanged,
+    Scan,
+    anchor_lines,
+    line_end,
+    long_lines,
+    native_scanner,
+    refused_at,
+    scan_chunk,
+)
 from tui.core.sources.base import MAX_LINE_BYTES
 from tui.core.summary_scan import READ_CHUNK, Ready, has_oversized, prepare
 
@@ -44,42 +55,59 @@ MAX_PARTS = 16  # a range with more lines the scanner cannot read goes to the li
 
 
 def scan_range(fd: int, start: int, end: int, year: int) -> list[Part]:
-    """Scan [start, end) of the file open as ``fd`` (called in a scanning thread) through a
-    read-only mapping of just that range (no copy of the bytes; unmapped after, so memory stays
-    one range per thread), or a copy when the range does not end with a newline or cannot be
-    mapped. The parts of the range in order (see :func:`scan_parts`); the whole range as one
-    part for the line parser when a line in it is oversized (it counts that line)."""
+    """Scan [start, end) of the file open as ``fd`` (called in a scanning thread): through a
+    read-only mapping of just that range when the native scanner is built (no copy of the bytes;
+    unmapped after, so memory stays one range per thread; only native code reads the mapping,
+    guarded, so a file truncated meanwhile raises FileChanged instead of SIGBUS), else, or then,
+    through a plain read. The parts of the range in order (see :func:`scan_parts`); the whole
+    range as one part for the line parser when a line in it is oversized (it counts that line);
+    none when the file now ends before the range."""
+    if native_scanner():
+        try:
+            parts = _scan_mapped(fd, start, end, year)
+        except FileChanged:
+            parts = None
+        if parts is not None:
+            return parts
+    buf = os.pread(fd, end - start, start)
+    if not buf:
+        return []
+    if not buf.endswith(b"\n"):
+        buf += b"\n"
+    if has_oversized(buf):
+        return [Part(start, start + len(buf), None)]
+    return scan_parts(memoryview(buf), year, start)
+
+
+def _scan_mapped(fd: int, start: int, end: int, year: int) -> list[Part] | None:
     base = start - start % mmap.ALLOCATIONGRANULARITY
     try:
         m = mmap.mmap(fd, end - base, flags=_MAP_FLAGS, prot=mmap.PROT_READ, offset=base)
     except (OSError, ValueError):
-        m = None
-    if m is not None:
-        with m:
-            if m[end - base - 1 : end - base] == b"\n":
-                if has_oversized(m, start - base):
-                    return [Part(start, end, None)]
-                with memoryview(m)[start - base :] as view:
-                    return scan_parts(view, year, start)
-    buf = os.pread(fd, end - start, start)
-    if not buf.endswith(b"\n"):
-        buf += b"\n"
-    if has_oversized(buf):
-        return [Part(start, end, None)]
-    return scan_parts(memoryview(buf), year, start)
+        return None
+    with m, memoryview(m)[start - base :] as view:
+        shape = long_lines(view, MAX_LINE_BYTES)
+        if shape == NO_FINAL_NEWLINE:  # the file's last line: read as bytes, given a newline
+            return None
+        if shape == LONG_LINE:
+            return [Part(start, end, None)]
+        return scan_parts(view, year, start, mapped=True)
 
 
-def scan_parts(view: memoryview, year: int, offset: int) -> list[Part]:
+def scan_parts(view: memoryview, year: int, offset: int, mapped: bool = False) -> list[Part]:
     """The whole lines of ``view`` (at file ``offset``) scanned, in parts: where the scanner
     stops at a line it cannot read (a restart's args dump, a malformed line), the lines before
     it are scanned, that line is left to the line parser, and the scan goes on after it. The
-    reader folds the parts in order, exactly as if it had read the lines one by one."""
+    reader folds the parts in order, exactly as if it had read the lines one by one. ``mapped``:
+    ``view`` is a mapped file, read by native code only (a line of the grammar's wider shapes is
+    then left to the line parser too)."""
     n = len(view)
     parts: list[Part] = []
     pos = 0
+    wide = not mapped
     while pos < n:
         with view[pos:] as rest:
-            sc = scan_chunk(rest, year)
+            sc = scan_chunk(rest, year, wide)
             if sc is not None:
                 parts.append(Part(offset + pos, offset + n, sc))
                 break
@@ -89,30 +117,15 @@ def scan_parts(view: memoryview, year: int, offset: int) -> list[Part]:
                 break
             if bad > 0:
                 with rest[:bad] as head:
-                    sc = scan_chunk(head, year)
+                    sc = scan_chunk(head, year, wide)
                 if sc is None:
                     _slow_part(parts, offset + pos, offset + pos + bad)
                 else:
                     parts.append(Part(offset + pos, offset + pos + bad, sc))
-            nl = _line_end(rest, bad)
+            nl = line_end(rest, bad)
         _slow_part(parts, offset + pos + bad, offset + pos + nl)
         pos += nl
     return parts
-
-
-def _line_end(view: memoryview, at: int) -> int:
-    """The offset just after the newline ending the line that starts at ``at``."""
-    step = 256
-    i = at
-    while True:
-        chunk = bytes(view[i : i + step])
-        nl = chunk.find(b"\n")
-        if nl >= 0:
-            return i + nl + 1
-        if not chunk:
-            return len(view)
-        i += len(chunk)
-        step *= 4
 
 
 def _slow_part(parts: list[Part], start: int, end: int) -> None:

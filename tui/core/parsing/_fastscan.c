@@ -31,6 +31,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <setjmp.h>
+#include <signal.h>
 
 #define MAXA 32
 #define NCOL 15 /* columns.NUMERIC_FIELDS, then the paired vLLM engine index */
@@ -544,7 +546,65 @@ __attribute__((target("popcnt"))) static Py_ssize_t count_nl_sse(const char *s, 
 }
 #endif
 
+/* Reading a mapped file that another process truncates (a log rotation) raises SIGBUS where the
+ * vanished pages are touched. Every read of a caller's buffer by the functions below runs
+ * guarded: SIGBUS on this thread jumps back and the function raises FileChanged, and the caller
+ * reads the range again with read(). A SIGBUS anywhere else goes on to the handler that was
+ * there before (Python's faulthandler, say) or to the default action. */
+static __thread sigjmp_buf *volatile bus_guard = NULL;
+static struct sigaction prev_bus;
+static int bus_installed = 0;
+static PyObject *FileChanged = NULL;
+
+static void on_bus(int sig, siginfo_t *si, void *ctx) {
+    sigjmp_buf *j = (sigjmp_buf *)bus_guard;
+    if (j) {
+        bus_guard = NULL;
+        siglongjmp(*j, 1);
+    }
+    if ((prev_bus.sa_flags & SA_SIGINFO) && prev_bus.sa_sigaction) {
+        prev_bus.sa_sigaction(sig, si, ctx);
+        return;
+    }
+    if (!(prev_bus.sa_flags & SA_SIGINFO) && prev_bus.sa_handler != SIG_DFL && prev_bus.sa_handler != SIG_IGN) {
+        prev_bus.sa_handler(sig);
+        return;
+    }
+    sigaction(SIGBUS, &prev_bus, NULL); /* the access runs again, and ends the process as it would have */
+}
+
+static void install_bus_guard(void) {
+    if (bus_installed) return;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_bus;
+    sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(SIGBUS, &sa, &prev_bus) == 0) bus_installed = 1;
+}
+
+/* fn(arg) with SIGBUS caught: 0, or 1 if a read of the buffer faulted (fn did not finish).
+ * Never inlined, and the guard is set and cleared around compiler barriers: the reads of the
+ * buffer stay between the two (memchr is known to the compiler, which could otherwise move or
+ * drop the stores). */
+__attribute__((noinline)) static int guarded(void (*fn)(void *), void *arg) {
+    sigjmp_buf jb;
+    if (sigsetjmp(jb, 1)) return 1;
+    bus_guard = &jb;
+    __asm__ __volatile__("" ::: "memory");
+    fn(arg);
+    __asm__ __volatile__("" ::: "memory");
+    bus_guard = NULL;
+    return 0;
+}
+
+static PyObject *file_changed(void) {
+    PyErr_SetString(FileChanged, "the file changed while it was read (truncated or replaced)");
+    return NULL;
+}
+
 static void configure_search(void) {
+    install_bus_guard();
 #ifdef HAVE_TEDDY
     build_teddy();
 #endif
@@ -675,6 +735,66 @@ static int line_of(state_t *S, const char *ls, const char *le, int which, int ye
     return 1;
 }
 
+typedef struct {
+    state_t S;
+    const char *buf, *end, *bad_ls;
+    int year;
+    char *tags[64], *proc; /* owned copies of the rank tags and the process tag */
+    Py_ssize_t tag_len[64], proc_len;
+} scan_job_t;
+
+__attribute__((noinline)) static void scan_loop(void *arg) {
+    scan_job_t *J = (scan_job_t *)arg;
+    state_t *S = &J->S;
+    const char *buf = J->buf, *end = J->end;
+    const char *counted = buf;  /* newlines before this point are in S->n_lines */
+    const char *last_ls = NULL; /* the start of the last line read */
+    if (end == buf || end[-1] != '\n') S->ok = 0;
+    const char *from = buf;
+    while (S->ok == 1) {
+        int which = -1;
+        const char *start = find_anchor(from, end, &which);
+        if (!start) break;
+        const char *ls = memrchr(buf, '\n', (size_t)(start - buf));
+        ls = ls ? ls + 1 : buf;
+        J->bad_ls = ls;
+        if (ls == last_ls) { /* a second anchor on a line already read */
+            S->ok = 0;
+            break;
+        }
+        last_ls = ls;
+        const char *le = memchr(start, '\n', (size_t)(end - start));
+        S->n_lines += count_nl(counted, ls);
+        counted = ls;
+        int shaped = which == A_DECODE || which == A_SPEC || which == A_ENGINE || which == A_LLAMA;
+        int r = shaped && which != A_LLAMA ? line_of(S, ls, le, which, J->year) : 0; /* llama.cpp: Python's */
+        if (r <= 0) {
+            S->ok = r == 0 && shaped ? 2 : r; /* 2: not the common form; maybe the grammar's wider one */
+            break;
+        }
+        /* A line that fits a shape holds no second anchor (its parts are fixed text, numbers,
+         * rank tags, a file name and a process tag checked above, none of which can hold
+         * one): go on after it, its newline counted. */
+        S->n_lines++;
+        counted = le + 1;
+        from = le + 1;
+    }
+    if (S->ok == 1) S->n_lines += count_nl(counted, end);
+    /* the texts the result quotes, copied while the buffer is guarded */
+    for (int t = 0; S->ok == 1 && t < S->ntags; t++) {
+        J->tag_len[t] = S->tag_e[t] - S->tag_s[t];
+        J->tags[t] = (char *)malloc((size_t)J->tag_len[t] + 1);
+        if (!J->tags[t]) S->ok = -1;
+        else memcpy(J->tags[t], S->tag_s[t], (size_t)J->tag_len[t]);
+    }
+    if (S->ok == 1 && S->proc_s) {
+        J->proc_len = S->proc_e - S->proc_s;
+        J->proc = (char *)malloc((size_t)J->proc_len + 1);
+        if (!J->proc) S->ok = -1;
+        else memcpy(J->proc, S->proc_s, (size_t)J->proc_len);
+    }
+}
+
 static PyObject *scan(PyObject *self, PyObject *args) {
     Py_buffer view;
     int year, where = 0;
@@ -684,91 +804,133 @@ static PyObject *scan(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_RuntimeError, "configure() first");
         return NULL;
     }
-    const char *buf = (const char *)view.buf, *end = buf + view.len;
-    state_t S;
-    memset(&S, 0, sizeof S);
-    S.ok = 1;
-    const char *counted = buf; /* newlines before this point are in S.n_lines */
-    const char *last_ls = NULL;  /* the start of the last line read */
-    const char *bad_ls = buf;    /* where the scan stopped, when it refused the buffer */
-    Py_BEGIN_ALLOW_THREADS
-    if (view.len == 0 || end[-1] != '\n') S.ok = 0;
-    const char *from = buf;
-    while (S.ok == 1) {
-        int which = -1;
-        const char *start = find_anchor(from, end, &which);
-        if (!start) break;
-        const char *ls = memrchr(buf, '\n', (size_t)(start - buf));
-        ls = ls ? ls + 1 : buf;
-        bad_ls = ls;
-        if (ls == last_ls) { /* a second anchor on a line already read */
-            S.ok = 0;
-            break;
-        }
-        last_ls = ls;
-        const char *le = memchr(start, '\n', (size_t)(end - start));
-        S.n_lines += count_nl(counted, ls);
-        counted = ls;
-        int shaped = which == A_DECODE || which == A_SPEC || which == A_ENGINE || which == A_LLAMA;
-        int r = shaped && which != A_LLAMA ? line_of(&S, ls, le, which, year) : 0; /* llama.cpp: Python's */
-        if (r <= 0) {
-            S.ok = r == 0 && shaped ? 2 : r; /* 2: not the common form; maybe the grammar's wider one */
-            break;
-        }
-        /* A line that fits a shape holds no second anchor (its parts are fixed text, numbers,
-         * rank tags, a file name and a process tag checked above, none of which can hold
-         * one): go on after it, its newline counted. */
-        S.n_lines++;
-        counted = le + 1;
-        from = le + 1;
+    scan_job_t *J = (scan_job_t *)calloc(1, sizeof *J);
+    if (!J) {
+        PyBuffer_Release(&view);
+        return PyErr_NoMemory();
     }
-    if (S.ok == 1) S.n_lines += count_nl(counted, end);
+    J->buf = (const char *)view.buf, J->end = J->buf + view.len, J->bad_ls = J->buf, J->year = year;
+    J->S.ok = 1;
+    int faulted;
+    Py_BEGIN_ALLOW_THREADS
+    faulted = guarded(scan_loop, J);
     Py_END_ALLOW_THREADS
+    state_t *S = &J->S;
     PyObject *result = NULL;
-    if (S.ok < 0) {
+    if (faulted) {
+        file_changed();
+    } else if (S->ok < 0) {
         PyErr_NoMemory();
     } else if (where) { /* where(): the start of the line the scan stopped at, -1 if none */
-        result = PyLong_FromSsize_t(S.ok == 1 ? -1 : (Py_ssize_t)(bad_ls - buf));
-    } else if (S.ok == 2) {
+        result = PyLong_FromSsize_t(S->ok == 1 ? -1 : (Py_ssize_t)(J->bad_ls - J->buf));
+    } else if (S->ok == 2) {
         Py_INCREF(Py_False);
         result = Py_False;
-    } else if (S.ok == 0) {
+    } else if (S->ok == 0) {
         Py_INCREF(Py_None);
         result = Py_None;
     } else {
-        PyObject *tags = PyList_New(S.ntags);
-        for (int t = 0; tags && t < S.ntags; t++)
-            PyList_SET_ITEM(tags, t, PyBytes_FromStringAndSize(S.tag_s[t], S.tag_e[t] - S.tag_s[t]));
+        PyObject *tags = PyList_New(S->ntags);
+        for (int t = 0; tags && t < S->ntags; t++)
+            PyList_SET_ITEM(tags, t, PyBytes_FromStringAndSize(J->tags[t], J->tag_len[t]));
         PyObject *cols = PyList_New(NCOL);
         for (int i = 0; cols && i < NCOL; i++)
-            PyList_SET_ITEM(cols, i, PyBytes_FromStringAndSize(S.cols[i].v ? S.cols[i].v : "", S.cols[i].n));
+            PyList_SET_ITEM(cols, i, PyBytes_FromStringAndSize(S->cols[i].v ? S->cols[i].v : "", S->cols[i].n));
         PyObject *vllm = Py_None;
         Py_INCREF(Py_None);
-        if (S.family == 2) {
+        if (S->family == 2) {
             Py_DECREF(Py_None);
-            PyObject *tail = S.have_pending ? Py_BuildValue("(ddd)", S.pending[0], S.pending[1], S.pending[2])
-                                            : (Py_INCREF(Py_None), Py_None);
-            PyObject *proc = S.proc_s ? PyBytes_FromStringAndSize(S.proc_s, S.proc_e - S.proc_s)
-                                      : (Py_INCREF(Py_None), Py_None);
-            vllm = Py_BuildValue(
-                "(NiNi(iiiii)(ii))", proc, S.head_unpaired, tail, S.have_stamp, S.first_st[0], S.first_st[1], S.first_st[2], S.first_st[3],
-                S.first_st[4], S.last_md[0], S.last_md[1]);
+            PyObject *tail = S->have_pending ? Py_BuildValue("(ddd)", S->pending[0], S->pending[1], S->pending[2])
+                                             : (Py_INCREF(Py_None), Py_None);
+            PyObject *proc = J->proc ? PyBytes_FromStringAndSize(J->proc, J->proc_len) : (Py_INCREF(Py_None), Py_None);
+            vllm = Py_BuildValue("(NiNi(iiiii)(ii))", proc, S->head_unpaired, tail, S->have_stamp, S->first_st[0],
+                                 S->first_st[1], S->first_st[2], S->first_st[3], S->first_st[4], S->last_md[0],
+                                 S->last_md[1]);
         }
         if (tags && cols && vllm)
-            result = Py_BuildValue("(ninNNNNy#y#N)", S.n_lines, S.family, S.n,
-                                   PyBytes_FromStringAndSize(S.lines.v ? S.lines.v : "", S.lines.n), cols, tags,
-                                   PyBytes_FromStringAndSize(S.tagidx.v ? S.tagidx.v : "", S.tagidx.n),
-                                   S.pp.v ? S.pp.v : "", S.pp.n, S.ppk.v ? S.ppk.v : "", S.ppk.n, vllm);
+            result = Py_BuildValue("(ninNNNNy#y#N)", S->n_lines, S->family, S->n,
+                                   PyBytes_FromStringAndSize(S->lines.v ? S->lines.v : "", S->lines.n), cols, tags,
+                                   PyBytes_FromStringAndSize(S->tagidx.v ? S->tagidx.v : "", S->tagidx.n),
+                                   S->pp.v ? S->pp.v : "", S->pp.n, S->ppk.v ? S->ppk.v : "", S->ppk.n, vllm);
         else {
             Py_XDECREF(tags);
             Py_XDECREF(cols);
             Py_XDECREF(vllm);
         }
     }
-    free(S.lines.v), free(S.pp.v), free(S.ppk.v), free(S.tagidx.v);
-    for (int i = 0; i < NCOL; i++) free(S.cols[i].v);
+    free(S->lines.v), free(S->pp.v), free(S->ppk.v), free(S->tagidx.v);
+    for (int i = 0; i < NCOL; i++) free(S->cols[i].v);
+    for (int t = 0; t < 64; t++) free(J->tags[t]);
+    free(J->proc);
+    free(J);
     PyBuffer_Release(&view);
     return result;
+}
+
+/* Guarded reads for the caller of a mapped range (see on_bus). */
+typedef struct {
+    const char *buf;
+    Py_ssize_t len, at, limit, out;
+} probe_t;
+
+__attribute__((noinline)) static void line_end_loop(void *arg) {
+    probe_t *P = (probe_t *)arg;
+    const char *nl = memchr(P->buf + P->at, '\n', (size_t)(P->len - P->at));
+    P->out = nl ? (nl - P->buf) + 1 : P->len;
+}
+
+/* line_end(buf, at) -> the offset just after the newline ending the line at `at` (or len). */
+static PyObject *line_end(PyObject *self, PyObject *args) {
+    Py_buffer v;
+    Py_ssize_t at;
+    if (!PyArg_ParseTuple(args, "y*n", &v, &at)) return NULL;
+    probe_t P = {(const char *)v.buf, v.len, at < 0 ? 0 : (at > v.len ? v.len : at), 0, 0};
+    int faulted;
+    Py_BEGIN_ALLOW_THREADS
+    faulted = guarded(line_end_loop, &P);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&v);
+    return faulted ? file_changed() : PyLong_FromSsize_t(P.out);
+}
+
+/* summary_scan.has_oversized, guarded: a line longer than `limit` holds a whole aligned block of
+ * limit / 2 bytes without a newline; such a block is measured exactly. out: 1 if one is found;
+ * 2 if the buffer does not end with a newline (the caller then reads it as bytes). */
+__attribute__((noinline)) static void long_line_loop(void *arg) {
+    probe_t *P = (probe_t *)arg;
+    const char *b = P->buf;
+    Py_ssize_t n = P->len, half = P->limit / 2;
+    P->out = 0;
+    if (n == 0 || b[n - 1] != '\n') {
+        P->out = 2;
+        return;
+    }
+    if (n <= P->limit || half < 1) return;
+    for (Py_ssize_t a = 0; a < n; a += half) {
+        Py_ssize_t e = a + half < n ? a + half : n;
+        if (memchr(b + a, '\n', (size_t)(e - a))) continue;
+        const char *ls = a ? memrchr(b, '\n', (size_t)a) : NULL;
+        Py_ssize_t start = ls ? (ls - b) + 1 : 0;
+        const char *le = memchr(b + e, '\n', (size_t)(n - e));
+        Py_ssize_t stop = le ? le - b : n;
+        if (stop - start > P->limit) {
+            P->out = 1;
+            return;
+        }
+    }
+}
+
+static PyObject *long_line(PyObject *self, PyObject *args) {
+    Py_buffer v;
+    Py_ssize_t limit;
+    if (!PyArg_ParseTuple(args, "y*n", &v, &limit)) return NULL;
+    probe_t P = {(const char *)v.buf, v.len, 0, limit, 0};
+    int faulted;
+    Py_BEGIN_ALLOW_THREADS
+    faulted = guarded(long_line_loop, &P);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&v);
+    return faulted ? file_changed() : PyLong_FromSsize_t(P.out);
 }
 
 /* anchor_lines(buf) -> bytes of int64: the start of every line of buf holding an anchor, in order
@@ -834,6 +996,8 @@ static PyObject *search(PyObject *self, PyObject *args) {
 }
 
 static PyMethodDef methods[] = {
+    {"line_end", line_end, METH_VARARGS, "The offset after the newline ending the line at an offset (guarded)."},
+    {"long_line", long_line, METH_VARARGS, "1 if a line is longer than the limit, 2 if no final newline (guarded)."},
     {"search", search, METH_VARARGS, "The anchor search in use (0 portable, 1 SSSE3, 2 AVX2); set it for tests."},
     {"anchor_lines", anchor_lines, METH_VARARGS, "Starts of the lines holding an anchor."},
     {"configure", configure, METH_VARARGS, "Set the anchors (grammar.ANCHORS as bytes)."},
@@ -842,4 +1006,15 @@ static PyMethodDef methods[] = {
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_fastscan", NULL, -1, methods};
 
-PyMODINIT_FUNC PyInit__fastscan(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__fastscan(void) {
+    PyObject *m = PyModule_Create(&module);
+    if (!m) return NULL;
+    FileChanged = PyErr_NewExceptionWithDoc("tui.core.parsing._fastscan.FileChanged",
+                                            "A mapped file changed (was truncated) while it was read.",
+                                            PyExc_OSError, NULL);
+    if (!FileChanged || PyModule_AddObjectRef(m, "FileChanged", FileChanged) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}
