@@ -16,6 +16,10 @@ from tui.core.parsing import fastscan
 
 ROOT = Path(__file__).resolve().parent.parent
 
+if (
+    not fastscan.native_scanner() and os.environ.get("CI", "").lower() == "true"
+):  # CI builds it: a missing build fails
+    raise RuntimeError("the native extensions were not built (pip install -e . compiles them)")
 pytestmark = pytest.mark.skipif(not fastscan.native_scanner(), reason="the native scanner is not built")
 
 CHILD = r"""
