@@ -446,6 +446,22 @@ static void build_teddy(void) {
     if (use_teddy && __builtin_cpu_supports("avx2")) use_teddy = 2;
 }
 
+/* The first of the positions in `bits` (offsets from p) where an anchor of the buckets the
+ * filter let through (mask[i]) starts, or NULL. */
+static inline const char *first_verified(const char *p, const char *end, unsigned bits, const unsigned char *mask,
+                                         int *which) {
+    while (bits) {
+        int i = __builtin_ctz(bits);
+        int a = verify(p + i, end, mask[i]);
+        if (a >= 0) {
+            *which = a;
+            return p + i;
+        }
+        bits &= bits - 1;
+    }
+    return NULL;
+}
+
 __attribute__((target("ssse3,popcnt"))) static const char *find_teddy(const char *p, const char *end, int *which) {
     const __m128i low = _mm_set1_epi8(0x0f), zero = _mm_setzero_si128();
     __m128i lo[3], hi[3];
@@ -465,15 +481,8 @@ __attribute__((target("ssse3,popcnt"))) static const char *find_teddy(const char
         if (bits) {
             unsigned char mb[16];
             _mm_storeu_si128((__m128i *)mb, m);
-            while (bits) {
-                int i = __builtin_ctz(bits);
-                int a = verify(p + i, end, mb[i]);
-                if (a >= 0) {
-                    *which = a;
-                    return p + i;
-                }
-                bits &= bits - 1;
-            }
+            const char *at = first_verified(p, end, bits, mb, which);
+            if (at) return at;
         }
         p += 16;
     }
@@ -506,15 +515,8 @@ __attribute__((target("avx2,popcnt"))) static const char *find_teddy2(const char
         if (bits) {
             unsigned char mb[32];
             _mm256_storeu_si256((__m256i *)mb, m);
-            while (bits) {
-                int i = __builtin_ctz(bits);
-                int a = verify(p + i, end, mb[i]);
-                if (a >= 0) {
-                    *which = a;
-                    return p + i;
-                }
-                bits &= bits - 1;
-            }
+            const char *at = first_verified(p, end, bits, mb, which);
+            if (at) return at;
         }
         p += 32;
     }
