@@ -17,6 +17,7 @@ setup(
         Extension(
             "tui.core.parsing._fastscan",
             ["tui/core/parsing/_fastscan.c"],
+            depends=["tui/core/parsing/_fastscan_text.h", "tui/core/parsing/_fastscan_search.h"],
             optional=True,
             extra_compile_args=FLAGS,
         ),
