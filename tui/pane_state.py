@@ -19,17 +19,22 @@ from __future__ import annotations
 
 import time
 from collections import deque
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
+from tui.core.columns import RecordColumns
 from tui.core.logclock import LogClock, duration
 from tui.core.parsing import LineParser
-from tui.core.records import Malformed, Marker, Record
+from tui.core.records import Item, Malformed, Marker, Record
 from tui.core.sanitize import number
 from tui.core.sources.base import EventKind, LineBatch, SourceEvent
 from tui.core.stats import SourceStats
 from tui.core.stats.compare import ESTIMATOR_WORDS, compare_accept_len
 from tui.core.stats.segments import Segment
+
+if TYPE_CHECKING:
+    from tui.pane_bulk import BulkFeeder
 
 HISTORY = 10_000  # recent records per pane (charts, CSV export)
 RAW_TAIL = 10_000  # recent log lines per pane (the log tail's scroll-back)
@@ -48,6 +53,11 @@ class Point(NamedTuple):
     accept_rate: float | None
     throughput: float | None
     running_req: int | None
+
+
+def _value(x: float) -> float | None:
+    """A column's value as a record has it: NaN (not printed) is None."""
+    return None if x != x else x
 
 
 class RawLine(NamedTuple):
@@ -85,7 +95,13 @@ class PaneState:
         self.replay = replay
         self.source = source  # the Source object (replay control), when the app opened it
         self.history: deque[Point] = deque(maxlen=HISTORY)
-        self.raw: deque[RawLine] = deque(maxlen=RAW_TAIL)
+        self._raw: deque[RawLine] = deque(maxlen=RAW_TAIL)
+        # batches' lines not yet made RawLines (first seq, first line number, lines, tags): made
+        # when the tail is read (a render, a search), so lines that a flood pushes out before
+        # then cost nothing
+        self._pending: deque[tuple[int, int, list[str], dict[int, str]]] = deque()
+        self._pending_n = 0
+        self._raw_seq = 0
         self.marks: deque[tuple[int, int, str]] = deque(maxlen=100)  # (seq, number, text)
         self.file_marks: deque[tuple[int, str]] = deque(maxlen=100)  # (seq, "truncated" / ...)
         self.clock = LogClock()  # the newest line's own timestamp (idle by the log's clock)
@@ -98,6 +114,7 @@ class PaneState:
         self.idle_since: float | None = None
         self.lines = 0
         self.version = 0  # bumped on every change: the screen re-renders only what changed
+        self._bulk: BulkFeeder | None = None  # whole buffers (tui.pane_bulk), made when one comes
         self._reset_stats()
 
     def _reset_stats(self) -> None:
@@ -107,7 +124,6 @@ class PaneState:
         self.file_marks.clear()
         self.boundaries: deque[tuple[int, int]] = deque(maxlen=500)  # (first seq, segment index)
         self.seq = 0
-        self._raw_seq = self.raw[-1].seq if self.raw else 0
         self._seen_segment = 0
         self._said_significant: set[tuple[int, int]] = set()
         self._said_stuck: set[int] = set()
@@ -117,6 +133,34 @@ class PaneState:
     def feed_lines(self, batch: LineBatch) -> None:
         """Parse a batch of lines into the statistics and the recent history."""
         items = self.parser.feed_batch(batch)
+        self._arrived(batch)
+        tags: dict[int, str] = {}
+        self.fold_items(items, tags)
+        self._tail(batch, tags)
+        self.version += 1
+
+    def feed_buffer(self, batch: LineBatch) -> bool:
+        """The whole buffer of a batch that has one (``batch.data``: a replay at full speed) through
+        the whole-buffer scanner, as ``summary`` reads it (:mod:`tui.pane_bulk`); the same
+        statistics, history and tail as :meth:`feed_lines`. False (nothing done) when the scanner
+        refuses it: then the caller feeds its lines."""
+        if batch.data is None or batch.kind != "log" or not batch.lines:
+            return False
+        from tui import pane_bulk  # the summary machinery: loaded when the first buffer comes
+
+        sc = pane_bulk.scan(self, batch.data)
+        if sc is None:
+            return False
+        if self._bulk is None:
+            self._bulk = pane_bulk.BulkFeeder(self)
+        self._arrived(batch)
+        tags: dict[int, str] = {}
+        self._bulk.fold(sc, batch.data, batch.offsets[0], batch.first_line_no, tags)
+        self._tail(batch, tags)
+        self.version += 1
+        return True
+
+    def _arrived(self, batch: LineBatch) -> None:
         self.lines += len(batch.lines)
         now = time.monotonic()
         self.last_data = now
@@ -126,8 +170,11 @@ class PaneState:
             self.status == ERROR and not self._fatal
         ):
             self.status, self.status_message, self.idle_since = LIVE, "", None
+
+    def fold_items(self, items: Iterable[Item], tags: dict[int, str]) -> None:
+        """Parsed items in line order into the statistics, the history and ``tags`` (line number
+        -> metric / marker / malformed)."""
         stats = self.stats
-        tags: dict[int, str] = {}
         run: list[Record] = []  # consecutive records: they go into the statistics as columns
         for it in items:
             if isinstance(it, Record):
@@ -137,19 +184,13 @@ class PaneState:
                 self._fold(run, tags)
                 run = []
             stats.feed((it,))
-            seg = stats.current.index
-            self._note_segment(seg)
-            if isinstance(it, Record):
-                self._point(it, seg)
-                tags[it.line_no] = "metric"
-            elif isinstance(it, Marker):
+            self._note_segment(stats.current.index)
+            if isinstance(it, Marker):
                 tags[it.line_no] = "marker"
             elif isinstance(it, Malformed):
                 tags[it.line_no] = "malformed"
         if run:
             self._fold(run, tags)
-        self._tail(batch, tags)
-        self.version += 1
 
     def _fold(self, recs: list[Record], tags: dict[int, str]) -> None:
         """Add a run of consecutive records (no marker between them) to the statistics, through
@@ -162,6 +203,40 @@ class PaneState:
             if r.kind != "request":  # one request is not an interval: not a point of the charts
                 self._point(r, index)
             tags[r.line_no] = "metric"
+
+    def fold_columns(self, cols: RecordColumns, raws: Sequence[str] | None, tags: dict[int, str]) -> None:
+        """A run of records already in columns (a scanned buffer): the statistics take it as it is;
+        the history gets its newest ``HISTORY`` points, ``tags`` its newest ``RAW_TAIL`` lines."""
+        index = self.stats.current.index
+        self._note_segment(index)
+        self.stats.add_columns(cols, raws)
+        n = cols.n
+        nos = cols.line_nos
+        if nos is not None:
+            base = cols.line_base
+            for x in nos[-RAW_TAIL:]:
+                tags[base + int(x)] = "metric"
+        if cols.kind == "request" or not n:  # not points of the charts (see _fold)
+            return
+        first = max(0, n - HISTORY)
+        seq0 = self.seq
+        self.seq += n
+        v = cols.values
+        ranks = cols.ranks
+        self.history.extend(
+            Point(
+                seq0 + i + 1,
+                cols.line_base + int(nos[i]) if nos is not None else 0,
+                _value(v["timestamp"][i]),
+                index,
+                ranks[i] if ranks is not None else None,
+                _value(v["accept_len"][i]),
+                _value(v["accept_rate"][i]),
+                _value(v["throughput"][i]),
+                None if v["running_req"][i] != v["running_req"][i] else int(v["running_req"][i]),
+            )
+            for i in range(first, n)
+        )
 
     def _point(self, r: Record, seg: int) -> None:
         self.seq += 1
@@ -203,15 +278,34 @@ class PaneState:
     def _tail(self, batch: LineBatch, tags: dict[int, str]) -> None:
         lines = batch.lines
         start = max(0, len(lines) - RAW_TAIL)
-        no = batch.first_line_no + start
-        for text in lines[start:]:
-            self._raw_seq += 1
-            self.raw.append(RawLine(self._raw_seq, no, text, tags.get(no, "line")))
-            no += 1
+        if start:
+            lines = lines[start:]
+        pending = self._pending
+        pending.append((self._raw_seq + 1, batch.first_line_no + start, lines, tags))
+        self._raw_seq += len(lines)
+        self._pending_n += len(lines)
+        while self._pending_n - len(pending[0][2]) >= RAW_TAIL:  # wholly pushed out already
+            self._pending_n -= len(pending.popleft()[2])
+
+    @property
+    def raw(self) -> deque[RawLine]:
+        """The last ``RAW_TAIL`` lines (and events, marks) of the log, oldest first."""
+        if self._pending:
+            skip = max(0, self._pending_n - RAW_TAIL)
+            for seq, no, lines, tags in self._pending:
+                k = min(skip, len(lines))
+                skip -= k
+                self._raw.extend(
+                    RawLine(seq + i, no + i, lines[i], tags.get(no + i, "line")) for i in range(k, len(lines))
+                )
+            self._pending.clear()
+            self._pending_n = 0
+        return self._raw
 
     def note_raw(self, text: str, kind: str = "event") -> None:
+        raw = self.raw  # the lines before it first
         self._raw_seq += 1
-        self.raw.append(RawLine(self._raw_seq, None, text, kind))
+        raw.append(RawLine(self._raw_seq, None, text, kind))
         self.version += 1
 
     @property

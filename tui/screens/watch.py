@@ -224,7 +224,9 @@ class WatchScreen(Screen):
         try:
             async for batch in src:
                 if isinstance(batch, LineBatch):
-                    if len(batch.lines) <= SLICE:
+                    if state.feed_buffer(batch):  # a whole buffer scanned at once (a replay at max)
+                        pass
+                    elif len(batch.lines) <= SLICE:
                         state.feed_lines(batch)
                     else:
                         for k in range(0, len(batch.lines), SLICE):
