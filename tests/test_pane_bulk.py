@@ -11,10 +11,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from _tui_util import _isolated_config, replay_app, screen_text, wait_ended  # noqa: F401
 
 from tui.core.sources import replay
 from tui.core.sources.base import LineBatch
 from tui.core.sources.replay import ReplaySource
+from tui.core.summary import summarize_file
+from tui.pane_bulk import pieces
 from tui.pane_state import PaneState
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -72,19 +75,23 @@ def same(a: PaneState, b: PaneState) -> None:
     assert [n.message for n in a.take_notices()] == [n.message for n in b.take_notices()]
 
 
+def vllm_log(tmp_path: Path, lines: int) -> Path:
+    path = tmp_path / "vllm.log"
+    subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "gen_vllm_log.py"), "--lines", str(lines), "--out", str(path)],
+        check=True,
+        capture_output=True,
+    )
+    return path
+
+
 @pytest.fixture
 def small_chunks(monkeypatch):
     monkeypatch.setattr(replay, "CHUNK", 64 << 10)  # many buffers: records paired across their edges
 
 
 def test_vllm_server_log_in_buffers_equals_line_by_line(tmp_path, small_chunks):
-    path = tmp_path / "vllm.log"
-    subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "gen_vllm_log.py"), "--lines", "30000", "--out", str(path)],
-        check=True,
-        capture_output=True,
-    )
-    items = batches(path)
+    items = batches(vllm_log(tmp_path, 30_000))
     assert all(b.data is not None for b in items if isinstance(b, LineBatch))
     bulk, fast = fed(items, True)
     line, _ = fed(items, False)
@@ -141,3 +148,39 @@ def test_raw_tail_made_when_read_keeps_the_newest_lines_in_order():
     assert raw[-1].text == "an event" and raw[-1].seq == st.raw_seq == n + 1
     assert [r.text for r in raw[:-1]] == [f"line {i}" for i in range(n - 9999, n)]
     assert [r.seq for r in raw] == list(range(n + 1 - 9999, n + 2))
+
+
+def test_pieces_cut_a_buffer_at_line_starts():
+    lines = [f"line {i} " + "x" * (i % 50) for i in range(3000)]
+    data = "".join(line + "\n" for line in lines).encode()
+    offs, at = [], 1000
+    for line in lines:
+        offs.append(at)
+        at += len(line) + 1
+    batch = LineBatch("r", lines, offs, 7, "p", "log", data)
+    parts = pieces(batch, 10_000)
+    assert len(parts) == len(data) // 10_000 + 1
+    assert b"".join(p.data or b"" for p in parts) == data
+    assert [x for p in parts for x in p.lines] == lines
+    for p in parts:
+        assert p.data == "".join(x + "\n" for x in p.lines).encode()
+        assert (
+            p.first_line_no == 7 + lines.index(p.lines[0])
+            and p.offsets == offs[p.first_line_no - 7 :][: len(p.lines)]
+        )
+        assert len(p.data) < 10_000 + 60
+    assert pieces(batch, len(data)) == [batch]
+
+
+async def test_the_app_replaying_at_max_speed_shows_what_summary_says(tmp_path):
+    path = vllm_log(tmp_path, 60_000)  # ~8 MB: buffers in pieces, each scanned whole
+    want = summarize_file(str(path), workers=1).stats
+    app = replay_app(str(path), speed=None)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await wait_ended(pilot)
+        st = app.screen.states[0]
+        assert st._bulk is not None  # the buffers went through the scanner
+        assert (st.lines, st.stats.records) == (60_002, want.records) == (60_002, 6000)
+        got, exp = st.stats.current.all.accept_len, want.current.all.accept_len
+        assert got.n == exp.n and math.isclose(got.mean, exp.mean, rel_tol=1e-12)
+        assert f"(n={exp.n:,})" in screen_text(app) or f"(n={exp.n})" in screen_text(app)

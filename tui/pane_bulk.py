@@ -13,12 +13,14 @@ Imported when the first such buffer arrives (the summary machinery is not needed
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from tui.core.columns import RecordColumns
 from tui.core.parsing.fastscan import Scan, scan_chunk
 from tui.core.records import Item
+from tui.core.sources.base import LineBatch
 from tui.core.stats import SourceStats
 from tui.core.summary import Summarizer
 from tui.core.summary_scan import has_oversized
@@ -70,3 +72,32 @@ class BulkFeeder:
         s.stats = _Tap(self.state, tags)  # type: ignore[assignment]  # the same add_columns / feed
         s.lines = first_line_no - 1
         s.feed(data, offset, sc)
+
+
+def pieces(batch: LineBatch, nbytes: int) -> list[LineBatch]:
+    """``batch`` (with ``data``) cut at line starts into batches of about ``nbytes`` bytes each,
+    each with its part of ``data``: the work between two yields to the event loop stays small."""
+    data = batch.data
+    assert data is not None
+    if len(data) <= nbytes:
+        return [batch]
+    offs = batch.offsets
+    base = offs[0]
+    out = []
+    a = 0
+    while a < len(offs):
+        b = bisect_left(offs, offs[a] + nbytes, a + 1)
+        end = offs[b] - base if b < len(offs) else len(data)
+        out.append(
+            LineBatch(
+                batch.source,
+                batch.lines[a:b],
+                offs[a:b],
+                batch.first_line_no + a,
+                batch.path,
+                batch.kind,
+                data[offs[a] - base : end],
+            )
+        )
+        a = b
+    return out

@@ -51,6 +51,7 @@ CHART_EVERY = 4  # ticks between chart renders (1 Hz)
 GRID_PANES = 4  # beyond this many panes ...
 NUMBERS_EVERY_GRID = 4  # ... the numbers of panes other than the focused one are drawn at 1 Hz
 SLICE = 100  # lines parsed between two yields to the event loop (keys stay responsive)
+BULK = 256 << 10  # bytes of a buffer scanned between two yields (a replay at max speed)
 BURST = 0.020  # seconds of parsing after which a source rests briefly, so the UI's messages flow
 MAX_NOTICES_PER_TICK = 3
 
@@ -224,21 +225,23 @@ class WatchScreen(Screen):
         try:
             async for batch in src:
                 if isinstance(batch, LineBatch):
-                    if state.feed_buffer(batch):  # a whole buffer scanned at once (a replay at max)
-                        pass
-                    elif len(batch.lines) <= SLICE:
-                        state.feed_lines(batch)
-                    else:
-                        for k in range(0, len(batch.lines), SLICE):
-                            state.feed_lines(
-                                replace(
-                                    batch,
-                                    lines=batch.lines[k : k + SLICE],
-                                    offsets=batch.offsets[k : k + SLICE],
-                                    first_line_no=batch.first_line_no + k,
-                                )
-                            )
+                    for part in self._pieces(batch):
+                        if state.feed_buffer(part):  # a buffer scanned whole (a replay at max speed)
                             await rest()
+                        elif len(part.lines) <= SLICE:
+                            state.feed_lines(part)
+                        else:
+                            for k in range(0, len(part.lines), SLICE):
+                                state.feed_lines(
+                                    replace(
+                                        part,
+                                        lines=part.lines[k : k + SLICE],
+                                        offsets=part.offsets[k : k + SLICE],
+                                        first_line_no=part.first_line_no + k,
+                                        data=None,
+                                    )
+                                )
+                                await rest()
                 else:
                     state.on_event(batch)
                     self.post_message(SourceStatusChanged(i, state.status, batch.message))
@@ -254,6 +257,15 @@ class WatchScreen(Screen):
             except Exception:
                 pass
         self.post_message(SourceFinished(i, state.error))
+
+    @staticmethod
+    def _pieces(batch: LineBatch) -> list[LineBatch]:
+        """A batch with its buffer (a replay at max speed) in pieces of ``BULK`` bytes."""
+        if batch.data is None:
+            return [batch]
+        from tui import pane_bulk  # the summary machinery: loaded when the first buffer comes
+
+        return pane_bulk.pieces(batch, BULK)
 
     # -- the tick ----------------------------------------------------------------------------
     def _on_timer(self) -> None:
