@@ -115,6 +115,8 @@ class PaneState:
         self.lines = 0
         self.version = 0  # bumped on every change: the screen re-renders only what changed
         self._bulk: BulkFeeder | None = None  # whole buffers (tui.pane_bulk), made when one comes
+        self._held: list[tuple[LineBatch, float, float]] = []  # (batch, wall, monotonic): see hold()
+        self.held_lines = 0
         self._reset_stats()
 
     def _reset_stats(self) -> None:
@@ -132,11 +134,43 @@ class PaneState:
     # -- feeding ----------------------------------------------------------------------------
     def feed_lines(self, batch: LineBatch) -> None:
         """Parse a batch of lines into the statistics and the recent history."""
-        items = self.parser.feed_batch(batch)
-        self._arrived(batch)
+        self.flush()
+        self._feed([(batch, time.time(), time.monotonic())])
+
+    def hold(self, batch: LineBatch) -> None:
+        """Keep a small batch of a live source until :meth:`flush` (the screen flushes every pane
+        at its tick, before it draws): the lines that arrive one write at a time between two
+        ticks go into the statistics as one run, not one each, and nothing is shown later for it.
+        Anything else that comes (an event, a mark, a batch that does not continue the held ones)
+        flushes them first, so the order of everything is kept."""
+        if self._held:
+            last = self._held[-1][0]
+            if (batch.path, batch.kind, batch.first_line_no) != (
+                last.path,
+                last.kind,
+                last.first_line_no + len(last.lines),
+            ):
+                self.flush()
+        self._held.append((batch, time.time(), time.monotonic()))
+        self.held_lines += len(batch.lines)
+
+    def flush(self) -> None:
+        """Feed the held batches (see :meth:`hold`)."""
+        if self._held:
+            held, self._held = self._held, []
+            self.held_lines = 0
+            self._feed(held)
+
+    def _feed(self, batches: list[tuple[LineBatch, float, float]]) -> None:
+        """Consecutive batches of one file, each with its arrival (wall, monotonic)."""
+        items: list[Item] = []
+        for batch, wall, mono in batches:
+            items += self.parser.feed_batch(batch)
+            self._arrived(batch, wall, mono)
         tags: dict[int, str] = {}
         self.fold_items(items, tags)
-        self._tail(batch, tags)
+        for batch, _, _ in batches:
+            self._tail(batch, tags)
         self.version += 1
 
     def feed_buffer(self, batch: LineBatch) -> bool:
@@ -151,21 +185,21 @@ class PaneState:
         sc = pane_bulk.scan(self, batch.data)
         if sc is None:
             return False
+        self.flush()
         if self._bulk is None:
             self._bulk = pane_bulk.BulkFeeder(self)
-        self._arrived(batch)
+        self._arrived(batch, time.time(), time.monotonic())
         tags: dict[int, str] = {}
         self._bulk.fold(sc, batch.data, batch.offsets[0], batch.first_line_no, tags)
         self._tail(batch, tags)
         self.version += 1
         return True
 
-    def _arrived(self, batch: LineBatch) -> None:
+    def _arrived(self, batch: LineBatch, wall: float, mono: float) -> None:
         self.lines += len(batch.lines)
-        now = time.monotonic()
-        self.last_data = now
+        self.last_data = mono
         if not self.replay:  # a replay is not live: its status is the playhead, not an age
-            self.clock.observe(batch, time.time(), now)
+            self.clock.observe(batch, wall, mono)
         if self.status in (CONNECTING, IDLE, WAITING, RECONNECTING) or (
             self.status == ERROR and not self._fatal
         ):
@@ -303,6 +337,7 @@ class PaneState:
         return self._raw
 
     def note_raw(self, text: str, kind: str = "event") -> None:
+        self.flush()
         raw = self.raw  # the lines before it first
         self._raw_seq += 1
         raw.append(RawLine(self._raw_seq, None, text, kind))
@@ -318,6 +353,7 @@ class PaneState:
 
     def on_event(self, ev: SourceEvent) -> None:
         """A source event: statistics first (new segments), then the status it implies."""
+        self.flush()
         kind = ev.kind
         if kind == EventKind.SEEK and ev.data.get("reset"):
             self._reset_stats()
@@ -381,6 +417,7 @@ class PaneState:
 
     def on_finished(self, error: str | None = None) -> None:
         """The source's iterator ended (or raised)."""
+        self.flush()
         if error and self.error is None:
             self.error = error
             self.status, self.status_message = ERROR, error
@@ -394,6 +431,7 @@ class PaneState:
         self.on_event(SourceEvent(self.label, EventKind.RESTARTED, "restart marked by you"))
 
     def add_mark(self, number: int, text: str) -> None:
+        self.flush()  # the mark comes after every line that came before it
         self.marks.append((self.seq, number, text))
         self.note_raw(f"── mark {number}: {text}", "mark")
 
