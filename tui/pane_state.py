@@ -94,7 +94,10 @@ class PaneState:
         self.where = where
         self.replay = replay
         self.source = source  # the Source object (replay control), when the app opened it
-        self.history: deque[Point] = deque(maxlen=HISTORY)
+        self._history: deque[Point] = deque(maxlen=HISTORY)
+        # runs of records in columns not yet made Points (columns, seq before, segment index)
+        self._pending_points: deque[tuple[RecordColumns, int, int]] = deque()
+        self._pending_points_n = 0
         self._raw: deque[RawLine] = deque(maxlen=RAW_TAIL)
         # batches' lines not yet made RawLines (first seq, first line number, lines, tags): made
         # when the tail is read (a render, a search), so lines that a flood pushes out before
@@ -122,7 +125,9 @@ class PaneState:
     def _reset_stats(self) -> None:
         self.parser = LineParser(self.label)
         self.stats = SourceStats(self.label, self.label)
-        self.history.clear()
+        self._history.clear()
+        self._pending_points.clear()
+        self._pending_points_n = 0
         self.file_marks.clear()
         self.boundaries: deque[tuple[int, int]] = deque(maxlen=500)  # (first seq, segment index)
         self.seq = 0
@@ -252,25 +257,43 @@ class PaneState:
                 tags[base + int(x)] = "metric"
         if cols.kind == "request" or not n:  # not points of the charts (see _fold)
             return
-        first = max(0, n - HISTORY)
-        seq0 = self.seq
+        pending = self._pending_points  # made Points when the history is read (see history)
+        pending.append((cols, self.seq, index))
         self.seq += n
-        v = cols.values
-        ranks = cols.ranks
-        self.history.extend(
-            Point(
-                seq0 + i + 1,
-                cols.line_base + int(nos[i]) if nos is not None else 0,
-                _value(v["timestamp"][i]),
-                index,
-                ranks[i] if ranks is not None else None,
-                _value(v["accept_len"][i]),
-                _value(v["accept_rate"][i]),
-                _value(v["throughput"][i]),
-                None if v["running_req"][i] != v["running_req"][i] else int(v["running_req"][i]),
-            )
-            for i in range(first, n)
-        )
+        self._pending_points_n += n
+        while self._pending_points_n - pending[0][0].n >= HISTORY:  # wholly pushed out already
+            self._pending_points_n -= pending.popleft()[0].n
+
+    @property
+    def history(self) -> deque[Point]:
+        """The newest ``HISTORY`` records as Points, oldest first."""
+        pending = self._pending_points
+        if pending:
+            skip = max(0, self._pending_points_n - HISTORY)
+            for cols, seq0, index in pending:
+                k = min(skip, cols.n)
+                skip -= k
+                nos, ranks, v = cols.line_nos, cols.ranks, cols.values
+                ts, al, ar, tp, run = (
+                    v[f] for f in ("timestamp", "accept_len", "accept_rate", "throughput", "running_req")
+                )
+                self._history.extend(
+                    Point(
+                        seq0 + i + 1,
+                        cols.line_base + int(nos[i]) if nos is not None else 0,
+                        _value(ts[i]),
+                        index,
+                        ranks[i] if ranks is not None else None,
+                        _value(al[i]),
+                        _value(ar[i]),
+                        _value(tp[i]),
+                        None if run[i] != run[i] else int(run[i]),
+                    )
+                    for i in range(k, cols.n)
+                )
+            pending.clear()
+            self._pending_points_n = 0
+        return self._history
 
     def _point(self, r: Record, seg: int) -> None:
         self.seq += 1

@@ -53,7 +53,7 @@ NUMBERS_EVERY_GRID = 4  # numbers at 1 Hz,
 SPARK_EVERY_GRID = 4  # sparklines at 1 Hz,
 CHART_EVERY_GRID = 8  # charts at 0.5 Hz (a chart is the most costly part to draw)
 SLICE = 100  # lines parsed between two yields to the event loop (keys stay responsive)
-BULK = 256 << 10  # bytes of a buffer scanned between two yields (a replay at max speed)
+BULK = 512 << 10  # bytes of a buffer scanned between two yields (a replay at max speed)
 BURST = 0.020  # seconds of parsing after which a source rests briefly, so the UI's messages flow
 MAX_NOTICES_PER_TICK = 3
 
@@ -223,7 +223,7 @@ class WatchScreen(Screen):
         async def rest() -> None:
             nonlocal burst
             if time.perf_counter() - burst > BURST:
-                await asyncio.sleep(0.004)  # a real pause: key presses and renders get through
+                await asyncio.sleep(0.001)  # a real pause: key presses and renders get through
                 burst = time.perf_counter()
             else:
                 await asyncio.sleep(0)
