@@ -1,7 +1,10 @@
 """What one pane knows about its source, in bounded memory (pure Python: no Textual here).
 
-The source worker hands every batch to :meth:`PaneState.feed_lines` / :meth:`PaneState.on_event`;
-the screen renders from this object a few times a second. The statistics are the core's
+The source worker hands every batch to :meth:`PaneState.feed_lines` (a live write or two:
+:meth:`PaneState.hold`, folded at the screen's next tick; a replay's whole buffer:
+:meth:`PaneState.feed_buffer`) and every event to :meth:`PaneState.on_event`; the screen renders
+from this object a few times a second. The history and the raw tail are made when read, so lines
+that a flood pushes out before then cost little. The statistics are the core's
 (:class:`tui.core.stats.SourceStats` fed by :class:`tui.core.parsing.LineParser`, exactly as
 ``specwatch stream`` and ``summary`` feed them), so the numbers on screen are the numbers of
 ``specwatch summary --json`` for the same input. On top of them this keeps, for charts, the log
@@ -21,7 +24,7 @@ import time
 from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from tui.core.columns import RecordColumns
 from tui.core.logclock import LogClock, duration
@@ -32,39 +35,14 @@ from tui.core.sources.base import EventKind, LineBatch, SourceEvent
 from tui.core.stats import SourceStats
 from tui.core.stats.compare import ESTIMATOR_WORDS, compare_accept_len
 from tui.core.stats.segments import Segment
+from tui.pane_recent import HISTORY, RAW_TAIL, History, Point, RawLine, RawTail
+
+__all__ = ["HISTORY", "RAW_TAIL", "Notice", "PaneState", "Point", "RawLine"]
 
 if TYPE_CHECKING:
     from tui.pane_bulk import BulkFeeder
 
-HISTORY = 10_000  # recent records per pane (charts, CSV export)
-RAW_TAIL = 10_000  # recent log lines per pane (the log tail's scroll-back)
 MAX_NOTICES = 32
-
-
-class Point(NamedTuple):
-    """One record, as charts and the CSV export need it."""
-
-    seq: int  # 1-based record number in this pane (the chart's x axis)
-    line_no: int
-    timestamp: float | None
-    segment: int
-    rank: str | None
-    accept_len: float | None
-    accept_rate: float | None
-    throughput: float | None
-    running_req: int | None
-
-
-def _value(x: float) -> float | None:
-    """A column's value as a record has it: NaN (not printed) is None."""
-    return None if x != x else x
-
-
-class RawLine(NamedTuple):
-    seq: int  # running number of raw lines in this pane
-    line_no: int | None
-    text: str
-    kind: str  # "line", "metric", "marker", "malformed", "event", "stderr", "mark"
 
 
 @dataclass(slots=True)
@@ -94,17 +72,8 @@ class PaneState:
         self.where = where
         self.replay = replay
         self.source = source  # the Source object (replay control), when the app opened it
-        self._history: deque[Point] = deque(maxlen=HISTORY)
-        # runs of records in columns not yet made Points (columns, seq before, segment index)
-        self._pending_points: deque[tuple[RecordColumns, int, int]] = deque()
-        self._pending_points_n = 0
-        self._raw: deque[RawLine] = deque(maxlen=RAW_TAIL)
-        # batches' lines not yet made RawLines (first seq, first line number, lines, tags): made
-        # when the tail is read (a render, a search), so lines that a flood pushes out before
-        # then cost nothing
-        self._pending: deque[tuple[int, int, list[str], dict[int, str]]] = deque()
-        self._pending_n = 0
-        self._raw_seq = 0
+        self._history = History()  # the newest records, for the charts and the CSV export
+        self._raw = RawTail()  # the newest lines, for the log tail
         self.marks: deque[tuple[int, int, str]] = deque(maxlen=100)  # (seq, number, text)
         self.file_marks: deque[tuple[int, str]] = deque(maxlen=100)  # (seq, "truncated" / ...)
         self.clock = LogClock()  # the newest line's own timestamp (idle by the log's clock)
@@ -126,8 +95,6 @@ class PaneState:
         self.parser = LineParser(self.label)
         self.stats = SourceStats(self.label, self.label)
         self._history.clear()
-        self._pending_points.clear()
-        self._pending_points_n = 0
         self.file_marks.clear()
         self.boundaries: deque[tuple[int, int]] = deque(maxlen=500)  # (first seq, segment index)
         self.seq = 0
@@ -257,43 +224,13 @@ class PaneState:
                 tags[base + int(x)] = "metric"
         if cols.kind == "request" or not n:  # not points of the charts (see _fold)
             return
-        pending = self._pending_points  # made Points when the history is read (see history)
-        pending.append((cols, self.seq, index))
+        self._history.add_run(cols, self.seq, index)  # Points made when the history is read
         self.seq += n
-        self._pending_points_n += n
-        while self._pending_points_n - pending[0][0].n >= HISTORY:  # wholly pushed out already
-            self._pending_points_n -= pending.popleft()[0].n
 
     @property
     def history(self) -> deque[Point]:
         """The newest ``HISTORY`` records as Points, oldest first."""
-        pending = self._pending_points
-        if pending:
-            skip = max(0, self._pending_points_n - HISTORY)
-            for cols, seq0, index in pending:
-                k = min(skip, cols.n)
-                skip -= k
-                nos, ranks, v = cols.line_nos, cols.ranks, cols.values
-                ts, al, ar, tp, run = (
-                    v[f] for f in ("timestamp", "accept_len", "accept_rate", "throughput", "running_req")
-                )
-                self._history.extend(
-                    Point(
-                        seq0 + i + 1,
-                        cols.line_base + int(nos[i]) if nos is not None else 0,
-                        _value(ts[i]),
-                        index,
-                        ranks[i] if ranks is not None else None,
-                        _value(al[i]),
-                        _value(ar[i]),
-                        _value(tp[i]),
-                        None if run[i] != run[i] else int(run[i]),
-                    )
-                    for i in range(k, cols.n)
-                )
-            pending.clear()
-            self._pending_points_n = 0
-        return self._history
+        return self._history.points()
 
     def _point(self, r: Record, seg: int) -> None:
         self.seq += 1
@@ -333,42 +270,21 @@ class PaneState:
         return "" if label == "config unknown" else f" — {label}"
 
     def _tail(self, batch: LineBatch, tags: dict[int, str]) -> None:
-        lines = batch.lines
-        start = max(0, len(lines) - RAW_TAIL)
-        if start:
-            lines = lines[start:]
-        pending = self._pending
-        pending.append((self._raw_seq + 1, batch.first_line_no + start, lines, tags))
-        self._raw_seq += len(lines)
-        self._pending_n += len(lines)
-        while self._pending_n - len(pending[0][2]) >= RAW_TAIL:  # wholly pushed out already
-            self._pending_n -= len(pending.popleft()[2])
+        self._raw.add_lines(batch.lines, batch.first_line_no, tags)
 
     @property
     def raw(self) -> deque[RawLine]:
         """The last ``RAW_TAIL`` lines (and events, marks) of the log, oldest first."""
-        if self._pending:
-            skip = max(0, self._pending_n - RAW_TAIL)
-            for seq, no, lines, tags in self._pending:
-                k = min(skip, len(lines))
-                skip -= k
-                self._raw.extend(
-                    RawLine(seq + i, no + i, lines[i], tags.get(no + i, "line")) for i in range(k, len(lines))
-                )
-            self._pending.clear()
-            self._pending_n = 0
-        return self._raw
+        return self._raw.lines()
 
     def note_raw(self, text: str, kind: str = "event") -> None:
-        self.flush()
-        raw = self.raw  # the lines before it first
-        self._raw_seq += 1
-        raw.append(RawLine(self._raw_seq, None, text, kind))
+        self.flush()  # the lines held before it first
+        self._raw.note(text, kind)
         self.version += 1
 
     @property
     def raw_seq(self) -> int:
-        return self._raw_seq
+        return self._raw.seq
 
     @property
     def _fatal(self) -> bool:
