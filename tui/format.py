@@ -64,13 +64,15 @@ def segment_by_index(stats: SourceStats, index: int | None) -> Segment:
     return stats.current
 
 
-def pane_numbers(stats: SourceStats, index: int | None = None) -> dict[str, Any]:
-    """What the numbers block of a pane shows for segment ``index`` (None: the current one)."""
+def pane_numbers(stats: SourceStats, index: int | None = None, *, brief: bool = False) -> dict[str, Any]:
+    """What the numbers block of a pane shows for segment ``index`` (None: the current one).
+    ``brief``: only what a compact pane shows (the rate's definition, the normalised rate and the
+    pooled interval are left out as None: the definition's inference is the costly part)."""
     seg = segment_by_index(stats, index)
     m = seg.all
     al, ar, tp, run = m.accept_len, m.accept_rate, m.throughput, m.running_req
-    rd = seg.rate_definition()
-    tr = normalise_transform(rd.drafts_per_step)
+    rd = None if brief else seg.rate_definition()
+    tr = normalise_transform(rd.drafts_per_step) if rd is not None else None
     mean, hw = mean_hw(al)
     nmean, nhw = mean_hw(al, tr) if tr else (None, None)
     pmean, phw = mean_hw(ar)
@@ -87,7 +89,7 @@ def pane_numbers(stats: SourceStats, index: int | None = None) -> dict[str, Any]
     else:
         warning = None
     pooled = None
-    if m.pooled_len.n:
+    if m.pooled_len.n and not brief:
         ci = est.ci95()
         pooled = {
             "value": est.value,
@@ -114,23 +116,26 @@ def pane_numbers(stats: SourceStats, index: int | None = None) -> dict[str, Any]
             "total_n": stats.total.accept_len.n,
             "effective_n": al.estimate().ess,
             "pooled": pooled,
-            "estimator": "pooled" if pooled else "mean_of_lines",
+            "estimator": "pooled" if m.pooled_len.n else "mean_of_lines",
         },
         "accept_rate": {
             "last": ar.last,
             "printed_mean": pmean,
             "printed_hw": phw,
             "printed_n": ar.n,
-            "definition": rd.definition,
-            "definition_words": DEFINITION_WORDS.get(rd.definition or "", "definition unknown"),
+            "definition": rd.definition if rd else None,
+            "definition_words": DEFINITION_WORDS.get(rd.definition or "", "definition unknown")
+            if rd
+            else None,
             "normalised_mean": nmean,
             "normalised_hw": nhw,
-            "drafts_per_step": rd.drafts_per_step,
-            "how": rd.source,
+            "drafts_per_step": rd.drafts_per_step if rd else None,
+            "how": rd.source if rd else None,
         },
         "throughput": {"last": tp.last, "window": tp.window_mean, "mean": tp.mean, "n": tp.n},
         "running": {"last": run.last, "window": run.window_mean, "n": run.n},
         "warning": warning,
+        "brief": brief,
     }
 
 

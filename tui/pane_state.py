@@ -1,7 +1,10 @@
 """What one pane knows about its source, in bounded memory (pure Python: no Textual here).
 
-The source worker hands every batch to :meth:`PaneState.feed_lines` / :meth:`PaneState.on_event`;
-the screen renders from this object a few times a second. The statistics are the core's
+The source worker hands every batch to :meth:`PaneState.feed_lines` (a live write or two:
+:meth:`PaneState.hold`, folded at the screen's next tick; a replay's whole buffer:
+:meth:`PaneState.feed_buffer`) and every event to :meth:`PaneState.on_event`; the screen renders
+from this object a few times a second. The history and the raw tail are made when read, so lines
+that a flood pushes out before then cost little. The statistics are the core's
 (:class:`tui.core.stats.SourceStats` fed by :class:`tui.core.parsing.LineParser`, exactly as
 ``specwatch stream`` and ``summary`` feed them), so the numbers on screen are the numbers of
 ``specwatch summary --json`` for the same input. On top of them this keeps, for charts, the log
@@ -19,42 +22,27 @@ from __future__ import annotations
 
 import time
 from collections import deque
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
+from tui.core.columns import RecordColumns
 from tui.core.logclock import LogClock, duration
 from tui.core.parsing import LineParser
-from tui.core.records import Malformed, Marker, Record
+from tui.core.records import Item, Malformed, Marker, Record
 from tui.core.sanitize import number
 from tui.core.sources.base import EventKind, LineBatch, SourceEvent
 from tui.core.stats import SourceStats
 from tui.core.stats.compare import ESTIMATOR_WORDS, compare_accept_len
 from tui.core.stats.segments import Segment
+from tui.pane_recent import HISTORY, RAW_TAIL, History, Point, RawLine, RawTail
 
-HISTORY = 10_000  # recent records per pane (charts, CSV export)
-RAW_TAIL = 10_000  # recent log lines per pane (the log tail's scroll-back)
+__all__ = ["HISTORY", "RAW_TAIL", "Notice", "PaneState", "Point", "RawLine"]
+
+if TYPE_CHECKING:
+    from tui.pane_bulk import BulkFeeder
+
 MAX_NOTICES = 32
-
-
-class Point(NamedTuple):
-    """One record, as charts and the CSV export need it."""
-
-    seq: int  # 1-based record number in this pane (the chart's x axis)
-    line_no: int
-    timestamp: float | None
-    segment: int
-    rank: str | None
-    accept_len: float | None
-    accept_rate: float | None
-    throughput: float | None
-    running_req: int | None
-
-
-class RawLine(NamedTuple):
-    seq: int  # running number of raw lines in this pane
-    line_no: int | None
-    text: str
-    kind: str  # "line", "metric", "marker", "malformed", "event", "stderr", "mark"
 
 
 @dataclass(slots=True)
@@ -84,8 +72,8 @@ class PaneState:
         self.where = where
         self.replay = replay
         self.source = source  # the Source object (replay control), when the app opened it
-        self.history: deque[Point] = deque(maxlen=HISTORY)
-        self.raw: deque[RawLine] = deque(maxlen=RAW_TAIL)
+        self._history = History()  # the newest records, for the charts and the CSV export
+        self._raw = RawTail()  # the newest lines, for the log tail
         self.marks: deque[tuple[int, int, str]] = deque(maxlen=100)  # (seq, number, text)
         self.file_marks: deque[tuple[int, str]] = deque(maxlen=100)  # (seq, "truncated" / ...)
         self.clock = LogClock()  # the newest line's own timestamp (idle by the log's clock)
@@ -98,16 +86,18 @@ class PaneState:
         self.idle_since: float | None = None
         self.lines = 0
         self.version = 0  # bumped on every change: the screen re-renders only what changed
+        self._bulk: BulkFeeder | None = None  # whole buffers (tui.pane_bulk), made when one comes
+        self._held: list[tuple[LineBatch, float, float]] = []  # (batch, wall, monotonic): see hold()
+        self.held_lines = 0
         self._reset_stats()
 
     def _reset_stats(self) -> None:
         self.parser = LineParser(self.label)
         self.stats = SourceStats(self.label, self.label)
-        self.history.clear()
+        self._history.clear()
         self.file_marks.clear()
         self.boundaries: deque[tuple[int, int]] = deque(maxlen=500)  # (first seq, segment index)
         self.seq = 0
-        self._raw_seq = self.raw[-1].seq if self.raw else 0
         self._seen_segment = 0
         self._said_significant: set[tuple[int, int]] = set()
         self._said_stuck: set[int] = set()
@@ -116,18 +106,81 @@ class PaneState:
     # -- feeding ----------------------------------------------------------------------------
     def feed_lines(self, batch: LineBatch) -> None:
         """Parse a batch of lines into the statistics and the recent history."""
-        items = self.parser.feed_batch(batch)
+        self.flush()
+        self._feed([(batch, time.time(), time.monotonic())])
+
+    def hold(self, batch: LineBatch) -> None:
+        """Keep a small batch of a live source until :meth:`flush` (the screen flushes every pane
+        at its tick, before it draws): the lines that arrive one write at a time between two
+        ticks go into the statistics as one run, not one each, and nothing is shown later for it.
+        Anything else that comes (an event, a mark, a batch that does not continue the held ones)
+        flushes them first, so the order of everything is kept."""
+        if self._held:
+            last = self._held[-1][0]
+            if (batch.path, batch.kind, batch.first_line_no) != (
+                last.path,
+                last.kind,
+                last.first_line_no + len(last.lines),
+            ):
+                self.flush()
+        self._held.append((batch, time.time(), time.monotonic()))
+        self.held_lines += len(batch.lines)
+
+    def flush(self) -> None:
+        """Feed the held batches (see :meth:`hold`)."""
+        if self._held:
+            held, self._held = self._held, []
+            self.held_lines = 0
+            self._feed(held)
+
+    def _feed(self, batches: list[tuple[LineBatch, float, float]]) -> None:
+        """Consecutive batches of one file, each with its arrival (wall, monotonic)."""
+        items: list[Item] = []
+        for batch, wall, mono in batches:
+            items += self.parser.feed_batch(batch)
+            self._arrived(batch, wall, mono)
+        tags: dict[int, str] = {}
+        self.fold_items(items, tags)
+        for batch, _, _ in batches:
+            self._tail(batch, tags)
+        self.version += 1
+
+    def feed_buffer(self, batch: LineBatch) -> bool:
+        """The whole buffer of a batch that has one (``batch.data``: a replay at full speed) through
+        the whole-buffer scanner, as ``summary`` reads it (:mod:`tui.pane_bulk`); the same
+        statistics, history and tail as :meth:`feed_lines`. False (nothing done) when the scanner
+        refuses it: then the caller feeds its lines."""
+        if batch.data is None or batch.kind != "log" or not batch.lines:
+            return False
+        from tui import pane_bulk  # the summary machinery: loaded when the first buffer comes
+
+        sc = pane_bulk.scan(self, batch.data)
+        if sc is None:
+            return False
+        self.flush()
+        if self._bulk is None:
+            self._bulk = pane_bulk.BulkFeeder(self)
+        self._arrived(batch, time.time(), time.monotonic())
+        tags: dict[int, str] = {}
+        self._bulk.fold(sc, batch.data, batch.offsets[0], batch.first_line_no, tags)
+        self._tail(batch, tags)
+        self.version += 1
+        return True
+
+    def _arrived(self, batch: LineBatch, wall: float, mono: float) -> None:
         self.lines += len(batch.lines)
-        now = time.monotonic()
-        self.last_data = now
+        self.last_data = mono
         if not self.replay:  # a replay is not live: its status is the playhead, not an age
-            self.clock.observe(batch, time.time(), now)
+            self.clock.observe(batch, wall, mono)
         if self.status in (CONNECTING, IDLE, WAITING, RECONNECTING) or (
             self.status == ERROR and not self._fatal
         ):
             self.status, self.status_message, self.idle_since = LIVE, "", None
+
+    def fold_items(self, items: Iterable[Item], tags: dict[int, str]) -> None:
+        """Parsed items in line order into the statistics, the history and ``tags`` (line number
+        -> metric / marker / malformed)."""
         stats = self.stats
-        tags: dict[int, str] = {}
         run: list[Record] = []  # consecutive records: they go into the statistics as columns
         for it in items:
             if isinstance(it, Record):
@@ -137,19 +190,13 @@ class PaneState:
                 self._fold(run, tags)
                 run = []
             stats.feed((it,))
-            seg = stats.current.index
-            self._note_segment(seg)
-            if isinstance(it, Record):
-                self._point(it, seg)
-                tags[it.line_no] = "metric"
-            elif isinstance(it, Marker):
+            self._note_segment(stats.current.index)
+            if isinstance(it, Marker):
                 tags[it.line_no] = "marker"
             elif isinstance(it, Malformed):
                 tags[it.line_no] = "malformed"
         if run:
             self._fold(run, tags)
-        self._tail(batch, tags)
-        self.version += 1
 
     def _fold(self, recs: list[Record], tags: dict[int, str]) -> None:
         """Add a run of consecutive records (no marker between them) to the statistics, through
@@ -162,6 +209,28 @@ class PaneState:
             if r.kind != "request":  # one request is not an interval: not a point of the charts
                 self._point(r, index)
             tags[r.line_no] = "metric"
+
+    def fold_columns(self, cols: RecordColumns, raws: Sequence[str] | None, tags: dict[int, str]) -> None:
+        """A run of records already in columns (a scanned buffer): the statistics take it as it is;
+        the history gets its newest ``HISTORY`` points, ``tags`` its newest ``RAW_TAIL`` lines."""
+        index = self.stats.current.index
+        self._note_segment(index)
+        self.stats.add_columns(cols, raws)
+        n = cols.n
+        nos = cols.line_nos
+        if nos is not None:
+            base = cols.line_base
+            for x in nos[-RAW_TAIL:]:
+                tags[base + int(x)] = "metric"
+        if cols.kind == "request" or not n:  # not points of the charts (see _fold)
+            return
+        self._history.add_run(cols, self.seq, index)  # Points made when the history is read
+        self.seq += n
+
+    @property
+    def history(self) -> deque[Point]:
+        """The newest ``HISTORY`` records as Points, oldest first."""
+        return self._history.points()
 
     def _point(self, r: Record, seg: int) -> None:
         self.seq += 1
@@ -201,22 +270,21 @@ class PaneState:
         return "" if label == "config unknown" else f" — {label}"
 
     def _tail(self, batch: LineBatch, tags: dict[int, str]) -> None:
-        lines = batch.lines
-        start = max(0, len(lines) - RAW_TAIL)
-        no = batch.first_line_no + start
-        for text in lines[start:]:
-            self._raw_seq += 1
-            self.raw.append(RawLine(self._raw_seq, no, text, tags.get(no, "line")))
-            no += 1
+        self._raw.add_lines(batch.lines, batch.first_line_no, tags)
+
+    @property
+    def raw(self) -> deque[RawLine]:
+        """The last ``RAW_TAIL`` lines (and events, marks) of the log, oldest first."""
+        return self._raw.lines()
 
     def note_raw(self, text: str, kind: str = "event") -> None:
-        self._raw_seq += 1
-        self.raw.append(RawLine(self._raw_seq, None, text, kind))
+        self.flush()  # the lines held before it first
+        self._raw.note(text, kind)
         self.version += 1
 
     @property
     def raw_seq(self) -> int:
-        return self._raw_seq
+        return self._raw.seq
 
     @property
     def _fatal(self) -> bool:
@@ -224,6 +292,7 @@ class PaneState:
 
     def on_event(self, ev: SourceEvent) -> None:
         """A source event: statistics first (new segments), then the status it implies."""
+        self.flush()
         kind = ev.kind
         if kind == EventKind.SEEK and ev.data.get("reset"):
             self._reset_stats()
@@ -287,6 +356,7 @@ class PaneState:
 
     def on_finished(self, error: str | None = None) -> None:
         """The source's iterator ended (or raised)."""
+        self.flush()
         if error and self.error is None:
             self.error = error
             self.status, self.status_message = ERROR, error
@@ -300,6 +370,7 @@ class PaneState:
         self.on_event(SourceEvent(self.label, EventKind.RESTARTED, "restart marked by you"))
 
     def add_mark(self, number: int, text: str) -> None:
+        self.flush()  # the mark comes after every line that came before it
         self.marks.append((self.seq, number, text))
         self.note_raw(f"── mark {number}: {text}", "mark")
 

@@ -251,6 +251,8 @@ CSV_FIELDS = [
 
 def export_csv(self: WatchScreen) -> None:
     """The records kept for the charts (the newest ones of each pane) as one CSV file."""
+    for st in self.states:  # with the lines held since the last tick
+        st.flush()
     directory = self.app.save_dir  # type: ignore[attr-defined]
     path = directory / f"specwatch-records-{time.strftime('%Y%m%d-%H%M%S')}.csv"
     rows = 0

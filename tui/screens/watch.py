@@ -48,9 +48,12 @@ TICK = 0.25  # seconds between renders: headers (status, counts) at 4 Hz however
 NUMBERS_EVERY = 2  # ticks between renders of the numbers and the log tail (2 Hz)
 SPARK_EVERY = 2  # ticks between sparkline renders (2 Hz)
 CHART_EVERY = 4  # ticks between chart renders (1 Hz)
-GRID_PANES = 4  # beyond this many panes ...
-NUMBERS_EVERY_GRID = 4  # ... the numbers of panes other than the focused one are drawn at 1 Hz
+GRID_PANES = 4  # beyond this many panes, those other than the focused one are drawn slower:
+NUMBERS_EVERY_GRID = 4  # numbers at 1 Hz,
+SPARK_EVERY_GRID = 4  # sparklines at 1 Hz,
+CHART_EVERY_GRID = 8  # charts at 0.5 Hz (a chart is the most costly part to draw)
 SLICE = 100  # lines parsed between two yields to the event loop (keys stay responsive)
+BULK = 512 << 10  # bytes of a buffer scanned between two yields (a replay at max speed)
 BURST = 0.020  # seconds of parsing after which a source rests briefly, so the UI's messages flow
 MAX_NOTICES_PER_TICK = 3
 
@@ -130,6 +133,7 @@ class WatchScreen(Screen):
         self.marks = 0
         self.ticks = 0
         self._on_screen_before: set[int] = set()  # panes visible at the last tick
+        self._panes: list[SourcePane] = []
         self.render_seconds = 0.0
         self.tick_log: deque[tuple[float, float]] = deque(
             maxlen=2000
@@ -199,7 +203,10 @@ class WatchScreen(Screen):
 
     @property
     def panes(self) -> list[SourcePane]:
-        return list(self.query(SourcePane))
+        """The source panes in order (composed once; a DOM query costs ~3 ms a tick in a grid)."""
+        if len(self._panes) != len(self.states):
+            self._panes = list(self.query(SourcePane))
+        return list(self._panes)
 
     # -- sources -----------------------------------------------------------------------------
     async def _run_source(self, i: int) -> None:
@@ -216,7 +223,7 @@ class WatchScreen(Screen):
         async def rest() -> None:
             nonlocal burst
             if time.perf_counter() - burst > BURST:
-                await asyncio.sleep(0.004)  # a real pause: key presses and renders get through
+                await asyncio.sleep(0.001)  # a real pause: key presses and renders get through
                 burst = time.perf_counter()
             else:
                 await asyncio.sleep(0)
@@ -224,19 +231,25 @@ class WatchScreen(Screen):
         try:
             async for batch in src:
                 if isinstance(batch, LineBatch):
-                    if len(batch.lines) <= SLICE:
-                        state.feed_lines(batch)
-                    else:
-                        for k in range(0, len(batch.lines), SLICE):
-                            state.feed_lines(
-                                replace(
-                                    batch,
-                                    lines=batch.lines[k : k + SLICE],
-                                    offsets=batch.offsets[k : k + SLICE],
-                                    first_line_no=batch.first_line_no + k,
-                                )
-                            )
+                    for part in self._pieces(batch):
+                        if state.feed_buffer(part):  # a buffer scanned whole (a replay at max speed)
                             await rest()
+                        elif len(part.lines) <= SLICE:  # a live write or two: fed at the tick, as one
+                            state.hold(part)
+                            if state.held_lines >= SLICE:
+                                state.flush()
+                        else:
+                            for k in range(0, len(part.lines), SLICE):
+                                state.feed_lines(
+                                    replace(
+                                        part,
+                                        lines=part.lines[k : k + SLICE],
+                                        offsets=part.offsets[k : k + SLICE],
+                                        first_line_no=part.first_line_no + k,
+                                        data=None,
+                                    )
+                                )
+                                await rest()
                 else:
                     state.on_event(batch)
                     self.post_message(SourceStatusChanged(i, state.status, batch.message))
@@ -253,24 +266,34 @@ class WatchScreen(Screen):
                 pass
         self.post_message(SourceFinished(i, state.error))
 
+    @staticmethod
+    def _pieces(batch: LineBatch) -> list[LineBatch]:
+        """A batch with its buffer (a replay at max speed) in pieces of ``BULK`` bytes."""
+        if batch.data is None:
+            return [batch]
+        from tui import pane_bulk  # the summary machinery: loaded when the first buffer comes
+
+        return pane_bulk.pieces(batch, BULK)
+
     # -- the tick ----------------------------------------------------------------------------
     def _on_timer(self) -> None:
-        """The cadence: headers every tick; numbers and log tail every NUMBERS_EVERY ticks (every
-        NUMBERS_EVERY_GRID ticks in a grid of more than GRID_PANES panes, the focused one excepted); each pane's sparklines every
-        SPARK_EVERY ticks and its chart every CHART_EVERY ticks, the panes out of phase so that no
-        tick draws every chart."""
+        """The cadence: headers every tick; numbers and log tail every NUMBERS_EVERY ticks, each
+        pane's sparklines every SPARK_EVERY ticks and its chart every CHART_EVERY ticks (in a grid
+        of more than GRID_PANES panes, the ``*_GRID`` cadences for all but the focused pane), the
+        panes out of phase so that no tick draws every chart."""
         n = self.ticks
-        every = NUMBERS_EVERY_GRID if len(self.states) > GRID_PANES else NUMBERS_EVERY
+        grid = len(self.states) > GRID_PANES
         focused = self.focused_pane().index
-        self.tick(
-            lambda i: frozenset(
-                ({NUMBERS} if (n + i) % (NUMBERS_EVERY if i == focused else every) == 0 else set())
-                | ({SPARKS} if (n + i) % SPARK_EVERY == 0 else set())
-                | ({CHART} if (n + i) % CHART_EVERY == 0 else set())
-            ),
-            compare_chart=n % CHART_EVERY == 0,
-            scheduled=True,
-        )
+
+        def parts(i: int) -> frozenset[str]:
+            slow = grid and i != focused
+            return frozenset(
+                ({NUMBERS} if (n + i) % (NUMBERS_EVERY_GRID if slow else NUMBERS_EVERY) == 0 else set())
+                | ({SPARKS} if (n + i) % (SPARK_EVERY_GRID if slow else SPARK_EVERY) == 0 else set())
+                | ({CHART} if (n + i) % (CHART_EVERY_GRID if slow else CHART_EVERY) == 0 else set())
+            )
+
+        self.tick(parts, compare_chart=n % CHART_EVERY == 0, scheduled=True)
 
     def tick(
         self,
@@ -283,6 +306,8 @@ class WatchScreen(Screen):
         due (every part by default: what a key press does)."""
         t0 = time.perf_counter()
         self.ticks += 1
+        for st in self.states:  # the lines held since the last tick (PaneState.hold), before drawing
+            st.flush()
         now = time.monotonic()
         panes = [p for p in self.panes if self.on_screen(p)]
         for pane in panes:
@@ -296,9 +321,9 @@ class WatchScreen(Screen):
             ]
             self._on_screen_before = {pane.index for pane in panes}
             scaled = compare_chart or any(SPARKS in d or CHART in d for d in due)
-            scales = self._scales = (
-                self.scales() if scaled else self._scales
-            )  # only sparklines and charts use them
+            if scaled:  # only sparklines and charts use them; only their panes' ranges are read again
+                self._scales = self.scales({p.index for p, d in zip(panes, due) if SPARKS in d or CHART in d})
+            scales = self._scales
             for pane, d in zip(panes, due):
                 pane.show_data(scales, parts=d)
             self._show_compare(scales, ALL_PARTS if compare_chart else frozenset({NUMBERS}))
@@ -332,15 +357,17 @@ class WatchScreen(Screen):
         st = pane.state
         return f"{st.lines:,} lines · {st.stats.records:,} records"
 
-    def scales(self) -> dict[str, tuple[float, float]]:
+    def scales(self, due: set[int] | None = None) -> dict[str, tuple[float, float]]:
         """Shared y-scales: panes side by side are drawn on the same axis (the data's range,
-        rounded out, over every pane). Each pane's range is computed again only when it changed."""
+        rounded out, over every pane). A pane's range is computed again only when it changed and
+        the pane is in ``due`` (None: every pane), i.e. when it is about to draw with it; until
+        then the range it had at its last drawing stands for it."""
         al: list[tuple[float, float]] = []
         ar: list[tuple[float, float]] = []
         tp: list[tuple[float, float]] = []
         for i, st in enumerate(self.states):
             version, ranges = self._ranges[i]
-            if version != st.version:
+            if version != st.version and (due is None or i in due or version < 0):
                 pts = recent(st, SCALE_POINTS)
                 ranges = (
                     _min_max(p.accept_len for p in pts),

@@ -42,7 +42,7 @@ class NumbersPanel(Static):
             return
         self._shown = key
         self.values, self._pinned = v, pinned
-        if compact:
+        if compact or v.get("brief"):  # (brief numbers in a panel just grown: the short form until the next)
             text = self.compact_text(v, self.size.width or 40)
             self._put(text, text.plain.count("\n") + 1)
             return

@@ -141,7 +141,9 @@ class SourcePane(Vertical, can_focus=True):
             sel = self.selected = None
         if NUMBERS in parts and (force or st.version != self._version):
             self._version = st.version
-            self.query_one(NumbersPanel).show(pane_numbers(stats, sel), pinned=sel is not None)
+            numbers = self.query_one(NumbersPanel)
+            brief = numbers.has_class("-compact")  # a compact pane shows fewer numbers: only those
+            numbers.show(pane_numbers(stats, sel, brief=brief), pinned=sel is not None)
             verdict = self.query_one("#verdict", Static)
             line = verdict_line(segment_verdict(stats), max(1, verdict.size.width or 200))
             if line.plain != self._verdict:

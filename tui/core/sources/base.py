@@ -64,6 +64,10 @@ class LineBatch:
     scrape) send ``"metrics"`` batches whose lines are JSON objects of
     :class:`tui.core.records.RecordModel` fields: the line parser turns them into records marked
     ``kind="metrics"``, so every consumer that feeds batches to a parser handles them unchanged.
+
+    ``data`` (optional): the same lines as the bytes read, each ending in a newline, from a reader
+    that has them in one buffer (a replay at full speed): a consumer may scan the buffer whole
+    (:mod:`tui.core.parsing.fastscan`) instead of parsing ``lines`` one by one. None otherwise.
     """
 
     source: str
@@ -72,6 +76,7 @@ class LineBatch:
     first_line_no: int
     path: str | None = None
     kind: str = "log"
+    data: bytes | None = None
 
     def __len__(self) -> int:
         return len(self.lines)
