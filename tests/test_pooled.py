@@ -288,3 +288,29 @@ def test_pane_warning_uses_the_effective_n():
     assert w is not None and "n=60 but consecutive values are strongly correlated" in w
     flat = stats_of([sglang(f"{2.0 + 0.5 * ((i * 7919) % 13) / 13:.2f}") for i in range(60)])
     assert pane_numbers(flat)["warning"] is None
+
+
+def test_pooled_effective_n_is_about_n_for_independent_intervals_at_any_length():
+    """Beyond UNITS intervals the batches hold several intervals each; the effective sample size
+    of the pooled ratio must still be about n for independent intervals (it once shrank as
+    n / size², so a long vLLM log read as '1 independent value' and every A/B verdict as
+    insufficient)."""
+    import random
+
+    from tui.core.stats.compare import HIGHER, compare
+    from tui.core.stats.pooled import RatioSeries
+
+    def series(seed: int, p: float, n: int) -> RatioSeries:
+        rng = random.Random(seed)
+        drafts = [float(rng.randint(20, 400)) for _ in range(n)]
+        accepted = [float(sum(rng.random() < p for _ in range(3)) * d // 3) for d in drafts]
+        s = RatioSeries(1.0)
+        for i in range(0, n, 997):  # in runs, as the readers add them
+            s.add_many(accepted[i : i + 997], drafts[i : i + 997])
+        return s
+
+    for n in (500, 5_000, 60_000):
+        e = series(1, 0.6, n).estimate()
+        assert e.ess is not None and 0.5 * n <= e.ess <= n, (n, e.ess)
+    a, b = series(2, 0.6, 60_000).estimate(), series(3, 0.62, 60_000).estimate()
+    assert compare(a, b).verdict == HIGHER

@@ -223,8 +223,10 @@ def ratio_estimate(
     var_z, indep, phi, k = r
     d_bar = math.fsum(d_s) / m
     var = var_z / (d_bar * d_bar)
-    # Effective values: the per-line variance of the linearised values over var(R).
-    zz = math.fsum(map(mul, z, z)) / max(1, m - 1) / (d_bar * d_bar) / b.size
+    # Effective values: the per-line variance of the linearised values over var(R). A batch sum
+    # of ``size`` lines has ``size`` times a line's variance, and a line's drafts are d̄ / size:
+    # per line, var(z_j) / size / (d̄ / size)² = var(z_j) · size / d̄².
+    zz = math.fsum(map(mul, z, z)) / max(1, m - 1) * b.size / (d_bar * d_bar)
     ess = float(n) if var == 0.0 else min(float(n), zz / var)
     method = (
         f"ratio of sums, delta method over {m // k} batches of {b.size * k}, lag-1 autocorrelation {phi:.2f}"
