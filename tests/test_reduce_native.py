@@ -29,7 +29,7 @@ from tui.core.summary_scan import iter_chunks, prepare
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = sorted((ROOT / "sample_logs").glob("*.log"))
-REAL = sorted((ROOT.parent / "shared" / "reference" / "real_logs").glob("*"))
+REAL = sorted((ROOT / "tests" / "fixtures" / "real_logs").glob("*"))  # kept in the repository
 
 if P._native is None and os.environ.get("CI", "").lower() == "true":  # CI builds it: a missing build fails
     raise RuntimeError("the native extensions were not built (pip install -e . compiles them)")
@@ -207,6 +207,10 @@ def test_logs_reduce_natively_to_the_same_result(path):
             compared += 1
     if path in SAMPLES:
         assert compared, "no run of a sample log took the native reduction"
+
+
+def test_the_real_logs_are_there():
+    assert len(REAL) >= 20  # the parametrisation above must not shrink to nothing
 
 
 def test_summary_is_the_same_without_the_native_reduction(tmp_path, monkeypatch):
