@@ -5,8 +5,9 @@ Files are read in chunks of whole lines. Each chunk goes through the whole-buffe
 each run of records is reduced for the statistics where it is scanned (natively when the
 extensions are built). Large files are scanned by threads (one per core, as many as memory
 allows; the scanner and the reduction run without the GIL) while the calling thread folds the
-results into the statistics in file order, with a bounded number of chunks in flight. Every run of records enters the statistics through
-``SourceStats.add_columns``; markers and malformed lines between runs through ``SourceStats.feed``.
+results into the statistics in file order, with a bounded number of ranges in flight. Every run
+of records enters the statistics through ``SourceStats.add_columns``; markers and malformed
+lines between runs through ``SourceStats.feed``.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from tui.core.summary_scan import (
     prepare,
     without_timestamps,
 )
-from tui.core.summary_threads import ScanThreads, range_size
+from tui.core.summary_threads import Pending, ScanThreads, range_size
 from tui.core.summary_threads import ranges as scan_ranges
 from tui.core.summary_threads import workers as default_workers
 
@@ -308,20 +309,20 @@ def summarize_file(
         # stamps is the one the Summarizer's parser will hint).
         pool = ScanThreads(nw, f.fileno(), TimestampReader(None, ref_time).year_hint)
         try:
-            inflight: deque = deque()
+            inflight: deque[Pending] = deque()
             todo = iter(ranges)
             for start, end in todo:
-                inflight.append((start, end, pool.submit(start, end)))
+                inflight.append(pool.submit(start, end))
                 if len(inflight) > nw:
                     break
             s = Summarizer(source or path, label, ref_time=ref_time)
             _load_reduction()
             pool.open_gate()
             for start, end in todo:
-                inflight.append((start, end, pool.submit(start, end)))
-                _fold_one(s, f, inflight)
+                inflight.append(pool.submit(start, end))
+                _fold_parts(s, f, inflight.popleft())
             while inflight:
-                _fold_one(s, f, inflight)
+                _fold_parts(s, f, inflight.popleft())
         finally:  # on Ctrl-C or SIGTERM too: the ranges not begun are dropped
             pool.close()
     return s
@@ -332,9 +333,10 @@ def _load_reduction() -> None:
     import tui.core.stats.precompute  # noqa: F401
 
 
-def _fold_one(s: Summarizer, f: BinaryIO, inflight: deque) -> None:
-    _, _, res = inflight.popleft()
-    for part in res.get():
+def _fold_parts(s: Summarizer, f: BinaryIO, pending: Pending) -> None:
+    """A range's parts in order: scanned ones folded, the others (and any the fold refuses)
+    read again and fed line by line."""
+    for part in pending.get():
         start, end = part.start, part.end
         if part.ready is not None and s._apply_scan(part.ready, partial(_read, f, start, end)):
             s.bytes += end - start

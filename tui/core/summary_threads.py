@@ -136,7 +136,7 @@ def _slow_part(parts: list[Part], start: int, end: int) -> None:
         parts.append(Part(start, end, None))
 
 
-class _Pending:
+class Pending:
     """The result of one submitted range, once a scanning thread has it."""
 
     __slots__ = ("_done", "_value", "_error")
@@ -158,7 +158,7 @@ class _Pending:
 
 class ScanThreads:
     """``n`` daemon threads scanning submitted ranges of the file open as ``fd``; results are
-    read back with :meth:`_Pending.get` (summary reads them in file order).
+    read back with :meth:`Pending.get` (summary reads them in file order).
 
     A thread scans a range (:func:`scan_range`: native code, no import needed) at once, but
     reduces its runs (:func:`finish`, which needs the statistics) only after :meth:`open_gate`:
@@ -175,8 +175,8 @@ class ScanThreads:
         for t in self._threads:
             t.start()
 
-    def submit(self, start: int, end: int) -> _Pending:
-        p = _Pending()
+    def submit(self, start: int, end: int) -> Pending:
+        p = Pending()
         self._tasks.put((p, start, end))
         return p
 
