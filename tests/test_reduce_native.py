@@ -263,3 +263,14 @@ def test_batches_are_the_same_with_the_native_helpers(runs):
             estimate._native = saved
 
     same(batches(estimate._native), batches(None))
+
+
+def test_row_lengths_and_flat_rows_read_lists_and_flat_rows_alike():
+    from tui.core.columns import FlatRows, flat_rows, row_lengths
+
+    rows = [(0.5, 0.25), (1.0, 0.0)]
+    flat = FlatRows(array("d", [0.5, 0.25, 1.0, 0.0]), 2)
+    assert row_lengths(rows) == row_lengths(flat) == {2}
+    assert flat_rows(rows) == flat_rows(flat) == (array("d", [0.5, 0.25, 1.0, 0.0]), 2)
+    assert row_lengths([(0.5,), None]) == {1, 0} and flat_rows([(0.5,), None]) is None
+    assert flat_rows([(0.5,), (0.5, 0.5)]) is None and row_lengths(None) == set()

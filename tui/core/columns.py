@@ -99,6 +99,34 @@ class FlatRows(Sequence[tuple[float, ...]]):
         return f"FlatRows({list(self)!r})"
 
 
+def row_lengths(rows: Sequence[tuple[float, ...] | None] | None) -> set[int]:
+    """The lengths of the per-position rows (0 for a record without one), at C speed; FlatRows
+    answer from their k."""
+    if rows is None:
+        return set()
+    if isinstance(rows, FlatRows):
+        return {rows.k} if len(rows) else set()
+    return set(map(len, (r or () for r in rows)))
+
+
+def flat_rows(rows: Sequence[tuple[float, ...] | None] | None) -> tuple[array, int] | None:
+    """The rows as one flat array and their k, when every record has a row of the same k >= 1;
+    else None."""
+    if isinstance(rows, FlatRows):
+        return rows.flat, rows.k
+    ks = row_lengths(rows)
+    if len(ks) != 1 or 0 in ks:
+        return None
+    return array("d", [x for r in rows or () for x in r or ()]), ks.pop()
+
+
+def doubles(raw: bytes) -> array:
+    """An ``array('d')`` of the native code's bytes of doubles."""
+    a = array("d")
+    a.frombytes(raw)
+    return a
+
+
 @dataclass(slots=True)
 class RecordColumns:
     """A run of consecutive records of one segment, column by column.

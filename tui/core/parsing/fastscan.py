@@ -26,7 +26,7 @@ from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from tui.core.columns import NUMERIC_FIELDS, FlatRows, RecordColumns
+from tui.core.columns import NUMERIC_FIELDS, FlatRows, RecordColumns, doubles
 from tui.core.parsing import grammar
 from tui.core.parsing.timestamps import TimestampReader
 from tui.core.records import RATE_DRAFTS
@@ -162,13 +162,8 @@ def _from_native(r: tuple, year: int) -> Scan:
     n_lines, family, n, line_nos, cols, tags, tag_idx, pp, pp_k, vllm = r
     if not n:
         return Scan(n_lines, [], _edge(vllm, year) if vllm else None)
-    values = {}
-    for name, raw in zip(NUMERIC_FIELDS, cols):
-        a = array("d")
-        a.frombytes(raw)
-        values[name] = a
-    eng = array("d")
-    eng.frombytes(cols[len(NUMERIC_FIELDS)])
+    values = {name: doubles(raw) for name, raw in zip(NUMERIC_FIELDS, cols)}
+    eng = doubles(cols[len(NUMERIC_FIELDS)])
     nos = array("q")
     nos.frombytes(line_nos)
     if family == 1:
@@ -176,8 +171,7 @@ def _from_native(r: tuple, year: int) -> Scan:
         ranks: list[str | None] = [names[i] for i in tag_idx] if len(names) > 1 else [names[0]] * n
         rc = RecordColumns("sglang", "decode", n, values, ranks, None, None, False, nos, n_lines)
         return Scan(n_lines, [rc])
-    flat = array("d")
-    flat.frombytes(pp)
+    flat = doubles(pp)
     per_pos: Sequence[tuple[float, ...] | None]
     k0 = pp_k[0]
     if pp_k.count(k0) == n:  # one k throughout (the usual case): kept flat

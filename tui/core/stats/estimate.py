@@ -40,6 +40,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from operator import add, mul, sub
 
+from tui.core.columns import doubles
 from tui.core.stats.tdist import t975
 
 try:  # the optional native helpers (setup.py): the same subtractions and additions, at C speed
@@ -134,12 +135,7 @@ class Batches:
     def _halve(self) -> None:
         """Neighbouring batches joined: half as many, twice as long."""
         if _native is not None:
-            halved = []
-            for s in self.sums:
-                a = array("d")
-                a.frombytes(_native.pairs(s))
-                halved.append(a)
-            self.sums = halved
+            self.sums = [doubles(_native.pairs(s)) for s in self.sums]
         else:
             self.sums = [array("d", map(add, s[0::2], s[1::2])) for s in self.sums]
         self.size *= 2

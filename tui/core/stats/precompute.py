@@ -6,10 +6,10 @@ columns) runs the per-value check with the bounds that need no knowledge of the 
 reduces the values to what every statistic merges; for a run in the common form the native
 reduction (``_reduce.c``, without the GIL for its checks) gives the same result as the Python
 code, bit for bit. ``add_columns`` then only merges — provided nothing was refused (a refusal is
-quoted with its line, which only the reader that folds can number) and either the run needs nothing from the segment
-(:func:`depth_free`) or it is an SGLang run (its drafts need no completion from k) within the
-segment's own bounds (accept len ≤ k + 1, checked on the maximum); otherwise it checks again
-itself. The result is the same either way (tests/test_pooled.py).
+quoted with its line, which only the reader that folds can number) and either the run needs
+nothing from the segment (:func:`depth_free`) or it is an SGLang run (its drafts need no
+completion from k) within the segment's own bounds (accept len ≤ k + 1, checked on the maximum);
+otherwise it checks again itself. The result is the same either way (tests/test_pooled.py).
 """
 
 from __future__ import annotations
@@ -18,10 +18,9 @@ import math
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import chain
 from typing import cast
 
-from tui.core.columns import FlatRows, RecordColumns
+from tui.core.columns import RecordColumns, doubles, flat_rows, row_lengths
 from tui.core.stats.checks import RANGES, Refused, all_nan, clean
 from tui.core.stats.load import BinChunks, bin_chunks
 from tui.core.stats.metrics import SERIES, Prepared, prepare
@@ -54,8 +53,7 @@ def depth_free(cols: RecordColumns) -> bool:
     drafted tokens: the segment's k changes nothing in it."""
     if cols.family == "sglang" or cols.cumulative or cols.per_position is None:
         return False
-    rows_there = isinstance(cols.per_position, FlatRows) or all(cols.per_position)
-    if not rows_there or not all_nan(cols.values["accept_len_derived"]):
+    if 0 in row_lengths(cols.per_position) or not all_nan(cols.values["accept_len_derived"]):
         return False
     nd, dr = cols.values["num_drafts"], cols.values["drafted"]
     if not math.isnan(sum(nd)):  # every drafts count there (the usual case, at C speed)
@@ -107,19 +105,12 @@ def _native_precompute(cols: RecordColumns, free: bool) -> Precomputed | None:
     is not in that form (the Python code then reduces it, or leaves it to ``add_columns``)."""
     if cols.printed_nan or cols.cumulative:
         return None
-    pp = cols.per_position
-    flat: array | None = None
-    k = 0
-    if isinstance(pp, FlatRows):  # the scanners' form: one k throughout
-        flat, k = pp.flat, pp.k
-    elif pp is not None:
-        if not all(pp):
+    flat, k = None, 0
+    if cols.per_position is not None:
+        rows = flat_rows(cols.per_position)
+        if rows is None:
             return None
-        rows = cast("list[tuple[float, ...]]", pp)
-        k = len(rows[0])
-        if min(map(len, rows)) != k or max(map(len, rows)) != k:
-            return None
-        flat = array("d", chain.from_iterable(rows))
+        flat, k = rows
     rank_idx: bytes | None = None
     names: list[str] = []
     ranks = cols.ranks
@@ -153,21 +144,15 @@ def _native_precompute(cols: RecordColumns, free: bool) -> Precomputed | None:
     return Precomputed(v, Refused(), full, p, by_rank, max_al, free, load)
 
 
-def _doubles(raw: bytes) -> array:
-    a = array("d")
-    a.frombytes(raw)
-    return a
-
-
 def _column_chunk(t: tuple) -> ColumnChunk:
     c = ColumnChunk.__new__(ColumnChunk)
-    c.__setstate__(t[:11] + (_doubles(t[11]), t[12]))
+    c.__setstate__(t[:11] + (doubles(t[11]), t[12]))
     return c
 
 
 def _ratio_chunk(t: tuple) -> RatioChunk:
     n, num, den, num_prefix, den_prefix = t
-    return RatioChunk(n, num, den, _doubles(num_prefix), _doubles(den_prefix))
+    return RatioChunk(n, num, den, doubles(num_prefix), doubles(den_prefix))
 
 
 def _prepared(t: tuple) -> Prepared:

@@ -16,7 +16,7 @@ from array import array
 from collections import deque
 from collections.abc import Iterable, Sequence
 
-from tui.core.columns import FlatRows, RecordColumns
+from tui.core.columns import RecordColumns, row_lengths
 from tui.core.records import EngineStats, Item, Malformed, Marker, Record, format_ts
 from tui.core.server_config import ServerConfig
 from tui.core.sources.base import SourceEvent
@@ -138,11 +138,7 @@ class Segment:
         return v, refused, full, None
 
     def _learn_k(self, cols: RecordColumns) -> None:
-        pp = cols.per_position
-        if isinstance(pp, FlatRows):  # one k throughout
-            ks = {pp.k} if len(pp) else set()
-        else:
-            ks = set(map(len, filter(None, pp or ())))  # at C speed
+        ks = row_lengths(cols.per_position)
         ratio = _ratio_k(cols)
         if ratio is not None:
             ks.add(ratio[1])
