@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import math
 import random
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from _cli_util import summary_json
 
 from tui.core.compare_sources import comparison
 from tui.core.stats.load import EDGES, LoadStrata, bin_of, bin_range
@@ -63,14 +61,7 @@ def test_same_curve_at_different_load_is_no_difference_once_adjusted(tmp_path):
     rng = random.Random(1)
     a = write_log(tmp_path / "a.log", mostly(rng, 1, 3, 1500), 0.0, 2)
     b = write_log(tmp_path / "b.log", mostly(rng, 40, 60, 1500), 0.0, 3)
-    out = subprocess.run(
-        [sys.executable, "-m", "tui", "summary", "--json", f"A={a}", f"B={b}"],
-        capture_output=True,
-        timeout=120,
-        cwd=ROOT,
-    )
-    assert out.returncode == 0, out.stderr
-    d = json.loads(out.stdout)
+    d = summary_json(f"A={a}", f"B={b}")
     c = d["comparison"]
     assert c["accept_len"]["verdict"] == "lower"
     adj = c["accept_len_load_adjusted"]
@@ -187,14 +178,7 @@ def _throughput_log(path: Path, al: float | None, mean: float, seed: int) -> Pat
 def test_throughput_ratio_against_a_labelled_baseline(tmp_path):
     base = _throughput_log(tmp_path / "base.log", None, 1000.0, 13)
     spec = _throughput_log(tmp_path / "spec.log", 2.5, 1500.0, 14)
-    out = subprocess.run(
-        [sys.executable, "-m", "tui", "summary", "--json", f"eagle={spec}", f"baseline={base}"],
-        capture_output=True,
-        timeout=120,
-        cwd=ROOT,
-    )
-    assert out.returncode == 0, out.stderr
-    t = json.loads(out.stdout)["comparison"]["throughput"]
+    t = summary_json(f"eagle={spec}", f"baseline={base}")["comparison"]["throughput"]
     assert t["baseline"] == "b" and t["formula"] == "A / B"
     assert t["ratio"] == pytest.approx(1.5, rel=0.02)
     lo, hi = t["ci95"]

@@ -6,12 +6,10 @@ not by running the parser.
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from _cli_util import summary_json as cli_summary_json
 
 FIXTURES = Path(__file__).parent / "fixtures" / "real_logs"
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "reference" / "real_logs"
@@ -76,12 +74,7 @@ EXPECTED = {
 
 
 def summary_json(*args: str) -> dict:
-    out = subprocess.run(
-        [sys.executable, "-m", "tui", "summary", "--json", *args], capture_output=True, text=True, timeout=60
-    )
-    assert out.returncode == 0, out.stderr
-    assert out.stderr == ""
-    return json.loads(out.stdout)
+    return cli_summary_json(*args, timeout=60, quiet=True)
 
 
 def test_every_shared_file_is_covered_and_unchanged():

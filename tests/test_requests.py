@@ -4,7 +4,6 @@ format strings (held out: not the fixtures)."""
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import subprocess
@@ -12,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from _cli_util import summary_json
 
 from tui.core.columns import RecordColumns
 from tui.core.parsing.registry import LineParser
@@ -20,17 +20,6 @@ from tui.core.stats.requests import RESERVOIR, RequestSet
 from tui.core.stats.segments import SourceStats
 
 FIX = Path(__file__).parent / "fixtures" / "formats"
-
-
-def summary_json(*paths: str) -> dict:
-    out = subprocess.run(
-        [sys.executable, "-m", "tui", "summary", "--json", *paths],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
-    return json.loads(out.stdout)
 
 
 def stats_of(lines: list[str]) -> SourceStats:
