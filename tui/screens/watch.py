@@ -25,6 +25,7 @@ from textual.widgets import Footer, Header
 from tui import alerting
 from tui.core.sanitize import visible
 from tui.core.sources.base import LineBatch
+from tui.core.sources.watch import next_grid_point, set_wake_grid
 from tui.format import fit_label
 from tui.launch import LaunchPlan
 from tui.messages import SegmentStarted, SourceFinished, SourceStatusChanged
@@ -45,6 +46,7 @@ from tui.widgets.source_pane import (
 )
 
 TICK = 0.25  # seconds between renders: headers (status, counts) at 4 Hz however fast lines arrive
+TICK_AFTER = 0.004  # the tick comes this long after each point of the followers' wake grid
 NUMBERS_EVERY = 2  # ticks between renders of the numbers and the log tail (2 Hz)
 SPARK_EVERY = 2  # ticks between sparkline renders (2 Hz)
 CHART_EVERY = 4  # ticks between chart renders (1 Hz)
@@ -174,11 +176,15 @@ class WatchScreen(Screen):
         self.update_layout()
         for i in range(len(self.states)):
             self.run_worker(self._run_source(i), group="sources", name=f"source-{i}", exit_on_error=False)
-        self.set_interval(TICK, self._on_timer)
+        set_wake_grid(TICK)  # followers read on the tick's grid: one wake-up per tick, not per write
+        self.run_worker(self._ticker(), group="tick", name="tick")
         self.panes[0].focus()
         for pane in self.panes:  # the headers are in the very first frame; the numbers follow with the tick
             pane.show_status(frozen=self.frozen, extra=self._pane_extra(pane), peers=self.peers)
         self.call_after_refresh(self.tick)
+
+    def on_unmount(self) -> None:
+        set_wake_grid(None)
 
     def on_resize(self) -> None:
         self._shape_grid()
@@ -276,6 +282,20 @@ class WatchScreen(Screen):
         return pane_bulk.pieces(batch, BULK)
 
     # -- the tick ----------------------------------------------------------------------------
+    async def _ticker(self) -> None:
+        """Tick every TICK seconds, TICK_AFTER after each point of the followers' wake grid: the
+        lines they read on that point are drawn in the same wake-up of the process (a late tick
+        skips to the next point rather than running twice)."""
+        loop = asyncio.get_running_loop()
+        at = next_grid_point(loop.time()) + TICK_AFTER
+        while True:
+            now = loop.time()
+            if at < now:
+                at = next_grid_point(now) + TICK_AFTER
+            await asyncio.sleep(at - now)
+            at += TICK
+            self._on_timer()
+
     def _on_timer(self) -> None:
         """The cadence: headers every tick; numbers and log tail every NUMBERS_EVERY ticks, each
         pane's sparklines every SPARK_EVERY ticks and its chart every CHART_EVERY ticks (in a grid

@@ -10,6 +10,12 @@ burst of writes is read as one batch.
 Followers wait on an ``asyncio.Event`` with a timeout, so polling is always the fallback: a lost
 or impossible watch (no inotify, network file system, directory missing or replaced) only makes
 wake-ups slower.
+
+A wake grid (:func:`set_wake_grid`) puts every follower wake-up on the points ``offset + k·period``
+of the loop's clock: the inotify descriptor is set aside after its first event and read at the
+next point (many writes, one wake-up), and polls end on a point too. The app renders on the same
+grid, just after, so reading, folding and drawing happen in one wake-up per period whatever the
+write rate (each wake-up of a process costs far more than its few reads).
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ import asyncio
 import ctypes
 import ctypes.util
 import errno
+import math
 import os
 import struct
 import sys
@@ -51,6 +58,29 @@ MASK = (
 )
 _EVENT = struct.Struct("iIII")  # wd, mask, cookie, len (then len bytes of NUL-padded name)
 MIN_GAP = 0.05  # seconds between two wake-ups of one follower (bursts become one batch)
+
+_grid: tuple[float, float] | None = None  # (period, offset) in seconds of the loop's clock
+
+
+def set_wake_grid(period: float | None, offset: float = 0.0) -> None:
+    """Put follower wake-ups on the points ``offset + k·period`` of the event loop's clock (None:
+    as soon as something changes, ``min_gap`` apart)."""
+    global _grid
+    if period is not None and not (period > 0 and math.isfinite(period)):
+        raise ValueError(f"a wake grid needs a positive period, not {period!r}")
+    _grid = None if period is None else (period, offset % period)
+
+
+def wake_grid() -> tuple[float, float] | None:
+    return _grid
+
+
+def next_grid_point(t: float) -> float:
+    """The first grid point at or after ``t`` (``t`` itself without a grid)."""
+    if _grid is None:
+        return t
+    period, offset = _grid
+    return offset + math.ceil((t - offset) / period - 1e-9) * period
 
 
 def _load_libc():
@@ -90,6 +120,7 @@ class _Inotify:
         self.subscribers: dict[str, dict[int, Callable[[set[str]], None]]] = {}
         loop.add_reader(fd, self._readable)
         self.reads = 0  # how many times the descriptor was read (tests, benchmarks)
+        self._held: asyncio.TimerHandle | None = None  # set aside until the next grid point
 
     def watch(self, directory: str) -> bool:
         st = os.stat(directory)
@@ -124,6 +155,21 @@ class _Inotify:
         return bool(names)
 
     def _readable(self) -> None:
+        if _grid is not None:  # read at the next grid point: the writes until then are one wake-up
+            if self._held is None and self.fd >= 0:
+                self.loop.remove_reader(self.fd)
+                self._held = self.loop.call_at(next_grid_point(self.loop.time()), self._release)
+            return
+        self._drain()
+
+    def _release(self) -> None:
+        self._held = None
+        if self.fd < 0:
+            return
+        self.loop.add_reader(self.fd, self._readable)
+        self._drain()
+
+    def _drain(self) -> None:
         changed: dict[str, set[str]] = {}
         while True:
             try:
@@ -161,6 +207,9 @@ class _Inotify:
     def close(self) -> None:
         if self.fd < 0:
             return
+        if self._held is not None:
+            self._held.cancel()
+            self._held = None
         try:
             self.loop.remove_reader(self.fd)
         except Exception:  # the loop is closed already
@@ -283,8 +332,12 @@ class Waker:
                 self._release(directory)
 
     async def wait(self, timeout: float) -> set[str]:
-        """Wait for a change or ``timeout`` seconds; returns the changed paths (maybe none)."""
+        """Wait for a change or ``timeout`` seconds (to the grid point after them, with a wake
+        grid); returns the changed paths (maybe none)."""
         if not self.event.is_set():
+            if _grid is not None:
+                now = asyncio.get_running_loop().time()
+                timeout = next_grid_point(now + timeout) - now
             try:
                 await wait_for(self.event.wait(), timeout)
             except TimeoutError:
