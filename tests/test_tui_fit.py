@@ -67,7 +67,7 @@ async def test_narrow_panes_keep_labels_counts_and_full_n():
         await wait_ended(pilot)
         await pilot.pause()
         headers = [p.query_one(PaneHeader) for p in app.screen.query(SourcePane)]
-        texts = [str(h.render()) for h in headers]
+        texts = [h.plain for h in headers]
         assert "broken.log" in texts[0] and "fixed.log" in texts[1], texts
         for pane, text in zip(app.screen.query(SourcePane), texts):
             records = f"{pane.state.stats.records:,} records"

@@ -9,18 +9,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from rich.console import Console, ConsoleOptions, RenderResult
-from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
-from textual.widgets import Static
 
 from tui.core.sanitize import visible
 from tui.format import DASH, f2, mean_ci_text, short
 from tui.widgets._colours import hex_color
+from tui.widgets.strip_lines import StripLines
 
 
-class NumbersPanel(Static):
+class NumbersPanel(StripLines):
     DEFAULT_CSS = """
     NumbersPanel {
         height: auto;
@@ -29,11 +27,10 @@ class NumbersPanel(Static):
     """
 
     def __init__(self, **kwargs) -> None:
-        super().__init__("", **kwargs)
+        super().__init__(**kwargs)
         self.values: dict[str, Any] = {}
         self._shown: tuple | None = None
         self._pinned = False
-        self._height = -1
 
     def show(self, v: dict[str, Any], *, pinned: bool = False) -> None:
         compact = self.has_class("-compact")
@@ -43,8 +40,7 @@ class NumbersPanel(Static):
         self._shown = key
         self.values, self._pinned = v, pinned
         if compact or v.get("brief"):  # (brief numbers in a panel just grown: the short form until the next)
-            text = self.compact_text(v, self.size.width or 40)
-            self._put(text, text.plain.count("\n") + 1)
+            self.set_content(self.compact_text(v, self.size.width or 40))
             return
         app = self.app
         strong, muted = hex_color(app, "primary"), hex_color(app, "foreground-muted")
@@ -134,16 +130,7 @@ class NumbersPanel(Static):
         t.add_row("segment", seg_line)
         if v["warning"]:
             t.add_row(Text("⚠ sample", style=f"bold {warn}"), Text(v["warning"], style=warn))
-        console = app.console
-        height = len(
-            console.render_lines(t, console.options.update(width=self.size.width or 80, height=None))
-        )
-        self._put(t, height)
-
-    def _put(self, content: Table | Text, height: int) -> None:
-        """New content; a layout pass of the whole screen only when the height changed."""
-        self.update(content, layout=height != self._height or height != self.size.height)
-        self._height = height
+        self.set_content(t)  # laid out once; only the rows whose numbers changed are drawn again
 
     def compact_text(self, v: dict[str, Any], width: int) -> Text:
         """The short form: lines of pieces, each piece kept whole or dropped."""
@@ -187,15 +174,3 @@ class NumbersPanel(Static):
         if self.values:
             self._shown = None
             self.show(self.values, pinned=self._pinned)
-
-
-class _Lines:
-    """Lines of segments already laid out at the panel's width (the numbers table)."""
-
-    def __init__(self, lines: list[list[Segment]]) -> None:
-        self.lines = lines
-
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        for line in self.lines:
-            yield from line
-            yield Segment.line()

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from rich.cells import cell_len
 from rich.text import Text
-from textual.widgets import Static
 
 from tui.core.sanitize import visible
 from tui.format import fit_label
 from tui.widgets._colours import hex_color
+from tui.widgets.strip_lines import StripLines
 
 LABEL_MIN = 16  # cells of the label kept before the counts are shown
 
@@ -27,7 +27,7 @@ STATUS_STYLE = {
 }
 
 
-class PaneHeader(Static):
+class PaneHeader(StripLines):
     DEFAULT_CSS = """
     PaneHeader {
         height: 1;
@@ -37,7 +37,7 @@ class PaneHeader(Static):
     """
 
     def __init__(self, **kwargs) -> None:
-        super().__init__("", **kwargs)
+        super().__init__(**kwargs)
         self._key: tuple | None = None
 
     def show(
@@ -56,11 +56,12 @@ class PaneHeader(Static):
         if key == self._key:
             return
         self._key = key
-        self.update(self.line(self.size.width or 80), layout=False)  # one row, whatever it says
+        width = self.size.width or 80
+        self.set_content(self.line(width), width)  # one row, whatever it says
 
     def on_resize(self) -> None:
         if self._key is not None:
-            self.update(self.line(self.size.width), layout=False)
+            self.set_content(self.line(self.size.width), self.size.width)
 
     def line(self, width: int) -> Text:
         """What survives longest: the status whole, the label (whole when it fits, else the part
