@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from tui.core.records import format_ts
 from tui.core.stats.rates import normalise_transform
 from tui.messages import MarkAdded, RecordsExported, RestartMarked
-from tui.widgets.source_pane import CHART_POINTS, NUMBERS, WINDOWS
+from tui.widgets.source_pane import CHART_POINTS, LOG, NUMBERS, WINDOWS
 
 if TYPE_CHECKING:
     from tui.screens.watch import WatchScreen
@@ -111,7 +111,7 @@ def add_mark(self: WatchScreen) -> None:
         st.add_mark(self.marks, text)
     self.post_message(MarkAdded(self.marks, text))
     self.app.notify(f"mark M{self.marks} at {text} (on the charts and in the log tails)", timeout=2)
-    self.tick(lambda i: frozenset({NUMBERS}))  # the mark in the log tails now, not at the next tick
+    self.tick(lambda i: frozenset({NUMBERS, LOG}))  # the mark in the log tails now, not at the next tick
 
 
 def toggle_chart(self: WatchScreen) -> None:

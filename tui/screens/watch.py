@@ -1,10 +1,13 @@
 """The main screen: one pane per source (side by side, a grid for more than two), and in compare
 mode a B − A bar and an overlay chart. Sources run as async workers that feed the pane models;
 data arrival never renders anything. A steady tick renders from the models on a fixed budget,
-whatever the line rate: numbers (headers, numbers, tables, log tails, the compare bar) at most
-4 times a second, sparklines twice, charts once and only when their window moved; only what
-changed, and nothing for a pane that is hidden (another one maximised), scrolled off the screen,
-or while the view is frozen."""
+whatever the line rate: headers (status, line counts) 4 times a second, log tails twice, numbers,
+verdicts, segment tables, sparklines, the compare bar and charts once (a chart only when its
+window moved); only what changed, and nothing for a pane that is hidden (another one maximised),
+scrolled off the screen, or while the view is frozen. The tick follows the grid on which file
+followers wake (:func:`tui.core.sources.watch.set_wake_grid`), so the lines read and their drawing
+share one wake-up of the process; with up to GRID_PANES panes every pane draws on the same ticks
+(one costly wake-up a second rather than several), in larger grids they take turns."""
 
 from __future__ import annotations
 
@@ -38,6 +41,7 @@ from tui.widgets.source_pane import (
     ALL_PARTS,
     CHART,
     CHART_POINTS,
+    LOG,
     NUMBERS,
     SPARK_POINTS,
     SPARKS,
@@ -47,8 +51,9 @@ from tui.widgets.source_pane import (
 
 TICK = 0.25  # seconds between renders: headers (status, counts) at 4 Hz however fast lines arrive
 TICK_AFTER = 0.004  # the tick comes this long after each point of the followers' wake grid
-NUMBERS_EVERY = 2  # ticks between renders of the numbers and the log tail (2 Hz)
-SPARK_EVERY = 2  # ticks between sparkline renders (2 Hz)
+LOG_EVERY = 2  # ticks between renders of the log tail (2 Hz: a new line is on screen within 0.5 s)
+NUMBERS_EVERY = 4  # ticks between renders of the numbers, the verdict and the compare bar (1 Hz)
+SPARK_EVERY = 4  # ticks between renders of the sparklines and the segment table (1 Hz)
 CHART_EVERY = 4  # ticks between chart renders (1 Hz)
 GRID_PANES = 4  # beyond this many panes, those other than the focused one are drawn slower:
 NUMBERS_EVERY_GRID = 4  # numbers at 1 Hz,
@@ -297,28 +302,33 @@ class WatchScreen(Screen):
             self._on_timer()
 
     def _on_timer(self) -> None:
-        """The cadence: headers every tick; numbers and log tail every NUMBERS_EVERY ticks, each
-        pane's sparklines every SPARK_EVERY ticks and its chart every CHART_EVERY ticks (in a grid
-        of more than GRID_PANES panes, the ``*_GRID`` cadences for all but the focused pane), the
-        panes out of phase so that no tick draws every chart."""
+        """The cadence: headers every tick; log tails every LOG_EVERY ticks; numbers every
+        NUMBERS_EVERY ticks, sparklines every SPARK_EVERY and charts every CHART_EVERY. In a grid of
+        more than GRID_PANES panes, all but the focused pane use the ``*_GRID`` cadences and the
+        panes are out of phase, so that no tick draws every chart; fewer panes draw together."""
         n = self.ticks
         grid = len(self.states) > GRID_PANES
         focused = self.focused_pane().index
 
         def parts(i: int) -> frozenset[str]:
             slow = grid and i != focused
+            k = n + i if grid else n
             return frozenset(
-                ({NUMBERS} if (n + i) % (NUMBERS_EVERY_GRID if slow else NUMBERS_EVERY) == 0 else set())
-                | ({SPARKS} if (n + i) % (SPARK_EVERY_GRID if slow else SPARK_EVERY) == 0 else set())
-                | ({CHART} if (n + i) % (CHART_EVERY_GRID if slow else CHART_EVERY) == 0 else set())
+                ({LOG} if k % LOG_EVERY == 0 else set())
+                | ({NUMBERS} if k % (NUMBERS_EVERY_GRID if slow else NUMBERS_EVERY) == 0 else set())
+                | ({SPARKS} if k % (SPARK_EVERY_GRID if slow else SPARK_EVERY) == 0 else set())
+                | ({CHART} if k % (CHART_EVERY_GRID if slow else CHART_EVERY) == 0 else set())
             )
 
-        self.tick(parts, compare_chart=n % CHART_EVERY == 0, scheduled=True)
+        self.tick(
+            parts, compare_numbers=n % NUMBERS_EVERY == 0, compare_chart=n % CHART_EVERY == 0, scheduled=True
+        )
 
     def tick(
         self,
         parts: Callable[[int], frozenset[str]] | None = None,
         *,
+        compare_numbers: bool = True,
         compare_chart: bool = True,
         scheduled: bool = False,
     ) -> None:
@@ -346,7 +356,10 @@ class WatchScreen(Screen):
             scales = self._scales
             for pane, d in zip(panes, due):
                 pane.show_data(scales, parts=d)
-            self._show_compare(scales, ALL_PARTS if compare_chart else frozenset({NUMBERS}))
+            self._show_compare(
+                scales,
+                frozenset(({NUMBERS} if compare_numbers else set()) | ({CHART} if compare_chart else set())),
+            )
         self._drain_notices()
         if self.alerts is not None:
             alerting.tick(self)

@@ -1,7 +1,7 @@
 """One source's pane: header, numbers, sparklines, history chart, segment table, per-rank /
 per-position breakdown and the raw log tail. It renders from a :class:`tui.pane_state.PaneState`
 when the screen's tick asks it to, never per line, and only the parts that are due and changed:
-numbers (with the verdict and log tail), sparklines (with the segment table) and chart each have their own cadence
+numbers (with the verdict), sparklines (with the segment table), chart and log tail each have their own cadence
 (:mod:`tui.screens.watch`). What it shows depends on its size (:func:`tui.widgets.layout.pane_tier`):
 a compact pane keeps the facts that matter most, and the chart only where it has room for a
 readable y axis."""
@@ -43,8 +43,8 @@ DEFAULT_WINDOW = WINDOWS.index(None)
 SPARK_POINTS = 240
 
 Scales = dict[str, tuple[float, float]]
-NUMBERS, SPARKS, CHART = "numbers", "sparks", "chart"  # the parts a tick may render
-ALL_PARTS = frozenset((NUMBERS, SPARKS, CHART))
+NUMBERS, SPARKS, CHART, LOG = "numbers", "sparks", "chart", "log"  # the parts a tick may render
+ALL_PARTS = frozenset((NUMBERS, SPARKS, CHART, LOG))
 
 
 def recent(state: PaneState, n: int):
@@ -149,7 +149,7 @@ class SourcePane(Vertical, can_focus=True):
             if line.plain != self._verdict:
                 self._verdict = line.plain
                 verdict.update(line)
-        if NUMBERS in parts and not self.has_class("-no-log") and self.tier != "compact":
+        if LOG in parts and not self.has_class("-no-log") and self.tier != "compact":
             self.query_one(LogTail).sync(st.raw, st.raw_seq)  # nothing to do when no line came
         if SPARKS in parts and self.tier == "full" and (force or st.version != self._table_version):
             # the segment table and breakdown repeat the numbers per segment: at the sparklines' pace
