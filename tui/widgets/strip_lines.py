@@ -10,6 +10,8 @@ Its height is its number of rows (a layout pass only when that number changes).
 from __future__ import annotations
 
 from rich.console import RenderableType
+from rich.segment import Segment
+from rich.text import Text
 from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.widget import Widget
@@ -30,6 +32,11 @@ class StripLines(Widget):
         """Lay ``content`` out at ``width`` cells (the content width by default) and show it."""
         console = self.app.console
         width = max(1, width or self.size.width or 80)
+        if isinstance(content, Text) and "\n" not in content.plain and content.cell_len <= width:
+            # one row that fits (a header): its segments as they are, without a layout pass
+            segments = Segment.apply_style(content.render(console, end=""), self.visual_style.rich_style)
+            self.set_lines([Strip(segments, content.cell_len)])
+            return
         options = console.options.update(width=width, height=None, no_wrap=False, highlight=False)
         base = self.visual_style.rich_style  # the widget's own colours under the content's styles
         lines = console.render_lines(content, options, style=base, pad=False)
