@@ -7,11 +7,19 @@ import asyncio
 import os
 import threading
 
+import pytest
 from _ci import missing
 from _sources_util import FAST, append, collecting, seq_lines
 
 from tui.core.sources.file import FileSource
-from tui.core.sources.watch import Waker, _inotify_for, inotify_available
+from tui.core.sources.watch import (
+    Waker,
+    _inotify_for,
+    inotify_available,
+    next_grid_point,
+    set_wake_grid,
+    wake_grid,
+)
 
 
 def _need_inotify() -> None:
@@ -82,3 +90,56 @@ async def test_a_replaced_directory_is_watched_again(tmp_path):
     p.write_text("x\n")
     assert await w.wait(5.0)
     w.unsubscribe_all()
+
+
+async def test_on_a_wake_grid_writes_are_read_at_the_next_point_in_one_wake_up(tmp_path):
+    """With a wake grid (the app's tick), many writes between two points wake a follower once,
+    at the point; a poll ends on a point too; without the grid, wake-ups are prompt again."""
+    _need_inotify()
+    p = tmp_path / "a.log"
+    p.write_text("")
+    loop = asyncio.get_running_loop()
+    period = 0.2
+    set_wake_grid(period)
+    try:
+        w = Waker(interested=lambda path: path == str(p), min_gap=0.0)
+        assert w.subscribe(str(tmp_path))
+        ino = _inotify_for(loop)
+        await w.wait(period)  # now just after a grid point
+        with open(p, "a") as f:
+            for i in range(30):  # writes spread over most of one period
+                f.write(f"line {i}\n")
+                f.flush()
+                await asyncio.sleep(period / 60)
+        reads = ino.reads
+        changed = await w.wait(5.0)
+        woke = loop.time()
+        assert str(p) in changed and w.wakes == 1  # thirty writes, one wake-up
+        assert ino.reads - reads <= 1  # the descriptor read once, at the point
+        assert abs(woke - next_grid_point(woke - period / 2)) < 0.05  # on a point
+        t0 = loop.time()
+        assert await w.wait(0.05) == set()  # a poll of 0.05 s ends on the next point
+        assert loop.time() - t0 > 0.05 and abs(loop.time() - next_grid_point(loop.time() - period / 2)) < 0.05
+    finally:
+        set_wake_grid(None)
+    assert next_grid_point(123.4) == 123.4
+    t0 = loop.time()
+    with open(p, "a") as f:
+        f.write("prompt\n")
+    assert str(p) in await w.wait(5.0)
+    assert loop.time() - t0 < period  # no grid: the write wakes it at once
+    w.unsubscribe_all()
+
+
+def test_wake_grid_points_and_bad_periods():
+    set_wake_grid(0.25, 0.1)
+    try:
+        assert next_grid_point(0.1) == 0.1
+        assert abs(next_grid_point(0.11) - 0.35) < 1e-9
+        assert abs(next_grid_point(10.0) - 10.1) < 1e-9
+    finally:
+        set_wake_grid(None)
+    for bad in (0.0, -1.0, float("nan"), float("inf")):
+        with pytest.raises(ValueError):
+            set_wake_grid(bad)
+    assert wake_grid() is None
