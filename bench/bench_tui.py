@@ -16,7 +16,7 @@
    one's): the way to compare lines/s with an older commit in one run on this noisy machine.
 2. A long run (left out with ``--no-long``): a synthetic live source delivers ``--long`` decode
    lines (a restart every 200k lines) as fast as they are taken, while the charts and log tail
-   redraw at 4 Hz; RSS is sampled every 250k lines. Memory must level off (bounded deques; a
+   redraw on their cadence (charts once a second, log tail twice); RSS is sampled every 250k lines. Memory must level off (bounded deques; a
    chart redraw keeps nothing).
 
 Prints the figures; exit status 1 when a target is missed.
