@@ -26,8 +26,10 @@ error), 2 otherwise. The machine is shared and noisy: compare numbers measured i
 from __future__ import annotations
 
 import argparse
+import os
 import shlex
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -61,7 +63,43 @@ def first_frame(cmd: list[str], wait_for: str, env: str, size: tuple[int, int], 
             time.sleep(0.01)
         return None
     finally:
+        apps = _children(_pane_pid(name))
         subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)
+        _reap(apps)  # the app can outlive its terminal: never leave one running (it skews later runs)
+
+
+def _pane_pid(name: str) -> int:
+    out = subprocess.run(
+        ["tmux", "display-message", "-p", "-t", name, "#{pane_pid}"], capture_output=True, text=True
+    )
+    return int(out.stdout.strip() or 0)
+
+
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (the app under the session's shell)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+        except OSError:
+            continue
+        if pid and text[text.rfind(")") + 2 :].split()[1] == str(pid):
+            found.append(int(stat.parent.name))
+    return found
+
+
+def _reap(pids: list[int], grace: float = 2.0) -> None:
+    end = time.monotonic() + grace
+    while pids and time.monotonic() < end:
+        pids = [p for p in pids if os.path.exists(f"/proc/{p}")]
+        time.sleep(0.05)
+    for p in pids:
+        for sig in (signal.SIGTERM, signal.SIGKILL):
+            try:
+                os.kill(p, sig)
+            except ProcessLookupError:
+                break
+            time.sleep(0.5)
 
 
 def main() -> int:
