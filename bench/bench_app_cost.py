@@ -7,7 +7,8 @@ For each N, N files in a temporary directory are opened with ``specwatch watch``
 session (1 source at 160x45, more at 200x60), and a writer appends SGLang ``Decode batch`` lines
 to every file at ``--rate`` lines/s each, one ``write`` per line. After ``--warmup`` seconds the app
 process's CPU time (utime + stime from /proc/PID/stat) is read over ``--seconds`` of wall time:
-CPU% of one core. RSS is VmRSS at the end. Meanwhile the screen is captured every 25 ms: the
+CPU% of one core; so are its wake-ups (voluntary context switches of all its threads, per
+second). RSS is VmRSS at the end. Meanwhile the screen is captured every 25 ms: the
 first pane's header shows "N lines", so each written line's time to the screen is known (line ->
 screen latency, p50/p99; the capture granularity adds up to 25 ms). At the end the screen is
 checked: every pane's label and a segment mean ("±") shown, every pane's right border drawn (no
@@ -61,6 +62,21 @@ def cpu_seconds(pid: int) -> float:
     with open(f"/proc/{pid}/stat") as f:
         fields = f.read().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / CLK  # utime, stime (fields 14, 15)
+
+
+def wakeups(pid: int) -> int:
+    """Voluntary context switches of every thread of ``pid`` so far: how often it went to sleep
+    (each sleep is a later wake-up), the figure that drives the app's cost on this kind of VM."""
+    total = 0
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            with open(task / "status") as f:
+                for line in f:
+                    if line.startswith("voluntary_ctxt_switches:"):
+                        total += int(line.split()[1])
+        except OSError:  # a thread that ended meanwhile
+            continue
+    return total
 
 
 def rss_mb(pid: int) -> float:
@@ -151,7 +167,7 @@ def run_one(tree: Path, n: int, rate: float, seconds: float, warmup: float, prof
         writer = Writer(paths, rate)
         writer.start()
         time.sleep(warmup)
-        c0, t0 = cpu_seconds(pid), time.monotonic()
+        c0, w0, t0 = cpu_seconds(pid), wakeups(pid), time.monotonic()
         seen: list[tuple[float, int]] = []  # (capture time, lines shown in the first pane)
         while time.monotonic() - t0 < seconds:
             at = time.monotonic()
@@ -159,7 +175,7 @@ def run_one(tree: Path, n: int, rate: float, seconds: float, warmup: float, prof
             if m:
                 seen.append((at, int(m.group(1).replace(",", ""))))
             time.sleep(0.025)
-        c1, t1 = cpu_seconds(pid), time.monotonic()
+        c1, w1, t1 = cpu_seconds(pid), wakeups(pid), time.monotonic()
         rss = rss_mb(pid)
         writer.stop.set()
         writer.join()
@@ -193,6 +209,7 @@ def run_one(tree: Path, n: int, rate: float, seconds: float, warmup: float, prof
         "n": n,
         "size": f"{width}x{height}",
         "cpu_pct": (c1 - c0) / (t1 - t0) * 100,
+        "wakeups": (w1 - w0) / (t1 - t0),
         "rss_mb": rss,
         "lat_n": len(lat),
         "lat_p50": pct(lat, 50),
@@ -212,7 +229,7 @@ def report(tag: str, r: dict) -> str:
     )
     return (
         f"{tag:>9} {r['n']:>2} sources {r['size']}: CPU {r['cpu_pct']:5.1f}% of one core, "
-        f"RSS {r['rss_mb']:.0f} MB, {lat}; labels {r['labels']}/{r['n']}, '±' {r['means']}, "
+        f"{r['wakeups']:.0f} wake-ups/s, RSS {r['rss_mb']:.0f} MB, {lat}; labels {r['labels']}/{r['n']}, '±' {r['means']}, "
         f"right borders {r['right_borders']}"
     )
 
