@@ -320,20 +320,21 @@ class WatchScreen(Screen):
                 | ({CHART} if k % (CHART_EVERY_GRID if slow else CHART_EVERY) == 0 else set())
             )
 
-        self.tick(
-            parts, compare_numbers=n % NUMBERS_EVERY == 0, compare_chart=n % CHART_EVERY == 0, scheduled=True
+        compare = frozenset(
+            ({NUMBERS} if n % NUMBERS_EVERY == 0 else set()) | ({CHART} if n % CHART_EVERY == 0 else set())
         )
+        self.tick(parts, compare=compare, scheduled=True)
 
     def tick(
         self,
         parts: Callable[[int], frozenset[str]] | None = None,
         *,
-        compare_numbers: bool = True,
-        compare_chart: bool = True,
+        compare: frozenset[str] = ALL_PARTS,
         scheduled: bool = False,
     ) -> None:
         """Render what changed in every visible pane: ``parts(pane index)`` says which parts are
-        due (every part by default: what a key press does)."""
+        due (every part by default: what a key press does), ``compare`` those of the compare bar
+        and overlay chart."""
         t0 = time.perf_counter()
         self.ticks += 1
         for st in self.states:  # the lines held since the last tick (PaneState.hold), before drawing
@@ -350,16 +351,13 @@ class WatchScreen(Screen):
                 ALL_PARTS if parts is None or pane.index not in seen else parts(pane.index) for pane in panes
             ]
             self._on_screen_before = {pane.index for pane in panes}
-            scaled = compare_chart or any(SPARKS in d or CHART in d for d in due)
+            scaled = CHART in compare or any(SPARKS in d or CHART in d for d in due)
             if scaled:  # only sparklines and charts use them; only their panes' ranges are read again
                 self._scales = self.scales({p.index for p, d in zip(panes, due) if SPARKS in d or CHART in d})
             scales = self._scales
             for pane, d in zip(panes, due):
                 pane.show_data(scales, parts=d)
-            self._show_compare(
-                scales,
-                frozenset(({NUMBERS} if compare_numbers else set()) | ({CHART} if compare_chart else set())),
-            )
+            self._show_compare(scales, compare)
         self._drain_notices()
         if self.alerts is not None:
             alerting.tick(self)

@@ -345,19 +345,27 @@ __attribute__((noinline)) static void line_end_loop(void *arg) {
     P->out = nl ? (nl - P->buf) + 1 : P->len;
 }
 
-/* line_end(buf, at) -> the offset just after the newline ending the line at `at` (or len). */
-static PyObject *line_end(PyObject *self, PyObject *args) {
+/* (buf, n) -> loop's out, run guarded without the GIL; n is the probe's start (`at`, clamped to
+ * the buffer) or its limit. */
+static PyObject *run_probe(PyObject *args, void (*loop)(void *), int n_is_start) {
     Py_buffer v;
-    Py_ssize_t at;
-    if (!PyArg_ParseTuple(args, "y*n", &v, &at)) return NULL;
-    probe_t P = {(const char *)v.buf, v.len, at < 0 ? 0 : (at > v.len ? v.len : at), 0, 0};
+    Py_ssize_t n;
+    if (!PyArg_ParseTuple(args, "y*n", &v, &n)) return NULL;
+    probe_t P = {(const char *)v.buf, v.len, 0, 0, 0};
+    if (n_is_start)
+        P.at = n < 0 ? 0 : (n > v.len ? v.len : n);
+    else
+        P.limit = n;
     int faulted;
     Py_BEGIN_ALLOW_THREADS
-    faulted = guarded(line_end_loop, &P);
+    faulted = guarded(loop, &P);
     Py_END_ALLOW_THREADS
     PyBuffer_Release(&v);
     return faulted ? file_changed() : PyLong_FromSsize_t(P.out);
 }
+
+/* line_end(buf, at) -> the offset just after the newline ending the line at `at` (or len). */
+static PyObject *line_end(PyObject *self, PyObject *args) { return run_probe(args, line_end_loop, 1); }
 
 /* summary_scan.has_oversized, guarded: a line longer than `limit` holds a whole aligned block of
  * limit / 2 bytes without a newline; such a block is measured exactly. out: 1 if one is found;
@@ -386,18 +394,7 @@ __attribute__((noinline)) static void long_line_loop(void *arg) {
     }
 }
 
-static PyObject *long_line(PyObject *self, PyObject *args) {
-    Py_buffer v;
-    Py_ssize_t limit;
-    if (!PyArg_ParseTuple(args, "y*n", &v, &limit)) return NULL;
-    probe_t P = {(const char *)v.buf, v.len, 0, limit, 0};
-    int faulted;
-    Py_BEGIN_ALLOW_THREADS
-    faulted = guarded(long_line_loop, &P);
-    Py_END_ALLOW_THREADS
-    PyBuffer_Release(&v);
-    return faulted ? file_changed() : PyLong_FromSsize_t(P.out);
-}
+static PyObject *long_line(PyObject *self, PyObject *args) { return run_probe(args, long_line_loop, 0); }
 
 /* anchor_lines(buf) -> bytes of int64: the start of every line of buf holding an anchor, in order
  * (the line parser needs to see only these lines, and the lines continuing an args dump). */

@@ -11,8 +11,8 @@ Followers wait on an ``asyncio.Event`` with a timeout, so polling is always the 
 or impossible watch (no inotify, network file system, directory missing or replaced) only makes
 wake-ups slower.
 
-A wake grid (:func:`set_wake_grid`) puts every follower wake-up on the points ``offset + k·period``
-of the loop's clock: the inotify descriptor is set aside after its first event and read at the
+A wake grid (:func:`set_wake_grid`) puts every follower wake-up on the points ``k·period`` of the
+loop's clock: the inotify descriptor is set aside after its first event and read at the
 next point (many writes, one wake-up), and polls end on a point too. The app renders on the same
 grid, just after, so reading, folding and drawing happen in one wake-up per period whatever the
 write rate (each wake-up of a process costs far more than its few reads).
@@ -59,28 +59,23 @@ MASK = (
 _EVENT = struct.Struct("iIII")  # wd, mask, cookie, len (then len bytes of NUL-padded name)
 MIN_GAP = 0.05  # seconds between two wake-ups of one follower (bursts become one batch)
 
-_grid: tuple[float, float] | None = None  # (period, offset) in seconds of the loop's clock
+_grid: float | None = None  # the wake grid's period, in seconds of the loop's clock
 
 
-def set_wake_grid(period: float | None, offset: float = 0.0) -> None:
-    """Put follower wake-ups on the points ``offset + k·period`` of the event loop's clock (None:
-    as soon as something changes, ``min_gap`` apart)."""
+def set_wake_grid(period: float | None) -> None:
+    """Put follower wake-ups on the points ``k·period`` of the event loop's clock (None: as soon as
+    something changes, ``min_gap`` apart)."""
     global _grid
     if period is not None and not (period > 0 and math.isfinite(period)):
         raise ValueError(f"a wake grid needs a positive period, not {period!r}")
-    _grid = None if period is None else (period, offset % period)
-
-
-def wake_grid() -> tuple[float, float] | None:
-    return _grid
+    _grid = period
 
 
 def next_grid_point(t: float) -> float:
     """The first grid point at or after ``t`` (``t`` itself without a grid)."""
     if _grid is None:
         return t
-    period, offset = _grid
-    return offset + math.ceil((t - offset) / period - 1e-9) * period
+    return math.ceil(t / _grid - 1e-9) * _grid
 
 
 def _load_libc():
