@@ -198,3 +198,19 @@ async def test_status_words():
     assert st.status_text(now=st.last_data + 42) == "idle for 42 s"
     st.on_event(SourceEvent("x", EventKind.EOF, "end"))
     assert st.status_text() == "ended"
+
+
+async def test_the_tick_stops_while_the_app_is_taken_down():
+    """App._shutdown stops the app, then removes the screen's widgets, and only then cancels the
+    screen's workers: a tick in between must not look for the widgets (it used to fail the run
+    with NoMatches for the overlay chart, now and then, under load)."""
+    app = replay_app("ab_a.log", "ab_b.log")
+    async with app.run_test(size=(160, 45)) as pilot:
+        await wait_ended(pilot)
+        screen = app.screen
+        ticks = screen.ticks
+        app._running = False  # what App._shutdown does first
+        await screen.query_one("#overlay-box").remove()  # then the widgets go
+        await asyncio.sleep(0.6)  # two ticks' time
+        assert screen.ticks == ticks  # no tick ran
+        app._running = True

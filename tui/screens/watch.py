@@ -290,7 +290,9 @@ class WatchScreen(Screen):
     async def _ticker(self) -> None:
         """Tick every TICK seconds, TICK_AFTER after each point of the followers' wake grid: the
         lines they read on that point are drawn in the same wake-up of the process (a late tick
-        skips to the next point rather than running twice)."""
+        skips to the next point rather than running twice). It stops when the app exits: this
+        worker is cancelled only after the screen's widgets are removed, and a tick meanwhile
+        would look for them."""
         loop = asyncio.get_running_loop()
         at = next_grid_point(loop.time()) + TICK_AFTER
         while True:
@@ -299,6 +301,8 @@ class WatchScreen(Screen):
                 at = next_grid_point(now) + TICK_AFTER
             await asyncio.sleep(at - now)
             at += TICK
+            if not (self.app.is_running and self.is_attached):  # exiting: widgets are being taken down
+                return
             self._on_timer()
 
     def _on_timer(self) -> None:
