@@ -1,6 +1,6 @@
 """Build hook for the optional native parts (everything else is in pyproject.toml).
 
-``tui/core/parsing/_fastscan.c`` (the whole-buffer scanner) and ``tui/core/stats/_reduce.c``
+``tui/core/formats/_fastscan.c`` (the whole-buffer scanner) and ``tui/core/stats/_reduce.c``
 (the statistics' reduction of a run in the common form) speed up ``specwatch summary`` on large
 logs. They are optional: when they cannot be compiled (no compiler, no Python headers), the
 install goes on and the pure-Python code, which they mirror exactly, is used.
@@ -15,9 +15,9 @@ FLAGS = ["-ffp-contract=off"]
 setup(
     ext_modules=[
         Extension(
-            "tui.core.parsing._fastscan",
-            ["tui/core/parsing/_fastscan.c"],
-            depends=["tui/core/parsing/_fastscan_text.h", "tui/core/parsing/_fastscan_search.h"],
+            "tui.core.formats._fastscan",
+            ["tui/core/formats/_fastscan.c"],
+            depends=["tui/core/formats/_fastscan_text.h", "tui/core/formats/_fastscan_search.h"],
             optional=True,
             extra_compile_args=FLAGS,
         ),

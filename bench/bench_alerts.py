@@ -6,7 +6,7 @@
    (one decode line a second, accept len drifting down half-way), without rules and with three
    (``accept_len<2.0 for 2m``, ``accept_rate<0.3``, ``drift``), runs interleaved; the ratio of the
    median (and of the fastest) wall times is the cost of the rules.
-2. **engine alone**: records per second through :meth:`tui.core.alerts.AlertEngine.observe_record`
+2. **engine alone**: records per second through :meth:`tui.core.alerts.engine.AlertEngine.observe_record`
    with the same three rules.
 """
 
@@ -61,7 +61,7 @@ def main() -> None:
     ap.add_argument("--lines", type=int, default=200_000)
     ap.add_argument("--repeat", type=int, default=3)
     a = ap.parse_args()
-    from tui.core.alerts import AlertEngine, parse_rule
+    from tui.core.alerts.engine import AlertEngine, parse_rule
 
     with tempfile.TemporaryDirectory() as tmp:
         log = Path(tmp) / "drift.log"

@@ -1,4 +1,4 @@
-"""Calibration of the drift test (run by hand; the numbers in tui/core/drift.py and README).
+"""Calibration of the drift test (run by hand; the numbers in tui/core/stats/drift.py and README).
 
     python bench/bench_drift.py [--runs 200] [--h 2.2]
 
@@ -21,7 +21,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from test_drift import ar1  # noqa: E402
 
-from tui.core.drift import DriftDetector, H  # noqa: E402
+from tui.core.stats.drift import DriftDetector, H  # noqa: E402
 
 
 def delays(h: float, shift_at: int, n: int) -> tuple[list[int], int]:

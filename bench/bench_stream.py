@@ -11,7 +11,7 @@
    ``--poll 0.1`` (the fallback for network file systems). Target: p99 < 100 ms.
 2. **Replay throughput** at full speed (``ReplaySource(speed=None)``) on a generated SGLang log
    (``tools/gen_sample_logs.py --large N``, reused from ``bench/out/`` if present): lines/s of the
-   source alone, and of the source feeding :class:`tui.core.parsing.LineParser` (what a consumer
+   source alone, and of the source feeding :class:`tui.core.formats.LineParser` (what a consumer
    does), next to ``specwatch summary --json`` on the same file.
 """
 
@@ -76,7 +76,7 @@ def latency(n: int, rate: float, extra: list[str]) -> dict:
 
 
 async def replay_rate(path: Path, parse: bool) -> tuple[int, int, float]:
-    from tui.core.parsing import LineParser
+    from tui.core.formats import LineParser
     from tui.core.sources.base import LineBatch
     from tui.core.sources.replay import ReplaySource
 

@@ -55,7 +55,7 @@ from textual import events  # noqa: E402
 
 from tui.app import SpecwatchApp  # noqa: E402
 from tui.core.sources.base import EventKind, LineBatch, SourceEvent  # noqa: E402
-from tui.launch import LaunchPlan, PaneSpec, replay_pane  # noqa: E402
+from tui.panes.launch import LaunchPlan, PaneSpec, replay_pane  # noqa: E402
 
 SIZE = (160, 45)
 

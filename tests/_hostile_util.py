@@ -11,7 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tui.core.sanitize import UNSAFE
+from tui.core.model.sanitize import UNSAFE
 
 ROOT = Path(__file__).resolve().parent.parent
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}

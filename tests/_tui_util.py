@@ -13,7 +13,7 @@ import pytest
 from tui.app import SpecwatchApp
 from tui.core.sources.lines import START
 from tui.core.sources.spec import parse_source_spec
-from tui.launch import LaunchPlan, PaneSpec, live_panes, replay_pane
+from tui.panes.launch import LaunchPlan, PaneSpec, live_panes, replay_pane
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_logs"

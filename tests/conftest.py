@@ -17,6 +17,9 @@ import pytest
 from _ci import missing
 
 ROOT = Path(__file__).resolve().parent.parent
+# Interim: some test modules still import helpers from other test modules across the folders.
+for _kind in ("unit", "functional", "integration"):
+    sys.path.insert(0, str(ROOT / "tests" / _kind))
 
 
 @pytest.fixture(scope="module")
@@ -87,3 +90,15 @@ def tmux() -> Iterator[TmuxStart]:
     yield start
     for name in sessions:
         subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    """Each test is marked by the folder it lives in: ``unit``, ``functional`` (the real Textual
+    app through ``run_test``, snapshots) or ``integration`` (sshd, tmux, Prometheus, signals, the
+    CLI as a subprocess); ``pytest -m "not integration"`` is the fast subset."""
+    for item in items:
+        parts = Path(str(item.fspath)).parts
+        for kind in ("unit", "functional", "integration"):
+            if kind in parts:
+                item.add_marker(getattr(pytest.mark, kind))
+                break

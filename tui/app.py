@@ -14,12 +14,12 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
-from tui.core.sanitize import visible
-from tui.launch import LaunchPlan
-from tui.messages import ScreenshotSaved
+from tui.core.model.sanitize import visible
+from tui.panes.launch import LaunchPlan
+from tui.screens.messages import ScreenshotSaved
 from tui.screens.watch import WatchScreen
-from tui.themes import DEFAULT_THEME, load_themes
-from tui.ui_config import load_ui_config, save_ui_config
+from tui.theming.themes import DEFAULT_THEME, load_themes
+from tui.theming.ui_config import load_ui_config, save_ui_config
 
 INTRO_SECONDS = 5  # the demo's first notice: read, then out of the chart's way
 

@@ -181,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         return int(args.run(args) or 0)
     except CliError as exc:
-        from tui.core.sanitize import visible
+        from tui.core.model.sanitize import visible
 
         print(visible(str(exc), keep_newlines=True), file=sys.stderr)  # may quote paths, remote text
         return 2

@@ -4,7 +4,7 @@ Follows its sources as ``specwatch stream`` does (files, globs, ``cmd:``, ``host
 ssh, ``metrics+http://...`` endpoints, names from specwatch.toml) and serves specwatch's
 statistics at ``http://ADDR:PORT/metrics`` with prometheus-client: per source its state, and
 per source / segment / rank the numbers of ``specwatch summary --json`` (see
-:mod:`tui.core.export_metrics` for every series and label). Nothing is computed per line for
+:mod:`tui.core.export.metrics` for every series and label). Nothing is computed per line for
 the exporter: the statistics are read when Prometheus scrapes.
 
 ``PORT`` alone listens on 127.0.0.1 only (nothing leaves the machine unless asked);
@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from tui.cli import STOP_SIGNALS, CliError, Stopped
 from tui.cli.live_args import add_live_arguments, live_setup
-from tui.core.sanitize import visible
+from tui.core.model.sanitize import visible
 
 if TYPE_CHECKING:
     from wsgiref.simple_server import WSGIServer
@@ -149,10 +149,10 @@ class Exporter:
         err=None,
         alerting: Any = None,
     ) -> None:
-        from tui.core.export_metrics import Exported
-        from tui.core.follow import Followed
+        from tui.core.export.metrics import Exported
+        from tui.core.pipeline.follow import Followed
         from tui.core.sources.spec import kind_of
-        from tui.launch import default_label, unique_labels
+        from tui.panes.launch import default_label, unique_labels
 
         self.specs = specs
         self.addr, self.port = addr, port
@@ -189,7 +189,7 @@ class Exporter:
         from prometheus_client.core import GaugeMetricFamily
 
         from tui import __version__
-        from tui.core.export_metrics import SpecwatchCollector
+        from tui.core.export.metrics import SpecwatchCollector
 
         def extra():
             info = GaugeMetricFamily(
@@ -228,7 +228,7 @@ class Exporter:
             self.server = None
 
     async def run(self) -> int:
-        from tui.core.follow import follow
+        from tui.core.pipeline.follow import follow
         from tui.core.sources.spec import SourceSpecError, open_source
 
         loop = asyncio.get_running_loop()
@@ -270,8 +270,8 @@ class Exporter:
         and runs --on-alert."""
         if self.alerting is None:
             return
-        from tui.core.alerts import local_now
-        from tui.core.records import Record
+        from tui.core.alerts.engine import local_now
+        from tui.core.model.records import Record
 
         name = self.sources[i].state.name
         arrival = local_now()
@@ -291,7 +291,7 @@ class Exporter:
     def _log(self, i: int, batch, items) -> None:
         if self.quiet:
             return
-        from tui.core.records import Marker
+        from tui.core.model.records import Marker
         from tui.core.sources.base import EventKind, SourceEvent
 
         label = self.sources[i].state.label

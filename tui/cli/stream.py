@@ -9,7 +9,7 @@ denied, a command that exited non-zero), 2 for bad arguments.
 ``--jsonl`` writes one JSON object per line, flushed as soon as a batch of lines is read:
 
 * ``{"kind": "record", "source", "segment", "timestamp", "accept_len", "accept_rate", ...,
-  "path", "raw"}`` for each metric line (every field of :class:`tui.core.records.RecordModel`,
+  "path", "raw"}`` for each metric line (every field of :class:`tui.core.model.records.RecordModel`,
   whose own ``kind`` -- decode, spec, spec_v0, timing -- is written as ``record_kind``);
 * ``{"kind": "event", "source", "event", "message", "path", "time", "segment", "data"}`` for
   source events (opened, truncated, rotated, switched, waiting, idle, eof, error, exited,
@@ -48,14 +48,14 @@ from typing import Any
 from tui.cli import STOP_SIGNALS, Stopped
 from tui.cli.alert_args import EXIT_ON_ALERT, Alerting
 from tui.cli.live_args import add_live_arguments, live_setup
-from tui.core.alerts import Alert, local_now
-from tui.core.compare_sources import comparison
-from tui.core.follow import Followed
-from tui.core.follow import follow as follow_sources
-from tui.core.records import EngineStats, Malformed, Marker, Oversized, Record, format_ts
-from tui.core.sanitize import number, visible
+from tui.core.alerts.engine import Alert, local_now
+from tui.core.model.records import EngineStats, Malformed, Marker, Oversized, Record, format_ts
+from tui.core.model.sanitize import number, visible
+from tui.core.pipeline.follow import Followed
+from tui.core.pipeline.follow import follow as follow_sources
 from tui.core.sources.base import EventKind, LineBatch, SourceEvent
 from tui.core.sources.spec import SourceSpecError, open_source
+from tui.core.stats.verdicts import comparison
 
 HELP = "print the records of live logs as they arrive (text or JSON lines)"
 

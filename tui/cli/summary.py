@@ -104,7 +104,7 @@ def _run(args: argparse.Namespace) -> int:
             results.append(summarize_source(spec, **options))
         except (SourceSpecError, SummaryError) as exc:
             raise CliError(f"specwatch summary: {exc}") from None
-    from tui.core.compare_sources import comparison, segment_comparison
+    from tui.core.stats.verdicts import comparison, segment_comparison
 
     sources: list[dict] = []
     for s in results:
@@ -117,7 +117,7 @@ def _run(args: argparse.Namespace) -> int:
         sys.stdout.write(json.dumps(out, ensure_ascii=False) + "\n")
     else:
         from tui.cli.summary_text import render
-        from tui.core.sanitize import visible
+        from tui.core.model.sanitize import visible
 
         # Labels, paths, config values and messages in it come from outside: shown, never obeyed.
         sys.stdout.write(visible(render(out), keep_newlines=True))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tui.cli.summary_fit import fit, table, terminal_width
-from tui.core.sanitize import number, visible
+from tui.core.model.sanitize import number, visible
 
 DEFINITION_WORDS = {
     "accepted_drafts_over_proposed_drafts": "accepted/proposed drafts",

@@ -103,7 +103,7 @@ def add_parser(sub: Any) -> None:
 def _live_plan(args: argparse.Namespace, compare: bool):
     from tui.cli.live_args import live_setup
     from tui.core.sources.spec import kind_of
-    from tui.launch import LaunchPlan, live_panes
+    from tui.panes.launch import LaunchPlan, live_panes
 
     cmd = "compare" if compare else "watch"
     start, specs, options = live_setup(args, cmd)
@@ -149,7 +149,7 @@ def _keys_from_tty(cmd: str) -> int:
 def _replay_plan(args: argparse.Namespace):
     from tui.cli.config_arg import config_ref
     from tui.core.sources.spec import SourceSpecError, expand_source_args, kind_of
-    from tui.launch import LaunchPlan, replay_pane, unique_labels
+    from tui.panes.launch import LaunchPlan, replay_pane, unique_labels
 
     if args.speed is not None and not args.speed > 0:
         raise CliError("specwatch replay: --speed takes a number > 0 (or use --max)")
@@ -187,7 +187,7 @@ def _replay_plan(args: argparse.Namespace):
 
 
 def _demo_plan(args: argparse.Namespace):
-    from tui.launch import DEMO_SPEED, demo_plan
+    from tui.panes.launch import DEMO_SPEED, demo_plan
 
     speed = DEMO_SPEED if args.speed is None else args.speed
     if not speed > 0:

@@ -10,9 +10,9 @@ import time
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from tui.core.records import format_ts
+from tui.core.model.records import format_ts
 from tui.core.stats.rates import normalise_transform
-from tui.messages import MarkAdded, RecordsExported, RestartMarked
+from tui.screens.messages import MarkAdded, RecordsExported, RestartMarked
 from tui.widgets.source_pane import CHART_POINTS, LOG, NUMBERS, WINDOWS
 
 if TYPE_CHECKING:

@@ -5,7 +5,7 @@ whatever the line rate: headers (status, line counts) 4 times a second, log tail
 verdicts, segment tables, sparklines, the compare bar and charts once (a chart only when its
 window moved); only what changed, and nothing for a pane that is hidden (another one maximised),
 scrolled off the screen, or while the view is frozen. The tick follows the grid on which file
-followers wake (:func:`tui.core.sources.watch.set_wake_grid`), so the lines read and their drawing
+followers wake (:func:`tui.core.sources.wakeups.set_wake_grid`), so the lines read and their drawing
 share one wake-up of the process; with up to GRID_PANES panes every pane draws on the same ticks
 (one costly wake-up a second rather than several), in larger grids they take turns."""
 
@@ -25,15 +25,14 @@ from textual.errors import NoWidget
 from textual.screen import Screen
 from textual.widgets import Footer, Header
 
-from tui import alerting
-from tui.core.sanitize import visible
+from tui.core.model.sanitize import visible
 from tui.core.sources.base import LineBatch
-from tui.core.sources.watch import next_grid_point, set_wake_grid
-from tui.format import fit_label
-from tui.launch import LaunchPlan
-from tui.messages import SegmentStarted, SourceFinished, SourceStatusChanged
-from tui.pane_state import PaneState
-from tui.screens import actions
+from tui.core.sources.wakeups import next_grid_point, set_wake_grid
+from tui.panes.figures import fit_label
+from tui.panes.launch import LaunchPlan
+from tui.panes.state import PaneState
+from tui.screens import actions, alerting
+from tui.screens.messages import SegmentStarted, SourceFinished, SourceStatusChanged
 from tui.widgets.compare_bar import CompareBar
 from tui.widgets.history_chart import ChartData, ChartSeries, HistoryChart
 from tui.widgets.layout import grid_shape, row_height
@@ -151,7 +150,7 @@ class WatchScreen(Screen):
         self._scales: dict[str, tuple[float, float]] = {}
         self._checked = [-1] * len(self.states)  # state version at the last check() of each pane
         self._ranges: list[tuple[int, tuple]] = [(-1, ())] * len(self.states)  # per-pane scale cache
-        self.alerts = alerting.for_plan(plan)  # alert rules (tui.alerting), or None
+        self.alerts = alerting.for_plan(plan)  # alert rules (tui.screens.alerting), or None
         self.alert_verdict: str | None = None  # compare: the newest B − A verdict on accept len
 
     # -- layout ------------------------------------------------------------------------------
@@ -282,7 +281,7 @@ class WatchScreen(Screen):
         """A batch with its buffer (a replay at max speed) in pieces of ``BULK`` bytes."""
         if batch.data is None:
             return [batch]
-        from tui import pane_bulk  # the summary machinery: loaded when the first buffer comes
+        from tui.panes import bulk as pane_bulk  # the summary machinery: loaded when the first buffer comes
 
         return pane_bulk.pieces(batch, BULK)
 
@@ -426,7 +425,7 @@ class WatchScreen(Screen):
         key = (a.version, b.version, scales.get("accept_len"))
         if NUMBERS in parts and key != self._cmp_version:
             self._cmp_version = key
-            from tui.core.compare_sources import comparison  # not needed for the first frame: imported here
+            from tui.core.stats.verdicts import comparison  # not needed for the first frame: imported here
 
             cmp = comparison(a.stats, b.stats)
             self.alert_verdict = cmp["accept_len"]["verdict"]

@@ -7,9 +7,9 @@ from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
 
-from tui.core.sanitize import number, visible
+from tui.core.model.sanitize import number, visible
 from tui.core.stats.segments import Segment
-from tui.format import f2, mean_hw
+from tui.panes.figures import f2, mean_hw
 from tui.widgets._colours import hex_color
 
 BAR_W = 24

@@ -1,5 +1,5 @@
 """The comparison bar: B − A accept len with its 95% CI and a plain verdict, drawn on a scale
-around zero, updated live. The numbers are :func:`tui.core.summary.comparison`'s (the newest
+around zero, updated live. The numbers are :func:`tui.core.pipeline.whole.comparison`'s (the newest
 measured segment of each source), so they match ``specwatch summary --json``."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from rich.text import Text
 from textual.content import Content
 from textual.widgets import Static
 
-from tui.core.sanitize import number, visible
-from tui.format import estimator_words, fit_label, verdict_text
+from tui.core.model.sanitize import number, visible
+from tui.panes.figures import estimator_words, fit_label, verdict_text
 from tui.widgets._colours import hex_color
 
 NOTE_LABEL_W = 24  # cells of each label in the "A = … · B = …" note

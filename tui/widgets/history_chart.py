@@ -20,7 +20,7 @@ from textual.cache import LRUCache
 from textual.strip import Strip
 from textual.widget import Widget
 
-from tui.core.sanitize import number, visible
+from tui.core.model.sanitize import number, visible
 from tui.widgets._colours import rgb
 
 

@@ -26,9 +26,9 @@ from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Input
 
-from tui.core.sanitize import visible
+from tui.core.model.sanitize import visible
 from tui.core.sources.lines import oversized_bytes
-from tui.pane_state import RawLine
+from tui.panes.state import RawLine
 from tui.widgets._colours import hex_color
 
 NUMBER_W = 7  # the line-number column (a line number is shown whole: up to 9,999,999)

@@ -20,7 +20,7 @@ from textual.geometry import Size
 from textual.strip import Strip
 from textual.widget import Widget
 
-from tui.core.sanitize import number
+from tui.core.model.sanitize import number
 from tui.widgets._colours import hex_color, theme_color
 
 BARS = "▁▂▃▄▅▆▇█"

@@ -12,8 +12,8 @@ from typing import Any
 from rich.table import Table
 from rich.text import Text
 
-from tui.core.sanitize import visible
-from tui.format import DASH, f2, mean_ci_text, short
+from tui.core.model.sanitize import visible
+from tui.panes.figures import DASH, f2, mean_ci_text, short
 from tui.widgets._colours import hex_color
 from tui.widgets.strip_lines import StripLines
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from rich.cells import cell_len
 from rich.text import Text
 
-from tui.core.sanitize import visible
-from tui.format import fit_label
+from tui.core.model.sanitize import visible
+from tui.panes.figures import fit_label
 from tui.widgets._colours import hex_color
 from tui.widgets.strip_lines import StripLines
 
@@ -51,7 +51,7 @@ class PaneHeader(StripLines):
         peers: tuple[str, ...] = (),
     ) -> None:
         """``peers``: the labels of every pane, so that a label too long for the header is cut to
-        the part that tells it from the others (:func:`tui.format.fit_label`)."""
+        the part that tells it from the others (:func:`tui.panes.figures.fit_label`)."""
         key = (label, where, status, frozen, extra, peers, self.app.theme)
         if key == self._key:
             return

@@ -11,9 +11,9 @@ from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
 
-from tui.core.sanitize import visible
+from tui.core.model.sanitize import visible
 from tui.core.stats.requests import BIN_WIDTH, LO, RequestSet
-from tui.format import f2
+from tui.panes.figures import f2
 from tui.widgets._colours import hex_color
 
 BAR_W = 20

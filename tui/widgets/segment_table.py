@@ -10,11 +10,11 @@ from rich.cells import cell_len
 from rich.text import Text
 from textual.widgets import DataTable
 
-from tui.core.records import format_ts
-from tui.core.sanitize import number, visible
+from tui.core.model.records import format_ts
+from tui.core.model.sanitize import number, visible
 from tui.core.stats import SourceStats
 from tui.core.stats.rates import normalise_transform
-from tui.format import DASH, mean_ci_text, mean_hw, short
+from tui.panes.figures import DASH, mean_ci_text, mean_hw, short
 
 COLUMNS = (
     ("seg", "#"),

@@ -1,5 +1,5 @@
 """One source's pane: header, numbers, sparklines, history chart, segment table, per-rank /
-per-position breakdown and the raw log tail. It renders from a :class:`tui.pane_state.PaneState`
+per-position breakdown and the raw log tail. It renders from a :class:`tui.panes.state.PaneState`
 when the screen's tick asks it to, never per line, and only the parts that are due and changed:
 numbers (with the verdict), sparklines (with the segment table), chart and log tail each have their own cadence
 (:mod:`tui.screens.watch`). What it shows depends on its size (:func:`tui.widgets.layout.pane_tier`):
@@ -16,8 +16,8 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
-from tui.format import pane_numbers, segment_verdict
-from tui.pane_state import HISTORY, PaneState, RawLine
+from tui.panes.figures import pane_numbers, segment_verdict
+from tui.panes.state import HISTORY, PaneState, RawLine
 from tui.widgets.breakdown import Breakdown
 from tui.widgets.history_chart import MIN_ROWS, ChartData, ChartSeries, HistoryChart
 from tui.widgets.layout import FULL_MIN_H, pane_tier

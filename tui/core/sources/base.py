@@ -6,7 +6,7 @@ truncated, rotated, ...). Items come in stream order: an event sits between the 
 before it and the lines that come after it.
 
 Consumers (``specwatch stream``, the TUI, the summary) feed the lines to a
-:class:`tui.core.parsing.LineParser` and the events to the statistics. Only ``restarted`` (the user
+:class:`tui.core.formats.LineParser` and the events to the statistics. Only ``restarted`` (the user
 says "I restarted the server") opens a new segment; ``truncated``, ``rotated`` and ``switched``
 change the file, not the server: they are recorded (chart, log tail, JSONL) and the segment and
 its config carry on unless the new content itself shows a restart (a startup marker).
@@ -62,12 +62,12 @@ class LineBatch:
 
     ``kind`` is ``"log"`` for log text. Sources that are not logs (a Prometheus ``/metrics``
     scrape) send ``"metrics"`` batches whose lines are JSON objects of
-    :class:`tui.core.records.RecordModel` fields: the line parser turns them into records marked
+    :class:`tui.core.model.records.RecordModel` fields: the line parser turns them into records marked
     ``kind="metrics"``, so every consumer that feeds batches to a parser handles them unchanged.
 
     ``data`` (optional): the same lines as the bytes read, each ending in a newline, from a reader
     that has them in one buffer (a replay at full speed): a consumer may scan the buffer whole
-    (:mod:`tui.core.parsing.fastscan`) instead of parsing ``lines`` one by one. None otherwise.
+    (:mod:`tui.core.formats.fastscan`) instead of parsing ``lines`` one by one. None otherwise.
     """
 
     source: str

@@ -36,7 +36,7 @@ from tui.core.sources.lines import (
     find_start,
 )
 from tui.core.sources.openfile import OpenFile, describe_oserror
-from tui.core.sources.watch import Waker
+from tui.core.sources.wakeups import Waker
 
 _COUNT_INLINE = 8 << 20  # count newlines in the loop below this size, in a thread above
 

@@ -1,6 +1,6 @@
 """Replay a saved log with its original pacing, under the control of the TUI.
 
-Pacing comes from the line timestamps (:class:`tui.core.parsing.timestamps.TimestampReader`:
+Pacing comes from the line timestamps (:class:`tui.core.formats.timestamps.TimestampReader`:
 SGLang, vLLM with its missing year, docker prefixes, ...); a line without one keeps the last one
 and lines before the first timestamp are emitted at once. ``speed`` 2.0 plays twice as fast;
 ``None`` plays as fast as the consumer takes it (one batch per chunk read). A timestamp that
@@ -26,7 +26,7 @@ from collections import deque
 from collections.abc import AsyncIterator, Callable
 from itertools import islice
 
-from tui.core.parsing.timestamps import TimestampReader
+from tui.core.formats.timestamps import TimestampReader
 from tui.core.sources.base import (
     Batch,
     EventKind,
@@ -377,7 +377,7 @@ class _TimeStop:
         return len(lines)
 
     def __str__(self) -> str:
-        from tui.core.records import format_ts
+        from tui.core.model.records import format_ts
 
         return f"time {format_ts(self.target)}"
 

@@ -13,8 +13,8 @@ import asyncio
 import bisect
 import os
 
-from tui.core.parsing import LineParser
-from tui.core.records import Malformed, Marker, Record
+from tui.core.formats import LineParser
+from tui.core.model.records import Malformed, Marker, Record
 from tui.core.sources.lines import LineSplitter, make_batch
 
 CHUNK = 1 << 20

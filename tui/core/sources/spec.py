@@ -5,7 +5,7 @@ SOURCE is, in this order:
 
 * ``-``: standard input;
 * ``cmd:COMMAND``: a command whose standard output is the log (see :mod:`.command`);
-* a name from ``specwatch.toml`` (``[sources]``; see :mod:`tui.core.settings`); a ``[pairs]``
+* a name from ``specwatch.toml`` (``[sources]``; see :mod:`tui.core.config.settings`); a ``[pairs]``
   name stands for its two sources where several are taken (:func:`expand_source_args`);
 * ``scheme://...``: the kind registered for that scheme: ``ssh://[user@]host[:port]/path``,
   ``metrics+http://host:port/metrics``, ``metrics+https://...``, ``metrics+ssh://host/PORT``
@@ -46,7 +46,7 @@ from tui.core.sources.lines import START, StartAt
 from tui.core.sources.target import SourceSpec, SourceSpecError, SshTarget
 
 if TYPE_CHECKING:
-    from tui.core.settings import Settings
+    from tui.core.config.settings import Settings
     from tui.core.sources.base import Source
 
 __all__ = [
@@ -66,7 +66,7 @@ __all__ = [
 
 _LABEL_RX = re.compile(r"([^=/:\\]+)=(.+)", re.S)
 _URL_RX = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*)://")
-# The names specwatch.toml accepts for sources and pairs (tui.core.settings.NAME_RX; a test
+# The names specwatch.toml accepts for sources and pairs (tui.core.config.settings.NAME_RX; a test
 # keeps the two equal): a text that is not such a name never needs the config file read.
 NAME_RX = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+-]*")
 CONFIG_NAME = "specwatch.toml"
@@ -74,7 +74,7 @@ CONFIG_NAME = "specwatch.toml"
 
 def default_config_path() -> str:
     """``$XDG_CONFIG_HOME/specwatch/specwatch.toml``, else ``~/.config/specwatch/specwatch.toml``
-    (as :func:`tui.core.settings.default_config_path`; a test keeps the two equal)."""
+    (as :func:`tui.core.config.settings.default_config_path`; a test keeps the two equal)."""
     xdg = os.environ.get("XDG_CONFIG_HOME", "")
     base = xdg if xdg and os.path.isabs(xdg) else os.path.join(os.path.expanduser("~"), ".config")
     return os.path.join(base, "specwatch", CONFIG_NAME)
@@ -96,7 +96,7 @@ class ConfigRef:
 
     def get(self) -> Settings | None:
         if not self._loaded:
-            from tui.core.settings import ConfigError, load_settings
+            from tui.core.config.settings import ConfigError, load_settings
 
             try:
                 self._settings = load_settings(self.path)

@@ -18,7 +18,7 @@ from itertools import compress
 from operator import eq
 from typing import cast
 
-from tui.core.columns import RecordColumns
+from tui.core.model.columns import RecordColumns
 
 NAN = math.nan
 _EPS = 1e-9

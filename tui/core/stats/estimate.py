@@ -40,7 +40,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from operator import add, mul, sub
 
-from tui.core.columns import doubles
+from tui.core.model.columns import doubles
 from tui.core.stats.tdist import t975
 
 try:  # the optional native helpers (setup.py): the same subtractions and additions, at C speed

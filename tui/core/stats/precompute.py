@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import cast
 
-from tui.core.columns import RecordColumns, doubles, flat_rows, row_lengths
+from tui.core.model.columns import RecordColumns, doubles, flat_rows, row_lengths
 from tui.core.stats.checks import RANGES, Refused, all_nan, clean
 from tui.core.stats.load import BinChunks, bin_chunks
 from tui.core.stats.metrics import SERIES, Prepared, prepare

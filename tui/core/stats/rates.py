@@ -19,7 +19,7 @@ from __future__ import annotations
 import calendar
 from dataclasses import dataclass
 
-from tui.core.records import RATE_DRAFTS, RATE_SGLANG_AL_OVER_NDT, RATE_SGLANG_AL_OVER_STEPS1
+from tui.core.model.records import RATE_DRAFTS, RATE_SGLANG_AL_OVER_NDT, RATE_SGLANG_AL_OVER_STEPS1
 
 MAX_SAMPLES = 200
 _EPS = 1e-9

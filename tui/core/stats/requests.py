@@ -26,7 +26,7 @@ import random
 from array import array
 from collections.abc import Sequence
 
-from tui.core.columns import RecordColumns
+from tui.core.model.columns import RecordColumns
 
 RESERVOIR = 4096
 LO, HI, BIN_WIDTH = 1.0, 65.0, 0.05

@@ -16,9 +16,9 @@ from array import array
 from collections import deque
 from collections.abc import Iterable, Sequence
 
-from tui.core.columns import RecordColumns, row_lengths
-from tui.core.records import EngineStats, Item, Malformed, Marker, Record, format_ts
-from tui.core.server_config import ServerConfig
+from tui.core.formats.server_config import ServerConfig
+from tui.core.model.columns import RecordColumns, row_lengths
+from tui.core.model.records import EngineStats, Item, Malformed, Marker, Record, format_ts
 from tui.core.sources.base import SourceEvent
 from tui.core.stats import rates
 from tui.core.stats.checks import MAX_DEPTH, Refused, clean

@@ -16,14 +16,14 @@ file reader. The kinds import the source implementations; those import only
 
 from __future__ import annotations
 
-from tui.core.sources.kinds.base import (
+from tui.core.sources.kinds.kind import (
     Probe,
     SourceKind,
     Summary,
     SummaryError,
     nice_path,
 )
-from tui.core.sources.kinds.local import (
+from tui.core.sources.kinds.local_kinds import (
     CommandKind,
     FileKind,
     GlobKind,
@@ -31,7 +31,7 @@ from tui.core.sources.kinds.local import (
     StdinKind,
     newest_match,
 )
-from tui.core.sources.kinds.remote import MetricsKind, SshKind
+from tui.core.sources.kinds.remote_kinds import MetricsKind, SshKind
 from tui.core.sources.target import SourceSpec, SourceSpecError
 
 __all__ = [

@@ -1,5 +1,5 @@
 """TensorRT-LLM and llama.cpp spec-decode counters → window records (used by
-:class:`tui.core.sources.prom.text.Converter`; no I/O). The formats and their upstream sources
+:class:`tui.core.sources.prom.exposition.Converter`; no I/O). The formats and their upstream sources
 are in docs/formats-new.md §3.4 and §5.
 
 Both servers expose cumulative counters; a record is the difference between two scrapes, with the
@@ -29,7 +29,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from tui.core.records import RATE_DRAFTS
+from tui.core.model.records import RATE_DRAFTS
 
 LLAMACPP = {
     "llamacpp:spec_decode_num_drafts_total": "drafts",

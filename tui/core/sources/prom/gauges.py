@@ -1,8 +1,8 @@
-"""SGLang and vLLM V0 spec-decode gauges → records (see :mod:`tui.core.sources.prom.text`)."""
+"""SGLang and vLLM V0 spec-decode gauges → records (see :mod:`tui.core.sources.prom.exposition`)."""
 
 from __future__ import annotations
 
-from tui.core.records import RATE_VLLM_V0_CUMULATIVE
+from tui.core.model.records import RATE_VLLM_V0_CUMULATIVE
 from tui.core.sources.prom.vllm import finite, prefix
 
 SGL_AL, SGL_RATE, SGL_TPUT = "sglang:spec_accept_length", "sglang:spec_accept_rate", "sglang:gen_throughput"

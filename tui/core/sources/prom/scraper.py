@@ -1,5 +1,5 @@
 """Metrics sources: a server's Prometheus ``/metrics``, scraped every few seconds, turned into
-records (see :mod:`tui.core.sources.prom.text` for what is read and how windows are computed).
+records (see :mod:`tui.core.sources.prom.exposition` for what is read and how windows are computed).
 
 Source texts (``[LABEL=]`` in front as for every source):
 
@@ -187,7 +187,7 @@ class MetricsSource(GeneratorSource):
 
     # -- the loop -------------------------------------------------------------------------------
     async def _run(self) -> AsyncIterator[Batch]:
-        from tui.core.sources.prom.text import Converter, MetricsParseError
+        from tui.core.sources.prom.exposition import Converter, MetricsParseError
 
         conv = Converter()
         loop = asyncio.get_running_loop()

@@ -1,11 +1,11 @@
-"""vLLM V1 spec-decode counters → window records (see :mod:`tui.core.sources.prom.text`)."""
+"""vLLM V1 spec-decode counters → window records (see :mod:`tui.core.sources.prom.exposition`)."""
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
 
-from tui.core.records import RATE_DRAFTS
+from tui.core.model.records import RATE_DRAFTS
 
 V1 = {
     "vllm:spec_decode_num_drafts_total": "drafts",

@@ -27,7 +27,7 @@ from tui.core.sources.aio import wait_for
 from tui.core.sources.base import Batch, EventKind, LineBatch
 from tui.core.sources.identity import Decision, FileLook, Look, decide, drained_note
 from tui.core.sources.lines import make_batch
-from tui.core.sources.ssh.remote import (
+from tui.core.sources.ssh.remote_side import (
     Entry,
     Probe,
     ReaderDemux,

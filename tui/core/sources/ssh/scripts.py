@@ -10,7 +10,7 @@ import secrets
 import shlex
 
 from tui.core.sources.identity import cksum
-from tui.core.sources.ssh.remote import RemotePath
+from tui.core.sources.ssh.remote_side import RemotePath
 
 # -- the scripts -------------------------------------------------------------------------------
 # Kept on single logical lines joined by "; " so the outer quoting survives any login shell.

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tui.core.sources.ssh.remote import Entry, parse_entries
+from tui.core.sources.ssh.remote_side import Entry, parse_entries
 
 
 class ChannelRefused(Exception):

@@ -25,7 +25,7 @@ from tui.core.sources.identity import Fingerprint
 from tui.core.sources.lines import START, LineSplitter, StartAt
 from tui.core.sources.ssh.auth import SshError, target_text
 from tui.core.sources.ssh.connect import SharedConnection, SshSettings, acquire, release
-from tui.core.sources.ssh.remote import (
+from tui.core.sources.ssh.remote_side import (
     Entry,
     RemotePathError,
     describe_tail_message,
@@ -268,7 +268,7 @@ class SshSource(GeneratorSource):
 
     # -- one connection's worth of reading ---------------------------------------------------
     async def _session(self, conn) -> AsyncIterator[Batch]:
-        from tui.core.sources.ssh.follow import Session
+        from tui.core.sources.ssh.tail import Session
 
         session = Session(self, conn)
         async for b in session.run():
@@ -277,7 +277,7 @@ class SshSource(GeneratorSource):
     # -- draft model config.json over the same connection ------------------------------------
     async def read_draft_config(self, draft_path: str, family: str | None) -> dict:
         """Facts from ``DRAFT/config.json`` on this source's host (a note when unreadable)."""
-        from tui.core.sources.ssh.summary import read_draft_facts
+        from tui.core.sources.ssh.whole import read_draft_facts
 
         key = (draft_path, family)
         if key not in self._draft_cache:
@@ -290,7 +290,7 @@ class SshSource(GeneratorSource):
         return dict(self._draft_cache[key])
 
     def draft_resolver(self):
-        """A sync resolver for :func:`tui.core.draft_config.attach` over what was read so far."""
+        """A sync resolver for :func:`tui.core.formats.draft_config.attach` over what was read so far."""
 
         def resolve(draft_path: str, family: str | None) -> dict:
             got = self._draft_cache.get((draft_path, family))

@@ -1,0 +1,196 @@
+"""The grid fits the terminal, `z` maximises a pane, and rendering follows the cadence (not the
+data): Pilot tests on widget regions and render counters."""
+
+from __future__ import annotations
+
+import asyncio
+
+from _tui_util import _isolated_config, replay_app, wait_ended, wait_for  # noqa: F401
+
+from tui.app import SpecwatchApp
+from tui.core.sources.base import EventKind, LineBatch, SourceEvent
+from tui.panes.launch import LaunchPlan, PaneSpec
+from tui.widgets.history_chart import MIN_ROWS, HistoryChart
+from tui.widgets.layout import MIN_PANE_W, grid_shape, pane_tier
+from tui.widgets.metric_spark import MetricSparks
+from tui.widgets.numbers import NumbersPanel
+from tui.widgets.pane_header import PaneHeader
+from tui.widgets.source_pane import SourcePane
+
+LOGS = ["ab_a.log", "ab_b.log", "sglang_dp_attention.log", "sglang_eagle3_restart.log", "vllm_v1_eagle3.log"]
+
+
+def test_grid_shape_keeps_columns_wide_enough():
+    assert grid_shape(8, 160) == (3, 3)
+    assert grid_shape(8, 200) == (4, 2)
+    assert grid_shape(16, 200) == (4, 4)
+    assert grid_shape(4, 160) == (2, 2)  # balanced, not 3 + 1
+    assert grid_shape(3, 100) == (2, 2)
+    for n in range(1, 33):
+        for w in (80, 100, 160, 200, 300):
+            cols, rows = grid_shape(n, w)
+            assert cols * rows >= n and (cols == 1 or w // cols >= MIN_PANE_W)
+    assert pane_tier(150, 40) == "full" and pane_tier(48, 12) == "compact" and pane_tier(150, 12) == "compact"
+    assert pane_tier(50, 40) == "narrow"
+
+
+async def _grid_fits(n: int, size: tuple[int, int]) -> None:
+    names = [LOGS[i % len(LOGS)] for i in range(n)]
+    app = replay_app(*names, compare=False)
+    async with app.run_test(size=size) as pilot:
+        await wait_ended(pilot)
+        screen = app.screen
+        panes = list(screen.query(SourcePane))
+        assert len(panes) == n
+        width, height = size
+        for pane in panes:
+            r = pane.region
+            assert r.width >= MIN_PANE_W - 1 and r.x >= 0 and r.right <= width, (pane.state.label, r)
+            assert r.y >= 1 and r.bottom <= height - 1, (pane.state.label, r)  # between header and footer
+            assert screen.on_screen(pane)
+            header = pane.query_one(PaneHeader)
+            assert header.region.right <= r.right
+            text = header.plain
+            assert pane.state.label in text and pane.state.status_text().split()[0] in text
+            numbers = pane.query_one(NumbersPanel)
+            assert numbers.region.height >= 1 and numbers.region.right <= r.right
+            shown = numbers.plain
+            n_text = f"(n={pane.state.stats.current.all.accept_len.n})"
+            assert " ± " in shown and n_text in shown, shown
+            sparks = pane.query_one(MetricSparks)
+            assert sparks.region.height == 3 and sparks.region.right <= r.right
+            assert sparks.rows[0].label == "accept len" and sparks.rows[0].builds >= 1  # drawn
+            chart = pane.query_one(HistoryChart)
+            if chart.display and pane.chart_shown:  # only with room for a y axis
+                assert chart.region.height >= MIN_ROWS
+        # no two panes overlap
+        regions = [p.region for p in panes]
+        for i, a in enumerate(regions):
+            for b in regions[i + 1 :]:
+                assert a.intersection(b).area == 0
+
+
+async def test_eight_panes_fit_at_160x45():
+    await _grid_fits(8, (160, 45))
+
+
+async def test_sixteen_panes_fit_at_200x60():
+    await _grid_fits(16, (200, 60))
+
+
+async def test_z_maximises_the_focused_pane_with_its_chart_and_restores():
+    app = replay_app(*(LOGS * 2)[:8], compare=False)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await wait_ended(pilot)
+        screen = app.screen
+        panes = list(screen.query(SourcePane))
+        assert not panes[1].chart_shown  # a 3 × 3 grid at 160 × 45: no room for a chart
+        await pilot.press("tab")
+        assert screen.focused_pane() is panes[1]
+        await pilot.press("z")
+        await pilot.pause(0.3)
+        assert screen.maximized is panes[1]
+        assert not screen.on_screen(panes[0]) and screen.on_screen(panes[1])
+        assert panes[1].tier == "full" and panes[1].chart_shown
+        chart = panes[1].query_one(HistoryChart)
+        await wait_for(pilot, lambda: chart.settled and chart.builds > 0)
+        assert chart.region.height >= MIN_ROWS and chart.region.width > 100
+        await pilot.press("z")
+        await pilot.pause(0.3)
+        assert screen.maximized is None and all(screen.on_screen(p) for p in panes)
+        await pilot.press("enter")  # Enter does the same
+        await pilot.pause(0.1)
+        assert screen.maximized is panes[1]
+
+
+class FeedSource:
+    """Decode lines in small batches at a steady pace (a live server), then waits for close."""
+
+    name = "feed"
+
+    def __init__(self, lines: int, per_batch: int, every: float) -> None:
+        self.lines, self.per_batch, self.every = lines, per_batch, every
+        self.sent = 0
+        self.done = asyncio.Event()
+
+    def __aiter__(self):
+        return self._gen()
+
+    async def _gen(self):
+        yield SourceEvent(self.name, EventKind.OPENED, "feed")
+        while self.sent < self.lines:
+            batch = []
+            for k in range(self.sent, min(self.lines, self.sent + self.per_batch)):
+                al = 2.0 + (k * 37 % 100) / 100
+                batch.append(
+                    f"[2026-11-20 10:00:{k % 60:02d}] Decode batch, #running-req: 8, #token: {k}, "
+                    f"token usage: 0.01, accept len: {al:.2f}, accept rate: {(al - 1) / 3:.2f}, "
+                    f"cuda graph: True, gen throughput (token/s): 300.00, #queue-req: 0"
+                )
+            yield LineBatch(self.name, batch, list(range(self.sent, self.sent + len(batch))), self.sent + 1)
+            self.sent += len(batch)
+            await asyncio.sleep(self.every)
+        self.done.set()
+        await asyncio.Event().wait()  # stays open, like a live log
+
+    async def aclose(self) -> None:
+        pass
+
+
+async def test_a_thousand_lines_cause_a_bounded_number_of_renders():
+    sources = [FeedSource(1000, 2, 0.004), FeedSource(1000, 2, 0.004)]
+    panes = [PaneSpec(f"feed{i}", "generated", (lambda s=s: s)) for i, s in enumerate(sources)]
+    app = SpecwatchApp(LaunchPlan(panes), remember_theme=False)
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = app.screen
+        pane = list(screen.query(SourcePane))[0]
+        chart = pane.query_one(HistoryChart)
+        spark = pane.query_one(MetricSparks).rows[0]
+        await pilot.pause(0.3)
+        c0, s0, t0 = chart.builds, spark.builds, asyncio.get_running_loop().time()
+        await wait_for(pilot, lambda: all(s.done.is_set() for s in sources), timeout=30)
+        elapsed = asyncio.get_running_loop().time() - t0
+        await pilot.pause(1.3)  # the last chart tick
+        assert pane.state.lines == 1000
+        charts, sparks = chart.builds - c0, spark.builds - s0
+        # ~500 batches arrived; the chart is drawn at most once a second, sparklines twice
+        assert 1 <= charts <= elapsed + 1.3 + 2, (charts, elapsed)
+        assert 1 <= sparks <= 2 * (elapsed + 1.3) + 3, (sparks, elapsed)
+        assert chart.settled
+        # hidden panes are not drawn: maximise the other one, feed more, nothing here changes
+        other = list(screen.query(SourcePane))[1]
+        other.focus()
+        await pilot.press("z")
+        await pilot.pause(0.3)
+        header = pane.query_one(PaneHeader)
+
+        def drawn() -> tuple:
+            return (pane._version, pane._spark_key, pane._chart_key, header._key, chart.builds, spark.builds)
+
+        before = drawn()
+        pane.state.feed_lines(LineBatch("feed", ["x"] * 5, list(range(5)), 1001))
+        await pilot.pause(1.3)
+        assert drawn() == before
+        await pilot.press("z")  # shown again: brought up to date
+        await pilot.pause(1.3)
+        assert pane._version == pane.state.version and header._key != before[3]
+
+
+async def test_more_panes_than_fit_scroll_and_those_off_screen_are_not_drawn():
+    app = replay_app(*(["ab_a.log"] * 32), compare=False)
+    async with app.run_test(size=(200, 60)) as pilot:
+        await wait_ended(pilot, timeout=60)
+        screen = app.screen
+        panes = list(screen.query(SourcePane))
+        shown = [p for p in panes if screen.on_screen(p)]
+        hidden = [p for p in panes if not screen.on_screen(p)]
+        assert shown and hidden and all(p.region.height >= 10 for p in shown)
+        assert all(p.region.right <= 200 for p in panes)
+        assert all(p._version == p.state.version for p in shown)
+        assert all(p._version == -1 for p in hidden)  # never drawn: nobody could see it
+        grid = screen.query_one("#panes")
+        grid.scroll_end(animate=False)
+        await pilot.pause(0.6)
+        last = panes[-1]
+        assert screen.on_screen(last) and last._version == last.state.version
+        assert "±" in last.query_one(NumbersPanel).plain

@@ -1,0 +1,244 @@
+"""The metrics source against local HTTP servers (real sockets on 127.0.0.1): records, a server
+that goes away and comes back restarted, HTTP variants, HTTPS, idle, and the spec syntax."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import ssl
+import subprocess
+
+import pytest
+from _ci import missing
+from _prom_util import FakeSglang, FakeVllm, PromServer
+from _sources_util import Collector
+
+from tui.core.pipeline.follow import Followed
+from tui.core.sources.base import EventKind as K
+from tui.core.sources.base import LineBatch
+from tui.core.sources.kinds import METRICS, kind_of
+from tui.core.sources.prom.http import HttpError, http_get
+from tui.core.sources.prom.scraper import MetricsSource, parse_metrics_target
+from tui.core.sources.spec import SourceSpecError, open_source, parse_source_spec
+
+FAST = dict(scrape_interval=0.05, scrape_timeout=1.0, idle_after=None)
+
+
+def metric_records(c: Collector) -> list[dict]:
+    return [
+        json.loads(line)
+        for b in c.items
+        if isinstance(b, LineBatch)
+        for line in b.lines
+        if "marker" not in json.loads(line)
+    ]
+
+
+def test_spec_syntax():
+    t = parse_metrics_target("metrics+http://gpu1:8000")
+    assert (t.scheme, t.host, t.port, t.path, t.ssh) == ("http", "gpu1", 8000, "/metrics", None)
+    t = parse_metrics_target("metrics+https://vllm.example.org/stats/metrics?x=1")
+    assert (t.scheme, t.port, t.path) == ("https", 443, "/stats/metrics?x=1")
+    t = parse_metrics_target("metrics+ssh://me@gpu1:2222/8000")
+    assert (t.host, t.port, t.path, t.ssh.host, t.ssh.user, t.ssh.port) == (
+        "127.0.0.1",
+        8000,
+        "/metrics",
+        "gpu1",
+        "me",
+        2222,
+    )
+    t = parse_metrics_target("metrics+ssh://gpu1/10.0.0.5:9000/m")
+    assert (t.host, t.port, t.path) == ("10.0.0.5", 9000, "/m") and t.where.endswith("via ssh gpu1")
+    for bad in (
+        "metrics+ssh://gpu1/",
+        "metrics+ssh://gpu1/x",
+        "metrics+http://u:p@h/metrics",
+        "metrics+http:///m",
+    ):
+        with pytest.raises(SourceSpecError):
+            parse_metrics_target(bad)
+    spec = parse_source_spec("gpu=metrics+http://127.0.0.1:8000/metrics")
+    assert (spec.kind, spec.label, spec.name) == ("metrics+http", "gpu", "gpu")
+    assert kind_of(spec) is METRICS and kind_of(parse_source_spec("a=metrics+ssh://h/1")) is METRICS
+    assert kind_of(parse_source_spec("/var/log/x.log")) is not METRICS
+    with pytest.raises(SourceSpecError, match="give the port"):
+        parse_source_spec("metrics+ssh://gpu1/metrics")  # said when read, before anything opens
+
+
+async def test_scrapes_records_and_restart_after_the_server_went_away():
+    fake = FakeVllm(engines=2, k=3)
+    server = PromServer(fake.text).start()
+    src = open_source(parse_source_spec(f"v=metrics+{server.url}"), **FAST)
+    st = Followed("v")
+    try:
+        async with Collector(src) as c:
+            await c.wait_event(K.CONNECTED)
+            fake.step(0, 10, [8, 6, 4])
+            await c.wait_for(lambda c: metric_records(c), what="a record")
+            rec = metric_records(c)[0]
+            assert rec["rank"] == "engine 0" and rec["accept_len"] == pytest.approx(2.8)
+            port = server.port
+            server.stop()  # the server goes away: events, no crash
+            await c.wait_event(K.ERROR)
+            await c.wait_event(K.RECONNECTING, 2)
+            err = [e for e in c.events if e.kind == K.ERROR][0]
+            assert "connection refused" in err.message and err.data["fatal"] is False
+            fake.restart()
+            fake.step(1, 5, [5, 5, 5])
+            server = PromServer(fake.text, port=port).start()  # back, restarted
+            await c.wait_event(K.CONNECTED, 2)
+            await c.wait_for(lambda c: len(metric_records(c)) >= 2, what="the record after the restart")
+            assert not c.done and c.error is None
+            for b in c.items:
+                st.apply(b)
+            assert [s.reason for s in st.stats.segments] == ["metrics_start", "counter_reset"]
+            assert st.stats.current.ranks["engine 1"].accept_len.last == pytest.approx(4.0)
+            assert c.events[-1].data.get("reconnect") is True or any(
+                e.data.get("reconnect") for e in c.events
+            )
+    finally:
+        server.stop()
+
+
+@pytest.mark.parametrize("mode", ["chunked", "gzip", "close"])
+async def test_http_bodies(mode):
+    fake = FakeSglang(dp=1)
+    fake.decode(0, 2.5, 0.5, 100.5)
+    server = PromServer(fake.text, mode=mode).start()
+    try:
+        resp = await http_get("127.0.0.1", server.port, "/metrics", timeout=2)
+        assert resp.text() == fake.text()
+    finally:
+        server.stop()
+
+
+async def test_http_errors_are_one_line_events():
+    server = PromServer(lambda: "", mode=503).start()
+    try:
+        with pytest.raises(HttpError, match="HTTP 503"):
+            await http_get("127.0.0.1", server.port, "/metrics", timeout=2)
+        src = MetricsSource(
+            parse_metrics_target(f"metrics+http://127.0.0.1:{server.port}/nothing"),
+            "x",
+            interval=0.05,
+            idle_after=None,
+        )
+        async with Collector(src) as c:
+            await c.wait_event(K.RECONNECTING, 3)
+            assert [e.message for e in c.events if e.kind == K.ERROR] == [
+                f"http://127.0.0.1:{server.port}/nothing: HTTP 404 Not Found (retrying)"
+            ]  # said once
+    finally:
+        server.stop()
+
+
+async def test_not_following_reads_one_window_then_ends_and_fails_when_nobody_answers():
+    fake = FakeVllm(engines=1, k=2)
+    server = PromServer(fake.text).start()
+    try:
+        src = MetricsSource(parse_metrics_target("metrics+" + server.url), "x", follow=False, interval=0.1)
+        async with Collector(src) as c:
+            await c.wait_event(K.EOF)
+            assert server.requests == 2 and c.kinds[-1] == K.EOF
+        port = server.port
+    finally:
+        server.stop()
+    src = MetricsSource(
+        parse_metrics_target(f"metrics+http://127.0.0.1:{port}/metrics"), "x", follow=False, interval=0.1
+    )
+    async with Collector(src) as c:
+        await c.wait_for(lambda c: c.done, what="the end")
+        assert c.events[-1].kind == K.ERROR and c.events[-1].data["fatal"] and src.error
+
+
+async def test_idle_when_the_counters_do_not_move():
+    fake = FakeVllm(engines=1, k=2)
+    server = PromServer(fake.text).start()
+    try:
+        src = MetricsSource(parse_metrics_target("metrics+" + server.url), "x", interval=0.05, idle_after=0.2)
+        async with Collector(src) as c:
+            await c.wait_event(K.IDLE)
+            assert "no decoding" in [e for e in c.events if e.kind == K.IDLE][0].message
+            assert metric_records(c) == []
+            fake.step(0, 4, [2, 1])
+            await c.wait_for(lambda c: metric_records(c), what="a record")
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="module")
+def tls_files(tmp_path_factory):
+    d = tmp_path_factory.mktemp("tls")
+    r = subprocess.run(
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "2",
+            "-subj",
+            "/CN=localhost",
+            "-addext",
+            "subjectAltName=DNS:localhost,IP:127.0.0.1",
+            "-keyout",
+            str(d / "key.pem"),
+            "-out",
+            str(d / "cert.pem"),
+        ],
+        capture_output=True,
+    )
+    if r.returncode != 0:
+        missing(f"openssl cannot make a test certificate: {r.stderr[-200:]!r}")
+    return d / "cert.pem", d / "key.pem"
+
+
+async def test_https_verifies_the_certificate(tls_files, monkeypatch):
+    cert, key = tls_files
+    fake = FakeSglang(dp=1)
+    server = PromServer(fake.text).start()
+    ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    ctx.load_cert_chain(str(cert), str(key))
+    server.server.socket = ctx.wrap_socket(server.server.socket, server_side=True)
+    try:
+        untrusted = MetricsSource(
+            parse_metrics_target(f"metrics+https://localhost:{server.port}/metrics"),
+            "x",
+            interval=0.05,
+            idle_after=None,
+        )
+        async with Collector(untrusted) as c:
+            await c.wait_event(K.ERROR)
+            assert "TLS certificate not trusted" in c.events[0].message
+        monkeypatch.setenv("SSL_CERT_FILE", str(cert))  # now the system trusts it
+        trusted = MetricsSource(
+            parse_metrics_target(f"metrics+https://localhost:{server.port}/metrics"),
+            "x",
+            interval=0.05,
+            idle_after=None,
+        )
+        async with Collector(trusted) as c:
+            await c.wait_event(K.CONNECTED)
+            fake.decode(0, 3.25, 0.75, 42.125)
+            await c.wait_for(lambda c: metric_records(c), what="a record over https")
+            assert metric_records(c)[0]["accept_len"] == 3.25
+    finally:
+        server.stop()
+
+
+async def test_garbage_is_an_error_event_not_a_crash():
+    server = PromServer(lambda: "<html>this is not prometheus{</html>\n").start()
+    try:
+        src = MetricsSource(
+            parse_metrics_target("metrics+" + server.url), "x", interval=0.05, idle_after=None
+        )
+        async with Collector(src) as c:
+            await c.wait_event(K.RECONNECTING, 2)
+            assert "not Prometheus text" in [e for e in c.events if e.kind == K.ERROR][0].message
+            await asyncio.sleep(0.1)
+            assert not c.done
+    finally:
+        server.stop()

@@ -1,0 +1,115 @@
+"""Bad input never crashes anything and never goes unreported."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tui.core.formats import LineParser
+from tui.core.model.records import Malformed
+from tui.core.pipeline.whole import summarize_stream
+
+ANCHORS = [
+    "Decode batch",
+    "Decode batch.",
+    "Decode batch, ",
+    "SpecDecoding metrics: ",
+    "Speculative metrics: ",
+    "server_args=ServerArgs(",
+    "'speculative_num_steps': ",
+    "accept len: ",
+    "accept rate: ",
+    "Engine 000: ",
+    "Avg prompt throughput: ",
+    "draft acceptance = ",
+    "Per-position acceptance rate: ",
+    ", ",
+    ": ",
+    "%",
+    "nan",
+    "[2026-01-01 00:00:00 TP0] ",
+    "(APIServer pid=1) INFO 05-19 10:30:33 [m.py:1] ",
+    "\x1b[1;36m",
+    "\ufffd[0m",
+    "**",
+    "`",
+    "> ",
+    "(",
+    ")",
+    "{",
+    "}",
+    "'",
+    "=",
+    "1.5",
+    "-3",
+    "inf",
+    "\x00",
+]
+
+line_text = st.lists(st.one_of(st.sampled_from(ANCHORS), st.text(max_size=12)), max_size=25).map("".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(line_text, min_size=1, max_size=20))
+def test_parser_never_fails_internally(lines):
+    p = LineParser("fuzz")
+    for i, line in enumerate(lines, 1):
+        item = p.feed(line, i, 0)
+        if isinstance(item, Malformed):
+            assert not item.reason.startswith("parser error"), (line, item.reason)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.one_of(st.binary(max_size=200), line_text.map(lambda s: s.encode("utf-8", "surrogatepass"))),
+        max_size=30,
+    )
+)
+def test_summary_reads_any_bytes(pieces):
+    data = b"\n".join(pieces)
+    s = summarize_stream(io.BytesIO(data), "fuzz")
+    d = s.result()
+    assert d["lines"] == (data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1))
+    json.dumps(d, allow_nan=True)
+
+
+def test_huge_binary_and_invalid_utf8_lines_through_the_cli(tmp_path):
+    good = (
+        b"[2026-01-01 00:00:00 TP0] Decode batch, #running-req: 4, #token: 9, token usage: 0.01, accept len: 2.50, "
+        b"accept rate: 0.50, cuda graph: True, gen throughput (token/s): 10.00, #queue-req: 0\n"
+    )
+    data = (
+        good
+        + b"\xff\xfe\xfa\x00\x00 [2026-01-01 00:00:00 TP0] Decode batch, #running-req: \xc3\x28\n"
+        + good
+        + b"Decode batch, #running-req: "
+        + b"9" * (3 << 20)
+        + b"\n"  # a 3 MiB line
+        + b"x" * (2 << 20)
+        + good  # a 2 MiB line glued to a good one: one line, not a record
+        + good.rstrip(b"\n")
+    )  # a last line without newline
+    path = tmp_path / "bad.log"
+    path.write_bytes(data)
+    out = subprocess.run(
+        [sys.executable, "-m", "tui", "summary", "--json", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    src = json.loads(out.stdout)["sources"][0]
+    assert src["lines"] == 6
+    assert src["accept_len"]["n"] == 3 and src["accept_len"]["mean"] == 2.5
+    assert src["malformed"] == 1  # the invalid UTF-8 decode line
+    # the 3 MiB line and the 2 MiB one: counted with their length, never parsed
+    assert src["oversized"]["lines"] == 2 and src["oversized"]["largest"] == len(
+        "Decode batch, #running-req: "
+    ) + (3 << 20)
+    assert src["records"] == 3

@@ -1,0 +1,1 @@
+"""Alert rules and the engine that evaluates them."""

@@ -1,0 +1,362 @@
+"""Alert rules and the engine that evaluates them (pure Python; no pydantic, no Textual).
+
+Rule texts (``--alert RULE``, or ``alerts = [...]`` in specwatch.toml)::
+
+    accept_len < 2.0 for 2m      METRIC OP NUMBER [for DURATION]
+    accept_rate <= 0.6
+    verdict=lower [for 30s]      the A/B verdict (B relative to A) is lower|higher|no_difference|insufficient
+    drift [METRIC]               the change-point test (tui.core.stats.drift) found a sustained shift
+
+``METRIC`` is accept_len, accept_rate or throughput; ``OP`` one of ``< <= > >=``; ``DURATION`` a
+number with ``s``, ``m`` or ``h`` (``90s``, ``2m``, ``1.5h``). With ``for D`` the value compared is
+the **rolling mean** of the metric over the last D seconds (records whose time is in ``(t − D, t]``),
+and it is compared only once the source has been watched for at least D; without it, each
+record's own value. Time is the log's own timestamp when the record has one, else when it arrived.
+
+Firing is edge-triggered: a rule fires once when its condition starts to hold, then stays
+firing (no further alerts) until the condition has been clear for ``rearm`` seconds (default
+30; at least D), when a ``resolved`` alert is emitted and the rule is armed again. A new segment
+(a restart) starts the windows afresh and resolves firing drift alerts. Drift alerts carry
+``suggest = "new_segment"``.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+import re
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from tui.core.stats.drift import DriftDetector
+
+METRICS = ("accept_len", "accept_rate", "throughput")
+VERDICTS = ("lower", "higher", "no_difference", "insufficient")
+OPS: dict[str, Callable[[float, float], bool]] = {
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+}
+UNITS = {"s": 1.0, "m": 60.0, "h": 3600.0}
+REARM = 30.0
+
+_THRESHOLD_RX = re.compile(r"([A-Za-z_]\w*)\s*(<=|>=|<|>|==|=|!=)\s*(\S+?)(?:\s+for\s+(\S+))?")
+_VERDICT_RX = re.compile(r"verdict\s*==?\s*(\S+?)(?:\s+for\s+(\S+))?")
+_DRIFT_RX = re.compile(r"drift(?:\s+(\S+))?")
+_DURATION_RX = re.compile(r"(\d+(?:\.\d+)?)([smh])")
+
+
+class RuleError(ValueError):
+    """A rule text that cannot be read; the message names the bad part."""
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    text: str
+    kind: str  # "threshold", "verdict" or "drift"
+    metric: str = "accept_len"
+    op: str = ""
+    threshold: float = math.nan
+    duration: float = 0.0  # seconds; 0: each value on its own
+    verdict: str = ""
+
+    def holds(self, value: float) -> bool:
+        return OPS[self.op](value, self.threshold)
+
+
+@dataclass(frozen=True, slots=True)
+class Alert:
+    rule: str  # the rule text
+    source: str  # the source name (verdict rules: "A → B")
+    value: float | str | None  # the value compared, the verdict, or the recent mean (drift)
+    since: float  # when the condition began to hold (seconds, the same clock as the observations)
+    message: str
+    state: str = "firing"  # "firing" or "resolved"
+    time: float = 0.0  # when the engine noticed
+    suggest: str | None = None  # "new_segment" for drift
+
+    def as_dict(self) -> dict:
+        return {
+            "rule": self.rule,
+            "source": self.source,
+            "state": self.state,
+            "value": self.value,
+            "since": self.since,
+            "time": self.time,
+            "message": self.message,
+            "suggest": self.suggest,
+        }
+
+
+def _duration(rule: str, text: str) -> float:
+    try:
+        return parse_duration(text)
+    except RuleError as exc:
+        raise RuleError(f"{rule!r}: {exc}") from None
+
+
+def parse_duration(text: str) -> float:
+    m = _DURATION_RX.fullmatch(text.strip())
+    if m is None:
+        raise RuleError(f"bad duration {text!r}: write a number with s, m or h (30s, 2m, 1.5h)")
+    seconds = float(m.group(1)) * UNITS[m.group(2)]
+    if seconds <= 0:
+        raise RuleError(f"bad duration {text!r}: must be more than 0")
+    return seconds
+
+
+def parse_rule(text: str) -> Rule:
+    """One rule text → :class:`Rule`; :class:`RuleError` names what is wrong."""
+    if not isinstance(text, str) or not text.strip():
+        raise RuleError("empty alert rule (e.g. 'accept_len<2.0 for 2m', 'verdict=lower', 'drift')")
+    t = " ".join(text.split())
+    low = t.lower()
+    if low.startswith("verdict"):
+        m = _VERDICT_RX.fullmatch(low)
+        if m is None:
+            raise RuleError(f"{text!r}: write verdict=lower|higher|no_difference|insufficient [for DURATION]")
+        if m.group(1) not in VERDICTS:
+            raise RuleError(f"{text!r}: unknown verdict {m.group(1)!r}; one of {', '.join(VERDICTS)}")
+        hold = _duration(text, m.group(2)) if m.group(2) else 0.0
+        return Rule(t, "verdict", verdict=m.group(1), duration=hold)
+    if low == "drift" or low.startswith("drift "):
+        m = _DRIFT_RX.fullmatch(low)
+        metric = (m.group(1) if m else None) or "accept_len"
+        if metric not in METRICS:
+            raise RuleError(f"{text!r}: unknown metric {metric!r} for drift; one of {', '.join(METRICS)}")
+        return Rule(t, "drift", metric=metric)
+    m = _THRESHOLD_RX.fullmatch(t)
+    if m is None:
+        raise RuleError(
+            f"{text!r}: not a rule; write METRIC OP NUMBER [for DURATION] "
+            "(e.g. 'accept_len<2.0 for 2m'), verdict=VERDICT or drift"
+        )
+    name, op, num, dur = m.groups()
+    if name not in METRICS:
+        raise RuleError(f"{text!r}: unknown metric {name!r}; one of {', '.join(METRICS)}")
+    if op not in OPS:
+        raise RuleError(f"{text!r}: unknown comparison {op!r}; one of {' '.join(OPS)}")
+    try:
+        threshold = float(num)
+    except ValueError:
+        raise RuleError(f"{text!r}: {num!r} is not a number") from None
+    if not math.isfinite(threshold):
+        raise RuleError(f"{text!r}: the threshold must be a finite number")
+    seconds = _duration(text, dur) if dur else 0.0
+    return Rule(t, "threshold", metric=name, op=op, threshold=threshold, duration=seconds)
+
+
+def parse_rules(texts: list[str]) -> list[Rule]:
+    return [parse_rule(t) for t in texts]
+
+
+@dataclass(slots=True)
+class _Window:
+    """The values of one metric of one source over the last ``span`` seconds, and a rule's state."""
+
+    span: float
+    values: deque = field(default_factory=deque)  # (t, value)
+    total: float = 0.0
+    first_t: float | None = None
+    last_t: float | None = None
+    firing: bool = False
+    since: float | None = None  # when the condition began to hold (or began to be clear)
+    clear_since: float | None = None
+
+    def add(self, t: float, v: float) -> float:
+        if self.last_t is not None and t < self.last_t:  # the clock went back: start over
+            self.values.clear()
+            self.total = 0.0
+            self.first_t = None
+        if self.first_t is None:
+            self.first_t = t
+        self.last_t = t
+        self.values.append((t, v))
+        self.total += v
+        while self.values and self.values[0][0] <= t - self.span:
+            self.total -= self.values.popleft()[1]
+        if not self.values:
+            return v
+        if len(self.values) == 1:
+            self.total = self.values[0][1]  # no rounding left over
+        return self.total / len(self.values)
+
+
+class AlertEngine:
+    """Evaluates rules against observations; every method returns the alerts it raised.
+
+    ``rules`` apply to every source; ``per_source`` adds rules for one source name.
+    """
+
+    def __init__(
+        self, rules: list[Rule], per_source: dict[str, list[Rule]] | None = None, *, rearm: float = REARM
+    ) -> None:
+        self.rules = list(rules)
+        self.per_source = {k: list(v) for k, v in (per_source or {}).items()}
+        self.rearm = rearm
+        self._windows: dict[tuple[str, str], _Window] = {}
+        self._drift: dict[tuple[str, str], DriftDetector] = {}
+        self._drift_firing: dict[tuple[str, str], Alert] = {}
+        self._verdicts: dict[tuple[str, str], _Window] = {}
+        self._segment: dict[str, int] = {}
+        self._plan: dict[str, dict[str, list[tuple[Rule, tuple[str, str]]]]] = {}
+
+    def __bool__(self) -> bool:
+        return bool(self.rules) or any(self.per_source.values())
+
+    def rules_for(self, source: str) -> list[Rule]:
+        return self.rules + self.per_source.get(source, [])
+
+    def wants(self, source: str) -> set[str]:
+        """The metrics some rule of ``source`` looks at (the caller can skip the others)."""
+        return set(self._by_metric(source))
+
+    def _by_metric(self, source: str) -> dict[str, list[tuple[Rule, tuple[str, str]]]]:
+        """``source``'s record rules by metric, each with its state key (built once)."""
+        got = self._plan.get(source)
+        if got is None:
+            got = {}
+            for r in self.rules_for(source):
+                if r.kind != "verdict":
+                    got.setdefault(r.metric, []).append((r, (r.text, source)))
+            self._plan[source] = got
+        return got
+
+    # -- observations ----------------------------------------------------------------------
+    def observe(
+        self, source: str, metric: str, value: float | None, t: float, segment: int = 0
+    ) -> list[Alert]:
+        """One value of ``metric`` for ``source`` at time ``t`` (seconds), in ``segment``."""
+        out: list[Alert] = []
+        if self._segment.get(source, segment) != segment:
+            out += self.new_segment(source, t)
+        self._segment[source] = segment
+        if value is None or not math.isfinite(value):
+            return out  # a gap is a gap: never a zero
+        for rule, key in self._by_metric(source).get(metric, ()):
+            if rule.kind == "drift":
+                out += self._observe_drift(rule, key, value, t)
+                continue
+            w = self._windows.get(key)
+            if w is None:
+                w = self._windows[key] = _Window(rule.duration)
+            mean = w.add(t, value)
+            assert w.first_t is not None
+            if rule.duration and t - w.first_t < rule.duration:
+                continue  # not watched for the whole window yet
+            holds = OPS[rule.op](mean, rule.threshold)
+            if holds is w.firing and (w.clear_since is None or not holds):
+                continue  # nothing changes (the common case)
+            out += self._edge(rule, w, source, holds, mean, t)
+        return out
+
+    def observe_record(
+        self, source: str, rec: Any, segment: int = 0, arrival: float | None = None
+    ) -> list[Alert]:
+        """A record's accept_len / accept_rate / throughput (any object with those attributes and
+        ``timestamp``), at the log's own time when it has one, else ``arrival`` (default: now on
+        the local wall clock, the same naive seconds the logs' timestamps are read as)."""
+        t = rec.timestamp if rec.timestamp is not None else (local_now() if arrival is None else arrival)
+        out: list[Alert] = []
+        for metric in self._by_metric(source):
+            out += self.observe(source, metric, getattr(rec, metric, None), t, segment)
+        return out
+
+    def verdict(self, a: str, b: str, verdict: str, t: float) -> list[Alert]:
+        """The A/B verdict of ``b`` relative to ``a`` at time ``t``."""
+        out: list[Alert] = []
+        pair = f"{a} → {b}"
+        for rule in self.rules:
+            if rule.kind != "verdict":
+                continue
+            w = self._verdicts.get((rule.text, pair))
+            if w is None:
+                w = self._verdicts[(rule.text, pair)] = _Window(rule.duration)
+            holds = verdict == rule.verdict
+            if holds and w.since is None:
+                w.since = t
+            elif not holds:
+                w.since = None
+            ok = holds and w.since is not None and t - w.since >= rule.duration
+            out += self._edge(rule, w, pair, ok, verdict, t, clear_now=not holds)
+        return out
+
+    def new_segment(self, source: str, t: float) -> list[Alert]:
+        """A restart (or the user's ``n``): windows start afresh; a drift alert is resolved."""
+        out = []
+        for key in [k for k in self._windows if k[1] == source]:
+            w = self._windows.pop(key)
+            if w.firing:
+                since = w.since if w.since is not None else t
+                msg = f"{source}: {key[0]} ended with the segment (a new segment started)"
+                out.append(Alert(key[0], source, None, since, msg, "resolved", t))
+        for key in [k for k in self._drift if k[1] == source]:
+            self._drift[key].reset()
+            fired = self._drift_firing.pop(key, None)
+            if fired is not None:
+                msg = f"{source}: new segment started after the drift of {fired.value}"
+                out.append(Alert(key[0], source, fired.value, fired.since, msg, "resolved", t))
+        return out
+
+    # -- internals ---------------------------------------------------------------------------
+    def _edge(
+        self, rule: Rule, w: _Window, source: str, holds: bool, value, t: float, clear_now: bool = False
+    ) -> list[Alert]:
+        if holds:
+            w.clear_since = None
+            if w.firing:
+                return []
+            w.firing = True
+            since = w.since if rule.kind == "verdict" and w.since is not None else t - rule.duration
+            w.since = since
+            return [Alert(rule.text, source, value, since, _fire_message(rule, source, value), "firing", t)]
+        if not w.firing:
+            return []
+        if w.clear_since is None:
+            w.clear_since = t
+        if t - w.clear_since >= max(self.rearm, rule.duration) or (clear_now and rule.kind == "verdict"):
+            w.firing = False
+            since = w.since if w.since is not None else t
+            w.since = None
+            w.clear_since = None
+            msg = f"{source}: {rule.text} cleared (now {_fmt(value)})"  # value: the mean or verdict now
+            return [Alert(rule.text, source, value, since, msg, "resolved", t)]
+        return []
+
+    def _observe_drift(self, rule: Rule, key: tuple[str, str], value: float, t: float) -> list[Alert]:
+        det = self._drift.get(key)
+        if det is None:
+            det = self._drift[key] = DriftDetector()
+        alarm = det.add(value, t)
+        if alarm is None or key in self._drift_firing:
+            return []
+        source = key[1]
+        msg = (
+            f"{source}: {rule.metric} drifted {alarm.direction} from {alarm.baseline:.3g} to "
+            f"{alarm.recent:.3g} within this segment (a new segment is suggested)"
+        )
+        since = alarm.since_time if alarm.since_time is not None else t
+        a = Alert(rule.text, source, round(alarm.recent, 6), since, msg, "firing", t, "new_segment")
+        self._drift_firing[key] = a
+        return [a]
+
+
+def local_now() -> float:
+    """Now as naive local wall-clock seconds (as :attr:`tui.core.model.records.Record.timestamp`)."""
+    now = time.time()
+    return now + (time.localtime(now).tm_gmtoff or 0)
+
+
+def _fmt(value) -> str:
+    return f"{value:.4g}" if isinstance(value, float) else str(value)
+
+
+def _fire_message(rule: Rule, source: str, value) -> str:
+    if rule.kind == "verdict":
+        return f"{source}: verdict is {value}" + (f" for {rule.duration:g}s" if rule.duration else "")
+    what = f"mean {rule.metric} over {rule.duration:g}s" if rule.duration else rule.metric
+    return f"{source}: {what} = {_fmt(value)} ({rule.text})"

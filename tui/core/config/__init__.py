@@ -1,0 +1,1 @@
+"""``specwatch.toml``: named sources, pairs and alerts, checked by pydantic."""

@@ -1,0 +1,1 @@
+"""specwatch's statistics as Prometheus metric families."""

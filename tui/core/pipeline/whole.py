@@ -1,0 +1,363 @@
+"""Headless summary of whole logs: stream each input once, in bounded memory.
+
+Files are read in chunks of whole lines. Each chunk goes through the whole-buffer scanners
+(:mod:`tui.core.formats.fastscan`) when it qualifies and through the line parser otherwise;
+each run of records is reduced for the statistics where it is scanned (natively when the
+extensions are built). Large files are scanned by threads (one per core, as many as memory
+allows; the scanner and the reduction run without the GIL) while the calling thread folds the
+results into the statistics in file order, with a bounded number of ranges in flight. Every run
+of records enters the statistics through ``SourceStats.add_columns``; markers and malformed
+lines between runs through ``SourceStats.feed``.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import os
+import stat
+from collections import deque
+from collections.abc import Callable
+from functools import partial
+from typing import BinaryIO
+
+from tui.core.formats.fastscan import Scan, anchor_lines, scan_chunk
+from tui.core.formats.timestamps import TimestampReader
+from tui.core.model.records import EngineStats, Item, Record
+from tui.core.pipeline.chunks import (
+    ChunkLines,
+    Ready,
+    absolute,
+    has_oversized,
+    iter_chunks,
+    prepare,
+    without_timestamps,
+)
+from tui.core.pipeline.ranges import Pending, ScanThreads, range_size
+from tui.core.pipeline.ranges import ranges as scan_ranges
+from tui.core.pipeline.ranges import workers as default_workers
+from tui.core.sources.base import MAX_LINE_BYTES
+
+CHUNK = 4 << 20
+PARALLEL_MIN = 48 << 20  # smaller files are faster in one process
+SLOW_SLICE = 1 << 20
+SPLIT_MIN = 64 << 10  # a refused chunk is halved down to this size
+
+
+class Summarizer:
+    """Folds chunks of one source into its :class:`SourceStats`.
+
+    ``ref_time``: where vLLM's year-less stamps get their year (the file's mtime; None: no
+    year known, so those lines get no timestamp).
+    """
+
+    def __init__(self, source: str, label: str | None = None, ref_time: float | None = None) -> None:
+        from tui.core.formats import LineParser
+        from tui.core.stats import SourceStats
+
+        self.parser = LineParser(source, ref_time=ref_time)
+        self.stats = SourceStats(source, label)
+        self.lines = 0
+        self.bytes = 0
+        self.fast_chunks = 0
+        self.slow_chunks = 0
+        self.elapsed: tuple[float, float] | None = None  # llama.cpp: first and last elapsed time
+        # lines longer than MAX_LINE_BYTES: counted with their length, never parsed
+        self.oversized = 0
+        self.oversized_bytes = 0
+        self.oversized_largest = 0
+        self.oversized_examples: list[dict[str, int]] = []
+
+    def add_oversized(self, line_no: int, offset: int, nbytes: int) -> None:
+        self.oversized += 1
+        self.oversized_bytes += nbytes
+        self.oversized_largest = max(self.oversized_largest, nbytes)
+        if len(self.oversized_examples) < 20:
+            self.oversized_examples.append({"line": line_no, "offset": offset, "bytes": nbytes})
+
+    def skip_oversized(self, offset: int, nbytes: int, newline: bool = True) -> None:
+        """The next line is an oversized one that the reader skipped (see :func:`iter_chunks`):
+        counted, its bytes (and its newline) counted as read."""
+        self.lines += 1
+        self.parser.lines += 1
+        self.bytes += nbytes + newline
+        self.add_oversized(self.lines, offset, nbytes)
+
+    @property
+    def can_fast(self) -> bool:
+        return self.parser.idle
+
+    @property
+    def year(self) -> int:
+        """The year to give the scanners for vLLM's year-less stamps (checked when folded)."""
+        return self.parser.timestamps.year_hint
+
+    def feed(self, buf: bytes, offset: int, fast: Scan | None) -> None:
+        """``fast``: ``scan_chunk(buf, self.year)`` when it was tried, else None. A chunk that holds
+        an oversized line goes line by line, where such lines are counted and skipped."""
+        self.bytes += len(buf)
+        if fast is not None and has_oversized(buf):
+            fast = None
+        if fast is None or not self._apply_scan(fast, _given(buf)):
+            self._split(buf, offset)
+
+    def _split(self, buf: bytes, offset: int) -> None:
+        """A chunk the fast path refused as a whole: most of it is usually canonical, around a
+        few lines that are not (a restart's args dump, a malformed line). Halve it until the
+        halves qualify or are small; only the small pieces around those lines go line by line.
+        The order of everything is kept, so segments and sequences are the same."""
+        if len(buf) <= SPLIT_MIN or not self.parser.idle:
+            self._slow(buf, offset)
+            return
+        mid = buf.find(b"\n", len(buf) // 2) + 1
+        if mid <= 0 or mid >= len(buf):
+            self._slow(buf, offset)
+            return
+        for part, off in ((buf[:mid], offset), (buf[mid:], offset + mid)):
+            fast = scan_chunk(part, self.year) if self.parser.idle and not has_oversized(part) else None
+            if fast is None or not self._apply_scan(fast, _given(part)):
+                self._split(part, off)
+
+    def _slow(self, buf: bytes, offset: int) -> None:
+        self.slow_chunks += 1
+        start = 0
+        while start < len(buf):  # in slices of ~1 MiB of lines: bounded transient memory
+            end = buf.find(b"\n", min(start + SLOW_SLICE, len(buf) - 1))
+            end = len(buf) if end < 0 else end + 1
+            if has_oversized(buf, start, end):
+                self._every_line(buf[start:end], offset + start)
+            else:
+                self._anchor_lines(buf[start:end], offset + start)
+            start = end
+
+    def _anchor_lines(self, buf: bytes, offset: int) -> None:
+        """The line parser on the lines that hold an anchor (found at ``memchr`` speed), and on
+        the lines continuing an args dump; every other line yields nothing, so it is only
+        counted. The same items, in the same order, as feeding every line (no line of ``buf``
+        is oversized)."""
+        base, fed = self.lines, 0
+        counted_at, counted = 0, 0  # newlines in buf[:counted_at]
+        nxt = 0  # lines starting before this have been fed
+        items: list[Item] = []  # fed at the end of the slice: runs of records go in as columns
+        starts = anchor_lines(buf)
+        if not self.parser.idle:  # an args dump from the slice before goes on here
+            starts.insert(0, 0)
+        for ls in starts:
+            if ls < nxt:
+                continue
+            counted += buf.count(b"\n", counted_at, ls)
+            counted_at = ls
+            while True:  # this line, then the lines an args dump goes on over
+                end = buf.find(b"\n", ls)
+                end = len(buf) if end < 0 else end
+                self._feed_line(buf[ls:end], base + counted + 1, offset + ls, items)
+                fed += 1
+                nxt = end + 1
+                if self.parser.idle or nxt >= len(buf):
+                    break
+                ls = nxt
+                counted += 1
+                counted_at = ls
+        total = buf.count(b"\n") + (0 if buf.endswith(b"\n") else 1)
+        self.lines = base + total
+        self.parser.lines += total - fed
+        self._feed_items(items)
+
+    def _every_line(self, buf: bytes, offset: int) -> None:
+        """Every line through the line parser, except oversized ones: those are only counted."""
+        items: list[Item] = []
+        no = self.lines
+        pieces = buf.split(b"\n")
+        if pieces and pieces[-1] == b"":
+            pieces.pop()
+        for raw in pieces:
+            no += 1
+            if len(raw) > MAX_LINE_BYTES:  # not parsed: only counted, with its length
+                self.parser.lines += 1
+                self.add_oversized(no, offset, len(raw))
+            else:
+                self._feed_line(raw, no, offset, items)
+            offset += len(raw) + 1
+        self.lines = no
+        self._feed_items(items)
+
+    def _feed_line(self, raw: bytes, no: int, offset: int, items: list[Item]) -> None:
+        line = raw.decode("utf-8", "replace")
+        if line.endswith("\r"):
+            line = line[:-1]
+        item = self.parser.feed(line, no, offset)
+        if item is not None:
+            items.append(item)
+
+    def _feed_items(self, items: list[Item]) -> None:
+        self.stats.feed(items)
+        for it in items:
+            if isinstance(it, Record) and it.elapsed is not None:
+                first = self.elapsed[0] if self.elapsed else it.elapsed
+                self.elapsed = (first, it.elapsed)
+
+    def _apply_scan(self, sc: Scan | Ready, chunk: Callable[[], bytes]) -> bool:
+        """Fold a scanned chunk in; False (nothing done) when what its records need from the lines
+        before it differs from what the scan assumed (then the caller reads it line by line).
+        ``chunk()`` gives the chunk's bytes (read only to quote a refused value's line)."""
+        if not self.parser.idle:
+            return False
+        ready = sc if isinstance(sc, Ready) else prepare(sc)
+        drop_ts = False
+        if ready.vllm is not None:
+            settled = self._settle_vllm(ready)
+            if settled is False:
+                return False
+            drop_ts = settled is None
+        self.fast_chunks += 1
+        base = self.lines
+        self.lines += ready.lines
+        self.parser.lines += ready.lines
+        if ready.family is not None and self.parser.family is None:
+            self.parser.family = ready.family
+        if ready.elapsed is not None:
+            self.elapsed = (self.elapsed[0] if self.elapsed else ready.elapsed[0], ready.elapsed[1])
+        for rc in ([ready.head] if ready.head is not None else []) + ready.runs:
+            rc = absolute(without_timestamps(rc) if drop_ts else rc, base)
+            raws = ChunkLines(chunk, rc.line_nos) if rc.line_nos is not None else None
+            self.stats.add_columns(rc, raws)
+        return True
+
+    def _settle_vllm(self, ready: Ready) -> bool | None:
+        """The engine line a chunk's first spec line pairs with may be in the chunk before; the
+        year of its stamps is the line parser's. Settle both as the line parser would: False when
+        the year differs, None when the records get no timestamp (no year known)."""
+        edge = ready.vllm
+        assert edge is not None
+        settled: bool | None = True
+        if edge.first_stamp is not None and edge.last_md is not None:
+            settled = self.parser.timestamps.settle_vllm(edge.first_stamp, edge.last_md, edge.year)
+            if settled is False:
+                return False
+        pending = self.parser.vllm_state.pending_engine
+        head = ready.head
+        if head is not None:
+            e = pending.get(edge.process)
+            if e is not None:
+                head.values["throughput"][0] = math.nan if e.throughput is None else e.throughput
+                head.values["running_req"][0] = math.nan if e.running_req is None else float(e.running_req)
+                if e.engine is not None:
+                    head.ranks = [f"engine {e.engine}"]
+        if ready.records:
+            pending.pop(edge.process, None)
+        if edge.tail_engine is not None:
+            eng, tp, run = edge.tail_engine
+            pending[edge.process] = EngineStats(
+                self.stats.source, 0, 0, eng, None, tp, run, None, None, edge.process
+            )
+        return settled
+
+    def result(self) -> dict:
+        d = self.stats.to_dict()
+        d["lines"] = self.lines
+        d["bytes"] = self.bytes
+        d["family"] = self.parser.family
+        if self.elapsed is not None:  # llama.cpp prints time since start, not a date
+            d["elapsed"] = {"first": format_elapsed(self.elapsed[0]), "last": format_elapsed(self.elapsed[1])}
+        d["oversized"] = {
+            "lines": self.oversized,
+            "bytes": self.oversized_bytes,
+            "largest": self.oversized_largest,
+            "examples": self.oversized_examples,
+        }
+        return d
+
+
+def format_elapsed(sec: float) -> str:
+    """Seconds since a server started as ``H:MM:SS.mmm`` (never a date)."""
+    ms = round(sec * 1000)
+    h, rem = divmod(ms, 3_600_000)
+    m, rem = divmod(rem, 60_000)
+    return f"{h}:{m:02d}:{rem // 1000:02d}.{rem % 1000:03d}"
+
+
+def _mtime(f: BinaryIO) -> float | None:
+    """A regular file's modification time (a pipe's says nothing about the log's age)."""
+    try:
+        st = os.fstat(f.fileno())
+    except (OSError, ValueError, io.UnsupportedOperation):
+        return None
+    return st.st_mtime if stat.S_ISREG(st.st_mode) else None
+
+
+def summarize_file(
+    path: str, label: str | None = None, source: str | None = None, workers: int | None = None
+) -> Summarizer:
+    with open(path, "rb") as f:
+        st = os.fstat(f.fileno())
+        ref_time = st.st_mtime if stat.S_ISREG(st.st_mode) else None
+        ranges = None
+        if st.st_size >= PARALLEL_MIN and hasattr(os, "pread") and stat.S_ISREG(st.st_mode):
+            step = range_size(f, CHUNK)
+            nw = default_workers(step) if workers is None else workers
+            if nw > 1:
+                ranges = scan_ranges(f, step)
+                f.seek(0)
+        if ranges is None:
+            s = Summarizer(source or path, label, ref_time=ref_time)
+            for offset, buf in iter_chunks(f, CHUNK, on_oversized=s.skip_oversized):
+                s.feed(buf, offset, scan_chunk(buf, s.year) if s.can_fast else None)
+            return s
+        # Threads, not processes: the scanner and the reduction run in native code without the
+        # GIL, so the threads scan in parallel while this one folds, with nothing pickled. They
+        # start before the line parser and the statistics are loaded (the year they give vLLM's
+        # stamps is the one the Summarizer's parser will hint).
+        pool = ScanThreads(nw, f.fileno(), TimestampReader(None, ref_time).year_hint)
+        try:
+            inflight: deque[Pending] = deque()
+            todo = iter(ranges)
+            for start, end in todo:
+                inflight.append(pool.submit(start, end))
+                if len(inflight) > nw:
+                    break
+            s = Summarizer(source or path, label, ref_time=ref_time)
+            _load_reduction()
+            pool.open_gate()
+            for start, end in todo:
+                inflight.append(pool.submit(start, end))
+                _fold_parts(s, f, inflight.popleft())
+            while inflight:
+                _fold_parts(s, f, inflight.popleft())
+        finally:  # on Ctrl-C or SIGTERM too: the ranges not begun are dropped
+            pool.close()
+    return s
+
+
+def _load_reduction() -> None:
+    """The statistics' reduction, loaded here before the scanning threads may use it."""
+    import tui.core.stats.precompute  # noqa: F401
+
+
+def _fold_parts(s: Summarizer, f: BinaryIO, pending: Pending) -> None:
+    """A range's parts in order: scanned ones folded, the others (and any the fold refuses)
+    read again and fed line by line."""
+    for part in pending.get():
+        start, end = part.start, part.end
+        if part.ready is not None and s._apply_scan(part.ready, partial(_read, f, start, end)):
+            s.bytes += end - start
+        else:
+            s.feed(_read(f, start, end), start, None)
+
+
+def _given(buf: bytes) -> Callable[[], bytes]:
+    return lambda: buf
+
+
+def _read(f: BinaryIO, start: int, end: int) -> bytes:
+    f.seek(start)
+    buf = f.read(end - start)
+    return buf if buf.endswith(b"\n") else buf + b"\n"
+
+
+def summarize_stream(
+    f: BinaryIO, source: str, label: str | None = None, ref_time: float | None = None
+) -> Summarizer:
+    s = Summarizer(source, label, ref_time=ref_time if ref_time is not None else _mtime(f))
+    for offset, buf in iter_chunks(f, CHUNK, on_oversized=s.skip_oversized):
+        s.feed(buf, offset, scan_chunk(buf, s.year) if s.can_fast else None)
+    return s

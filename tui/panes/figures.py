@@ -1,0 +1,220 @@
+"""The numbers a pane shows, as plain data, and how they are written (pure Python).
+
+Every value comes from the core's statistics (:class:`tui.core.stats.Series`), re-expressed the
+way ``specwatch summary`` does (the normalised accept rate is the exact linear transform of
+accept len given by :func:`tui.core.stats.rates.normalise_transform`), so the pane and
+``summary --json`` agree to the last digit.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Sequence
+from typing import Any
+
+from rich.cells import cell_len
+
+from tui.core.model.sanitize import number
+from tui.core.stats import SourceStats
+from tui.core.stats.compare import ESTIMATOR_WORDS, compare_accept_len, short_of
+from tui.core.stats.estimate import MIN_INDEP
+from tui.core.stats.rates import normalise_transform
+from tui.core.stats.segments import FEW, Segment
+from tui.core.stats.series import Series
+
+DEFINITION_WORDS = {
+    "accepted_drafts_over_proposed_drafts": "accepted/proposed drafts",
+    "sglang_al_over_num_draft_tokens": "AL/num_draft_tokens",
+    "sglang_al_over_steps_plus_1": "AL/(num_steps+1)",
+    "vllm_v0_cumulative_accepted_over_drafted": "V0 cumulative",
+}
+VERDICT_WORDS = {
+    "higher": "B higher",
+    "lower": "B lower",
+    "no_difference": "no significant difference",
+    "insufficient": "insufficient data",
+}
+DASH = "—"
+
+
+def f2(v: float | None, digits: int = 2) -> str:
+    return DASH if v is None or not math.isfinite(v) else number(v, digits)
+
+
+def mean_hw(s: Series, transform: tuple[float, float] | None = None) -> tuple[float | None, float | None]:
+    """(mean, 95% half-width) of a series, optionally re-expressed as a + b·x."""
+    a, b = transform or (0.0, 1.0)
+    m = s.mean
+    hw = s.halfwidth()
+    return (None if m is None else a + b * m), (None if hw is None else abs(b) * hw)
+
+
+def mean_ci_text(mean: float | None, hw: float | None, n: int, digits: int = 2) -> str:
+    if not n or mean is None:
+        return f"{DASH} (n=0)"
+    return number(mean, digits) + (f" ± {number(hw, digits)}" if hw is not None else "") + f" (n={n})"
+
+
+def segment_by_index(stats: SourceStats, index: int | None) -> Segment:
+    if index is not None:
+        for seg in stats.segments:
+            if seg.index == index:
+                return seg
+    return stats.current
+
+
+def pane_numbers(stats: SourceStats, index: int | None = None, *, brief: bool = False) -> dict[str, Any]:
+    """What the numbers block of a pane shows for segment ``index`` (None: the current one).
+    ``brief``: only what a compact pane shows (the rate's definition, the normalised rate and the
+    pooled interval are left out as None: the definition's inference is the costly part)."""
+    seg = segment_by_index(stats, index)
+    m = seg.all
+    al, ar, tp, run = m.accept_len, m.accept_rate, m.throughput, m.running_req
+    rd = None if brief else seg.rate_definition()
+    tr = normalise_transform(rd.drafts_per_step) if rd is not None else None
+    mean, hw = mean_hw(al)
+    nmean, nhw = mean_hw(al, tr) if tr else (None, None)
+    pmean, phw = mean_hw(ar)
+    # The verdicts use the pooled counts when there are any: the warning is about that estimator.
+    est = m.pooled_len.estimate() if m.pooled_len.n else al.estimate()
+    if est.n == 0:
+        warning = "no accept len values yet" if m.records or seg.index == stats.current.index else None
+    elif est.n < FEW:
+        warning = f"n={est.n}: too few to conclude (want ≥ {FEW})"
+    elif est.se is None:
+        warning = "not enough data for a confidence interval"
+    elif (est.ess or 0.0) < MIN_INDEP:
+        warning = short_of("", est)
+    else:
+        warning = None
+    pooled = None
+    if m.pooled_len.n and not brief:
+        ci = est.ci95()
+        pooled = {
+            "value": est.value,
+            "ci95": ci,
+            "n": est.n,
+            "effective_n": est.ess,
+            "drafts": m.pooled_len.denominator,
+            "accepted": m.pooled_len.numerator,
+        }
+    return {
+        "segment": seg.index,
+        "segments": len(stats.segments),
+        "current": seg.index == stats.current.index,
+        "reason": seg.reason,
+        "config": seg.label or seg.config.label(),
+        "accept_len": {
+            "last": al.last,
+            "window": al.window_mean,
+            "window_n": len(al.window),
+            "mean": mean,
+            "hw": hw,
+            "n": al.n,
+            "total_mean": stats.total.accept_len.mean,
+            "total_n": stats.total.accept_len.n,
+            "effective_n": al.estimate().ess,
+            "pooled": pooled,
+            "estimator": "pooled" if m.pooled_len.n else "mean_of_lines",
+        },
+        "accept_rate": {
+            "last": ar.last,
+            "printed_mean": pmean,
+            "printed_hw": phw,
+            "printed_n": ar.n,
+            "definition": rd.definition if rd else None,
+            "definition_words": DEFINITION_WORDS.get(rd.definition or "", "definition unknown")
+            if rd
+            else None,
+            "normalised_mean": nmean,
+            "normalised_hw": nhw,
+            "drafts_per_step": rd.drafts_per_step if rd else None,
+            "how": rd.source if rd else None,
+        },
+        "throughput": {"last": tp.last, "window": tp.window_mean, "mean": tp.mean, "n": tp.n},
+        "running": {"last": run.last, "window": run.window_mean, "n": run.n},
+        "warning": warning,
+        "brief": brief,
+    }
+
+
+def segment_verdict(stats: SourceStats) -> dict[str, Any] | None:
+    """The newest measured segment against the one before (as ``summary``'s segment_comparison)."""
+    measured = [s for s in stats.segments if s.all.accept_len.n or s.all.pooled_len.n]
+    if len(measured) < 2:
+        return None
+    before, after = measured[-2], measured[-1]
+    c = compare_accept_len(before.all, after.all)
+    d = c.to_dict()
+    d["segments"] = [before.index, after.index]
+    return d
+
+
+def verdict_text(c: dict[str, Any], a_name: str = "A", b_name: str = "B") -> str:
+    words = {
+        "higher": f"{b_name} higher",
+        "lower": f"{b_name} lower",
+        "no_difference": "no significant difference",
+        "insufficient": "insufficient data",
+    }[c["verdict"]]
+    if c.get("diff") is None or not c.get("ci95"):
+        return f"{words} ({c.get('reason') or 'not enough data'})"
+    lo, hi = c["ci95"]
+    return f"{number(c['diff'], signed=True)} (95% CI {number(lo, signed=True)} … {number(hi, signed=True)}): {words}"
+
+
+def estimator_words(c: dict[str, Any]) -> str:
+    """Which estimator a comparison used, in words ("pooled: 1 + Σaccepted/Σdrafts")."""
+    return ESTIMATOR_WORDS.get(c.get("estimator") or "mean_of_lines", "")
+
+
+def short(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: max(1, width - 1)] + "…"
+
+
+def elide_middle(text: str, width: int) -> str:
+    """``text`` in at most ``width`` cells, cut in the middle (``sglang-ea…run-fixed.log``): the
+    start and the end of a name, where file names differ, both survive."""
+    if cell_len(text) <= width:
+        return text
+    if width <= 1:
+        return "…"[:width]
+    tail_w = (width - 1 + 1) // 2  # the end gets the extra cell: extensions and run suffixes
+    head_w = width - 1 - tail_w
+    head, tail = "", ""
+    for ch in text:
+        if cell_len(head + ch) > head_w:
+            break
+        head += ch
+    for ch in reversed(text):
+        if cell_len(ch + tail) > tail_w:
+            break
+        tail = ch + tail
+    return head + "…" + tail
+
+
+def _shared_prefix(label: str, peers: Sequence[str]) -> int:
+    """Length of the start ``label`` shares with every other peer, cut back to a separator."""
+    others = [p for p in peers if p != label]
+    if not others:
+        return 0
+    n = len(os.path.commonprefix([label, *others]))
+    while n > 0 and label[n - 1] not in "-_./ :@":
+        n -= 1
+    return n
+
+
+def fit_label(label: str, width: int, peers: Sequence[str] = ()) -> str:
+    """``label`` in ``width`` cells, told apart from its ``peers`` (the other panes' labels): whole
+    when it fits; else the start it shares with every peer becomes ``…`` (``…run-broken.log``),
+    then the middle is elided."""
+    if cell_len(label) <= width:
+        return label
+    n = _shared_prefix(label, peers)
+    if n > 1:
+        cut = n
+        while cut > 0 and cell_len(label[cut - 1 :]) + 1 <= width:
+            cut -= 1  # room left: give back the end of the shared start
+        return elide_middle("…" + label[cut:], width)
+    return elide_middle(label, width)

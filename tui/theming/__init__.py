@@ -1,0 +1,1 @@
+"""Themes as data files and the app's remembered choices."""
