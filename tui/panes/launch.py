@@ -114,7 +114,12 @@ def sample_dirs() -> list[Path]:
     here = Path(__file__).resolve().parent
     dirs = [Path(os.environ[SAMPLE_ENV])] if os.environ.get(SAMPLE_ENV) else []
     shared = Path(sys.prefix) / "share" / "specwatch" / "sample_logs"  # pip install (data-files)
-    return dirs + [here.parent / "sample_logs", here.parents[1] / "sample_logs", shared, Path.cwd() / "sample_logs"]
+    return dirs + [
+        here.parent / "sample_logs",
+        here.parents[1] / "sample_logs",
+        shared,
+        Path.cwd() / "sample_logs",
+    ]
 
 
 def find_sample(name: str) -> Path | None:
