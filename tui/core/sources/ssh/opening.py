@@ -24,12 +24,13 @@ from typing import TYPE_CHECKING
 import asyncssh
 
 from tui.core.sources.aio import wait_for
-from tui.core.sources.base import Batch, EventKind, LineBatch
+from tui.core.sources.base import Batch, EventKind, SourceEvent
 from tui.core.sources.identity import Decision, FileLook, Look, decide, drained_note
 from tui.core.sources.lines import make_batch
+from tui.core.sources.ssh.channels import raise_if_lost, refused
 from tui.core.sources.ssh.remote_side import (
     Entry,
-    Probe,
+    ProbeReport,
     ReaderDemux,
     parse_probe,
 )
@@ -41,7 +42,8 @@ from tui.core.sources.ssh.scripts import (
 from tui.core.sources.ssh.shared import ChannelRefused
 
 if TYPE_CHECKING:
-    from tui.core.sources.ssh.source import SshSource
+    from tui.core.sources.ssh.channels import Channels
+    from tui.core.sources.ssh.state import ConnState, FileState, SessionOwner
 
 
 def inode_of(identity: str | None) -> int | None:
@@ -52,50 +54,30 @@ def inode_of(identity: str | None) -> int | None:
 
 
 class Opener:
-    """The state of one connection's reading, and how a file is opened (see the module notes)."""
+    """How a file is opened on one connection (see the module notes): the reader started in the
+    right mode, its header checked against the file state, the resume decision made. It shares
+    the connection's reading state ``cs`` with the follow loop (:class:`.tail.Session`)."""
 
-    def __init__(self, src: SshSource, conn) -> None:
+    def __init__(
+        self, src: SessionOwner, file: FileState, cs: ConnState, channels: Channels, conn, q: asyncio.Queue
+    ) -> None:
         self.src = src
+        self.file = file
+        self.cs = cs
+        self.channels = channels
         self.conn = conn
-        self.q: asyncio.Queue = asyncio.Queue(64)
+        self.q = q
         self.loop = asyncio.get_running_loop()
-        self.reader = None
-        self.demux: ReaderDemux | None = None
-        self.pending_name: str | None = None  # being opened
-        self.header = False
-        self.verified = True
-        self.held: list[tuple[str, object]] = []
-        self.open_size: int | None = None
-        self.switch: tuple[str, float] | None = None  # name to switch to, when decided
-        self.retry_at: float | None = None
-        self.waiting_said = False
-        self.error_said: str | None = None
-        self.last_data = self.loop.time()
-        self.idle_said = False
-        self.done = False
-        self.matches = 0
-        self.lister_block = b""
-        self.listed = False
-        self.refused: str | None = None
-        self.decision: Decision | None = None  # what the last probe decided, for the header's event
-        self.draining: Decision | None = None  # reading the rest of a rotated-away file
-        self.failed = False
-        self.verifying = False  # the reader checks the file itself (mode verify)
-        self.probed: tuple[str, int] | None = None  # the last (identity, offset) probed
-
-    def feed(self, data: bytes, path: str | None) -> LineBatch | None:
-        self.src.fingerprint.feed(data)
-        return make_batch(self.src.name, self.src.splitter.feed(data), path)
 
     def reset(self, start: int, line_no: int) -> None:
-        self.src.splitter.reset(start, line_no)
-        self.src.fingerprint.reset(start)
+        self.file.splitter.reset(start, line_no)
+        self.file.fingerprint.reset(start)
 
-    def ev(self, kind: EventKind, message: str, name: str | None = None, **data):
-        return self.src._event(kind, message, name, **data)
+    def ev(self, kind: EventKind, message: str, name: str | None = None, **data) -> SourceEvent:
+        return self.src.event(kind, message, name, **data)
 
     def display(self, name: str | None) -> str:
-        return self.src.path_of(name) or self.src.name
+        return self.src.display(name)
 
     async def open(
         self, name: str, *, drained: bool = False, after: Decision | None = None, probe: bool = False
@@ -105,51 +87,53 @@ class Opener:
         that fails (``probe``) a probe finds out what happened (see the module notes).
         ``after``: the decision whose old file was just read to its end (for the event)."""
         src = self.src
-        mode = "first" if not src._opened_once and src.identity is None else "resume"
-        self.pending_name = name
-        self.header = False
-        self.verified = not src.follow
-        self.held = []
-        self.open_size = None
-        self.demux = ReaderDemux(src._tag, src._nonce)
-        self.decision, self.draining = after, None
-        self.failed = False  # the header said the file could not be opened
-        self.verifying = False
+        mode = "first" if not self.file.opened_once and self.file.identity is None else "resume"
+        self.cs.pending_name = name
+        self.cs.header = False
+        self.cs.verified = not src.follow
+        self.cs.held = []
+        self.cs.open_size = None
+        self.cs.demux = ReaderDemux(self.src.tag, self.src.nonce)
+        self.cs.decision, self.cs.draining = after, None
+        self.cs.failed = False  # the header said the file could not be opened
+        self.cs.verifying = False
         cmd = None
-        check = mode == "resume" and src.follow and not drained and src.identity is not None
+        check = mode == "resume" and src.follow and not drained and self.file.identity is not None
         if check and not probe:
-            fp = src.fingerprint
-            if fp.pos != src.splitter.pos:  # not kept in step (cannot happen): trust identity and size only
-                fp.reset(src.splitter.pos)
-            self.verifying = True
+            fp = self.file.fingerprint
+            if (
+                fp.pos != self.file.splitter.pos
+            ):  # not kept in step (cannot happen): trust identity and size only
+                fp.reset(self.file.splitter.pos)
+            self.cs.verifying = True
             cmd = src.reader_for(name, "verify", sums=expected_sums(fp.chunks()), ranges=fp.ranges())
-        elif check and src.identity is not None:
-            self.probed = (src.identity, src.splitter.pos)
+        elif check and self.file.identity is not None:
+            self.cs.probed = (self.file.identity, self.file.splitter.pos)
             try:
-                d = self.decision = await self._probe(name, src.identity)
+                d = self.cs.decision = await self._probe(name, self.file.identity)
             except ChannelRefused as exc:
                 self._refused_for_now(exc)
                 return
             if d.drain is not None:  # the rest of the old file (or its copy) first, under its new name
-                self.draining, self.verified = d, True
+                self.cs.draining, self.cs.verified = d, True
                 cmd = self._reader(d.drain[0], d.drain[1], False, d.drain_identity)
             elif d.action == "restart":
                 cmd = self._reader(name, 0, True)
         elif after is not None and after.action == "restart":
             cmd = self._reader(name, 0, True)
         try:
-            await src._start(self.conn, "reader", cmd or src._reader_cmd(name, mode), self.q)
+            self.cs.reader = await self.channels.start(
+                self.conn, "reader", cmd or src.reader_for(name, mode), self.q
+            )
         except ChannelRefused as exc:
             self._refused_for_now(exc)
-            return
-        self.reader = src._procs["reader"]
 
     def _refused_for_now(self, exc: ChannelRefused) -> None:
         """sshd refused one more session: said by the loop, opened again after a delay."""
-        self.refused = str(exc)
-        self.header = True
-        self.reader = None
-        self.retry_at = self.loop.time() + self.src.settings.delay(2)
+        self.cs.refused = str(exc)
+        self.cs.header = True
+        self.cs.reader = None
+        self.cs.retry_at = self.loop.time() + self.src.settings.delay(2)
 
     def _reader(self, name: str, offset: int, follow: bool, expect: str | None = None) -> str:
         return self.src.reader_for(name, "resume", offset=offset, expect=expect, follow=follow)
@@ -158,10 +142,10 @@ class Opener:
         """What became of the file read to ``splitter.pos`` (a short command on the host; a
         second one looks for a copy when the file was truncated)."""
         src = self.src
-        fp, pos = src.fingerprint, src.splitter.pos
+        fp, pos = self.file.fingerprint, self.file.splitter.pos
         if fp.pos != pos:  # not kept in step (cannot happen): trust identity and size only
             fp.reset(pos)
-        probe = await self._run(probe_command(src._tag, src.rp, name, identity, fp.ranges()))
+        probe = await self._run(probe_command(self.src.tag, src.rp, name, identity, fp.ranges()))
 
         def look(e: Entry | None, which: str) -> FileLook | None:
             if e is None or not e.regular:
@@ -172,11 +156,11 @@ class Opener:
         d = decide(identity, pos, found)
         if d.action != "restart" or pos == 0:
             return d
-        probe = await self._run(copies_command(src._tag, src.rp, name, pos, fp.ranges()))
+        probe = await self._run(copies_command(self.src.tag, src.rp, name, pos, fp.ranges()))
         copies = tuple(look(e, f"k{i}") for i, e in enumerate(probe.copies))
         return decide(identity, pos, Look(found.at_name, None, tuple(c for c in copies if c is not None)))
 
-    async def _run(self, cmd: str) -> Probe:
+    async def _run(self, cmd: str) -> ProbeReport:
         src = self.src
         timeout = (src.settings.connect_timeout or 10.0) * 3
         try:
@@ -184,83 +168,84 @@ class Opener:
                 self.conn.run(cmd, encoding=None, stdin=asyncssh.DEVNULL, check=False), timeout
             )
         except asyncssh.ChannelOpenError as exc:
-            src._lost_or(self.conn, None)  # raises (lost) when the connection is closed
-            raise ChannelRefused(
-                f"{src.host} refused a new session ({exc.reason or exc}); sshd allows "
-                "MaxSessions (10 by default) per connection"
-            ) from None
-        except TimeoutError:  # a ConnectionError is "lost" for _lost_or
-            src._lost_or(self.conn, ConnectionError(f"no answer to the file check within {timeout:g} s"))
+            raise_if_lost(self.conn, None)  # raises (lost) when the connection is closed
+            raise refused(src.host, exc) from None
+        except TimeoutError:  # a ConnectionError is "lost" for raise_if_lost
+            raise_if_lost(self.conn, ConnectionError(f"no answer to the file check within {timeout:g} s"))
             raise
         except (asyncssh.Error, OSError) as exc:
-            src._lost_or(self.conn, exc)
-            src._lost_or(self.conn, ConnectionError(str(exc)))
+            raise_if_lost(self.conn, exc)
+            raise_if_lost(self.conn, ConnectionError(str(exc)))
             raise
-        return parse_probe(result.stdout if isinstance(result.stdout, bytes) else b"", src._tag)
+        return parse_probe(result.stdout if isinstance(result.stdout, bytes) else b"", self.src.tag)
 
-    async def _truncated(self, message: str, old_rest: str | None = None) -> AsyncIterator[Batch]:
+    async def truncated(self, message: str, old_rest: str | None = None) -> AsyncIterator[Batch]:
         src = self.src
-        b = make_batch(src.name, src.splitter.flush(), self.display(src.current))
+        b = make_batch(src.name, self.file.splitter.flush(), self.display(self.file.current))
         if b is not None:
             yield b
-        old = src.splitter.pos
+        old = self.file.splitter.pos
         self.reset(0, 1)
         extra = {"old_rest": old_rest} if old_rest else {}
-        yield self.ev(EventKind.TRUNCATED, message, old_size=old, inode=inode_of(src.identity), **extra)
+        yield self.ev(EventKind.TRUNCATED, message, old_size=old, inode=inode_of(self.file.identity), **extra)
 
-    async def _header(self, fields: list[str]) -> AsyncIterator[Batch]:
+    async def on_header(self, fields: list[str]) -> AsyncIterator[Batch]:
         src = self.src
-        name = self.pending_name or src.rp.base
-        self.header = True
+        name = self.cs.pending_name or src.rp.base
+        self.cs.header = True
         ok = bool(fields) and fields[0] == "ok" and len(fields) >= 5
         moved = fields[:2] == ["err", "moved"]  # not the same file read to the same point
         gone = (
-            self.verifying
+            self.cs.verifying
             and fields[:2] == ["err", "enoent"]
-            and self.probed != (src.identity, src.splitter.pos)
+            and self.cs.probed != (self.file.identity, self.file.splitter.pos)
         )
         if moved or gone:  # probe (once for a missing name: the old file may be under another name)
             await self.open(name, probe=True)
             return
-        if self.draining is not None:  # the old file (or copy) must still be the one probed
-            if not ok or fields[1] != self.draining.drain_identity or int(fields[3]) != src.splitter.pos:
-                await self._drained(False)
+        if self.cs.draining is not None:  # the old file (or copy) must still be the one probed
+            if (
+                not ok
+                or fields[1] != self.cs.draining.drain_identity
+                or int(fields[3]) != self.file.splitter.pos
+            ):
+                await self.drained(False)
             return
         if not ok:
-            async for b in self._open_failed(fields[1] if len(fields) > 1 else "unknown", fields[2:], name):
+            async for b in self.open_failed(fields[1] if len(fields) > 1 else "unknown", fields[2:], name):
                 yield b
             return
         identity, size, start = fields[1], int(fields[2]), int(fields[3])
-        line_no = int(fields[4]) if fields[4].isdigit() else src.splitter.line_no
-        prev, prev_name = src.identity, src.current
-        self.waiting_said = False
-        self.error_said = None
-        if self.switch is not None and self.switch[0] == name:  # (a newer match listed meanwhile stays)
-            self.switch = None
-        self.last_data = self.loop.time()
-        self.retry_at = None
-        if prev is not None and identity == prev and start == src.splitter.pos:
+        line_no = int(fields[4]) if fields[4].isdigit() else self.file.splitter.line_no
+        prev, prev_name = self.file.identity, self.file.current
+        self.cs.waiting_said = False
+        self.cs.error_said = None
+        if self.cs.switch is not None and self.cs.switch[0] == name:  # (a newer match listed meanwhile stays)
+            self.cs.switch = None
+        self.cs.last_data = self.loop.time()
+        self.cs.retry_at = None
+        if prev is not None and identity == prev and start == self.file.splitter.pos:
             pass  # resumed exactly where we were
         elif prev is not None and identity == prev:
-            src.current = name
-            d = self.decision
+            self.file.current = name
+            d = self.cs.decision
             if d is not None and d.action == "restart":
                 why = d.why + (f"; {d.old_note}" if d.old_note else "")
             else:
-                why = f"shrank to {size} bytes (it was read to byte {src.splitter.pos})"
+                why = f"shrank to {size} bytes (it was read to byte {self.file.splitter.pos})"
             rest = d.old_rest if d is not None and d.action == "restart" and d.old_rest else None
-            async for b in self._truncated(
+            async for b in self.truncated(
                 f"{self.display(name)} {why}; reading it again from the start", rest
             ):
                 yield b
         elif prev is not None:
-            last = make_batch(src.name, src.splitter.flush(), self.display(prev_name))
+            last = make_batch(src.name, self.file.splitter.flush(), self.display(prev_name))
             if last is not None:
                 yield last
-            old_pos = src.splitter.pos
+            old_pos = self.file.splitter.pos
             self.reset(start, line_no)
-            src.identity, src.current = identity, name
-            d = self.decision if self.decision is not None and self.decision.old_note else None
+            self.file.identity, self.file.current = identity, name
+            d = self.cs.decision if self.cs.decision is not None and self.cs.decision.old_note else None
             old = d.old_note if d is not None else "finished reading the old one"
             if name == prev_name:
                 kind = EventKind.ROTATED
@@ -282,8 +267,8 @@ class Opener:
         else:
             self.reset(start, line_no)
             how = f"from line {line_no}" if start else "from the start"
-            note = f" (the newest of {self.matches} matching files)" if self.matches > 1 else ""
-            src.identity, src.current = identity, name
+            note = f" (the newest of {self.cs.matches} matching files)" if self.cs.matches > 1 else ""
+            self.file.identity, self.file.current = identity, name
             yield self.ev(
                 EventKind.OPENED,
                 f"reading {self.display(name)} {how}{note}",
@@ -291,34 +276,34 @@ class Opener:
                 inode=inode_of(identity),
                 size=size,
                 offset=start,
-                start=str(src.start) if not src._opened_once else "start",
+                start=str(src.start) if not self.file.opened_once else "start",
             )
-        src.identity, src.current = identity, name
-        src._opened_once = True
+        self.file.identity, self.file.current = identity, name
+        self.file.opened_once = True
 
-    async def _open_failed(self, kind: str, detail: list[str], name: str) -> AsyncIterator[Batch]:
+    async def open_failed(self, kind: str, detail: list[str], name: str) -> AsyncIterator[Batch]:
         src = self.src
-        self.failed = True
+        self.cs.failed = True
         path = self.display(name)
         fatal = not src.follow
         if kind == "enoent":
             if src.follow:
-                self.retry_at = None if src.rp.glob else self.loop.time() + src.settings.status_interval
-                if not self.waiting_said:
-                    self.waiting_said = True
+                self.cs.retry_at = None if src.rp.glob else self.loop.time() + src.settings.status_interval
+                if not self.cs.waiting_said:
+                    self.cs.waiting_said = True
                     msg = (
                         f"{path} was removed or renamed; waiting for it to come back"
-                        if src.identity
+                        if self.file.identity
                         else f"no such file: {path}; waiting for it to appear"
                     )
                     yield self.ev(EventKind.WAITING, msg, name)
                 if src.rp.glob:
-                    self.pending_name = None
+                    self.cs.pending_name = None
                 return
             message = f"no such file: {path}"
         elif kind == "eacces":
             message = f"permission denied: cannot read {path}"
-            fatal = fatal or not src._opened_once
+            fatal = fatal or not self.file.opened_once
         elif kind == "isdir":
             message, fatal = f"{path} is a directory, not a log file", True
         elif kind == "notregular":
@@ -335,22 +320,22 @@ class Opener:
         else:
             message = f"cannot open {path} on {src.host} ({kind})"
         if fatal:
-            src.error = message
-            self.done = True
+            self.file.error = message
+            self.cs.done = True
             yield self.ev(EventKind.ERROR, message, name, fatal=True)
             return
-        if self.error_said != message:
-            self.error_said = message
+        if self.cs.error_said != message:
+            self.cs.error_said = message
             yield self.ev(EventKind.ERROR, message + " (retrying)", name, fatal=False)
-        self.retry_at = self.loop.time() + src.settings.status_interval
+        self.cs.retry_at = self.loop.time() + src.settings.status_interval
 
-    async def _drained(self, whole: bool) -> None:
+    async def drained(self, whole: bool) -> None:
         """The reader of the rest of a rotated-away file ended (``whole``: at its end; else the
         file changed again before it could be read): now the file at the name."""
-        d = self.draining
+        d = self.cs.draining
         assert d is not None and d.drain is not None
-        self.draining = None
-        pos = self.src.splitter.pos
+        self.cs.draining = None
+        pos = self.file.splitter.pos
         old_name, start, _ = d.drain
         if whole:  # to where it really ended (it may have grown since the probe)
             note = drained_note(d.action == "restart", old_name, start, pos)
@@ -362,4 +347,4 @@ class Opener:
                 f"whatever was written to it after byte {pos} was not read"
             )
             d = Decision(d.action, d.why, old_note=note, old_rest="lost")
-        await self.open(self.pending_name or self.src.rp.base, drained=True, after=d)
+        await self.open(self.cs.pending_name or self.src.rp.base, drained=True, after=d)

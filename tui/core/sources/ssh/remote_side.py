@@ -311,7 +311,7 @@ def describe_tail_message(msg: str, nonce: str) -> tuple[str, str]:
 
 
 @dataclass(slots=True)
-class Probe:
+class ProbeReport:
     """What :data:`.scripts.PROBE` found: the name's entry and checksums, the old file's and its."""
 
     name: Entry | None = None
@@ -321,10 +321,10 @@ class Probe:
     copies: list[Entry] = field(default_factory=list)  # COPIES: sums under "k0", "k1", ...
 
 
-def parse_probe(out: bytes, tag: str) -> Probe:
+def parse_probe(out: bytes, tag: str) -> ProbeReport:
     """Parses :data:`.scripts.PROBE`'s output (lines before the first tagged one, a login banner, are
     ignored); ``complete`` is False when its end mark never came."""
-    probe = Probe()
+    probe = ProbeReport()
     mark = tag.encode() + b" P "
     for raw in out.split(b"\n"):
         if not raw.startswith(mark):

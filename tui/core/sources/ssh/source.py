@@ -4,12 +4,13 @@
 The events are those of the local followers (opened, truncated, rotated, switched, waiting,
 idle, eof, error), plus ``connected`` / ``reconnecting``. Resuming is exact: the source keeps
 the file's identity (device:inode), the byte offset it has read to (the held partial line
-included) and a fingerprint of the bytes read; after a reconnect a probe checks them and
+included) and a fingerprint of the bytes read (:class:`.state.FileState`); after a reconnect the
+reader (or a probe) checks them (:mod:`.opening`) and
 :func:`tui.core.sources.identity.decide` says resume, ``truncated`` (read again from the start, the
 rest of the old content first from a copy when there is one) or ``rotated`` (the rest of the old
-file first, under its new name, when it is still in the directory). See :mod:`.remote` for what
-runs on the host and :mod:`.connect` for
-connections, host keys and errors.
+file first, under its new name, when it is still in the directory). See :mod:`.remote_side` and
+:mod:`.scripts` for what runs on the host, :mod:`.tail` for the follow loop on one connection and
+:mod:`.connect` for connections, host keys and errors.
 """
 
 from __future__ import annotations
@@ -18,12 +19,10 @@ import asyncio
 from collections.abc import AsyncIterator
 from typing import Any
 
-import asyncssh
-
 from tui.core.sources.base import Batch, EventKind, GeneratorSource, SourceEvent
-from tui.core.sources.identity import Fingerprint
-from tui.core.sources.lines import START, LineSplitter, StartAt
+from tui.core.sources.lines import START, StartAt
 from tui.core.sources.ssh.auth import SshError, target_text
+from tui.core.sources.ssh.channels import Channels, Lost
 from tui.core.sources.ssh.connect import SharedConnection, SshSettings, acquire, release
 from tui.core.sources.ssh.remote_side import (
     Entry,
@@ -33,19 +32,17 @@ from tui.core.sources.ssh.remote_side import (
     parse_remote_path,
 )
 from tui.core.sources.ssh.scripts import lister_command, new_nonce, new_tag, reader_command
-from tui.core.sources.ssh.shared import ChannelRefused
+from tui.core.sources.ssh.state import FileState
+from tui.core.sources.ssh.tail import Session
 from tui.core.sources.target import SourceSpec, SourceSpecError, SshTarget
 
-READ_CHUNK = 1 << 16
 _SETTINGS = {f for f in SshSettings.__dataclass_fields__}
 
 
-class _Lost(Exception):
-    """The connection under this source failed (the source reconnects)."""
-
-
 class SshSource(GeneratorSource):
-    """A remote file (or the newest match of a remote glob) followed by name."""
+    """A remote file (or the newest match of a remote glob) followed by name. The file's state
+    (:class:`.state.FileState`) and the channels (:class:`.channels.Channels`) outlive each
+    connection; a :class:`.tail.Session` reads over one connection."""
 
     def __init__(
         self,
@@ -69,20 +66,20 @@ class SshSource(GeneratorSource):
         self.start = start
         self.idle_after = idle_after
         self.settings = settings or SshSettings()
-        self.error: str | None = None
         self.shared: SharedConnection | None = None
-        self.splitter = LineSplitter()
-        self.fingerprint = Fingerprint()  # the bytes read that identify the file (see .identity)
-        self.identity: str | None = None  # device:inode of the file being read
-        self.current: str | None = None  # its name in the directory
-        self.cur_mtime = 0.0
-        self.known: set[str] | None = None  # glob: identities present when the current was chosen
-        self._gen: AsyncIterator[Batch] | None = None
-        self._tag, self._nonce = new_tag(), new_nonce()
-        self._opened_once = False
-        self._procs: dict[str, Any] = {}
-        self._tasks: set[asyncio.Task] = set()
+        self.file = FileState()
+        self.tag, self.nonce = new_tag(), new_nonce()
+        self._channels = Channels(self.host)
         self._draft_cache: dict[tuple[str, str | None], dict] = {}
+
+    @property
+    def error(self) -> str | None:
+        """The fatal error said, if any (kept in the file's state, where the session sets it)."""
+        return self.file.error
+
+    @error.setter
+    def error(self, message: str | None) -> None:
+        self.file.error = message
 
     # -- the source interface ----------------------------------------------------------------
     async def _after_close(self) -> None:
@@ -91,13 +88,18 @@ class SshSource(GeneratorSource):
     def path_of(self, name: str | None) -> str | None:
         return None if name is None else f"{self.target.host}:{self.rp.join(name)}"
 
-    def _event(self, kind: EventKind, message: str = "", name: str | None = None, **data) -> SourceEvent:
+    def display(self, name: str | None) -> str:
+        """``name`` as said in messages: ``host:/dir/name`` (the source's name for None)."""
+        return self.path_of(name) or self.name
+
+    def event(self, kind: EventKind, message: str = "", name: str | None = None, **data) -> SourceEvent:
+        """An event of this source about ``name`` (default: the file being read)."""
         return SourceEvent(
-            self.name, kind, message, self.path_of(name if name is not None else self.current), data=data
+            self.name, kind, message, self.path_of(name if name is not None else self.file.current), data=data
         )
 
     async def _cleanup(self) -> None:
-        self._stop_channels()
+        self._channels.stop()
         if self.shared is not None:
             shared, self.shared = self.shared, None
             await release(shared, self.channels)
@@ -106,17 +108,6 @@ class SshSource(GeneratorSource):
     def channels(self) -> int:
         """Long-lived channels this source keeps open: the reader, and a glob's lister."""
         return 2 if self.rp.glob else 1
-
-    def _stop_channels(self) -> None:
-        for task in self._tasks:
-            task.cancel()
-        self._tasks.clear()
-        for proc in self._procs.values():
-            try:
-                proc.close()
-            except Exception:
-                pass
-        self._procs.clear()
 
     # -- connection loop ---------------------------------------------------------------------
     async def _run(self) -> AsyncIterator[Batch]:
@@ -128,17 +119,17 @@ class SshSource(GeneratorSource):
                 try:
                     conn = await self.shared.get()
                 except SshError as exc:
-                    first = self.shared.connects == 0 and not self._opened_once
+                    first = self.shared.connects == 0 and not self.file.opened_once
                     if exc.fatal or (first and (exc.first_fatal or not self.follow)):
-                        self.error = exc.message
-                        yield self._event(EventKind.ERROR, exc.message, fatal=True, reason=exc.kind)
+                        self.file.error = exc.message
+                        yield self.event(EventKind.ERROR, exc.message, fatal=True, reason=exc.kind)
                         return
                     if exc.message != said_error:
                         said_error = exc.message
-                        yield self._event(
+                        yield self.event(
                             EventKind.ERROR, exc.message + " (retrying)", fatal=False, reason=exc.kind
                         )
-                    yield self._event(
+                    yield self.event(
                         EventKind.RECONNECTING,
                         f"reconnecting to {self.host} in {exc.delay:.1f} s (attempt {exc.attempt + 1})",
                         attempt=exc.attempt + 1,
@@ -147,10 +138,10 @@ class SshSource(GeneratorSource):
                     continue
                 said_error = None
                 if conn is not last_conn:
-                    again = last_conn is not None or self._opened_once
+                    again = last_conn is not None or self.file.opened_once
                     last_conn = conn
                     sh = self.shared
-                    yield self._event(
+                    yield self.event(
                         EventKind.CONNECTED,
                         f"{'reconnected' if again else 'connected'} to {self.host} "
                         f"({sh.where}, {sh.server_version or 'ssh'}){sh.host_key_note}",
@@ -160,82 +151,23 @@ class SshSource(GeneratorSource):
                         server_version=sh.server_version,
                     )
                 try:
-                    async for b in self._session(conn):
+                    async for b in Session(self, self.file, self._channels, conn).run():
                         yield b
                     return
-                except _Lost as lost:
-                    self._stop_channels()
+                except Lost as lost:
+                    self._channels.stop()
                     self.shared.mark_lost(conn)
-                    yield self._event(
+                    yield self.event(
                         EventKind.RECONNECTING,
                         f"connection to {self.host} lost ({lost}); "
-                        f"reconnecting, will resume at byte {self.splitter.pos}",
+                        f"reconnecting, will resume at byte {self.file.splitter.pos}",
                         attempt=1,
                         delay=round(max(0.0, self.shared.next_at - asyncio.get_running_loop().time()), 3),
                     )
         finally:
             await self._cleanup()
 
-    def _lost_or(self, conn, exc: BaseException | None) -> None:
-        if conn.is_closed() or isinstance(
-            exc, (asyncssh.ConnectionLost, asyncssh.DisconnectError, BrokenPipeError, ConnectionError)
-        ):
-            raise _Lost(getattr(exc, "reason", None) or str(exc or "") or "connection closed")
-
-    # -- channels ----------------------------------------------------------------------------
-    async def _start(self, conn, role: str, command: str, q: asyncio.Queue) -> None:
-        old = self._procs.pop(role, None)
-        if old is not None:
-            old.close()
-        try:
-            proc = await conn.create_process(command, encoding=None, stdin=asyncssh.DEVNULL)
-        except asyncssh.ChannelOpenError as exc:
-            if conn.is_closed():
-                raise _Lost(exc.reason or str(exc)) from None
-            raise ChannelRefused(
-                f"{self.host} refused a new session ({exc.reason or exc}); sshd allows "
-                "MaxSessions (10 by default) per connection"
-            ) from None
-        except (asyncssh.Error, OSError) as exc:
-            self._lost_or(conn, exc)
-            raise _Lost(str(exc)) from None
-        self._procs[role] = proc
-        stderr: list[bytes] = []
-
-        async def pump_err() -> None:
-            try:
-                while len(b"".join(stderr)) < 4096:
-                    data = await proc.stderr.read(4096)
-                    if not data:
-                        return
-                    stderr.append(data)
-            except Exception:
-                return
-
-        async def pump() -> None:
-            exc: BaseException | None = None
-            try:
-                while True:
-                    data = await proc.stdout.read(READ_CHUNK)
-                    if not data:
-                        break
-                    await q.put((role, proc, data))
-            except (asyncssh.Error, OSError) as e:
-                exc = e
-            await asyncio.sleep(0)
-            await q.put((role + "_eof", proc, (exc, stderr)))
-
-        for coro in (pump(), pump_err()):
-            task = asyncio.ensure_future(coro)
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
-
-    def _reader_cmd(self, name: str, mode: str) -> str:
-        s = self.start if not self._opened_once else START
-        if mode == "first":
-            mode = {"start": "start", "end": "end", "last": "last"}[s.mode]
-        return self.reader_for(name, mode, lines=s.lines)
-
+    # -- the reader's command ----------------------------------------------------------------
     def reader_for(
         self,
         name: str,
@@ -250,14 +182,18 @@ class SshSource(GeneratorSource):
     ) -> str:
         """The reader's command for ``name`` with this source's tag, nonce, path and status
         interval; by default at the offset read to, expecting the file read, following as the
-        source does."""
+        source does. Mode ``first`` is the source's start (``start``, ``end``, ``last`` N lines)
+        for the first file opened, the start of the file after that."""
+        if mode == "first":
+            s = self.start if not self.file.opened_once else START
+            mode, lines = {"start": "start", "end": "end", "last": "last"}[s.mode], s.lines
         return reader_command(
-            self._tag,
-            self._nonce,
+            self.tag,
+            self.nonce,
             self.rp,
             name,
-            expect=expect or self.identity or "-",
-            offset=self.splitter.pos if offset is None else offset,
+            expect=expect or self.file.identity or "-",
+            offset=self.file.splitter.pos if offset is None else offset,
             mode=mode,
             lines=lines,
             interval=self.settings.status_interval,
@@ -265,14 +201,6 @@ class SshSource(GeneratorSource):
             sums=sums,
             ranges=ranges,
         )
-
-    # -- one connection's worth of reading ---------------------------------------------------
-    async def _session(self, conn) -> AsyncIterator[Batch]:
-        from tui.core.sources.ssh.tail import Session
-
-        session = Session(self, conn)
-        async for b in session.run():
-            yield b
 
     # -- draft model config.json over the same connection ------------------------------------
     async def read_draft_config(self, draft_path: str, family: str | None) -> dict:

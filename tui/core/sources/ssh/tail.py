@@ -2,7 +2,8 @@
 tail's messages), the lister channel of a glob, and the timers (retry, idle).
 
 Opening a file, and deciding where to resume after a reconnect, a rotation or a truncation, is
-:class:`.opening.Opener` (the base class of :class:`Session`).
+:class:`.opening.Opener`; the session and its opener share the connection's reading state
+(:class:`.state.ConnState`) and the source's :class:`.state.FileState`.
 """
 
 from __future__ import annotations
@@ -11,16 +12,39 @@ import asyncio
 from collections.abc import AsyncIterator
 
 from tui.core.sources.aio import wait_for
-from tui.core.sources.base import Batch, EventKind, LineBatch
+from tui.core.sources.base import Batch, EventKind, LineBatch, SourceEvent
 from tui.core.sources.lines import make_batch
+from tui.core.sources.ssh.channels import Channels, raise_if_lost
 from tui.core.sources.ssh.opening import Opener, inode_of
 from tui.core.sources.ssh.remote_side import Entry, Status, describe_tail_message
 from tui.core.sources.ssh.scripts import lister_command
 from tui.core.sources.ssh.shared import ChannelRefused, lister_blocks
+from tui.core.sources.ssh.state import ConnState, FileState, SessionOwner
 
 
-class Session(Opener):
-    """The follow loop: the reader's output, the lister's listings and the timers, in order."""
+class Session:
+    """The follow loop on one connection: the reader's output, the lister's listings and the
+    timers, in order. Raises :class:`.channels.Lost` when the connection fails."""
+
+    def __init__(self, src: SessionOwner, file: FileState, channels: Channels, conn) -> None:
+        self.src = src
+        self.file = file
+        self.channels = channels
+        self.conn = conn
+        self.q: asyncio.Queue = asyncio.Queue(64)
+        self.loop = asyncio.get_running_loop()
+        self.cs = ConnState(last_data=self.loop.time())
+        self.opener = Opener(src, file, self.cs, channels, conn, self.q)
+
+    def feed(self, data: bytes, path: str | None) -> LineBatch | None:
+        self.file.fingerprint.feed(data)
+        return make_batch(self.src.name, self.file.splitter.feed(data), path)
+
+    def ev(self, kind: EventKind, message: str, name: str | None = None, **data) -> SourceEvent:
+        return self.src.event(kind, message, name, **data)
+
+    def display(self, name: str | None) -> str:
+        return self.src.display(name)
 
     # -- the loop ----------------------------------------------------------------------------
 
@@ -30,11 +54,11 @@ class Session(Opener):
             attempt = 0
             while True:
                 try:
-                    await src._start(
+                    await self.channels.start(
                         self.conn,
                         "lister",
                         lister_command(
-                            src._tag, src.rp, interval=src.settings.status_interval, once=not src.follow
+                            self.src.tag, src.rp, interval=src.settings.status_interval, once=not src.follow
                         ),
                         self.q,
                     )
@@ -44,30 +68,30 @@ class Session(Opener):
                     if attempt == 1:
                         yield self.ev(EventKind.ERROR, f"{exc} (retrying)", fatal=False)
                     await asyncio.sleep(src.settings.delay(attempt))
-            if src.current is not None:
-                await self.open(src.current)
+            if self.file.current is not None:
+                await self.opener.open(self.file.current)
         else:
-            await self.open(src.rp.base)
-        while not self.done:
-            if self.refused is not None:
-                if self.refused != self.error_said:
-                    self.error_said = self.refused
-                    yield self.ev(EventKind.ERROR, self.refused + " (retrying)", fatal=False)
-                self.refused = None
+            await self.opener.open(src.rp.base)
+        while not self.cs.done:
+            if self.cs.refused is not None:
+                if self.cs.refused != self.cs.error_said:
+                    self.cs.error_said = self.cs.refused
+                    yield self.ev(EventKind.ERROR, self.cs.refused + " (retrying)", fatal=False)
+                self.cs.refused = None
             item = await self._next()
             if item is None:
                 async for b in self._timers():
                     yield b
                 continue
             role, proc, value = item
-            if role == "reader" and proc is self.reader:
-                assert self.demux is not None
-                for part in self.demux.feed(value):
+            if role == "reader" and proc is self.cs.reader:
+                assert self.cs.demux is not None
+                for part in self.cs.demux.feed(value):
                     async for b in self._part(part):
                         yield b
-                    if self.done or proc is not self.reader:
+                    if self.cs.done or proc is not self.cs.reader:
                         break
-            elif role == "reader_eof" and proc is self.reader:
+            elif role == "reader_eof" and proc is self.cs.reader:
                 async for b in self._reader_end(value):
                     yield b
             elif role == "lister":
@@ -76,13 +100,15 @@ class Session(Opener):
                         yield b
             elif role == "lister_eof":
                 lister_exc, stderr = value
-                src._lost_or(self.conn, lister_exc)
+                raise_if_lost(self.conn, lister_exc)
                 await asyncio.sleep(0.05)
-                src._lost_or(self.conn, lister_exc)
+                raise_if_lost(self.conn, lister_exc)
                 if not src.follow:
-                    if not self.listed:
-                        src.error = f"cannot list {self.display(src.rp.base)}: {_text(stderr) or 'no answer'}"
-                        yield self.ev(EventKind.ERROR, src.error, fatal=True)
+                    if not self.cs.listed:
+                        self.file.error = (
+                            f"cannot list {self.display(src.rp.base)}: {_text(stderr) or 'no answer'}"
+                        )
+                        yield self.ev(EventKind.ERROR, self.file.error, fatal=True)
                         return
                     continue
                 yield self.ev(
@@ -92,18 +118,18 @@ class Session(Opener):
                     fatal=False,
                 )
                 await asyncio.sleep(src.settings.delay(1))
-                await src._start(
+                await self.channels.start(
                     self.conn,
                     "lister",
-                    lister_command(src._tag, src.rp, interval=src.settings.status_interval),
+                    lister_command(self.src.tag, src.rp, interval=src.settings.status_interval),
                     self.q,
                 )
 
     async def _next(self):
-        deadlines = [d for d in (self.retry_at,) if d is not None]
+        deadlines = [d for d in (self.cs.retry_at,) if d is not None]
         src = self.src
-        if src.idle_after and not self.idle_said and src.current is not None and src.follow:
-            deadlines.append(self.last_data + src.idle_after)
+        if src.idle_after and not self.cs.idle_said and self.file.current is not None and src.follow:
+            deadlines.append(self.cs.last_data + src.idle_after)
         if not deadlines:
             return await self.q.get()
         timeout = max(0.0, min(deadlines) - self.loop.time())
@@ -114,13 +140,13 @@ class Session(Opener):
 
     async def _timers(self) -> AsyncIterator[Batch]:
         now = self.loop.time()
-        if self.retry_at is not None and now >= self.retry_at:
-            self.retry_at = None
-            name = self.pending_name or self.src.current or self.src.rp.base
-            await self.open(name)
+        if self.cs.retry_at is not None and now >= self.cs.retry_at:
+            self.cs.retry_at = None
+            name = self.cs.pending_name or self.file.current or self.src.rp.base
+            await self.opener.open(name)
         src = self.src
-        if src.idle_after and not self.idle_said and now >= self.last_data + src.idle_after:
-            self.idle_said = True
+        if src.idle_after and not self.cs.idle_said and now >= self.cs.last_data + src.idle_after:
+            self.cs.idle_said = True
             yield self.ev(EventKind.IDLE, f"no new line for {src.idle_after:g} s", seconds=src.idle_after)
 
     # -- the reader --------------------------------------------------------------------------
@@ -128,39 +154,38 @@ class Session(Opener):
     async def _part(self, part: tuple[str, object]) -> AsyncIterator[Batch]:
         kind, value = part
         if kind == "header":
-            async for b in self._header(value):  # type: ignore[arg-type]
+            async for b in self.opener.on_header(value):  # type: ignore[arg-type]
                 yield b
             return
-        if not self.verified:
+        if not self.cs.verified:
             if kind != "status":
-                self.held.append(part)
+                self.cs.held.append(part)
                 return
             st: Status = value  # type: ignore[assignment]
-            if st.open is not None and st.open.identity != self.src.identity:
+            if st.open is not None and st.open.identity != self.file.identity:
                 # the name changed between the remote stat and tail's open: read it again
-                self.held = []
-                await self.open(self.pending_name or self.src.rp.base)
+                self.cs.held = []
+                await self.opener.open(self.cs.pending_name or self.src.rp.base)
                 return
-            self.verified = True
-            held, self.held = self.held, []
+            self.cs.verified = True
+            held, self.cs.held = self.cs.held, []
             for p in held:
                 async for b in self._part(p):
                     yield b
         if kind == "data":
-            src = self.src
-            self.last_data = self.loop.time()
-            self.idle_said = False
-            batch = self.feed(value, self.display(src.current))  # type: ignore[arg-type]
+            self.cs.last_data = self.loop.time()
+            self.cs.idle_said = False
+            batch = self.feed(value, self.display(self.file.current))  # type: ignore[arg-type]
             if batch is not None:
                 yield batch
         elif kind == "status":
             async for b in self._status(value):  # type: ignore[arg-type]
                 yield b
         elif kind == "tail":
-            what, msg = describe_tail_message(value, self.src._nonce)  # type: ignore[arg-type]
+            what, msg = describe_tail_message(value, self.src.nonce)  # type: ignore[arg-type]
             if what == "truncated":
-                async for b in self._truncated(
-                    f"{self.display(self.src.current)} was truncated; reading it again from the start"
+                async for b in self.opener.truncated(
+                    f"{self.display(self.file.current)} was truncated; reading it again from the start"
                 ):
                     yield b
             else:
@@ -168,133 +193,135 @@ class Session(Opener):
 
     async def _status(self, st: Status) -> AsyncIterator[Batch]:
         src = self.src
-        self.open_size = st.open.size if st.open is not None else None
+        self.cs.open_size = st.open.size if st.open is not None else None
         if not src.rp.glob:
             if st.name is None:
-                if not self.waiting_said:
-                    self.waiting_said = True
+                if not self.cs.waiting_said:
+                    self.cs.waiting_said = True
                     yield self.ev(
                         EventKind.WAITING,
-                        f"{self.display(src.current)} was removed or renamed; waiting for it to come back",
+                        f"{self.display(self.file.current)} was removed or renamed; waiting for it to come back",
                     )
-            elif st.name.identity != src.identity:
-                if self.switch is None:
-                    self.switch = (src.rp.base, self.loop.time())
-            elif self.waiting_said:
-                self.waiting_said = False
+            elif st.name.identity != self.file.identity:
+                if self.cs.switch is None:
+                    self.cs.switch = (src.rp.base, self.loop.time())
+            elif self.cs.waiting_said:
+                self.cs.waiting_said = False
                 yield self.ev(
                     EventKind.OPENED,
-                    f"{self.display(src.current)} is back",
-                    inode=inode_of(src.identity),
+                    f"{self.display(self.file.current)} is back",
+                    inode=inode_of(self.file.identity),
                     size=st.name.size,
-                    offset=src.splitter.pos,
+                    offset=self.file.splitter.pos,
                 )
-        if self.switch is not None:
-            name, since = self.switch
-            drained = self.open_size is None or src.splitter.pos >= self.open_size
+        if self.cs.switch is not None:
+            name, since = self.cs.switch
+            drained = self.cs.open_size is None or self.file.splitter.pos >= self.cs.open_size
             if drained and self.loop.time() >= since + src.settings.settle:
-                self.switch = None
-                await self.open(name, drained=self.open_size is not None)
+                self.cs.switch = None
+                await self.opener.open(name, drained=self.cs.open_size is not None)
 
     async def _reader_end(self, value) -> AsyncIterator[Batch]:
         src = self.src
         exc, stderr = value
-        src._lost_or(self.conn, exc)
+        raise_if_lost(self.conn, exc)
         await asyncio.sleep(0.05)  # a closing connection says so a moment after its channels end
-        src._lost_or(self.conn, exc)
-        if not self.header:
+        raise_if_lost(self.conn, exc)
+        if not self.cs.header:
             text = _text(stderr) or "no answer"
             message = f"cannot run the reader on {src.host}: {text}"
-            if not src._opened_once:
-                src.error = message
-                self.done = True
+            if not self.file.opened_once:
+                self.file.error = message
+                self.cs.done = True
                 yield self.ev(EventKind.ERROR, message, fatal=True)
                 return
             yield self.ev(EventKind.ERROR, message + " (retrying)", fatal=False)
-            self.retry_at = self.loop.time() + src.settings.delay(1)
+            self.cs.retry_at = self.loop.time() + src.settings.delay(1)
             return
-        if self.retry_at is not None or src.error is not None or self.failed:
+        if self.cs.retry_at is not None or self.file.error is not None or self.cs.failed:
             return  # the open failed and said so; the retry timer (or the lister) runs
-        if self.draining is not None:
+        if self.cs.draining is not None:
             b = self._held_data()
             if b is not None:
                 yield b
-            await self._drained(True)
+            await self.opener.drained(True)
             return
         if not src.follow:
             b = self._held_data()
             if b is not None:
                 yield b
-            b = make_batch(src.name, src.splitter.flush(), self.display(src.current))
+            b = make_batch(src.name, self.file.splitter.flush(), self.display(self.file.current))
             if b is not None:
                 yield b
-            self.done = True
-            yield self.ev(EventKind.EOF, f"end of {self.display(src.current)}", offset=src.splitter.pos)
+            self.cs.done = True
+            yield self.ev(
+                EventKind.EOF, f"end of {self.display(self.file.current)}", offset=self.file.splitter.pos
+            )
             return
         msg = _text(stderr)
         yield self.ev(
             EventKind.ERROR, f"tail on {src.host} ended{': ' + msg if msg else ''}; restarting", fatal=False
         )
-        self.retry_at = self.loop.time() + src.settings.delay(1)
+        self.cs.retry_at = self.loop.time() + src.settings.delay(1)
 
     def _held_data(self) -> LineBatch | None:
         """The bytes the demux held back as a possible marker: data after all (the reader ended)."""
-        if self.demux is None or not self.demux.pending:
+        if self.cs.demux is None or not self.cs.demux.pending:
             return None
-        b = self.feed(self.demux.pending, self.display(self.src.current))
-        self.demux.pending = b""
+        b = self.feed(self.cs.demux.pending, self.display(self.file.current))
+        self.cs.demux.pending = b""
         return b
 
     # -- the lister (globs) ------------------------------------------------------------------
 
     def _blocks(self, data: bytes) -> list[list[Entry]]:
-        blocks, self.lister_block = lister_blocks(self.lister_block + data, self.src._tag.encode())
+        blocks, self.cs.lister_block = lister_blocks(self.cs.lister_block + data, self.src.tag.encode())
         return blocks
 
     async def _listed(self, entries: list[Entry]) -> AsyncIterator[Batch]:
         src = self.src
-        self.listed = True
+        self.cs.listed = True
         if entries and entries[0].kind == "error":
-            async for b in self._open_failed("notfound", ["stat"], src.rp.base):
+            async for b in self.opener.open_failed("notfound", ["stat"], src.rp.base):
                 yield b
             return
         found = sorted((e for e in entries if e.regular), key=lambda e: (e.mtime, e.name))
-        self.matches = len(found)
-        if src.current is None:
-            if self.pending_name is not None and self.reader is not None and not self.header:
+        self.cs.matches = len(found)
+        if self.file.current is None:
+            if self.cs.pending_name is not None and self.cs.reader is not None and not self.cs.header:
                 return  # opening one already
             if not found:
                 if not src.follow:
-                    src.error = f"no file matches {self.display(src.rp.base)}"
-                    self.done = True
-                    yield self.ev(EventKind.ERROR, src.error, fatal=True)
-                elif not self.waiting_said:
-                    self.waiting_said = True
+                    self.file.error = f"no file matches {self.display(src.rp.base)}"
+                    self.cs.done = True
+                    yield self.ev(EventKind.ERROR, self.file.error, fatal=True)
+                elif not self.cs.waiting_said:
+                    self.cs.waiting_said = True
                     yield self.ev(
                         EventKind.WAITING, f"no file matches {self.display(src.rp.base)} yet; waiting for one"
                     )
                 return
-            src.known = {e.identity for e in found}
-            await self.open(found[-1].name)
+            self.file.known = {e.identity for e in found}
+            await self.opener.open(found[-1].name)
             return
         for e in found:
-            if e.identity == src.identity:
-                src.cur_mtime = e.mtime
-        known = src.known or set()
+            if e.identity == self.file.identity:
+                self.file.cur_mtime = e.mtime
+        known = self.file.known or set()
         newer = [
             e
             for e in found
-            if e.identity not in known and e.identity != src.identity and e.mtime >= src.cur_mtime
+            if e.identity not in known and e.identity != self.file.identity and e.mtime >= self.file.cur_mtime
         ]
-        if newer and self.switch is None:
-            src.known = {e.identity for e in found}
-            self.switch = (newer[-1].name, self.loop.time())
-        if self.failed and found:  # the current name is gone: the newest match now (probed first,
+        if newer and self.cs.switch is None:
+            self.file.known = {e.identity for e in found}
+            self.cs.switch = (newer[-1].name, self.loop.time())
+        if self.cs.failed and found:  # the current name is gone: the newest match now (probed first,
             # so a file renamed within the pattern, or a new one on a reused inode, is told apart)
-            name = self.switch[0] if self.switch is not None else found[-1].name
-            self.switch = None
-            src.known = {e.identity for e in found}
-            await self.open(name)
+            name = self.cs.switch[0] if self.cs.switch is not None else found[-1].name
+            self.cs.switch = None
+            self.file.known = {e.identity for e in found}
+            await self.opener.open(name)
 
 
 def _text(stderr: list[bytes]) -> str:

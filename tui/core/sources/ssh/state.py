@@ -1,0 +1,93 @@
+"""What the parts of an SSH source share, named: the file followed (:class:`FileState`, kept by
+the source across reconnects), one connection's reading (:class:`ConnState`, shared by the
+follow loop :class:`.tail.Session` and the :class:`.opening.Opener`), and what the session asks
+of the source (:class:`SessionOwner`, which :class:`.source.SshSource` is)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Protocol
+
+from tui.core.sources.base import EventKind, SourceEvent
+from tui.core.sources.identity import Decision, Fingerprint
+from tui.core.sources.lines import LineSplitter, StartAt
+
+if TYPE_CHECKING:
+    from tui.core.sources.ssh.connect import SshSettings
+    from tui.core.sources.ssh.remote_side import ReaderDemux, RemotePath
+
+
+@dataclass
+class FileState:
+    """The file an SSH source follows, as far as it has been read; it outlives connections, so
+    a reconnect resumes exactly (see :mod:`.opening`)."""
+
+    splitter: LineSplitter = field(default_factory=LineSplitter)
+    fingerprint: Fingerprint = field(default_factory=Fingerprint)  # the bytes that identify the file
+    identity: str | None = None  # device:inode of the file being read
+    current: str | None = None  # its name in the directory
+    cur_mtime: float = 0.0
+    known: set[str] | None = None  # glob: identities present when the current was chosen
+    opened_once: bool = False  # a file was opened (later opens resume; errors are retried)
+    error: str | None = None  # the fatal error said, if any
+
+
+@dataclass
+class ConnState:
+    """One connection's reading: the reader being opened or read, the timers, what was said."""
+
+    last_data: float  # loop time of the last data (for the idle event)
+    reader: object | None = None  # the reader channel's process
+    demux: ReaderDemux | None = None
+    pending_name: str | None = None  # being opened
+    header: bool = False  # the reader's header came
+    verified: bool = True  # the file tail has open is the one the header named
+    held: list[tuple[str, object]] = field(default_factory=list)  # parts held until verified
+    open_size: int | None = None
+    switch: tuple[str, float] | None = None  # name to switch to, and since when
+    retry_at: float | None = None
+    waiting_said: bool = False
+    error_said: str | None = None
+    idle_said: bool = False
+    done: bool = False
+    matches: int = 0  # glob: regular files matching
+    lister_block: bytes = b""
+    listed: bool = False
+    refused: str | None = None  # a refused channel, for the loop to say
+    decision: Decision | None = None  # what the last probe decided, for the header's event
+    draining: Decision | None = None  # reading the rest of a rotated-away file
+    failed: bool = False  # the header said the file could not be opened
+    verifying: bool = False  # the reader checks the file itself (mode verify)
+    probed: tuple[str, int] | None = None  # the last (identity, offset) probed
+
+
+class SessionOwner(Protocol):
+    """What the follow loop and the opener use of their source: its settings and names, its
+    events, and the reader's command line."""
+
+    name: str
+    host: str
+    rp: RemotePath
+    tag: str
+    nonce: str
+    follow: bool
+    start: StartAt
+    idle_after: float | None
+    settings: SshSettings
+
+    def event(self, kind: EventKind, message: str = "", name: str | None = None, **data) -> SourceEvent: ...
+
+    def display(self, name: str | None) -> str: ...
+
+    def reader_for(
+        self,
+        name: str,
+        mode: str,
+        *,
+        offset: int | None = None,
+        expect: str | None = None,
+        follow: bool | None = None,
+        lines: int = 0,
+        sums: str = "",
+        ranges: list[tuple[int, int]] | None = None,
+    ) -> str: ...
