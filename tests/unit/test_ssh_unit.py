@@ -16,12 +16,12 @@ from _sources_util import Collector, append, collecting, seq, seq_lines
 from _ssh_util import ExecServer, known_hosts_line, write_keypair
 
 from tui.core.sources.base import EventKind as K
+from tui.core.sources.kinds.remote_whole import summarize_remote
 from tui.core.sources.lines import END, StartAt, find_start
 from tui.core.sources.spec import SourceSpecError, SshTarget, open_source, parse_source_spec
 from tui.core.sources.ssh.connect import pool_size
 from tui.core.sources.ssh.remote_side import ReaderDemux, RemotePathError, parse_remote_path
 from tui.core.sources.ssh.source import SshSource
-from tui.core.sources.ssh.whole import summarize_remote
 
 
 def source(srv: ExecServer, path, **kw) -> SshSource:

@@ -45,8 +45,9 @@ class SshKind(SourceKind):
         return open_ssh(spec, follow=follow, start=start, **options)
 
     def summarize(self, spec: SourceSpec, label: str, options: dict[str, Any]) -> Summary:
+        from tui.core.sources.kinds.remote_whole import summarize_ssh
         from tui.core.sources.ssh.source import settings_from_options
-        from tui.core.sources.ssh.whole import RemoteReadError, summarize_ssh
+        from tui.core.sources.ssh.whole import RemoteReadError
 
         assert spec.ssh is not None
         try:

@@ -1,16 +1,16 @@
-"""Whole remote files over SSH: ``specwatch summary host:/path`` (the file streamed once, in
-bounded memory) and the draft model's ``config.json`` read over the same connection."""
+"""Whole remote files over SSH: the bytes for ``specwatch summary host:/path`` (the file streamed
+once, in bounded memory, :class:`RemoteFile`) and the draft model's ``config.json`` read over the
+same connection. The summary itself is made above the pipeline, by the kind
+(:mod:`tui.core.sources.kinds.remote_whole`)."""
 
 from __future__ import annotations
 
-import asyncio
+from collections.abc import AsyncIterator
 from typing import Any
 
 import asyncssh
 
 from tui.core.formats import draft_config
-from tui.core.formats.fastscan import scan_chunk
-from tui.core.pipeline.whole import CHUNK, Summarizer
 from tui.core.sources.ssh.auth import SshError, target_text
 from tui.core.sources.ssh.connect import SharedConnection, SshSettings, acquire, release
 from tui.core.sources.ssh.remote_side import (
@@ -139,57 +139,66 @@ async def _newest_match(conn, rp, who: str) -> str:
     return rp.join(found[-1].name)
 
 
-async def summarize_remote(
-    target: SshTarget, label: str | None, source: str, settings: SshSettings | None = None
-) -> Summarizer:
-    """Streams the remote file once through a :class:`Summarizer` (memory bounded by the chunk
-    size), then reads the draft configs it names over the same connection."""
-    try:
-        rp = parse_remote_path(target.path)
-    except RemotePathError as exc:
-        raise RemoteReadError("other", f"{target.host}:{target.path}: {exc}") from None
-    shared = acquire(target, settings or SshSettings())
-    who = target_text(target)
-    try:
+class RemoteFile:
+    """A remote file (the newest match of a remote glob) read whole over one shared connection,
+    in line-aligned chunks, then the draft configs it names over the same connection. Use as
+    ``async with RemoteFile(target, settings) as rf``; raises :class:`RemoteReadError`."""
+
+    def __init__(self, target: SshTarget, settings: SshSettings | None = None) -> None:
         try:
-            conn = await shared.get()
+            self.rp = parse_remote_path(target.path)
+        except RemotePathError as exc:
+            raise RemoteReadError("other", f"{target.host}:{target.path}: {exc}") from None
+        self.target = target
+        self.who = target_text(target)
+        self.path = target.path
+        self.shared = acquire(target, settings or SshSettings())
+
+    async def __aenter__(self) -> RemoteFile:
+        try:
+            self.conn = await self.shared.get()
+            if self.rp.glob:
+                self.path = await _newest_match(self.conn, self.rp, self.who)
         except SshError as exc:
+            await release(self.shared)
             raise RemoteReadError("ssh", exc.message) from None
-        path = await _newest_match(conn, rp, who) if rp.glob else target.path
-        s = Summarizer(source, label)
+        except BaseException:
+            await release(self.shared)
+            raise
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await release(self.shared)
+
+    async def chunks(self, size: int) -> AsyncIterator[bytes]:
+        """The file's bytes once, in chunks of about ``size`` bytes that end at a line end (a
+        last line without one gets it; a line longer than 4 × ``size`` is cut)."""
         try:
-            proc, data = await _open_cat(conn, path, 0, who)
-            offset = 0
+            proc, data = await _open_cat(self.conn, self.path, 0, self.who)
             pending = bytearray(data)
             while True:
                 more = await proc.stdout.read(READ)
                 if more:
                     pending += more
-                if len(pending) >= CHUNK or (not more and pending):
+                if len(pending) >= size or (not more and pending):
                     cut = pending.rfind(b"\n") + 1 if more else len(pending)
-                    if cut == 0 and len(pending) < 4 * CHUNK:
+                    if cut == 0 and len(pending) < 4 * size:
                         continue
                     buf = bytes(pending[:cut] if cut else pending)
                     del pending[: len(buf)]
                     if not buf.endswith(b"\n"):
                         buf += b"\n"
-                    s.feed(buf, offset, scan_chunk(buf) if s.can_fast else None)
-                    offset += len(buf)
+                    yield buf
                 if not more:
                     break
             proc.close()
         except (asyncssh.Error, OSError) as exc:
-            shared.mark_lost()
+            self.shared.mark_lost()
             raise RemoteReadError(
-                "ssh", f"{who}: connection lost while reading {path}: {getattr(exc, 'reason', '') or exc}"
+                "ssh",
+                f"{self.who}: connection lost while reading {self.path}: {getattr(exc, 'reason', '') or exc}",
             ) from None
-        await attach_remote_drafts(s.stats, shared)
-        return s
-    finally:
-        await release(shared)
 
-
-def summarize_ssh(
-    target: SshTarget, label: str | None, source: str, settings: SshSettings | None = None
-) -> Summarizer:
-    return asyncio.run(summarize_remote(target, label, source, settings))
+    async def attach_drafts(self, stats: Any) -> None:
+        """Fills the draft configs ``stats``' segments name (see :func:`attach_remote_drafts`)."""
+        await attach_remote_drafts(stats, self.shared)
