@@ -11,7 +11,7 @@ Found by ``--config FILE``, else ``$XDG_CONFIG_HOME/specwatch/specwatch.toml``, 
     [pairs]
     eagle3 = { a = "broken", b = "fixed" }               # or: eagle3 = ["broken", "fixed"]
 
-    alerts = ["accept_len < 2.0 for 2m", "drift"]        # for every source (see tui.core.alerts.engine)
+    alerts = ["accept_len < 2.0 for 2m", "drift"]        # for every source (see tui.core.alerts.rules)
     [sources.gpu2]
     source = "gpu2:/data/logs/sglang.log"
     alerts = ["throughput < 100 for 5m"]                 # for this source only
@@ -58,7 +58,7 @@ def looks_like_source_text(text: str) -> bool:
 
 def _check_rules(value: list[str]) -> list[str]:
     """Each alert rule text must parse; the error names its index and the bad part."""
-    from tui.core.alerts.engine import RuleError, parse_rule
+    from tui.core.alerts.rules import RuleError, parse_rule
 
     for i, text in enumerate(value):
         try:
