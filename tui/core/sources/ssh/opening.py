@@ -93,7 +93,7 @@ class Opener:
         self.cs.verified = not src.follow
         self.cs.held = []
         self.cs.open_size = None
-        self.cs.demux = ReaderDemux(self.src.tag, self.src.nonce)
+        self.cs.demux = ReaderDemux(src.tag, src.nonce)
         self.cs.decision, self.cs.draining = after, None
         self.cs.failed = False  # the header said the file could not be opened
         self.cs.verifying = False
@@ -145,7 +145,7 @@ class Opener:
         fp, pos = self.file.fingerprint, self.file.splitter.pos
         if fp.pos != pos:  # not kept in step (cannot happen): trust identity and size only
             fp.reset(pos)
-        probe = await self._run(probe_command(self.src.tag, src.rp, name, identity, fp.ranges()))
+        probe = await self._run(probe_command(src.tag, src.rp, name, identity, fp.ranges()))
 
         def look(e: Entry | None, which: str) -> FileLook | None:
             if e is None or not e.regular:
@@ -156,7 +156,7 @@ class Opener:
         d = decide(identity, pos, found)
         if d.action != "restart" or pos == 0:
             return d
-        probe = await self._run(copies_command(self.src.tag, src.rp, name, pos, fp.ranges()))
+        probe = await self._run(copies_command(src.tag, src.rp, name, pos, fp.ranges()))
         copies = tuple(look(e, f"k{i}") for i, e in enumerate(probe.copies))
         return decide(identity, pos, Look(found.at_name, None, tuple(c for c in copies if c is not None)))
 
@@ -177,7 +177,7 @@ class Opener:
             raise_if_lost(self.conn, exc)
             raise_if_lost(self.conn, ConnectionError(str(exc)))
             raise
-        return parse_probe(result.stdout if isinstance(result.stdout, bytes) else b"", self.src.tag)
+        return parse_probe(result.stdout if isinstance(result.stdout, bytes) else b"", src.tag)
 
     async def truncated(self, message: str, old_rest: str | None = None) -> AsyncIterator[Batch]:
         src = self.src

@@ -58,7 +58,7 @@ class Session:
                         self.conn,
                         "lister",
                         lister_command(
-                            self.src.tag, src.rp, interval=src.settings.status_interval, once=not src.follow
+                            src.tag, src.rp, interval=src.settings.status_interval, once=not src.follow
                         ),
                         self.q,
                     )
@@ -121,7 +121,7 @@ class Session:
                 await self.channels.start(
                     self.conn,
                     "lister",
-                    lister_command(self.src.tag, src.rp, interval=src.settings.status_interval),
+                    lister_command(src.tag, src.rp, interval=src.settings.status_interval),
                     self.q,
                 )
 
