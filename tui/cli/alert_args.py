@@ -1,6 +1,6 @@
 """Alert options shared by the live commands (watch, compare, replay, stream, export):
 ``--alert RULE`` (repeatable), ``--on-alert CMD`` and ``--exit-on-alert``, plus the ``alerts``
-lists of specwatch.toml. See :mod:`tui.core.alerts.engine` for the rule syntax.
+lists of specwatch.toml. See :mod:`tui.core.alerts.rules` for the rule syntax.
 
 ``--on-alert CMD`` runs ``sh -c CMD`` for every alert (firing and resolved), without waiting for
 it, with the alert in its environment -- ``SPECWATCH_ALERT_RULE``, ``SPECWATCH_ALERT_SOURCE``,

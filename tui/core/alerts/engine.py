@@ -20,7 +20,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
-from tui.core.alerts.rules import Rule, RuleError, parse_duration, parse_rule
+from tui.core.alerts.rules import OPS, Rule, RuleError, parse_duration, parse_rule
 from tui.core.stats.drift import DriftDetector
 
 # Rule, RuleError and the parsers are here too for the callers that import them with the engine
@@ -147,7 +147,7 @@ class AlertEngine:
             assert w.first_t is not None
             if rule.duration and t - w.first_t < rule.duration:
                 continue  # not watched for the whole window yet
-            holds = rule.holds(mean)
+            holds = OPS[rule.op](mean, rule.threshold)
             if holds is w.firing and (w.clear_since is None or not holds):
                 continue  # nothing changes (the common case)
             out += self._edge(rule, w, source, holds, mean, t)
