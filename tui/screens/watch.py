@@ -19,7 +19,6 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Container, Grid, Horizontal, Vertical
 from textual.errors import NoWidget
 from textual.screen import Screen
@@ -32,6 +31,7 @@ from tui.panes.figures import fit_label
 from tui.panes.launch import LaunchPlan
 from tui.panes.state import PaneState
 from tui.screens import actions, alerting
+from tui.screens.keys import WATCH_KEYS
 from tui.screens.messages import SegmentStarted, SourceFinished, SourceStatusChanged
 from tui.widgets.compare_bar import CompareBar
 from tui.widgets.history_chart import ChartData, ChartSeries, HistoryChart
@@ -100,32 +100,7 @@ SCALE_POINTS = max(
 
 
 class WatchScreen(Screen):
-    BINDINGS = [
-        Binding("space", "pause", "Pause"),
-        Binding("plus,equals_sign", "faster", "Faster", key_display="+"),
-        Binding("minus", "slower", "Slower", key_display="-"),
-        Binding("left_square_bracket", "segment(-1)", "Prev seg", key_display="["),
-        Binding("right_square_bracket", "segment(1)", "Next seg", key_display="]"),
-        Binding("n", "restart_mark", "Restarted"),
-        Binding("m", "add_mark", "Mark"),
-        Binding("c", "toggle_chart", "Chart"),
-        Binding("less_than_sign", "chart_window(1)", "Wider", key_display="<"),
-        Binding("greater_than_sign", "chart_window(-1)", "Narrower", key_display=">"),
-        Binding("o", "toggle_overlay", "Overlay", show=False),
-        Binding("l", "toggle_log", "Log"),
-        Binding("slash", "filter", "Filter", key_display="/"),
-        Binding("ctrl+f", "find", "Find"),
-        Binding("w", "toggle_wrap", "Wrap"),
-        Binding("f3", "find_next(1)", "Older hit", show=False),
-        Binding("shift+f3", "find_next(-1)", "Newer hit", show=False),
-        Binding("pageup", "scroll_log(1)", "Log back", show=False),
-        Binding("pagedown", "scroll_log(-1)", "Log forward", show=False),
-        Binding("end", "scroll_log(0)", "Log: follow", show=False),
-        Binding("e", "export", "CSV"),
-        Binding("z,enter", "zoom", "Zoom", key_display="z"),
-        Binding("tab", "focus_pane(1)", "Next pane", show=False, priority=False),
-        Binding("shift+tab", "focus_pane(-1)", "Prev pane", show=False),
-    ]
+    BINDINGS = [k.binding() for k in WATCH_KEYS]
 
     def __init__(self, plan: LaunchPlan) -> None:
         super().__init__()
