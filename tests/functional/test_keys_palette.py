@@ -1,10 +1,11 @@
 """One list of keys (tui/screens/keys.py) makes the bindings, the command palette and the help
 table: every binding is in the palette and in the help, once, and Textual's own commands that
-ours do already are not listed next to them."""
+ours do already are not listed next to them; the README's key table names every key."""
 
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from _tui_util import _isolated_config, replay_app  # noqa: F401
 from textual.app import App
@@ -62,3 +63,12 @@ def test_footer_labels_and_shown_keys_are_those_of_the_list():
     shown = [b.description for b in WatchScreen.BINDINGS if b.show]
     assert shown == [k.footer for k in ALL_KEYS if k.scope == "screen" and k.show]
     assert "Overlay" not in shown and "Pause" in shown
+
+
+def test_readme_names_every_key():
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    table = readme[readme.index("| key | what it does |") :]
+    table = table[: table.index("\n\n")]
+    for key in ALL_KEYS:
+        for part in key.name.split(" / "):
+            assert f"`{part}`" in table, key.name
