@@ -123,6 +123,8 @@ def test_zipped_install_finds_the_themes_and_samples(target, tmp_path):
 
 
 def test_user_install_finds_the_themes_and_samples(wheel, tmp_path):
+    if sys.prefix != sys.base_prefix:
+        pytest.skip("a virtual environment has no user site-packages for pip install --user")
     base = tmp_path / "userbase"
     env = clean_env(PYTHONUSERBASE=str(base))
     pip("install", "--user", "--no-deps", "--no-index", str(wheel), env=env)
