@@ -6,13 +6,42 @@ logs. They are optional: when they cannot be compiled (no compiler, no Python he
 install goes on and the pure-Python code, which they mirror exactly, is used.
 ``-ffp-contract=off``: no fused multiply-add, so every product and sum is rounded as Python
 rounds it.
+
+``build_py`` also copies the repository's top-level ``themes/*.toml`` and ``sample_logs/*.log``
+(their one source of truth) into the built package as ``tui/resources/{themes,sample_logs}``, where
+:mod:`tui.resources` finds them in any install. An editable install copies nothing: it reads the
+checkout's folders.
 """
 
+from pathlib import Path
+
 from setuptools import Extension, setup
+from setuptools.command.build_py import build_py
 
 FLAGS = ["-ffp-contract=off"]
+HERE = Path(__file__).resolve().parent
+RESOURCES = {"themes": "*.toml", "sample_logs": "*.log"}  # top-level folder -> files shipped
+
+
+class build_py_with_resources(build_py):
+    """build_py, then the resource folders copied into ``<build>/tui/resources/``."""
+
+    def run(self) -> None:
+        super().run()
+        if getattr(self, "editable_mode", False):
+            return
+        for folder, pattern in RESOURCES.items():
+            found = sorted((HERE / folder).glob(pattern))
+            if not found:
+                raise SystemExit(f"setup.py: no {folder}/{pattern} to ship (an incomplete source tree?)")
+            dest = Path(self.build_lib) / "tui" / "resources" / folder
+            self.mkpath(str(dest))
+            for path in found:
+                self.copy_file(str(path), str(dest / path.name))
+
 
 setup(
+    cmdclass={"build_py": build_py_with_resources},
     ext_modules=[
         Extension(
             "tui.core.formats._fastscan",
@@ -24,5 +53,5 @@ setup(
         Extension(
             "tui.core.stats._reduce", ["tui/core/stats/_reduce.c"], optional=True, extra_compile_args=FLAGS
         ),
-    ]
+    ],
 )

@@ -1,4 +1,5 @@
-"""The Textual app: themes, app-wide keys, the command palette, and the watch screen."""
+"""The Textual app: themes, app-wide keys, the command palette (made from every key of
+:mod:`tui.screens.keys`), and the watch screen."""
 
 from __future__ import annotations
 
@@ -11,11 +12,11 @@ from pathlib import Path
 from typing import Any
 
 from textual.app import App, SystemCommand
-from textual.binding import Binding
 from textual.screen import Screen
 
 from tui.core.model.sanitize import visible
 from tui.panes.launch import LaunchPlan
+from tui.screens.keys import ALL_KEYS, APP_KEYS, TEXTUAL_DUPLICATES
 from tui.screens.messages import ScreenshotSaved
 from tui.screens.watch import WatchScreen
 from tui.theming.themes import DEFAULT_THEME, load_themes
@@ -23,55 +24,11 @@ from tui.theming.ui_config import load_ui_config, save_ui_config
 
 INTRO_SECONDS = 5  # the demo's first notice: read, then out of the chart's way
 
-# (title, help, action on the watch screen or the app) for the command palette.
-PALETTE = [
-    ("Pause / resume", "replay: pause the clock · live: freeze the view (space)", "screen.pause"),
-    ("Replay faster", "next replay speed (+)", "screen.faster"),
-    ("Replay slower", "previous replay speed (-)", "screen.slower"),
-    ("Previous segment", "replay: jump back · live: show the previous segment ([)", "screen.segment(-1)"),
-    ("Next segment", "replay: jump ahead · live: show the next segment (])", "screen.segment(1)"),
-    ("I restarted the server now", "start a new segment in the focused pane (n)", "screen.restart_mark"),
-    ("Add a mark", "a numbered mark on every chart and log tail (m)", "screen.add_mark"),
-    ("Toggle charts", "show / hide the history charts (c)", "screen.toggle_chart"),
-    ("Chart: wider window", "last minute … everything: one step wider (<)", "screen.chart_window(1)"),
-    ("Chart: narrower window", "one step narrower, down to the last minute (>)", "screen.chart_window(-1)"),
-    ("Toggle overlay chart", "compare: both series on one axis (o)", "screen.toggle_overlay"),
-    ("Toggle log tail", "show / hide the raw log tails (l)", "screen.toggle_log"),
-    ("Filter the log tail", "only lines containing a text (/)", "screen.filter"),
-    (
-        "Find in the log tail",
-        "the newest line containing a text; F3 older, shift+F3 newer (ctrl+f)",
-        "screen.find",
-    ),
-    ("Find: older line", "the next older line with the text found (F3)", "screen.find_next(1)"),
-    ("Find: newer line", "the next newer line with the text found (shift+F3)", "screen.find_next(-1)"),
-    ("Log tail: a page back", "scroll the focused pane's log tail back (PgUp)", "screen.scroll_log(1)"),
-    (
-        "Log tail: a page forward",
-        "scroll the focused pane's log tail forward (PgDn)",
-        "screen.scroll_log(-1)",
-    ),
-    ("Log tail: follow", "back to the newest lines (End)", "screen.scroll_log(0)"),
-    ("Wrap log lines", "long log lines wrapped, or cut at the width (w)", "screen.toggle_wrap"),
-    ("Export records as CSV", "the records shown, every pane (e)", "screen.export"),
-    ("Save a screenshot", "an SVG of the screen (s)", "app.screenshot"),
-    ("Pick a theme", "preview and keep a theme (t)", "app.pick_theme"),
-    ("Help", "keys and what the numbers mean (?)", "app.help"),
-    ("Maximise / restore the pane", "the focused pane fills the screen, chart included (z)", "screen.zoom"),
-    ("Next pane", "focus the next pane (tab)", "screen.focus_pane(1)"),
-    ("Quit", "leave specwatch (q)", "app.quit"),
-]
-
 
 class SpecwatchApp(App[int]):
     CSS_PATH = "app.tcss"
     TITLE = "specwatch"
-    BINDINGS = [
-        Binding("q", "quit", "Quit"),
-        Binding("question_mark", "help", "Help", key_display="?"),
-        Binding("t", "pick_theme", "Theme"),
-        Binding("s", "screenshot", "SVG"),
-    ]
+    BINDINGS = [k.binding() for k in APP_KEYS]
 
     def __init__(
         self,
@@ -126,9 +83,11 @@ class SpecwatchApp(App[int]):
             self.notify(self.plan.intro, title="specwatch", timeout=INTRO_SECONDS, markup=False)
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        for title, help_text, action in PALETTE:
-            yield SystemCommand(title, help_text, lambda action=action: self._palette(action))
-        yield from (c for c in super().get_system_commands(screen) if c.title not in ("Quit", "Theme"))
+        """Every key's action (:data:`tui.screens.keys.ALL_KEYS`), then Textual's own commands
+        but those that one of ours does already."""
+        for key in ALL_KEYS:
+            yield SystemCommand(key.title, key.palette_help, lambda action=key.target: self._palette(action))
+        yield from (c for c in super().get_system_commands(screen) if c.title not in TEXTUAL_DUPLICATES)
 
     def _palette(self, action: str) -> None:
         target, _, name = action.partition(".")

@@ -69,7 +69,7 @@ def f_append(d: Path, p: Path, connected: bool):
 def f_copytruncate(d: Path, p: Path, connected: bool):
     append(p, seq_lines(101, 150))
     if connected:
-        time.sleep(0.5)  # read live before the copy (see the README: tail notices a shrink in 50 ms)
+        time.sleep(0.5)  # read live before the copy (see docs/sources.md: tail notices a shrink in 50 ms)
     shutil.copy(p, d / "a.log.1")
     os.truncate(p, 0)
     if connected:

@@ -12,13 +12,14 @@ from __future__ import annotations
 import atexit
 import os
 import shutil
-import sys
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
+from tui import resources
 from tui.core.formats import LineParser
 from tui.core.model.records import Marker, Record
 from tui.core.sources.base import LineBatch, Source
@@ -109,27 +110,24 @@ def replay_pane(
 
 
 # -- the demo ---------------------------------------------------------------------------------
-def sample_dirs() -> list[Path]:
-    """Where the bundled sample logs may be: $SPECWATCH_SAMPLES, the package, the checkout."""
-    here = Path(__file__).resolve().parent
-    dirs = [Path(os.environ[SAMPLE_ENV])] if os.environ.get(SAMPLE_ENV) else []
-    shared = Path(sys.prefix) / "share" / "specwatch" / "sample_logs"  # pip install (data-files)
-    return dirs + [
-        here.parent / "sample_logs",
-        here.parents[1] / "sample_logs",
-        shared,
-        Path.cwd() / "sample_logs",
-    ]
+def sample_dirs() -> list[Traversable]:
+    """Where the bundled sample logs are looked for: $SPECWATCH_SAMPLES when it is set, then the
+    ones shipped with specwatch (:func:`tui.resources.sample_logs`)."""
+    dirs: list[Traversable] = [Path(os.environ[SAMPLE_ENV])] if os.environ.get(SAMPLE_ENV) else []
+    shipped = resources.sample_logs()
+    return dirs + ([shipped] if shipped is not None else [])
 
 
-def find_sample(name: str) -> Path | None:
+def find_sample(name: str) -> Traversable | None:
+    """The sample log ``name`` (readable with ``read_bytes``; a file inside a zipped install has
+    no path of its own: :func:`importlib.resources.as_file` gives one)."""
     for d in sample_dirs():
         if (d / name).is_file():
             return d / name
     return None
 
 
-def split_at_restart(path: Path) -> tuple[bytes, bytes]:
+def split_at_restart(path: Traversable) -> tuple[bytes, bytes]:
     """The bytes of a log before and from its first restart (a startup marker after records)."""
     data = path.read_bytes()
     lines = data.decode("utf-8", "replace").split("\n")
@@ -152,11 +150,10 @@ def demo_plan(speed: float = DEMO_SPEED) -> LaunchPlan:
     replayed side by side from their own starts, with the comparison bar between them."""
     sample = find_sample(DEMO_LOG)
     if sample is None:
-        looked = ", ".join(str(d) for d in sample_dirs())
+        looked = ", ".join(str(d) for d in sample_dirs()) or "nowhere: this copy of specwatch ships none"
         raise FileNotFoundError(
             f"the demo needs the bundled sample logs ({DEMO_LOG}); looked in {looked}. "
-            f"Set {SAMPLE_ENV}=DIR, run from a specwatch checkout, or use "
-            f"`specwatch replay FILE`"
+            f"Set {SAMPLE_ENV}=DIR, reinstall specwatch, or use `specwatch replay FILE`"
         )
     before, after = split_at_restart(sample)
     tmp = Path(tempfile.mkdtemp(prefix="specwatch-demo-"))

@@ -1,4 +1,5 @@
-"""``?``: what every key does and what the numbers mean."""
+"""``?``: what every key does (the table made from :data:`tui.screens.keys.ALL_KEYS`) and what the
+numbers mean."""
 
 from __future__ import annotations
 
@@ -8,7 +9,9 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Markdown
 
-HELP = """\
+from tui.screens.keys import key_table
+
+HELP_TEXT = """\
 # specwatch
 
 Live acceptance of speculative decoding (EAGLE-3, MTP, draft models) from SGLang, vLLM and
@@ -16,28 +19,9 @@ llama.cpp logs. One pane per source; `specwatch compare A B` adds a **B − A** 
 
 ## Keys
 
-| key | what it does |
-|---|---|
-| `space` | pause — a replay pauses its clock; a live view freezes (sources are still read) |
-| `+` / `-` | replay speed up / down (… 20×, 50×, … as fast as possible) |
-| `[` / `]` | previous / next segment — a replay jumps there; a live pane shows that segment's numbers (`]` past the newest follows again) |
-| `n` | "I restarted the server now": start a new segment in the focused pane |
-| `m` | drop a mark (M1, M2, …) on every chart and log tail |
-| `c` | show / hide the history charts |
-| `<` / `>` | the charts' time window one step wider / narrower: last minute, 5 min, 15 min, hour, the default (last 1,500 records), everything kept (by the log's own clock; a log without timestamps gets record counts) |
-| `z` / `Enter` | maximise the focused pane (every block, the chart with room for its axis) · again: every pane |
-| `o` | show / hide the overlay chart (compare) |
-| `l` | show / hide the raw log tails |
-| `/` | filter the focused pane's log tail (Enter applies, Esc closes) |
-| `ctrl+f` | find in the focused pane's log tail: the newest line containing the text, highlighted · `F3` the next older one · `shift+F3` the next newer one |
-| `PgUp` / `PgDn` / `End` | scroll the focused pane's log tail back / forward (the last 10,000 lines are kept) · follow the newest again |
-| `w` | wrap long log lines (up to 6 rows each) or cut them at the width |
-| `e` | export the records shown (the newest of each pane) as CSV |
-| `s` | save an SVG screenshot (the path is shown) |
-| `t` | pick a theme (remembered) |
-| `tab` | next pane |
-| `ctrl+p` | command palette: every action by name |
-| `?` | this help · `q` quit |
+{keys}
+
+`ctrl+p` opens the command palette: every action above by name.
 
 ## The numbers
 
@@ -55,8 +39,10 @@ llama.cpp logs. One pane per source; `specwatch compare A B` adds a **B − A** 
 * Status: connecting · live · idle for N s · waiting · reconnecting (attempt k) · error (…) ·
   ended; a replay shows its speed and progress.
 
-Themes are TOML files: copy one from `themes/` to `~/.config/specwatch/themes/` and edit it.
+Themes are TOML files: copy a shipped one (`themes/` in the repository, `tui/resources/themes/` in
+an installed copy) to `~/.config/specwatch/themes/` and edit it.
 """
+HELP = HELP_TEXT.replace("{keys}", key_table())
 
 
 class HelpScreen(ModalScreen[None]):

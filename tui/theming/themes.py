@@ -1,24 +1,23 @@
-"""Themes as data files: ``themes/*.toml`` (shipped) and ``~/.config/specwatch/themes/*.toml``
+"""Themes as data files: the shipped ones (:func:`tui.resources.themes`: the repository's ``themes/``,
+packaged at build time) and ``~/.config/specwatch/themes/*.toml``
 (the user's own), validated with pydantic and registered as Textual themes next to Textual's
 built-ins. The chosen theme is remembered in the user's config dir (see :mod:`tui.theming.ui_config`).
 """
 
 from __future__ import annotations
 
-import sys
 import tomllib
-from pathlib import Path
+from collections.abc import Sequence
+from importlib.resources.abc import Traversable
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from textual.color import Color, ColorParseError
 from textual.theme import Theme
 
+from tui import resources
 from tui.theming.ui_config import config_dir
 
 DEFAULT_THEME = "specwatch-dark"
-_REPO_THEMES = Path(__file__).resolve().parents[2] / "themes"
-_PACKAGE_THEMES = Path(__file__).resolve().parent / "themes"
-_SHARED_THEMES = Path(sys.prefix) / "share" / "specwatch" / "themes"  # pip install (data-files)
 
 
 class ThemeFile(BaseModel):
@@ -89,13 +88,13 @@ class ThemeFile(BaseModel):
         )
 
 
-def theme_dirs() -> list[Path]:
-    """Where theme files are looked for, shipped ones first (a user file may override one)."""
-    dirs = [d for d in (_PACKAGE_THEMES, _REPO_THEMES, _SHARED_THEMES) if d.is_dir()]
-    return dirs + [config_dir() / "themes"]
+def theme_dirs() -> list[Traversable]:
+    """Where theme files are looked for, the shipped ones first (a user file may override one)."""
+    shipped = resources.themes()
+    return ([shipped] if shipped is not None else []) + [config_dir() / "themes"]
 
 
-def load_theme_file(path: Path) -> ThemeFile:
+def load_theme_file(path: Traversable) -> ThemeFile:
     """Reads one theme file; raises ValueError with a one-line message naming the file and key."""
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
@@ -113,14 +112,14 @@ def load_theme_file(path: Path) -> ThemeFile:
         raise ValueError(f"{path}: {problems}") from None
 
 
-def load_themes(dirs: list[Path] | None = None) -> tuple[list[Theme], list[str]]:
+def load_themes(dirs: Sequence[Traversable] | None = None) -> tuple[list[Theme], list[str]]:
     """All valid themes (by name; a later directory wins) and one message per invalid file."""
     found: dict[str, Theme] = {}
     errors: list[str] = []
     for d in theme_dirs() if dirs is None else dirs:
         if not d.is_dir():
             continue
-        for path in sorted(d.glob("*.toml")):
+        for path in resources.listing(d, ".toml"):
             try:
                 tf = load_theme_file(path)
                 found[tf.name] = tf.to_textual()

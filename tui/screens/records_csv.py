@@ -1,0 +1,71 @@
+"""``e`` on the watch screen: the records each pane keeps for its charts, as one CSV file (pure
+Python; the screen picks the path and says what was written)."""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Sequence
+from pathlib import Path
+
+from tui.core.model.records import format_ts
+from tui.core.stats.rates import normalise_transform
+from tui.panes.state import PaneState
+
+CSV_FIELDS = [
+    "source",
+    "where",
+    "segment",
+    "config",
+    "record",
+    "line_no",
+    "timestamp",
+    "rank",
+    "accept_len",
+    "accept_rate",
+    "accept_rate_normalised",
+    "throughput",
+    "running_req",
+]
+
+
+def write_records(path: Path, states: Sequence[PaneState]) -> int:
+    """Write every pane's kept records (its history) to ``path``, creating its directory; returns
+    the number of rows. ``accept_rate_normalised`` is (accept len − 1) / D with the D of the
+    record's segment, empty where D is unknown. Raises OSError when the file cannot be written."""
+    rows = 0
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(CSV_FIELDS)
+        for st in states:
+            transforms: dict[int, tuple] = {}
+            for p in list(st.history):
+                if p.segment not in transforms:
+                    seg = st.segment(p.segment)
+                    tr = normalise_transform(seg.rate_definition().drafts_per_step) if seg else None
+                    transforms[p.segment] = (tr, (seg.label or seg.config.label()) if seg else "")
+                tr, config = transforms[p.segment]
+                norm = "" if tr is None or p.accept_len is None else f"{tr[0] + tr[1] * p.accept_len:.6g}"
+                w.writerow(
+                    [
+                        st.label,
+                        st.where,
+                        p.segment,
+                        config,
+                        p.seq,
+                        p.line_no,
+                        format_ts(p.timestamp) or "",
+                        p.rank or "",
+                        _v(p.accept_len),
+                        _v(p.accept_rate),
+                        norm,
+                        _v(p.throughput),
+                        _v(p.running_req),
+                    ]
+                )
+                rows += 1
+    return rows
+
+
+def _v(x) -> str:
+    return "" if x is None else f"{x:g}" if isinstance(x, float) else str(x)
