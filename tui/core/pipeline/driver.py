@@ -60,9 +60,14 @@ class Driver:
 
     def parse(self, batch: LineBatch) -> list[Item]:
         """A batch of lines through the parser (not yet into the statistics: :meth:`fold`)."""
-        self.lines += len(batch.lines)
-        self._apply(after_lines(self.status, self.error is not None))
+        self.count_lines(len(batch.lines))
         return self.parser.feed_batch(batch)
+
+    def count_lines(self, n: int) -> None:
+        """``n`` lines arrived (parsed by :meth:`parse`, or read whole by a scanner): counted, and
+        the status is live again unless the source has ended or failed for good."""
+        self.lines += n
+        self._apply(after_lines(self.status, self.error is not None))
 
     def fold(self, items: Sequence[Item]) -> list[tuple[Item, int]]:
         """Parsed items in line order into the statistics, each with the segment it went to.

@@ -32,6 +32,7 @@ try:  # the optional native reduction (setup.py); same results, several times fa
 except ImportError:  # pragma: no cover - depends on the build
     _native = None
 
+
 @dataclass(slots=True)
 class Precomputed:
     v: dict[str, Sequence[float]]
