@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 
 from tui.core.pipeline.follow import Followed
-from tui.core.pipeline.status import STATES
+from tui.core.pipeline.status import STATES, Status
 from tui.core.stats import rates
 from tui.core.stats.metrics import MetricSet
 from tui.core.stats.segments import Segment
@@ -138,7 +138,7 @@ def _source(f: _Families, ex: Exported, now: float) -> None:
         "1 when the source is being read (live or idle), else 0.",
         SRC_LABELS,
         lv,
-        1.0 if st.status in ("live", "idle") else 0.0,
+        1.0 if st.status in (Status.LIVE, Status.IDLE) else 0.0,
     )
     f.add(
         "specwatch_source_records",
