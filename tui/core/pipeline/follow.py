@@ -13,11 +13,8 @@ from contextlib import aclosing
 
 from tui.core.model.records import Item, Record
 from tui.core.pipeline.driver import Driver
-from tui.core.pipeline.status import STATES
 from tui.core.sources.base import Batch, LineBatch, Source
 from tui.core.sources.merge import merged
-
-__all__ = ["MAX_ARRIVALS", "STATES", "Followed", "follow"]
 
 MAX_ARRIVALS = 4096
 
