@@ -154,8 +154,8 @@ async def test_states_of_sources_that_are_not_there(tmp_path):
         [f"w={missing}", f"m=metrics+http://127.0.0.1:{port}/metrics"], options={"scrape_interval": 0.05}
     ) as run:
         end = time.monotonic() + 5
-        while {ex.state.state for ex in run.exp.sources} != {"waiting", "reconnecting"}:
-            assert time.monotonic() < end, [ex.state.state for ex in run.exp.sources]
+        while {ex.state.status for ex in run.exp.sources} != {"waiting", "reconnecting"}:
+            assert time.monotonic() < end, [ex.state.status for ex in run.exp.sources]
             await asyncio.sleep(0.02)
         got = await run.scrape()
     assert one(got, "specwatch_source_state", source="w", state="waiting") == 1

@@ -29,9 +29,9 @@ def served() -> dict[str, set[str]]:
     exported = []
     for name in ("vllm_v1_eagle3.log", "sglang_dp_attention.log"):
         st = Followed(name, track_arrivals=True)
-        st.apply(SourceEvent(name, EventKind.OPENED, "opened"))
+        st.feed(SourceEvent(name, EventKind.OPENED, "opened"))
         lines = (ROOT / "sample_logs" / name).read_text().splitlines()
-        st.apply(LineBatch(name, lines, list(range(len(lines))), 1))
+        st.feed(LineBatch(name, lines, list(range(len(lines))), 1))
         exported.append(Exported(st, "box1", "file", name))
     reg = CollectorRegistry()
     reg.register(SpecwatchCollector(exported))

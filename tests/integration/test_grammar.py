@@ -336,8 +336,7 @@ def test_slow_path_reads_only_anchor_lines_with_the_same_result(slice_size, scan
         if item is not None:
             st.feed((item,))
     s = Summarizer("x")
-    s.parser = LineParser("x", year=2026)
-    s.stats = SourceStats("x")
+    s.driver.parser = LineParser("x", year=2026)
     s._slow(data, 0)
     assert s.lines == s.parser.lines == data.count(b"\n")
     same(s.stats.to_dict(), st.to_dict())

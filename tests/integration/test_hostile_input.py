@@ -144,8 +144,8 @@ def _followed(name: str, lines: list[str]):
     from tui.core.sources.base import EventKind, LineBatch, SourceEvent
 
     st = Followed(name, track_arrivals=True)
-    st.apply(SourceEvent(name, EventKind.OPENED, "opened"))
-    st.apply(LineBatch(name, lines, list(range(len(lines))), 1))
+    st.feed(SourceEvent(name, EventKind.OPENED, "opened"))
+    st.feed(LineBatch(name, lines, list(range(len(lines))), 1))
     return Exported(st, "box1", "file", name)
 
 

@@ -91,7 +91,7 @@ async def test_scrapes_records_and_restart_after_the_server_went_away():
             await c.wait_for(lambda c: len(metric_records(c)) >= 2, what="the record after the restart")
             assert not c.done and c.error is None
             for b in c.items:
-                st.apply(b)
+                st.feed(b)
             assert [s.reason for s in st.stats.segments] == ["metrics_start", "counter_reset"]
             assert st.stats.current.ranks["engine 1"].accept_len.last == pytest.approx(4.0)
             assert c.events[-1].data.get("reconnect") is True or any(

@@ -192,7 +192,7 @@ def test_sglang_oct_nov_2025_rate_is_recognised():
 def test_precomputed_columns_give_the_same_statistics():
     """summary's workers check and reduce SGLang columns ahead (precompute); the main process
     then only merges, unless the segment's bounds say otherwise."""
-    from tui.core.stats.precompute import PRECOMPUTED, precompute
+    from tui.core.stats.precompute import precompute
 
     lines = [sglang(f"{1 + (i % 9) / 4:.2f}", "0.50") for i in range(200)] + [sglang("70.00"), sglang("nan")]
     p = LineParser("t")
@@ -200,16 +200,15 @@ def test_precomputed_columns_give_the_same_statistics():
     plain, pre = SourceStats("t"), SourceStats("t")
     plain.add_columns(RecordColumns.from_records(recs[:200]))
     cols = RecordColumns.from_records(recs[:200])
-    precompute(cols)
-    assert PRECOMPUTED in cols.extra
-    pre.add_columns(cols)
+    reduced = precompute(cols)
+    assert reduced is not None
+    pre.add_columns(cols, reduced=reduced)
     assert pre.to_dict() == _approx(plain.to_dict())
     # A run with refused values is left to add_columns, which quotes the refused line (only the
     # process that owns the statistics numbers the lines).
     plain.add_columns(RecordColumns.from_records(recs))
     cols1 = RecordColumns.from_records(recs)
-    precompute(cols1)
-    assert PRECOMPUTED not in cols1.extra
+    assert precompute(cols1) is None
     pre.add_columns(cols1)
     assert pre.to_dict() == _approx(plain.to_dict())
     assert pre.refused.total() == plain.refused.total() == 2
@@ -218,9 +217,8 @@ def test_precomputed_columns_give_the_same_statistics():
     for st in (plain, pre):
         st.current.config.num_steps = 1  # accept len ≤ 2
     cols2 = RecordColumns.from_records(recs)
-    precompute(cols2)
     plain.add_columns(RecordColumns.from_records(recs))
-    pre.add_columns(cols2)
+    pre.add_columns(cols2, reduced=precompute(cols2))
     assert pre.to_dict() == _approx(plain.to_dict())
     assert pre.current.all.accept_len.out_of_range > 0
 

@@ -103,13 +103,13 @@ def test_n_still_opens_one_segment_and_twice_without_records_is_still_one():
 
 def test_headless_follow_agrees_truncation_keeps_a_startup_opens():
     f = Followed("x")
-    f.apply(ev(EventKind.OPENED, size=0))
-    f.apply(batch([ARGS, dec(1), dec(2)]))
-    f.apply(ev(EventKind.TRUNCATED))
-    out = f.apply(batch([dec(3)]))
+    f.feed(ev(EventKind.OPENED, size=0))
+    f.feed(batch([ARGS, dec(1), dec(2)]))
+    f.feed(ev(EventKind.TRUNCATED))
+    out = f.feed(batch([dec(3)]))
     assert [seg for _, seg in out] == [0] and f.stats.current.records == 3
-    f.apply(ev(EventKind.SWITCHED, path="/logs/b.log"))
-    out = f.apply(batch([ARGS, dec(4)]))
+    f.feed(ev(EventKind.SWITCHED, path="/logs/b.log"))
+    out = f.feed(batch([ARGS, dec(4)]))
     assert [seg for _, seg in out] == [1, 1]
     assert [e.kind for e in f.stats.events] == [EventKind.OPENED, EventKind.TRUNCATED, EventKind.SWITCHED]
 

@@ -16,7 +16,7 @@ from tui.core.formats.grammar import MARKER_ANCHORS
 from tui.core.model.columns import RecordColumns
 from tui.core.pipeline.whole import Summarizer, iter_chunks
 from tui.core.stats import SourceStats
-from tui.core.stats.precompute import PRECOMPUTED, precompute
+from tui.core.stats.precompute import precompute
 
 REF = 1778000000.0  # 2026-05-05: the year of the generated vLLM stamps
 
@@ -41,9 +41,9 @@ def test_vllm_runs_precompute_and_merge_to_the_same_statistics():
         plain.add_columns(rc)
     done = 0
     for rc in [whole.slice(i, min(i + 3, whole.n)) for i in range(0, whole.n, 3)]:
-        precompute(rc)  # not for a run with a refused value: add_columns quotes its line
-        done += PRECOMPUTED in rc.extra
-        pre.add_columns(rc)
+        reduced = precompute(rc)  # not for a run with a refused value: add_columns quotes its line
+        done += reduced is not None
+        pre.add_columns(rc, reduced=reduced)
     assert 0 < done < len(cuts) and len(pre.current.ranks) == 2
     same(pre.to_dict(), plain.to_dict())
 

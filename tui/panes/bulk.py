@@ -1,10 +1,11 @@
 """A pane fed a whole buffer at once: a replay at full speed hands over ~1 MiB of lines at a time
 (``LineBatch.data``), and the pane takes it the way ``specwatch summary`` takes a chunk — the
-whole-buffer scanner (:mod:`tui.core.formats.fastscan`, C when built) and
-:class:`tui.core.pipeline.whole.Summarizer`'s folding, with the pane's own parser and statistics — instead
-of parsing every line in Python. The statistics are the same either way (the fast path's contract:
-its columns equal the line parser's records); on top of them the pane keeps its chart history, the
-raw tail's tags and the segment boundaries, from the runs and items as they go in.
+whole-buffer scanner (:mod:`tui.core.formats.fastscan`, C when built) and a
+:class:`tui.core.pipeline.whole.Summarizer` whose driver is the pane itself — instead of parsing
+every line in Python. The statistics are the same either way (the fast path's contract: its
+columns equal the line parser's records); the pane keeps its chart history, the raw tail's tags
+and the segment boundaries from the runs and items as they go in (``PaneState.folded_run``,
+``PaneState.folded``).
 
 A buffer the scanner refuses (a line no canonical shape fits, an oversized line, an args dump
 still open) is not taken: the caller parses its lines one by one, in slices, as for any source.
@@ -14,16 +15,12 @@ Imported when the first such buffer arrives (the summary machinery is not needed
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from tui.core.formats.fastscan import Scan, scan_chunk
-from tui.core.model.columns import RecordColumns
-from tui.core.model.records import Item
 from tui.core.pipeline.chunks import has_oversized
 from tui.core.pipeline.whole import Summarizer
 from tui.core.sources.base import LineBatch
-from tui.core.stats import SourceStats
 
 if TYPE_CHECKING:
     from tui.panes.state import PaneState
@@ -36,42 +33,17 @@ def scan(state: PaneState, data: bytes) -> Scan | None:
     return scan_chunk(data, state.parser.timestamps.year_hint)
 
 
-class _Tap:
-    """The pane's statistics as the summarizer sees them: every run and item goes in unchanged,
-    and the pane notes what it keeps besides (history points, tags, segment starts)."""
-
-    def __init__(self, state: PaneState, tags: dict[int, str]) -> None:
-        self.state = state
-        self.stats: SourceStats = state.stats
-        self.tags = tags
-
-    @property
-    def source(self) -> str:
-        return self.stats.source
-
-    def add_columns(self, cols: RecordColumns, raws: Sequence[str] | None = None) -> None:
-        self.state.fold_columns(cols, raws, self.tags)
-
-    def feed(self, items: Iterable[Item]) -> None:
-        self.state.fold_items(items, self.tags)
+def reader(state: PaneState) -> Summarizer:
+    """The whole-buffer reader that folds into ``state`` (its parser and statistics are the
+    pane's, read at every call: a seek back gives the pane new ones)."""
+    return Summarizer(state.name, state.label, driver=state)
 
 
-class BulkFeeder:
-    """Folds scanned buffers into one pane's state (its parser and statistics are the pane's,
-    read at every call: a seek back gives the pane new ones)."""
-
-    def __init__(self, state: PaneState) -> None:
-        self.state = state
-        self.summarizer = Summarizer(state.label, state.label)
-
-    def fold(self, sc: Scan, data: bytes, offset: int, first_line_no: int, tags: dict[int, str]) -> None:
-        """Fold ``data`` (whole lines from byte ``offset``, the first one numbered ``first_line_no``)
-        whose scan is ``sc``; ``tags`` gets the line numbers of records, markers and malformed lines."""
-        s = self.summarizer
-        s.parser = self.state.parser
-        s.stats = _Tap(self.state, tags)  # type: ignore[assignment]  # the same add_columns / feed
-        s.lines = first_line_no - 1
-        s.feed(data, offset, sc)
+def fold(s: Summarizer, sc: Scan, data: bytes, offset: int, first_line_no: int) -> None:
+    """Fold ``data`` (whole lines from byte ``offset``, the first one numbered ``first_line_no``)
+    whose scan is ``sc`` into the reader's pane."""
+    s.lines = first_line_no - 1
+    s.feed(data, offset, sc)
 
 
 def pieces(batch: LineBatch, nbytes: int) -> list[LineBatch]:

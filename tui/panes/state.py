@@ -4,71 +4,48 @@ The source worker hands every batch to :meth:`PaneState.feed_lines` (a live writ
 :meth:`PaneState.hold`, folded at the screen's next tick; a replay's whole buffer:
 :meth:`PaneState.feed_buffer`) and every event to :meth:`PaneState.on_event`; the screen renders
 from this object a few times a second. The history and the raw tail are made when read, so lines
-that a flood pushes out before then cost little. The statistics are the core's
-(:class:`tui.core.stats.SourceStats` fed by :class:`tui.core.formats.LineParser`, exactly as
-``specwatch stream`` and ``summary`` feed them), so the numbers on screen are the numbers of
-``specwatch summary --json`` for the same input. On top of them this keeps, for charts, the log
-tail and the CSV export:
+that a flood pushes out before then cost little. A pane is a :class:`tui.core.pipeline.driver.Driver`
+(the parser, the statistics and the status of ``specwatch stream`` and ``summary``, fed the same
+way), so the numbers on screen are the numbers of ``specwatch summary --json`` for the same input.
+On top of them this keeps, for charts, the log tail and the CSV export:
 
 * ``history``: the most recent records as small :class:`Point` tuples (``HISTORY`` of them);
 * ``boundaries``: where each segment started in that history;
 * ``marks``: user markers (``m``);
 * ``file_marks``: file changes (truncated, rotated, switched): chart marks, not segments;
 * ``raw``: the last ``RAW_TAIL`` lines of the log, tagged metric / marker / malformed / event;
-* ``notices``: things worth a notification (the screen drains them at its tick).
+* ``notices``: things worth a notification (:mod:`tui.panes.notices`; the screen drains them at
+  its tick).
 """
 
 from __future__ import annotations
 
 import time
 from collections import deque
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from tui.core.formats import LineParser
 from tui.core.model.columns import RecordColumns
 from tui.core.model.records import Item, Malformed, Marker, Record
-from tui.core.model.sanitize import number
+from tui.core.pipeline.driver import Driver
 from tui.core.pipeline.logclock import LogClock, duration
-from tui.core.sources.base import EventKind, LineBatch, SourceEvent
-from tui.core.stats import SourceStats
-from tui.core.stats.compare import ESTIMATOR_WORDS, compare_accept_len
+from tui.core.pipeline.status import Change, Status
+from tui.core.sources.base import Batch, EventKind, LineBatch, SourceEvent
 from tui.core.stats.segments import Segment
+from tui.panes.notices import MAX_NOTICES, Notice, segment_notices
 from tui.panes.recent import HISTORY, RAW_TAIL, History, Point, RawLine, RawTail
+
+if TYPE_CHECKING:
+    from tui.core.pipeline.whole import Summarizer
 
 __all__ = ["HISTORY", "RAW_TAIL", "Notice", "PaneState", "Point", "RawLine"]
 
-if TYPE_CHECKING:
-    from tui.panes.bulk import BulkFeeder
 
-MAX_NOTICES = 32
-
-
-@dataclass(slots=True)
-class Notice:
-    severity: str  # "information", "warning", "error"
-    title: str
-    message: str
-
-
-# Statuses, as shown in the pane header.
-CONNECTING, LIVE, IDLE, WAITING, RECONNECTING, ERROR, ENDED = (
-    "connecting",
-    "live",
-    "idle",
-    "waiting",
-    "reconnecting",
-    "error",
-    "ended",
-)
-
-
-class PaneState:
-    """One source's parser, statistics, recent history and status."""
+class PaneState(Driver):
+    """One source's driver (parser, statistics, status) with what a pane adds: the recent
+    history, the raw tail, marks, held lines and notices."""
 
     def __init__(self, label: str, where: str = "", *, replay: bool = False, source: Any = None) -> None:
-        self.label = label
         self.where = where
         self.replay = replay
         self.source = source  # the Source object (replay control), when the app opened it
@@ -78,22 +55,21 @@ class PaneState:
         self.file_marks: deque[tuple[int, str]] = deque(maxlen=100)  # (seq, "truncated" / ...)
         self.clock = LogClock()  # the newest line's own timestamp (idle by the log's clock)
         self.notices: deque[Notice] = deque(maxlen=MAX_NOTICES)
-        self.status = CONNECTING
-        self.status_message = ""
         self.attempt = 0
-        self.error: str | None = None
         self.last_data: float | None = None  # monotonic time of the last line
-        self.idle_since: float | None = None
-        self.lines = 0
         self.version = 0  # bumped on every change: the screen re-renders only what changed
-        self._bulk: BulkFeeder | None = None  # whole buffers (tui.panes.bulk), made when one comes
+        self._bulk: Summarizer | None = None  # whole buffers (tui.panes.bulk), made when one comes
         self._held: list[tuple[LineBatch, float, float]] = []  # (batch, wall, monotonic): see hold()
         self.held_lines = 0
-        self._reset_stats()
+        self._tags: dict[int, str] = {}  # line number -> metric / marker / malformed, for the tail
+        super().__init__(label, label)
+        self._reset_pane()
 
-    def _reset_stats(self) -> None:
-        self.parser = LineParser(self.label)
-        self.stats = SourceStats(self.label, self.label)
+    def reset(self) -> None:
+        super().reset()
+        self._reset_pane()
+
+    def _reset_pane(self) -> None:
         self._history.clear()
         self.file_marks.clear()
         self.boundaries: deque[tuple[int, int]] = deque(maxlen=500)  # (first seq, segment index)
@@ -104,10 +80,17 @@ class PaneState:
         self.version += 1
 
     # -- feeding ----------------------------------------------------------------------------
+    def feed(self, batch: Batch) -> list[tuple[Item, int]]:
+        """An event (:meth:`on_event`) or a batch of lines (:meth:`feed_lines`) at once."""
+        if isinstance(batch, SourceEvent):
+            self.on_event(batch)
+            return []
+        self.flush()
+        return self._feed([(batch, time.time(), time.monotonic())])
+
     def feed_lines(self, batch: LineBatch) -> None:
         """Parse a batch of lines into the statistics and the recent history."""
-        self.flush()
-        self._feed([(batch, time.time(), time.monotonic())])
+        self.feed(batch)
 
     def hold(self, batch: LineBatch) -> None:
         """Keep a small batch of a live source until :meth:`flush` (the screen flushes every pane
@@ -133,17 +116,18 @@ class PaneState:
             self.held_lines = 0
             self._feed(held)
 
-    def _feed(self, batches: list[tuple[LineBatch, float, float]]) -> None:
+    def _feed(self, batches: list[tuple[LineBatch, float, float]]) -> list[tuple[Item, int]]:
         """Consecutive batches of one file, each with its arrival (wall, monotonic)."""
         items: list[Item] = []
         for batch, wall, mono in batches:
-            items += self.parser.feed_batch(batch)
+            items += self.parse(batch)
             self._arrived(batch, wall, mono)
-        tags: dict[int, str] = {}
-        self.fold_items(items, tags)
+        out = self.fold(items)
+        tags, self._tags = self._tags, {}
         for batch, _, _ in batches:
             self._tail(batch, tags)
         self.version += 1
+        return out
 
     def feed_buffer(self, batch: LineBatch) -> bool:
         """The whole buffer of a batch that has one (``batch.data``: a replay at full speed) through
@@ -159,73 +143,48 @@ class PaneState:
             return False
         self.flush()
         if self._bulk is None:
-            self._bulk = pane_bulk.BulkFeeder(self)
+            self._bulk = pane_bulk.reader(self)
+        self.count_lines(len(batch.lines))
         self._arrived(batch, time.time(), time.monotonic())
-        tags: dict[int, str] = {}
-        self._bulk.fold(sc, batch.data, batch.offsets[0], batch.first_line_no, tags)
+        pane_bulk.fold(self._bulk, sc, batch.data, batch.offsets[0], batch.first_line_no)
+        tags, self._tags = self._tags, {}
         self._tail(batch, tags)
         self.version += 1
         return True
 
     def _arrived(self, batch: LineBatch, wall: float, mono: float) -> None:
-        self.lines += len(batch.lines)
         self.last_data = mono
         if not self.replay:  # a replay is not live: its status is the playhead, not an age
             self.clock.observe(batch, wall, mono)
-        if self.status in (CONNECTING, IDLE, WAITING, RECONNECTING) or (
-            self.status == ERROR and not self._fatal
-        ):
-            self.status, self.status_message, self.idle_since = LIVE, "", None
 
-    def fold_items(self, items: Iterable[Item], tags: dict[int, str]) -> None:
-        """Parsed items in line order into the statistics, the history and ``tags`` (line number
-        -> metric / marker / malformed)."""
-        stats = self.stats
-        run: list[Record] = []  # consecutive records: they go into the statistics as columns
+    def folded(self, items: Sequence[Item], seg: int) -> None:
+        """Parsed items went into segment ``seg``: records become points of the history (one
+        request is not an interval: not a point), and every item its line's tag."""
+        self._note_segment(seg)
+        tags = self._tags
         for it in items:
             if isinstance(it, Record):
-                run.append(it)
-                continue
-            if run:
-                self._fold(run, tags)
-                run = []
-            stats.feed((it,))
-            self._note_segment(stats.current.index)
-            if isinstance(it, Marker):
+                if it.kind != "request":
+                    self._point(it, seg)
+                tags[it.line_no] = "metric"
+            elif isinstance(it, Marker):
                 tags[it.line_no] = "marker"
             elif isinstance(it, Malformed):
                 tags[it.line_no] = "malformed"
-        if run:
-            self._fold(run, tags)
 
-    def _fold(self, recs: list[Record], tags: dict[int, str]) -> None:
-        """Add a run of consecutive records (no marker between them) to the statistics, through
-        the same entry point as ``summary`` (:meth:`SourceStats.feed` → ``add_columns``)."""
-        seg = self.stats.current
-        self._note_segment(seg.index)
-        self.stats.feed(recs)
-        index = seg.index
-        for r in recs:
-            if r.kind != "request":  # one request is not an interval: not a point of the charts
-                self._point(r, index)
-            tags[r.line_no] = "metric"
-
-    def fold_columns(self, cols: RecordColumns, raws: Sequence[str] | None, tags: dict[int, str]) -> None:
-        """A run of records already in columns (a scanned buffer): the statistics take it as it is;
-        the history gets its newest ``HISTORY`` points, ``tags`` its newest ``RAW_TAIL`` lines."""
-        index = self.stats.current.index
-        self._note_segment(index)
-        self.stats.add_columns(cols, raws)
-        n = cols.n
+    def folded_run(self, cols: RecordColumns, seg: int) -> None:
+        """A run of records already in columns (a scanned buffer) went into segment ``seg``: the
+        history gets its newest ``HISTORY`` points, the tags its newest ``RAW_TAIL`` lines."""
+        self._note_segment(seg)
         nos = cols.line_nos
         if nos is not None:
             base = cols.line_base
             for x in nos[-RAW_TAIL:]:
-                tags[base + int(x)] = "metric"
-        if cols.kind == "request" or not n:  # not points of the charts (see _fold)
+                self._tags[base + int(x)] = "metric"
+        if cols.kind == "request" or not cols.n:  # not points of the charts (see folded)
             return
-        self._history.add_run(cols, self.seq, index)  # Points made when the history is read
-        self.seq += n
+        self._history.add_run(cols, self.seq, seg)  # Points made when the history is read
+        self.seq += cols.n
 
     @property
     def history(self) -> deque[Point]:
@@ -286,18 +245,12 @@ class PaneState:
     def raw_seq(self) -> int:
         return self._raw.seq
 
-    @property
-    def _fatal(self) -> bool:
-        return self.error is not None
-
-    def on_event(self, ev: SourceEvent) -> None:
-        """A source event: statistics first (new segments), then the status it implies."""
+    def on_event(self, ev: SourceEvent) -> Change | None:
+        """A source event: the driver's (statistics first, then the status it implies), then what
+        the pane shows of it (file marks, the raw tail, notices)."""
         self.flush()
-        kind = ev.kind
-        if kind == EventKind.SEEK and ev.data.get("reset"):
-            self._reset_stats()
-        elif ev.changes_file:  # the new file's lines do not continue the old one's
-            self.parser.reset()
+        kind, before = ev.kind, self.status
+        if ev.changes_file:
             self.clock.file_changed()
             what = (
                 f"switched to {ev.path.rsplit('/', 1)[-1]}"
@@ -305,65 +258,49 @@ class PaneState:
                 else kind.value
             )
             self.file_marks.append((self.seq, what))
-        self.stats.on_event(ev)
+        change = super().on_event(ev)
         if ev.opens_segment:
             self._note_segment(self.stats.current.index)
         if kind == EventKind.STDERR:
             lines = ev.data.get("lines") or [ev.message]
             for line in lines[-50:]:
                 self.note_raw(str(line), "stderr")
-            return
+            return change
         if kind != EventKind.SEEK or ev.message:
             self.note_raw(f"── {kind.value}: {ev.message}" if ev.message else f"── {kind.value}", "event")
         if kind == EventKind.OPENED:
             self.clock.opened(ev.data.get("size"), time.monotonic())
-            if isinstance(ev.data.get("mtime"), (int, float)):  # a local file: vLLM's year is its year
-                self.parser.set_reference(float(ev.data["mtime"]))
-        if kind in (EventKind.OPENED, EventKind.CONNECTED):
-            if kind == EventKind.CONNECTED and self.status == RECONNECTING:
-                self.notices.append(Notice("information", f"{self.label}: connected again", ev.message))
-            self.status, self.status_message, self.idle_since = LIVE, "", None
-            self.attempt = 0
-        elif kind == EventKind.IDLE:
-            self.status = IDLE
-            self.idle_since = self.last_data if self.last_data is not None else time.monotonic()
-            if not self.replay:
-                self.notices.append(Notice("warning", f"{self.label}: idle", ev.message or "no new line"))
-        elif kind == EventKind.WAITING:
-            self.status, self.status_message = WAITING, ev.message
-        elif kind == EventKind.RECONNECTING:
-            self.status = RECONNECTING
-            self.attempt = int(ev.data.get("attempt") or self.attempt + 1)
-            self.status_message = ev.message
-            if self.attempt == 1:
-                self.notices.append(Notice("warning", f"{self.label}: connection lost", ev.message))
-        elif kind == EventKind.ERROR:
-            fatal = bool(ev.data.get("fatal"))
-            if fatal:
-                self.error = ev.message
-            self.status, self.status_message = ERROR, ev.message
-            self.notices.append(Notice("error", f"{self.label}: error", ev.message))
-        elif kind in (EventKind.EOF, EventKind.EXITED):
-            if self.status != ERROR:
-                self.status, self.status_message = ENDED, ev.message
-            if kind == EventKind.EXITED and ev.data.get("returncode"):
-                self.error = ev.message
-                self.status, self.status_message = ERROR, ev.message
-                self.notices.append(Notice("error", f"{self.label}: command ended", ev.message))
-        elif kind == EventKind.SEEK:
-            self.status, self.status_message = LIVE, ""
+        self._event_notices(ev, before)
         self.version += 1
+        return change
 
-    def on_finished(self, error: str | None = None) -> None:
+    def _event_notices(self, ev: SourceEvent, before: Status) -> None:
+        kind, title = ev.kind, self.label
+        if kind in (EventKind.OPENED, EventKind.CONNECTED):
+            self.attempt = 0
+            if kind == EventKind.CONNECTED and before == Status.RECONNECTING:
+                self.notices.append(Notice("information", f"{title}: connected again", ev.message))
+        elif kind == EventKind.IDLE and not self.replay:
+            self.notices.append(Notice("warning", f"{title}: idle", ev.message or "no new line"))
+        elif kind == EventKind.RECONNECTING:
+            self.attempt = int(ev.data.get("attempt") or self.attempt + 1)
+            if self.attempt == 1:
+                self.notices.append(Notice("warning", f"{title}: connection lost", ev.message))
+        elif kind == EventKind.ERROR:
+            self.notices.append(Notice("error", f"{title}: error", ev.message))
+        elif kind == EventKind.EXITED and ev.data.get("returncode"):
+            self.notices.append(Notice("error", f"{title}: command ended", ev.message))
+
+    def finished(self, error: str | None = None) -> Change | None:
         """The source's iterator ended (or raised)."""
         self.flush()
-        if error and self.error is None:
-            self.error = error
-            self.status, self.status_message = ERROR, error
-            self.notices.append(Notice("error", f"{self.label}: error", error))
-        elif self.status != ERROR:
-            self.status = ENDED
+        change = super().finished(error)
+        if change is not None and change.fatal:
+            self.notices.append(Notice("error", f"{self.label}: error", change.message))
         self.version += 1
+        return change
+
+    on_finished = finished  # the screen's name for it
 
     def mark_restart(self) -> None:
         """The user says: I restarted the server now (manual segment boundary)."""
@@ -393,16 +330,16 @@ class PaneState:
         now = mono if now is None else now
         wall = time.time() + (now - mono) if wall is None else wall
         src = self.source
-        if self.status == IDLE and self.last_data is not None:
+        if self.status == Status.IDLE and self.last_data is not None:
             age, how = self._quiet(now, wall)
             return f"idle for {duration(age)}{how}"
-        if self.status == RECONNECTING:
+        if self.status == Status.RECONNECTING:
             return f"reconnecting (attempt {self.attempt})"
-        if self.status == ERROR:
+        if self.status == Status.ERROR:
             return f"error ({self.status_message or self.error})"
-        if self.status == WAITING:
+        if self.status == Status.WAITING:
             return f"waiting ({self.status_message})" if self.status_message else "waiting"
-        if self.replay and src is not None and self.status in (LIVE, CONNECTING):
+        if self.replay and src is not None and self.status in (Status.LIVE, Status.CONNECTING):
             speed = getattr(src, "speed", None)
             pace = "max" if speed is None else f"{speed:g}×"
             pct = f" {getattr(src, 'progress', 0.0) * 100:.0f}%"
@@ -411,10 +348,10 @@ class PaneState:
             if getattr(src, "paused", False):
                 return f"paused{pct}"
             return f"replaying {pace}{pct}"
-        if self.status == LIVE and self.last_data is not None and not self.replay:
+        if self.status == Status.LIVE and self.last_data is not None and not self.replay:
             quiet, how = self._quiet(now, wall)
             return "live" if quiet < 5 else f"live (last line {duration(quiet)} ago{how})"
-        return self.status
+        return self.status.value
 
     def _quiet(self, now: float, wall: float) -> tuple[float, str]:
         """Seconds since the newest line, and how they were counted (a suffix; "" when by arrival
@@ -434,43 +371,8 @@ class PaneState:
         return arrival, ""
 
     def check(self) -> None:
-        """Conditions noticed on the tick: a significant change between segments, accept len
-        stuck at 1.00 with a draft model configured."""
-        measured = [s for s in self.stats.segments if s.all.accept_len.n or s.all.pooled_len.n]
-        if len(measured) >= 2:
-            before, after = measured[-2], measured[-1]
-            key = (before.index, after.index)
-            if key not in self._said_significant:
-                c = compare_accept_len(before.all, after.all)
-                if c.verdict in ("higher", "lower") and c.ci95 is not None:
-                    self._said_significant.add(key)
-                    lo, hi = c.ci95
-                    self.notices.append(
-                        Notice(
-                            "information" if c.verdict == "higher" else "warning",
-                            f"{self.label}: segment {after.index} accept len is {c.verdict}",
-                            f"{number(c.mean_b)} vs {number(c.mean_a)} in segment {before.index}: "
-                            f"{number(c.diff, signed=True)} (95% CI {number(lo, signed=True)} … "
-                            f"{number(hi, signed=True)}; {ESTIMATOR_WORDS[c.estimator]})",
-                        )
-                    )
-        cur = self.stats.current
-        why = cur.no_draft_accepted() if cur.index not in self._said_stuck else None
-        drafted = cur.all.pooled_rate.denominator > 0  # counts prove drafting is on
-        if why is not None and (cur.config.speculative or drafted):
-            self._said_stuck.add(cur.index)
-            where = (
-                f"a draft model is configured ({cur.config.label()})"
-                if cur.config.speculative
-                else "drafts are made"
-            )
-            self.notices.append(
-                Notice(
-                    "error",
-                    f"{self.label}: no draft is being accepted",
-                    f"segment {cur.index}: {why} although {where}: likely a misconfiguration",
-                )
-            )
+        """Conditions noticed on the tick (:func:`tui.panes.notices.segment_notices`)."""
+        self.notices.extend(segment_notices(self.stats, self.label, self._said_significant, self._said_stuck))
 
     def take_notices(self) -> list[Notice]:
         out = list(self.notices)

@@ -32,7 +32,8 @@ from dataclasses import dataclass
 
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 
-from tui.core.pipeline.follow import STATES, Followed
+from tui.core.pipeline.follow import Followed
+from tui.core.pipeline.status import STATES, Status
 from tui.core.stats import rates
 from tui.core.stats.metrics import MetricSet
 from tui.core.stats.segments import Segment
@@ -130,14 +131,14 @@ def _source(f: _Families, ex: Exported, now: float) -> None:
             "The source's state: 1 for the current one.",
             SRC_LABELS + ["state"],
             lv + [state],
-            1.0 if st.state == state else 0.0,
+            1.0 if st.status == state else 0.0,
         )
     f.add(
         "specwatch_source_up",
         "1 when the source is being read (live or idle), else 0.",
         SRC_LABELS,
         lv,
-        1.0 if st.state in ("live", "idle") else 0.0,
+        1.0 if st.status in (Status.LIVE, Status.IDLE) else 0.0,
     )
     f.add(
         "specwatch_source_records",

@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from array import array
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import overload
 
 from tui.core.model.records import Record
@@ -152,7 +152,6 @@ class RecordColumns:
     cumulative: bool = False
     line_nos: array | None = None
     lines: int = 0
-    extra: dict[str, object] = field(default_factory=dict)
     # Values printed as "nan" (in a column they look like "not printed"): field -> (count, index
     # of the first). Optional: a reader that never meets one leaves it None.
     printed_nan: dict[str, tuple[int, int]] | None = None
@@ -216,8 +215,8 @@ class RecordColumns:
     def slice(self, start: int, stop: int) -> RecordColumns:
         """Records ``start`` to ``stop`` (0 <= start <= stop <= n) as a run of their own: what the
         scanners need to settle a chunk's first record apart. ``lines`` stays with the run that
-        keeps the end; ``extra`` is not carried (it describes the whole run). A run with values
-        printed "nan" is not sliced: their places are not all kept (see ``printed_nan``)."""
+        keeps the end. A run with values printed "nan" is not sliced: their places are not all
+        kept (see ``printed_nan``)."""
         if self.printed_nan:
             raise ValueError("a run with values printed 'nan' cannot be sliced")
         ranks = self.ranks[start:stop] if self.ranks is not None else None

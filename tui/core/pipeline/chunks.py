@@ -9,11 +9,14 @@ import math
 from array import array
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import BinaryIO, Protocol, overload
+from typing import TYPE_CHECKING, BinaryIO, Protocol, overload
 
 from tui.core.formats.fastscan import Scan, VllmEdge
 from tui.core.model.columns import RecordColumns
 from tui.core.sources.base import MAX_LINE_BYTES
+
+if TYPE_CHECKING:
+    from tui.core.stats.precompute import Precomputed
 
 READ_CHUNK = 4 << 20  # iter_chunks' default read size
 
@@ -27,21 +30,21 @@ class Ready:
     family: str | None
     vllm: VllmEdge | None
     head: RecordColumns | None  # the first vLLM record, when it may pair with the chunk before
-    runs: list[RecordColumns]  # the other records, in line order
+    # the other records, in line order, each with its reduction (None: left to the statistics)
+    runs: list[tuple[RecordColumns, Precomputed | None]]
     elapsed: tuple[float, float] | None = None  # llama.cpp: first and last elapsed time
 
 
 def prepare(sc: Scan) -> Ready:
     """Split off the head record that the chunk before settles, and do the statistics' per-value
-    work on each run (:func:`precompute`, its result rides in ``rc.extra``; in a scanning thread,
+    work on each run (:func:`precompute`, its result kept beside the run; in a scanning thread,
     mostly in native code without the GIL) so that folding only merges."""
     head = None
     runs = []
     for i, rc in enumerate(sc.runs):
         if i == 0 and rc.n and sc.vllm is not None and sc.vllm.head_unpaired:
             head, rc = rc.slice(0, 1), rc.slice(1, rc.n)
-        _precompute(rc)
-        runs.append(rc)
+        runs.append((rc, _precompute(rc)))
     family = sc.runs[0].family if sc.runs else None
     elapsed = None
     stamps = [
@@ -52,12 +55,12 @@ def prepare(sc: Scan) -> Ready:
     return Ready(sc.lines, sum(rc.n for rc in sc.runs), family, sc.vllm, head, runs, elapsed)
 
 
-def _precompute(rc: RecordColumns) -> None:
+def _precompute(rc: RecordColumns) -> Precomputed | None:
     # imported here: a scanner can start reading before the statistics are loaded (see
     # ScanThreads), and the statistics load while it reads
     from tui.core.stats.precompute import precompute
 
-    precompute(rc)
+    return precompute(rc)
 
 
 def absolute(rc: RecordColumns, base: int) -> RecordColumns:
@@ -171,7 +174,8 @@ def iter_chunks(
 
 
 def without_timestamps(rc: RecordColumns) -> RecordColumns:
-    """``rc`` with no timestamp (vLLM lines whose year is unknown), nothing precomputed kept."""
+    """``rc`` with no timestamp (vLLM lines whose year is unknown); its reduction, made with the
+    timestamps, no longer fits it."""
     if not rc.n:
         return rc
     values = dict(rc.values)

@@ -5,9 +5,10 @@ Files are read in chunks of whole lines. Each chunk goes through the whole-buffe
 each run of records is reduced for the statistics where it is scanned (natively when the
 extensions are built). Large files are scanned by threads (one per core, as many as memory
 allows; the scanner and the reduction run without the GIL) while the calling thread folds the
-results into the statistics in file order, with a bounded number of ranges in flight. Every run
-of records enters the statistics through ``SourceStats.add_columns``; markers and malformed
-lines between runs through ``SourceStats.feed``.
+results into the statistics in file order, with a bounded number of ranges in flight. The
+parser and the statistics are a :class:`tui.core.pipeline.driver.Driver`'s (whole-file reading is
+a mode of the one driver): parsed items go in through :meth:`Driver.fold`, scanned runs (with
+their reductions) through :meth:`Driver.add_run`, both to ``SourceStats.add_columns``.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import stat
 from collections import deque
 from collections.abc import Callable
 from functools import partial
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 from tui.core.formats.fastscan import Scan, anchor_lines, scan_chunk
 from tui.core.formats.timestamps import TimestampReader
@@ -38,6 +39,13 @@ from tui.core.pipeline.ranges import ranges as scan_ranges
 from tui.core.pipeline.ranges import workers as default_workers
 from tui.core.sources.base import MAX_LINE_BYTES
 
+if TYPE_CHECKING:
+    from tui.core.formats import LineParser
+    from tui.core.model.columns import RecordColumns
+    from tui.core.pipeline.driver import Driver
+    from tui.core.stats import SourceStats
+    from tui.core.stats.precompute import Precomputed
+
 CHUNK = 4 << 20
 PARALLEL_MIN = 48 << 20  # smaller files are faster in one process
 SLOW_SLICE = 1 << 20
@@ -45,18 +53,26 @@ SPLIT_MIN = 64 << 10  # a refused chunk is halved down to this size
 
 
 class Summarizer:
-    """Folds chunks of one source into its :class:`SourceStats`.
+    """Reads chunks of one source whole into a :class:`Driver` (its parser and statistics).
 
     ``ref_time``: where vLLM's year-less stamps get their year (the file's mtime; None: no
-    year known, so those lines get no timestamp).
+    year known, so those lines get no timestamp). ``driver``: the driver to fold into (an app
+    pane taking a replay's buffers); by default a new one for ``source``.
     """
 
-    def __init__(self, source: str, label: str | None = None, ref_time: float | None = None) -> None:
-        from tui.core.formats import LineParser
-        from tui.core.stats import SourceStats
+    def __init__(
+        self,
+        source: str,
+        label: str | None = None,
+        ref_time: float | None = None,
+        *,
+        driver: Driver | None = None,
+    ) -> None:
+        if driver is None:  # imported here: the scanning threads start before it loads (summarize_file)
+            from tui.core.pipeline.driver import Driver
 
-        self.parser = LineParser(source, ref_time=ref_time)
-        self.stats = SourceStats(source, label)
+            driver = Driver(source, label, ref_time=ref_time)
+        self.driver = driver
         self.lines = 0
         self.bytes = 0
         self.fast_chunks = 0
@@ -82,6 +98,14 @@ class Summarizer:
         self.parser.lines += 1
         self.bytes += nbytes + newline
         self.add_oversized(self.lines, offset, nbytes)
+
+    @property
+    def parser(self) -> LineParser:
+        return self.driver.parser
+
+    @property
+    def stats(self) -> SourceStats:
+        return self.driver.stats
 
     @property
     def can_fast(self) -> bool:
@@ -190,7 +214,7 @@ class Summarizer:
             items.append(item)
 
     def _feed_items(self, items: list[Item]) -> None:
-        self.stats.feed(items)
+        self.driver.fold(items)
         for it in items:
             if isinstance(it, Record) and it.elapsed is not None:
                 first = self.elapsed[0] if self.elapsed else it.elapsed
@@ -217,10 +241,15 @@ class Summarizer:
             self.parser.family = ready.family
         if ready.elapsed is not None:
             self.elapsed = (self.elapsed[0] if self.elapsed else ready.elapsed[0], ready.elapsed[1])
-        for rc in ([ready.head] if ready.head is not None else []) + ready.runs:
-            rc = absolute(without_timestamps(rc) if drop_ts else rc, base)
+        head: list[tuple[RecordColumns, Precomputed | None]] = []
+        if ready.head is not None:  # settled by the chunk before: not reduced
+            head.append((ready.head, None))
+        for rc, reduced in head + ready.runs:
+            if drop_ts:  # the reduction was made with the timestamps
+                rc, reduced = without_timestamps(rc), None
+            rc = absolute(rc, base)
             raws = ChunkLines(chunk, rc.line_nos) if rc.line_nos is not None else None
-            self.stats.add_columns(rc, raws)
+            self.driver.add_run(rc, raws, reduced)
         return True
 
     def _settle_vllm(self, ready: Ready) -> bool | None:

@@ -32,8 +32,6 @@ try:  # the optional native reduction (setup.py); same results, several times fa
 except ImportError:  # pragma: no cover - depends on the build
     _native = None
 
-PRECOMPUTED = "stats.precomputed"  # the key in RecordColumns.extra
-
 
 @dataclass(slots=True)
 class Precomputed:
@@ -61,21 +59,19 @@ def depth_free(cols: RecordColumns) -> bool:
     return not any(x != x and y == y for x, y in zip(nd, dr))
 
 
-def precompute(cols: RecordColumns) -> None:
-    """Check and reduce ``cols`` now (in a scanning thread, say); the result rides along in
-    ``cols.extra`` to :meth:`SourceStats.add_columns`. SGLang runs, and the runs whose records
-    need nothing from the segment (:func:`depth_free`). A run in the common form is reduced by
-    the native code (``_reduce.c``) when it is built, with the same result."""
+def precompute(cols: RecordColumns) -> Precomputed | None:
+    """Check and reduce ``cols`` now (in a scanning thread, say); the result goes with the run to
+    :meth:`SourceStats.add_columns` (its ``reduced`` argument). SGLang runs, and the runs whose
+    records need nothing from the segment (:func:`depth_free`); None for the others and for a run
+    with a refused value. A run in the common form is reduced by the native code (``_reduce.c``)
+    when it is built, with the same result."""
     if cols.n == 0:
-        return
+        return None
     free = depth_free(cols)
     if cols.family != "sglang" and not free:
-        return
+        return None
     pre = _native_precompute(cols, free) if _native is not None else None
-    if pre is None:
-        pre = _python_precompute(cols, free)
-    if pre is not None:
-        cols.extra[PRECOMPUTED] = pre
+    return _python_precompute(cols, free) if pre is None else pre
 
 
 def _python_precompute(cols: RecordColumns, free: bool) -> Precomputed | None:

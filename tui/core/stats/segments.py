@@ -26,7 +26,7 @@ from tui.core.stats.compare import MEAN_OF_LINES, POOLED
 from tui.core.stats.load import LoadStrata
 from tui.core.stats.metrics import MetricSet, Prepared, prepare
 from tui.core.stats.payoff import speculation
-from tui.core.stats.precompute import PRECOMPUTED, Precomputed
+from tui.core.stats.precompute import Precomputed
 from tui.core.stats.requests import RequestSet
 from tui.core.stats.requests import to_dict as requests_dict
 
@@ -105,10 +105,11 @@ class Segment:
         return self._k
 
     def _prepare(
-        self, cols: RecordColumns, raws: Sequence[str] | None
+        self, cols: RecordColumns, raws: Sequence[str] | None, pre: Precomputed | None
     ) -> tuple[dict[str, Sequence[float]], Refused, dict[str, tuple[float, float]], Precomputed | None]:
-        """Learn family / depth from the run, check its values, complete the drafts count. A
-        :func:`precompute` d run whose assumptions hold here comes back as is (last item)."""
+        """Learn family / depth from the run, check its values, complete the drafts count. ``pre``
+        (the run's :func:`precompute` d reduction) comes back as is (last item) when its
+        assumptions hold here, else None."""
         if cols.family and not self.config.family:
             self.config.family = cols.family
             self._rate_def = None
@@ -116,8 +117,7 @@ class Segment:
             self.printed_def = cols.rate_definition
         k_before = self.depth()
         self._learn_k(cols)
-        pre = cols.extra.get(PRECOMPUTED)
-        if isinstance(pre, Precomputed) and (pre.depth_free or cols.family == "sglang"):
+        if pre is not None and (pre.depth_free or cols.family == "sglang"):
             k = self.depth()
             if pre.depth_free or k is None or pre.max_accept_len <= k + 1.0:  # the bounds hold
                 if pre.refused.total():
@@ -378,14 +378,15 @@ class SourceStats:
         self.segments.append(seg)
         return seg
 
-    def add_columns(self, cols: RecordColumns, raws: Sequence[str] | None = None) -> None:
+    def add_columns(
+        self, cols: RecordColumns, raws: Sequence[str] | None = None, reduced: Precomputed | None = None
+    ) -> None:
         """The one way records enter the statistics: a run of consecutive records of the current
         segment, as columns. Each value is checked once here (finite, physically possible);
         refused values are counted and kept out of every sum. ``raws``: the records' lines, when
-        the reader has them (only read to quote a refused value)."""
-        self._add(cols, raws)
-
-    def _add(self, cols: RecordColumns, raws: Sequence[str] | None) -> None:
+        the reader has them (only read to quote a refused value). ``reduced``: the run already
+        checked and reduced where it was scanned (:func:`tui.core.stats.precompute.precompute`),
+        merged as it is when the segment's bounds allow, else ignored (the same result)."""
         if cols.n == 0:
             return
         if cols.kind == "request" or (cols.family, cols.kind) == ("llamacpp", "timing"):
@@ -393,7 +394,7 @@ class SourceStats:
             if cols.kind == "request":  # never in the interval statistics
                 return
         seg = self.current
-        v, refused, full, pre = seg._prepare(cols, raws)
+        v, refused, full, pre = seg._prepare(cols, raws, reduced)
         k = seg.depth() or MAX_DEPTH  # the totals' bound: the deepest of the segments
         if self._total_k is None or k > self._total_k:
             self._total_k = k
@@ -450,7 +451,7 @@ class SourceStats:
             self._feed_records(run)
 
     def _feed_records(self, run: list[Record]) -> None:
-        self._add(RecordColumns.from_records(run), [r.raw for r in run])
+        self.add_columns(RecordColumns.from_records(run), [r.raw for r in run])
 
     def on_marker(self, m: Marker) -> None:
         self.markers += 1
