@@ -16,6 +16,7 @@ from array import array
 from collections import deque
 from collections.abc import Iterable, Sequence
 
+from tui.core.formats import registry
 from tui.core.formats.server_config import ServerConfig
 from tui.core.model.columns import RecordColumns, row_lengths
 from tui.core.model.records import EngineStats, Item, Malformed, Marker, Record, format_ts
@@ -99,7 +100,8 @@ class Segment:
     def depth(self) -> int | None:
         """The draft depth k (accept len ≤ k + 1), from the config or the records."""
         c = self.config
-        known = [k for k in (c.drafts_per_step, c.num_steps if c.family != "vllm" else None) if k]
+        steps = c.num_steps if registry.get(c.family).num_steps_bound_depth else None
+        known = [k for k in (c.drafts_per_step, steps) if k]
         if known:
             return max(known)
         return self._k
@@ -117,7 +119,8 @@ class Segment:
         k_before = self.depth()
         self._learn_k(cols)
         pre = cols.extra.get(PRECOMPUTED)
-        if isinstance(pre, Precomputed) and (pre.depth_free or cols.family == "sglang"):
+        fmt = registry.get(cols.family)
+        if isinstance(pre, Precomputed) and (pre.depth_free or not fmt.drafts_from_depth):
             k = self.depth()
             if pre.depth_free or k is None or pre.max_accept_len <= k + 1.0:  # the bounds hold
                 if pre.refused.total():
@@ -127,7 +130,7 @@ class Segment:
         if refused.total():
             self.refused.merge(refused)
         k = self.depth()
-        if k and cols.family != "sglang" and not cols.cumulative:
+        if k and fmt.drafts_from_depth and not cols.cumulative:
             nd, dr = v["num_drafts"], v["drafted"]
             if any(x != x and y == y for x, y in zip(nd, dr)):  # drafts = drafted tokens / k
                 ks = [k] * cols.n if k == k_before else _running_k(cols, k_before)
@@ -178,7 +181,7 @@ class Segment:
                 else:
                     sub = {k: array("d", [c[i] for i in idx]) for k, c in v.items()}
                     m.add(prepare(len(idx), sub, fam, cum, None if pp is None else [pp[i] for i in idx]))
-        if fam == "sglang" and len(self._rate_pairs) < rates.MAX_SAMPLES:
+        if registry.get(fam).collects_rate_pairs and len(self._rate_pairs) < rates.MAX_SAMPLES:
             al, ar = v["accept_len"], v["accept_rate"]
             pairs = [(a, r) for a, r in zip(al[:400], ar[:400]) if a == a and r == r]
             self.add_rate_pairs(pairs)
@@ -194,22 +197,10 @@ class Segment:
     def rate_definition(self) -> rates.RateDefinition:
         if self._rate_def is not None:
             return self._rate_def
-        c = self.config
-        if c.family in ("vllm", "llamacpp", "trtllm"):  # cheap, and it changes as records come: not cached
-            rd = rates.RateDefinition(
-                self.printed_def,
-                c.drafts_per_step,
-                "as the server defines it (vLLM / llama.cpp / TensorRT-LLM)",
-            )
-            if rd.drafts_per_step is None and c.family != "llamacpp":
-                # llama.cpp drafts a varying number of tokens per step: its per-position list is
-                # as long as the longest accepted run, not a k
-                rd.drafts_per_step = self._k  # the per-position list's length, or drafted / drafts
-            return rd
-        rd = rates.infer_sglang(
-            self._rate_pairs, c.num_steps, c.effective_num_draft_tokens, self.all.first_ts
-        )
-        self._rate_def = rd
+        fmt = registry.get(self.config.family)  # the family says how its printed rate is defined
+        rd = fmt.rate_definition(self.printed_def, self.config, self._k, self._rate_pairs, self.all.first_ts)
+        if fmt.rate_definition_cached:  # else cheap, and it changes as records come
+            self._rate_def = rd
         return rd
 
     def drafted_per_step(self) -> float | None:
@@ -310,7 +301,7 @@ class Segment:
 
 def _ratio_k(cols: RecordColumns) -> tuple[int, int] | None:
     """(index, k) of the first record whose drafted tokens / drafts is a whole number."""
-    if cols.cumulative or cols.family == "sglang":
+    if cols.cumulative or not registry.get(cols.family).drafts_from_depth:
         return None
     for i, (x, y) in enumerate(zip(cols.values["num_drafts"], cols.values["drafted"])):
         if x > 0 and y == y and abs(y / x - round(y / x)) < 1e-6:
@@ -388,7 +379,7 @@ class SourceStats:
     def _add(self, cols: RecordColumns, raws: Sequence[str] | None) -> None:
         if cols.n == 0:
             return
-        if cols.kind == "request" or (cols.family, cols.kind) == ("llamacpp", "timing"):
+        if cols.kind == "request" or cols.kind in registry.get(cols.family).request_kinds:
             self._add_requests(cols)
             if cols.kind == "request":  # never in the interval statistics
                 return
@@ -413,7 +404,7 @@ class SourceStats:
 
     def _add_requests(self, cols: RecordColumns) -> None:
         seg = self.current
-        if cols.family in ("sglang", "llamacpp") and not seg.config.family:
+        if registry.get(cols.family).requests_name_family and not seg.config.family:
             seg.config.family = cols.family
         for target in (seg, self):
             if target.requests is None:

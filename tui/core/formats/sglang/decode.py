@@ -11,16 +11,17 @@ from __future__ import annotations
 
 import re
 
-from tui.core.formats.grammar import INT, SGLANG_DECODE, SGLANG_DECODE_FIELDS
+from tui.core.formats.sglang.grammar import DECODE, DECODE_FIELDS
+from tui.core.formats.shapes import INT
 from tui.core.formats.text import rank_of, to_float, to_int
 from tui.core.model.records import Malformed, Record
 
-ANCHOR = SGLANG_DECODE
+ANCHOR = DECODE
 
 _HEAD = re.compile(r"Decode batch(?: \[(\d+)\])?(?:[.,]| iter: (\d+),)(?: iter: (\d+),)?")
 
 # key -> (Record attribute, converter): the grammar's table
-KNOWN = SGLANG_DECODE_FIELDS
+KNOWN = DECODE_FIELDS
 # Keys recoverable when a terminal clipped the line and glued a cut key to them
 # ("token usaccept rate: 0.32"). Not "token usage": "swa token usage" is a real key.
 _SUFFIXES = ("gen throughput (token/s)", "accept rate", "accept len", "#running-req", "#queue-req")
