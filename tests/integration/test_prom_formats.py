@@ -18,9 +18,9 @@ from _prom_util import FakeSglang, PromServer, QuietHandler, serve
 from prometheus_client import CollectorRegistry, Counter, Gauge, generate_latest
 
 from tui.core.formats import LineParser
+from tui.core.formats.trtllm.metrics import ITERATION, PER_POSITION, RATE_ONLY
 from tui.core.model.records import RATE_DRAFTS
 from tui.core.sources.base import LineBatch
-from tui.core.formats.trtllm.metrics import ITERATION, PER_POSITION, RATE_ONLY
 from tui.core.sources.prom.exposition import Converter
 from tui.core.stats import SourceStats
 

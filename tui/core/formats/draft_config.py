@@ -23,7 +23,6 @@ from tui.core.formats.sglang.plugin import SGLang
 MAX_CONFIG_BYTES = 4 << 20
 
 
-
 def looks_like_path(path: str | None) -> bool:
     """A filesystem path (absolute, ~, ./), not a hub id such as ``meta-llama/Llama-3.2-1B``."""
     return bool(path) and (path.startswith(("/", "~", "./", "../")))  # type: ignore[union-attr]

@@ -46,7 +46,10 @@ def prepare(sc: Scan) -> Ready:
     family = sc.runs[0].family if sc.runs else None
     elapsed = None
     stamps = [
-        x for rc in sc.runs for x in (rc.values["elapsed"] if registry.get(rc.family).elapsed_clock else ()) if x == x
+        x
+        for rc in sc.runs
+        for x in (rc.values["elapsed"] if registry.get(rc.family).elapsed_clock else ())
+        if x == x
     ]
     if stamps:
         elapsed = (stamps[0], stamps[-1])

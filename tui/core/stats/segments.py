@@ -21,9 +21,10 @@ from tui.core.formats.server_config import ServerConfig
 from tui.core.model.columns import RecordColumns, row_lengths
 from tui.core.model.records import EngineStats, Item, Malformed, Marker, Record, format_ts
 from tui.core.sources.base import SourceEvent
-from tui.core.stats import rates
+from tui.core.stats import diagnostics, rates
 from tui.core.stats.checks import MAX_DEPTH, Refused, clean
 from tui.core.stats.compare import MEAN_OF_LINES, POOLED
+from tui.core.stats.depth import ratio_k, running_k
 from tui.core.stats.load import LoadStrata
 from tui.core.stats.metrics import MetricSet, Prepared, prepare
 from tui.core.stats.payoff import speculation
@@ -33,9 +34,7 @@ from tui.core.stats.requests import to_dict as requests_dict
 
 MAX_RANKS = 256
 MAX_SEGMENTS = 500  # older ones are dropped (their records still count in the source totals)
-STUCK_MIN = 5
-NO_ACCEPT_DRAFTED = 100  # drafted tokens with none accepted: "no draft is being accepted"
-FEW = 30
+FEW = diagnostics.FEW  # (read here by the panes)
 
 
 class Segment:
@@ -133,7 +132,7 @@ class Segment:
         if k and fmt.drafts_from_depth and not cols.cumulative:
             nd, dr = v["num_drafts"], v["drafted"]
             if any(x != x and y == y for x, y in zip(nd, dr)):  # drafts = drafted tokens / k
-                ks = [k] * cols.n if k == k_before else _running_k(cols, k_before)
+                ks = [k] * cols.n if k == k_before else running_k(cols, k_before)
                 v["num_drafts"] = array(
                     "d", [y / kk if x != x and y == y and kk else x for x, y, kk in zip(nd, dr, ks)]
                 )
@@ -142,7 +141,7 @@ class Segment:
 
     def _learn_k(self, cols: RecordColumns) -> None:
         ks = row_lengths(cols.per_position)
-        ratio = _ratio_k(cols)
+        ratio = ratio_k(cols)
         if ratio is not None:
             ks.add(ratio[1])
         ks.discard(0)
@@ -213,62 +212,10 @@ class Segment:
         return float(k) if k else None
 
     def no_draft_accepted(self) -> str | None:
-        """Why this segment accepts no draft at all, as soon as the data shows it: ≥ 100 drafted
-        tokens with none accepted (counts), or accept len exactly 1.00 in ≥ 5 lines (SGLang)."""
-        pr = self.all.pooled_rate
-        if pr.denominator >= NO_ACCEPT_DRAFTED and pr.numerator == 0:
-            return f"0 of {pr.denominator:.0f} drafted tokens accepted"
-        al = self.all.accept_len
-        if al.n >= STUCK_MIN and al.min == 1.0 and al.max == 1.0 and not pr.denominator:
-            return f"accept len is exactly 1.00 in all {al.n} records"
-        return None
+        return diagnostics.no_draft_accepted(self)
 
     def diagnostics(self) -> list[dict]:
-        out = []
-        al = self.all.accept_len
-        stuck = self.no_draft_accepted()
-        if stuck is not None:
-            configured = self.config.speculative or self.config.family is None
-            out.append(
-                {
-                    "code": "accept_len_stuck_at_1",
-                    "level": "warning",
-                    "message": stuck
-                    + (" with a draft model configured" if self.config.speculative else "")
-                    + ": no draft token is ever accepted — likely a misconfiguration (e.g. an EAGLE-3 draft "
-                    "run with --speculative-algorithm EAGLE, or wrong/missing eagle_aux_hidden_state_layer_ids)",
-                    "configured": configured,
-                }
-            )
-        if self.refused.total():
-            out.append(
-                {
-                    "code": "values_refused",
-                    "level": "warning",
-                    "message": self.refused.message(),
-                    **self.refused.to_dict(),
-                }
-            )
-        if self.records and al.n < FEW:
-            out.append(
-                {
-                    "code": "too_few_records",
-                    "level": "info",
-                    "message": f"only {al.n} accept len values: too few for a conclusion (want ≥ {FEW})",
-                }
-            )
-        if self.records and al.n == 0 and self.all.accept_rate.n == 0 and self.all.accept_len_derived.n == 0:
-            out.append(
-                {
-                    "code": "no_acceptance",
-                    "level": "info",
-                    "message": "metric lines carry no acceptance numbers (speculative decoding off?)",
-                }
-            )
-        rd = self.rate_definition()
-        if rd.note and self.all.accept_rate.n:
-            out.append({"code": "rate_definition", "level": "info", "message": rd.note})
-        return out
+        return diagnostics.of_segment(self)
 
     def to_dict(self) -> dict:
         rd = self.rate_definition()
@@ -297,34 +244,6 @@ class Segment:
         d["diagnostics"] = self.diagnostics()
         d["requests"] = requests_dict(self.requests)
         return d
-
-
-def _ratio_k(cols: RecordColumns) -> tuple[int, int] | None:
-    """(index, k) of the first record whose drafted tokens / drafts is a whole number."""
-    if cols.cumulative or not registry.get(cols.family).drafts_from_depth:
-        return None
-    for i, (x, y) in enumerate(zip(cols.values["num_drafts"], cols.values["drafted"])):
-        if x > 0 and y == y and abs(y / x - round(y / x)) < 1e-6:
-            return i, round(y / x)
-    return None
-
-
-def _running_k(cols: RecordColumns, k_before: int | None) -> list[int]:
-    """The depth k as known at each record of a run, learned record by record as
-    :meth:`Segment._learn_k` learns it over the whole run (0: none known yet): what a record's
-    drafts are completed with does not depend on where a reader cut the records into runs."""
-    cur = k_before or 0
-    ratio = _ratio_k(cols)
-    pp = cols.per_position
-    out = []
-    for i in range(cols.n):
-        row = pp[i] if pp is not None else None
-        if row and cur < len(row) <= 64:
-            cur = len(row)
-        if ratio is not None and i == ratio[0] and cur < ratio[1] <= 64:
-            cur = ratio[1]
-        out.append(cur)
-    return out
 
 
 class SourceStats:

@@ -53,7 +53,9 @@ class LlamaCppMetrics(CounterReader, MetricsReader):
             c.running = running.get(k)
         return {k: c for k, c in groups.items() if "drafts" in c.values and "accepted" in c.values}
 
-    def steps(self, key: tuple, c: Counters, base: Counters | None, k: int | None, extra: dict) -> Steps | None:
+    def steps(
+        self, key: tuple, c: Counters, base: Counters | None, k: int | None, extra: dict
+    ) -> Steps | None:
         bv = base.values if base is not None else None
         steps = delta(c.values, bv, "drafts")
         if not steps or steps <= 0:

@@ -142,7 +142,9 @@ class TrtLlmMetrics(CounterReader, MetricsReader):
         self._method[g] = method
         return super().window(g, c, base, dt, ts, k)
 
-    def steps(self, key: tuple, c: Counters, base: Counters | None, k: int | None, extra: dict) -> Steps | None:
+    def steps(
+        self, key: tuple, c: Counters, base: Counters | None, k: int | None, extra: dict
+    ) -> Steps | None:
         method = self._method.get(key)
         bv = base.values if base is not None else None
         bd = base.drafted_pos if base is not None else None

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import re
 
-from tui.core.formats.vllm.grammar import BENCH
 from tui.core.formats.text import to_float
+from tui.core.formats.vllm.grammar import BENCH
 from tui.core.model.records import RATE_DRAFTS, Malformed, Record
 
 ANCHOR = BENCH

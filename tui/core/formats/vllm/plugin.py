@@ -10,7 +10,14 @@ from tui.core.formats.plugin import NOT_MINE, Found, Line, MetricsReader, Printe
 from tui.core.formats.text import at_message_start
 from tui.core.formats.vllm import bench, grammar
 from tui.core.formats.vllm.metrics import VllmMetrics
-from tui.core.formats.vllm.spec import ENGINE_ANCHOR, SPEC_ANCHOR, V0_ANCHOR, VllmState, parse_engine, parse_spec
+from tui.core.formats.vllm.spec import (
+    ENGINE_ANCHOR,
+    SPEC_ANCHOR,
+    V0_ANCHOR,
+    VllmState,
+    parse_engine,
+    parse_spec,
+)
 
 _VERSION = re.compile(r"vLLM API server version (\S+)")
 _ENGINE_INIT = re.compile(r"Initializing an? (?:V1 )?LLM engine \((v[^)]+)\) with config: ")
@@ -21,11 +28,18 @@ class Vllm(PrintedRate):
     name = "vllm"
     display = "vLLM"
     anchors: ClassVar[tuple[str, ...]] = (grammar.SPEC, grammar.SPEC_V0, grammar.ENGINE, grammar.BENCH)
-    marker_anchors: ClassVar[tuple[str, ...]] = (grammar.VERSION, grammar.NON_DEFAULT_ARGS, grammar.ENGINE_INIT)
+    marker_anchors: ClassVar[tuple[str, ...]] = (
+        grammar.VERSION,
+        grammar.NON_DEFAULT_ARGS,
+        grammar.ENGINE_INIT,
+    )
     ends_wrapped_args: ClassVar[tuple[str, ...]] = (grammar.SPEC,)
     speculative_config_args = True
     num_steps_bound_depth = False  # vLLM has no num_steps: its k is num_speculative_tokens
-    aux_layer_ids = (("eagle_aux_hidden_state_layer_ids",), "absent: vLLM falls back to its per-model default layers")
+    aux_layer_ids = (
+        ("eagle_aux_hidden_state_layer_ids",),
+        "absent: vLLM falls back to its per-model default layers",
+    )
     metric_prefixes: ClassVar[tuple[str, ...]] = ("vllm:",)
     no_spec_note = "vLLM metrics without spec-decode counters: speculative decoding is off on this server"
     looked_for = "vllm:spec_decode_num_drafts_total, vllm:spec_decode_draft_acceptance_rate"

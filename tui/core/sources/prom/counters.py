@@ -177,7 +177,9 @@ class CounterReader:
         """(the segment config, k when known, True when the config says the server restarted)."""
         return {}, None, False
 
-    def steps(self, key: tuple, c: Counters, base: Counters | None, k: int | None, extra: dict) -> Steps | None:
+    def steps(
+        self, key: tuple, c: Counters, base: Counters | None, k: int | None, extra: dict
+    ) -> Steps | None:
         raise NotImplementedError
 
     def lifetime_drafts(self, c: Counters, k: int | None) -> tuple[float | None, float | None, float | None]:
