@@ -78,6 +78,16 @@ ANCHORS: tuple[str, ...] = METRIC_ANCHORS + MARKER_ANCHORS
 # Anchors of the families registered after the bundled ones (registry.register): no scanner
 # reads their lines, so a buffer holding one goes to the line parser.
 EXTRA_ANCHORS: list[str] = []
+
+
+def extra_line(buf: bytes | memoryview) -> int:
+    """The start of the first line of ``buf`` holding one of :data:`EXTRA_ANCHORS`, -1 when none
+    does (the scanners leave such a buffer, or from that line on, to the line parser)."""
+    data = bytes(buf)
+    found = [i for a in EXTRA_ANCHORS if (i := data.find(a.encode())) >= 0]
+    return data.rfind(b"\n", 0, min(found)) + 1 if found else -1
+
+
 # Bytes that :func:`tui.core.formats.text.clean` removes or rewrites: a line holding one may
 # hold an anchor only once cleaned, so the line parser cleans it before looking.
 CLEANED = ("\x1b", "\x00", "`", "**", "\ufffd[")
