@@ -80,8 +80,9 @@ def test_no_family_name_outside_formats():
         if any(mod == m and piece in text for m, piece, _ in DISPLAY_ONLY)
     ]
     unexplained = [x for x in literals if x not in allowed]
-    assert not unexplained, "family names outside tui/core/formats/ (ask the family's plug-in):\n" + "\n".join(
-        f"  {mod}:{line}: {text[:80]!r}" for mod, line, text in unexplained
+    assert not unexplained, (
+        "family names outside tui/core/formats/ (ask the family's plug-in):\n"
+        + "\n".join(f"  {mod}:{line}: {text[:80]!r}" for mod, line, text in unexplained)
     )
     used = {(m, p) for m, p, _ in DISPLAY_ONLY if any(mod == m and p in t for mod, _, t in allowed)}
     stale = [(m, p) for m, p, _ in DISPLAY_ONLY if (m, p) not in used]
@@ -118,7 +119,9 @@ def test_every_plugin_provides_every_hook(fmt: Format):
             assert isinstance(value, types[hook]), (hook, value)
         else:
             assert isinstance(value, bool), (hook, value)
-    assert set(fmt.anchors) | set(fmt.marker_anchors) <= set(grammar.ANCHORS), "a bundled family's anchors are the grammar's"
+    assert set(fmt.anchors) | set(fmt.marker_anchors) <= set(grammar.ANCHORS), (
+        "a bundled family's anchors are the grammar's"
+    )
     assert all(isinstance(a, str) and a for a in (*fmt.anchors, *fmt.marker_anchors, *fmt.metric_prefixes))
     state = fmt.new_state()
     fmt.reset(state)
