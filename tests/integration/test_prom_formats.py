@@ -2,7 +2,7 @@
 SGLang's adaptive ``spec_num_steps`` / ``spec_num_draft_tokens`` gauges.
 
 Two independent checks: the research fixtures (tests/fixtures/formats/, expected values from
-docs/formats-new.md §2, §3.4, §5), and held-out servers written here from the upstream metric
+docs/formats-metrics.md §2, §3.4, §5), and held-out servers written here from the upstream metric
 names, that simulate verify steps request by request and know the true acceptance of each window.
 Then ``specwatch summary --json`` end to end against each of the three over HTTP."""
 
