@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 import pytest
 
 from tui.core.formats import grammar, registry
-from tui.core.formats.plugin import HOOKS, NOT_MINE, Format, Found, Line, MetricsReader
+from tui.core.formats.plugin import HOOKS, NOT_MINE, Format, Found, Line, MetricsReader, RateEvidence
 from tui.core.formats.rate_definition import RateDefinition
 from tui.core.formats.server_config import ServerConfig
 from tui.core.model.records import RATE_DRAFTS, Record
@@ -126,7 +126,7 @@ def test_every_plugin_provides_every_hook(fmt: Format):
     state = fmt.new_state()
     fmt.reset(state)
     assert fmt.busy(state) is False
-    rd = fmt.rate_definition(None, ServerConfig(family=fmt.name), None, [], None)
+    rd = fmt.rate_definition(RateEvidence(None, ServerConfig(family=fmt.name), None, [], None))
     assert isinstance(rd, RateDefinition)
     reader = fmt.metrics()
     assert reader is None or isinstance(reader, MetricsReader)

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any, Literal
 
 from tui.core.formats import grammar, markers, registry
-from tui.core.formats.plugin import NOT_MINE, Format, Line
+from tui.core.formats.plugin import NOT_MINE, Format, Found, Line
 from tui.core.formats.text import clean
 from tui.core.formats.timestamps import TimestampReader
 from tui.core.formats.vllm.plugin import Vllm
@@ -119,20 +119,11 @@ class LineParser:
         return self._marker(text, line, line_no, offset)
 
     def _marker(self, text: str, line: str, line_no: int, offset: int) -> Marker | None:
-        found, by = None, None
-        for f in self._formats:
-            found = f.marker(text)
-            if found is not None:
-                by = f
-                break
+        found, by = self._first(lambda f: f.marker(text))
         if found is None:
             found = markers.detect(text)
         if found is None:
-            for f in self._formats:
-                found = f.loose_marker(text)
-                if found is not None:
-                    by = f
-                    break
+            found, by = self._first(lambda f: f.loose_marker(text))
         if found is None:
             return None
         kind, family, config, version = found
@@ -145,6 +136,14 @@ class LineParser:
         if family and self.family is None:
             self.family = family
         return Marker(self.source, line_no, offset, family, kind, line, self._ts.read(text), config, version)
+
+    def _first(self, ask: Callable[[Format], Found | None]) -> tuple[Found | None, Format | None]:
+        """The first family's answer that is not None, and that family."""
+        for f in self._formats:
+            found = ask(f)
+            if found is not None:
+                return found, f
+        return None, None
 
     def _metrics_batch(self, batch: LineBatch) -> list[Item]:
         """Records that a metrics source already computed, one JSON object per line (a record

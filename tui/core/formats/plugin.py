@@ -40,6 +40,17 @@ class Line:
     clock: TimestampReader  # the source's timestamp reader (year-less stamps, elapsed times)
 
 
+@dataclass(slots=True)
+class RateEvidence:
+    """What a segment has seen that tells how its printed accept rates are defined."""
+
+    printed: str | None  # the definition as the records state it
+    config: ServerConfig
+    k: int | None  # the draft depth read off the records
+    pairs: list[tuple[float, float]]  # (accept len, rate) samples, when collects_rate_pairs
+    first_ts: float | None  # the first record's time (a build cannot be newer than its log)
+
+
 # (kind, family, config, version) of a startup / restart marker
 Found = tuple[str, "str | None", dict[str, Any], "str | None"]
 
@@ -114,18 +125,9 @@ class Format:
         return None
 
     # -- statistics ----------------------------------------------------------------------------
-    def rate_definition(
-        self,
-        printed: str | None,
-        config: ServerConfig,
-        k: int | None,
-        pairs: list[tuple[float, float]],
-        first_ts: float | None,
-    ) -> RateDefinition:
-        """How the printed accept rates of a segment are defined. ``printed``: as the records
-        state it; ``k``: the depth read off the records; ``pairs``: (accept len, rate) samples
-        (only when :attr:`collects_rate_pairs`)."""
-        ndt = config.effective_num_draft_tokens
+    def rate_definition(self, seen: RateEvidence) -> RateDefinition:
+        """How the printed accept rates of a segment are defined, from what was seen of it."""
+        ndt = seen.config.effective_num_draft_tokens
         if ndt is not None and ndt > 1:
             return RateDefinition(None, ndt - 1, "config (no accept rate printed)")
         return RateDefinition(None, None, "unknown (no config, no usable rate)", 0, 0)
@@ -142,17 +144,10 @@ class PrintedRate(Format):
     # the summary's "how_known" of such a rate (one wording for all of them, as it always was)
     printed_rate_source: ClassVar[str] = "as the server defines it (vLLM / llama.cpp / TensorRT-LLM)"
 
-    def rate_definition(
-        self,
-        printed: str | None,
-        config: ServerConfig,
-        k: int | None,
-        pairs: list[tuple[float, float]],
-        first_ts: float | None,
-    ) -> RateDefinition:
-        rd = RateDefinition(printed, config.drafts_per_step, self.printed_rate_source)
+    def rate_definition(self, seen: RateEvidence) -> RateDefinition:
+        rd = RateDefinition(seen.printed, seen.config.drafts_per_step, self.printed_rate_source)
         if rd.drafts_per_step is None and self.depth_from_records:
-            rd.drafts_per_step = k  # the per-position list's length, or drafted / drafts
+            rd.drafts_per_step = seen.k  # the per-position list's length, or drafted / drafts
         return rd
 
 

@@ -17,6 +17,7 @@ from collections import deque
 from collections.abc import Iterable, Sequence
 
 from tui.core.formats import registry
+from tui.core.formats.plugin import RateEvidence
 from tui.core.formats.server_config import ServerConfig
 from tui.core.model.columns import RecordColumns, row_lengths
 from tui.core.model.records import EngineStats, Item, Malformed, Marker, Record, format_ts
@@ -197,7 +198,8 @@ class Segment:
         if self._rate_def is not None:
             return self._rate_def
         fmt = registry.get(self.config.family)  # the family says how its printed rate is defined
-        rd = fmt.rate_definition(self.printed_def, self.config, self._k, self._rate_pairs, self.all.first_ts)
+        seen = RateEvidence(self.printed_def, self.config, self._k, self._rate_pairs, self.all.first_ts)
+        rd = fmt.rate_definition(seen)
         if fmt.rate_definition_cached:  # else cheap, and it changes as records come
             self._rate_def = rd
         return rd

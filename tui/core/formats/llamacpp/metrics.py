@@ -11,16 +11,7 @@ rate = Δaccepted/Δdraft_tokens, per position i = Δaccepted_pos_i/Δdrafts. Ru
 from __future__ import annotations
 
 from tui.core.formats.plugin import MetricsReader
-from tui.core.sources.prom.counters import (
-    CounterReader,
-    Counters,
-    Steps,
-    counter_name,
-    delta,
-    group,
-    group_key,
-    pos,
-)
+from tui.core.sources.prom import counters as pc
 
 NAMES = {
     "llamacpp:spec_decode_num_drafts_total": "drafts",
@@ -33,31 +24,27 @@ RUNNING = "llamacpp:requests_processing"
 PREFIX = "llamacpp:"
 
 
-class LlamaCppMetrics(CounterReader, MetricsReader):
+class LlamaCppMetrics(pc.CounterReader, MetricsReader):
     found_text = "llama.cpp spec-decode counters"
 
-    def collect(self, samples: list[tuple[str, dict, float, str]]) -> dict[tuple, Counters]:
-        groups: dict[tuple, Counters] = {}
-        running: dict[tuple, float] = {}
-        for name, labels, value, _ in samples:
-            if not name.startswith(PREFIX):
-                continue
-            cname = counter_name(name)
-            if cname in NAMES:
-                group(groups, self.family, labels).values[NAMES[cname]] = value
-            elif cname == POS and (i := pos(labels, "position")) is not None:
-                group(groups, self.family, labels).acc_pos[i] = value
-            elif name == RUNNING:
-                running[group_key(labels)] = value
-        for k, c in groups.items():
-            c.running = running.get(k)
-        return {k: c for k, c in groups.items() if "drafts" in c.values and "accepted" in c.values}
+    prefix = PREFIX
+    names = NAMES
+    running_name = RUNNING
+
+    def other(
+        self, groups: dict[tuple, pc.Counters], name: str, cname: str, labels: dict, value: float
+    ) -> None:
+        if cname == POS and (i := pc.pos(labels, "position")) is not None:
+            pc.group(groups, self.family, labels).acc_pos[i] = value
+
+    def usable(self, c: pc.Counters) -> bool:
+        return "drafts" in c.values and "accepted" in c.values
 
     def steps(
-        self, key: tuple, c: Counters, base: Counters | None, k: int | None, extra: dict
-    ) -> Steps | None:
+        self, key: tuple, c: pc.Counters, base: pc.Counters | None, k: int | None, extra: dict
+    ) -> pc.Steps | None:
         bv = base.values if base is not None else None
-        steps = delta(c.values, bv, "drafts")
+        steps = pc.delta(c.values, bv, "drafts")
         if not steps or steps <= 0:
             return None  # no verify step in the window: idle
-        return steps, steps, delta(c.values, bv, "accepted"), delta(c.values, bv, "draft_tokens")
+        return steps, steps, pc.delta(c.values, bv, "accepted"), pc.delta(c.values, bv, "draft_tokens")

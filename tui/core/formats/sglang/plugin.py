@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from tui.core.formats.markers import parse_dict_args, parse_kv_args
-from tui.core.formats.plugin import NOT_MINE, Format, Found, Line, MetricsReader
+from tui.core.formats.plugin import NOT_MINE, Format, Found, Line, MetricsReader, RateEvidence
 from tui.core.formats.rate_definition import RateDefinition
 from tui.core.formats.sglang import grammar
 from tui.core.formats.sglang.decode import parse_decode
@@ -14,9 +14,6 @@ from tui.core.formats.sglang.finish import parse_finish
 from tui.core.formats.sglang.metrics import SglangMetrics
 from tui.core.formats.sglang.rates import infer_sglang
 from tui.core.formats.text import at_message_start
-
-if TYPE_CHECKING:
-    from tui.core.formats.server_config import ServerConfig
 
 AUX_DEFAULT = (
     "absent: SGLang falls back to its default layers [2, L//2, L-3] of the target "
@@ -71,15 +68,9 @@ class SGLang(Format):
             return "args_dict", self.name, parse_dict_args(text), None
         return None
 
-    def rate_definition(
-        self,
-        printed: str | None,
-        config: ServerConfig,
-        k: int | None,
-        pairs: list[tuple[float, float]],
-        first_ts: float | None,
-    ) -> RateDefinition:
-        return infer_sglang(pairs, config.num_steps, config.effective_num_draft_tokens, first_ts)
+    def rate_definition(self, seen: RateEvidence) -> RateDefinition:
+        c = seen.config
+        return infer_sglang(seen.pairs, c.num_steps, c.effective_num_draft_tokens, seen.first_ts)
 
     def metrics(self) -> MetricsReader:
         return SglangMetrics(self.name)

@@ -18,17 +18,7 @@ gauge (the last iteration only) is not used.
 from __future__ import annotations
 
 from tui.core.formats.plugin import MetricsReader
-from tui.core.sources.prom.counters import (
-    CounterReader,
-    Counters,
-    Scrape,
-    Steps,
-    counter_name,
-    delta,
-    group,
-    group_key,
-    pos,
-)
+from tui.core.sources.prom import counters as pc
 
 NAMES = {
     "trtllm_spec_decode_num_draft_tokens_total": "draft_tokens",
@@ -73,13 +63,13 @@ def info_signature(info: dict | None) -> tuple:
     return tuple((k, (info or {}).get(k)) for k in _INFO_LABELS)
 
 
-def trt_method(c: Counters, base: Counters | None, k: int | None) -> str | None:
+def trt_method(c: pc.Counters, base: pc.Counters | None, k: int | None) -> str | None:
     """The method a run will keep, decided at its first window that moved (None: idle)."""
     if c.drafted_pos:
-        d0 = delta(c.drafted_pos, base.drafted_pos if base else None, 0)
+        d0 = pc.delta(c.drafted_pos, base.drafted_pos if base else None, 0)
         if d0:
             return PER_POSITION
-    d_tok = delta(c.values, base.values if base else None, "draft_tokens")
+    d_tok = pc.delta(c.values, base.values if base else None, "draft_tokens")
     if not d_tok or d_tok <= 0:
         return None
     if c.drafted_pos:
@@ -87,7 +77,7 @@ def trt_method(c: Counters, base: Counters | None, k: int | None) -> str | None:
     return ITERATION if k else RATE_ONLY
 
 
-class TrtLlmMetrics(CounterReader, MetricsReader):
+class TrtLlmMetrics(pc.CounterReader, MetricsReader):
     found_text = "TensorRT-LLM spec-decode counters"
 
     def __init__(self, family: str) -> None:
@@ -96,30 +86,29 @@ class TrtLlmMetrics(CounterReader, MetricsReader):
         self._info: tuple | None = None  # trtllm_speculative_config_info labels last seen
         self._info_now: dict | None = None
 
-    def collect(self, samples: list[tuple[str, dict, float, str]]) -> dict[tuple, Counters]:
-        groups: dict[tuple, Counters] = {}
-        running: dict[tuple, float] = {}
-        self._info_now = None
-        for name, labels, value, _ in samples:
-            if not name.startswith(PREFIX):
-                continue
-            cname = counter_name(name)
-            if cname in NAMES:
-                group(groups, self.family, labels).values[NAMES[cname]] = value
-            elif cname in (POS_DRAFTED, POS_ACCEPTED):
-                i = pos(labels, "token_position")
-                if i is not None:
-                    c = group(groups, self.family, labels)
-                    (c.drafted_pos if cname == POS_DRAFTED else c.acc_pos)[i] = value
-            elif name == INFO and value == 1.0:
-                self._info_now = dict(labels)
-            elif name == RUNNING:
-                running[group_key(labels)] = value
-        for k, c in groups.items():
-            c.running = running.get(k)
-        return {k: c for k, c in groups.items() if "accepted" in c.values or c.drafted_pos}
+    prefix = PREFIX
+    names = NAMES
+    running_name = RUNNING
 
-    def config(self, groups: dict[tuple, Counters], scrape: Scrape) -> tuple[dict, int | None, bool]:
+    def collect(self, samples: list[tuple[str, dict, float, str]]) -> dict[tuple, pc.Counters]:
+        self._info_now = None
+        return super().collect(samples)
+
+    def other(
+        self, groups: dict[tuple, pc.Counters], name: str, cname: str, labels: dict, value: float
+    ) -> None:
+        if cname in (POS_DRAFTED, POS_ACCEPTED):
+            i = pc.pos(labels, "token_position")
+            if i is not None:
+                c = pc.group(groups, self.family, labels)
+                (c.drafted_pos if cname == POS_DRAFTED else c.acc_pos)[i] = value
+        elif name == INFO and value == 1.0:
+            self._info_now = dict(labels)
+
+    def usable(self, c: pc.Counters) -> bool:
+        return "accepted" in c.values or bool(c.drafted_pos)
+
+    def config(self, groups: dict[tuple, pc.Counters], scrape: pc.Scrape) -> tuple[dict, int | None, bool]:
         info = self._info_now
         config = trt_config(info, next(iter(groups.values())).labels)
         k = config.get("speculative_config", {}).get("num_speculative_tokens")
@@ -132,7 +121,7 @@ class TrtLlmMetrics(CounterReader, MetricsReader):
         return config, k, changed
 
     def window(
-        self, g: tuple, c: Counters, base: Counters | None, dt: float | None, ts: float, k: int | None
+        self, g: tuple, c: pc.Counters, base: pc.Counters | None, dt: float | None, ts: float, k: int | None
     ) -> dict | None:
         if base is None:
             self._method.pop(g, None)
@@ -143,24 +132,24 @@ class TrtLlmMetrics(CounterReader, MetricsReader):
         return super().window(g, c, base, dt, ts, k)
 
     def steps(
-        self, key: tuple, c: Counters, base: Counters | None, k: int | None, extra: dict
-    ) -> Steps | None:
+        self, key: tuple, c: pc.Counters, base: pc.Counters | None, k: int | None, extra: dict
+    ) -> pc.Steps | None:
         method = self._method.get(key)
         bv = base.values if base is not None else None
         bd = base.drafted_pos if base is not None else None
-        d_acc, d_tok = delta(c.values, bv, "accepted"), delta(c.values, bv, "draft_tokens")
+        d_acc, d_tok = pc.delta(c.values, bv, "accepted"), pc.delta(c.values, bv, "draft_tokens")
         accepted, drafted = d_acc, d_tok
         # position 0 is drafted once per verify step of each finished request
-        pos_steps = delta(c.drafted_pos, bd, 0) if c.drafted_pos else None
+        pos_steps = pc.delta(c.drafted_pos, bd, 0) if c.drafted_pos else None
         steps = None
         extra["steps_from"] = method or RATE_ONLY
         if method == PER_POSITION:
             if not pos_steps or pos_steps <= 0:
                 return None
             ba = base.acc_pos if base is not None else None
-            pos_acc = [delta(c.acc_pos, ba, i) or 0.0 for i in set(c.acc_pos) | set(c.drafted_pos)]
+            pos_acc = [pc.delta(c.acc_pos, ba, i) or 0.0 for i in set(c.acc_pos) | set(c.drafted_pos)]
             steps, accepted = pos_steps, sum(pos_acc)
-            drafted = sum(delta(c.drafted_pos, bd, i) or 0.0 for i in c.drafted_pos)
+            drafted = sum(pc.delta(c.drafted_pos, bd, i) or 0.0 for i in c.drafted_pos)
             if d_tok and d_tok > 0 and d_acc is not None:
                 extra["iteration_accept_rate"] = f"{d_acc / d_tok:.6g}"
         else:
@@ -175,7 +164,9 @@ class TrtLlmMetrics(CounterReader, MetricsReader):
                 extra["per_position_from"] = PER_POSITION  # another population than the rate's
         return steps, pos_steps, accepted, drafted
 
-    def lifetime_drafts(self, c: Counters, k: int | None) -> tuple[float | None, float | None, float | None]:
+    def lifetime_drafts(
+        self, c: pc.Counters, k: int | None
+    ) -> tuple[float | None, float | None, float | None]:
         acc, dtok = c.values.get("accepted"), c.values.get("draft_tokens")
         if c.drafted_pos.get(0):
             return c.drafted_pos[0], sum(c.acc_pos.values()), sum(c.drafted_pos.values())

@@ -165,13 +165,37 @@ class CounterReader:
     verify steps are counted (:meth:`steps`) and what the run's config is (:meth:`config`)."""
 
     found_text = ""  # e.g. "llama.cpp spec-decode counters"
+    prefix = ""  # the family's metric names start with this
+    names: dict[str, str] = {}  # counter name -> Counters.values key
+    running_name = ""  # the gauge of running requests
 
     def __init__(self, family: str) -> None:
         self.family = family
         self._prev: dict[tuple, Counters] = {}
 
     def collect(self, samples: list[tuple[str, dict, float, str]]) -> dict[tuple, Counters]:
-        raise NotImplementedError
+        """The groups of this scrape's counters that can make a record (:meth:`usable`)."""
+        groups: dict[tuple, Counters] = {}
+        running: dict[tuple, float] = {}
+        for name, labels, value, _ in samples:
+            if not name.startswith(self.prefix):
+                continue
+            cname = counter_name(name)
+            if cname in self.names:
+                group(groups, self.family, labels).values[self.names[cname]] = value
+            elif name == self.running_name:
+                running[group_key(labels)] = value
+            else:
+                self.other(groups, name, cname, labels, value)
+        for k, c in groups.items():
+            c.running = running.get(k)
+        return {k: c for k, c in groups.items() if self.usable(c)}
+
+    def other(self, groups: dict[tuple, Counters], name: str, cname: str, labels: dict, value: float) -> None:
+        """A sample of the family that is not one of :attr:`names` (per-position series, info)."""
+
+    def usable(self, c: Counters) -> bool:
+        return "accepted" in c.values
 
     def config(self, groups: dict[tuple, Counters], scrape: Scrape) -> tuple[dict, int | None, bool]:
         """(the segment config, k when known, True when the config says the server restarted)."""
