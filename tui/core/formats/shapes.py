@@ -71,17 +71,30 @@ _FIELD_RE = {
 }
 
 
-def _token_re(t: Token, names: list[str | None]) -> str:
+def _token_re(t: Token, names: list[str | None], choices: bool = False) -> str:
     if isinstance(t, Lit):
         return re.escape(t.text)
     if isinstance(t, OneOf):
-        return "(?:" + "|".join(map(re.escape, t.options)) + ")"
+        alternatives = "|".join(map(re.escape, t.options))
+        if choices:  # a group of its own, named None
+            names.append(None)
+            return "(" + alternatives + ")"
+        return "(?:" + alternatives + ")"
     if isinstance(t, Spaces):
         return " *"
     if isinstance(t, Opt):
-        return "(?:" + "".join(_token_re(p, names) for p in t.parts) + ")?"
+        return "(?:" + "".join(_token_re(p, names, choices) for p in t.parts) + ")?"
     names.append(t.name)
     return _FIELD_RE[t.kind]
+
+
+def text_regex(shape: Shape) -> re.Pattern[str]:
+    """A str pattern of ``shape`` from its anchor to the end of the line (``match`` it at the
+    anchor in a cleaned line): every field and every choice (:class:`OneOf`) is a group, in
+    order. For a line parser's fast path over the same shape the scanners read."""
+    names: list[str | None] = []
+    body = "".join(_token_re(t, names, choices=True) for t in shape.body)
+    return re.compile(re.escape(shape.anchor) + body + shape.tail + "$")
 
 
 def regex(shape: Shape) -> tuple[re.Pattern[bytes], list[str | None]]:
