@@ -44,13 +44,14 @@ class LineParser:
         self._ends_args = tuple(a for f in self._formats for a in f.ends_wrapped_args)
         # (kind, joined text, family, reader) of a hard-wrapped args dump being re-joined
         self._pending_args: tuple[str, str, str, Callable[[str], dict[str, Any]]] | None = None
+        self._block: Format | None = None  # the family whose multi-line block is open
 
     @property
     def idle(self) -> bool:
         """True when no hard-wrapped args dump or multi-line block is pending: a chunk may then
         skip this parser (the vLLM engine line a spec line pairs with is settled by the caller
         through :attr:`vllm_state`, the year of year-less stamps through :attr:`timestamps`)."""
-        return self._pending_args is None and not any(f.busy(self._states[f.name]) for f in self._formats)
+        return self._pending_args is None and self._block is None
 
     @property
     def vllm_state(self) -> VllmState:
@@ -67,6 +68,7 @@ class LineParser:
         for f in self._formats:
             f.reset(self._states[f.name])
         self._pending_args = None
+        self._block = None
 
     def feed_batch(self, batch: LineBatch) -> list[Item]:
         if batch.kind == "metrics":
@@ -98,14 +100,13 @@ class LineParser:
             cont = self._continue_args(line, line_no, offset)
             if cont is not None:
                 return cont
-        for f in self._formats:
-            state = self._states[f.name]
-            if f.busy(state):
-                done, got = f.block_line(state, self.source, line)
-                if not done:
-                    return None
-                if got is not None:
-                    return got
+        if self._block is not None:
+            done, got = self._block.block_line(self._states[self._block.name], self.source, line)
+            if not done:
+                return None
+            self._block = None
+            if got is not None:
+                return got
         if not any(a in line for a in self._anchors):
             # an oversized line stands in as "\n<bytes>" (see tui.core.sources.lines)
             nbytes = oversized_bytes(line) if line[:1] == OVERSIZED_LEAD else None
@@ -113,8 +114,11 @@ class LineParser:
         text = clean(line)
         ln = Line(self.source, line_no, offset, text, line, self._ts)
         for f in self._formats:
-            item = f.parse(self._states[f.name], ln)
+            state = self._states[f.name]
+            item = f.parse(state, ln)
             if item is not NOT_MINE:
+                if f.busy(state):  # the line opened a block: the next lines are its
+                    self._block = f
                 return self._stamp(f, item, text)
         return self._marker(text, line, line_no, offset)
 
