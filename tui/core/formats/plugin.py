@@ -7,8 +7,10 @@ markers and server args, its ``/metrics`` names (``metrics``), its accept-rate d
 The registry (:mod:`tui.core.formats.registry`) lists the plug-ins; the parser, the statistics
 and the sources ask the plug-in of a record's family, never compare the family's name.
 
-A hook a family does not override keeps the behaviour written here, which is what a family that
-prints counts (accepted / drafted tokens, drafts) needs.
+A hook a family does not override keeps the behaviour written here: its records are counted by
+their counts (accepted / drafted tokens, drafts), and its printed rate's definition is unknown
+unless the config gives the drafts per step (:class:`PrintedRate`: as the records state it).
+:data:`HOOKS` names every hook (the plug-in tests check each family provides them all).
 """
 
 from __future__ import annotations
