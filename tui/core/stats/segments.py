@@ -118,8 +118,7 @@ class Segment:
             self.printed_def = cols.rate_definition
         k_before = self.depth()
         self._learn_k(cols)
-        pre = cols.extra.get(PRECOMPUTED)
-        fmt = registry.get(cols.family)
+        pre, fmt = cols.extra.get(PRECOMPUTED), registry.get(cols.family)
         if isinstance(pre, Precomputed) and (pre.depth_free or not fmt.drafts_from_depth):
             k = self.depth()
             if pre.depth_free or k is None or pre.max_accept_len <= k + 1.0:  # the bounds hold
@@ -200,8 +199,7 @@ class Segment:
         fmt = registry.get(self.config.family)  # the family says how its printed rate is defined
         seen = RateEvidence(self.printed_def, self.config, self._k, self._rate_pairs, self.all.first_ts)
         rd = fmt.rate_definition(seen)
-        if fmt.rate_definition_cached:  # else cheap, and it changes as records come
-            self._rate_def = rd
+        self._rate_def = rd if fmt.rate_definition_cached else None  # else cheap, and changes with records
         return rd
 
     def drafted_per_step(self) -> float | None:
