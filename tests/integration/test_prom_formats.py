@@ -2,7 +2,7 @@
 SGLang's adaptive ``spec_num_steps`` / ``spec_num_draft_tokens`` gauges.
 
 Two independent checks: the research fixtures (tests/fixtures/formats/, expected values from
-docs/formats-new.md §2, §3.4, §5), and held-out servers written here from the upstream metric
+docs/formats-metrics.md §2, §3.4, §5), and held-out servers written here from the upstream metric
 names, that simulate verify steps request by request and know the true acceptance of each window.
 Then ``specwatch summary --json`` end to end against each of the three over HTTP."""
 
@@ -18,9 +18,9 @@ from _prom_util import FakeSglang, PromServer, QuietHandler, serve
 from prometheus_client import CollectorRegistry, Counter, Gauge, generate_latest
 
 from tui.core.formats import LineParser
+from tui.core.formats.trtllm.metrics import ITERATION, PER_POSITION, RATE_ONLY
 from tui.core.model.records import RATE_DRAFTS
 from tui.core.sources.base import LineBatch
-from tui.core.sources.prom.counters import ITERATION, PER_POSITION, RATE_ONLY
 from tui.core.sources.prom.exposition import Converter
 from tui.core.stats import SourceStats
 

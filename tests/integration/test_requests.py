@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from _cli_util import summary_json
 
-from tui.core.formats.registry import LineParser
+from tui.core.formats.parser import LineParser
 from tui.core.model.columns import RecordColumns
 from tui.core.model.records import Record
 from tui.core.stats.requests import RESERVOIR, RequestSet

@@ -11,10 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tui.core.formats.sglang.rates import infer_sglang
 from tui.core.model.records import RATE_DRAFTS, RATE_SGLANG_AL_OVER_NDT
 from tui.core.stats import Series, compare
 from tui.core.stats.estimate import UNITS
-from tui.core.stats.rates import infer_sglang
 from tui.core.stats.series import ColumnChunk
 from tui.core.stats.tdist import t975, t_ppf
 

@@ -17,13 +17,10 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-MAX_CONFIG_BYTES = 4 << 20
+from tui.core.formats import registry
+from tui.core.formats.sglang.plugin import SGLang
 
-SGLANG_DEFAULT = (
-    "absent: SGLang falls back to its default layers [2, L//2, L-3] of the target "
-    "(L = the target's layer count; ids are shifted by +1 for the embedding)"
-)
-VLLM_DEFAULT = "absent: vLLM falls back to its per-model default layers"
+MAX_CONFIG_BYTES = 4 << 20
 
 
 def looks_like_path(path: str | None) -> bool:
@@ -49,16 +46,7 @@ def facts_from_json(text: str | bytes, family: str | None, path: str) -> dict[st
         if isinstance(cfg.get(key), int):
             facts["num_hidden_layers"] = cfg[key]
             break
-    raw_nested = cfg.get("eagle_config")
-    nested: dict[str, Any] = raw_nested if isinstance(raw_nested, dict) else {}
-    sg_ids = nested.get("eagle_aux_hidden_state_layer_ids")
-    top_ids = cfg.get("eagle_aux_hidden_state_layer_ids")
-    if family == "vllm":
-        ids, where, default = top_ids, "eagle_aux_hidden_state_layer_ids", VLLM_DEFAULT
-        other = sg_ids
-    else:
-        ids, where, default = sg_ids, "eagle_config.eagle_aux_hidden_state_layer_ids", SGLANG_DEFAULT
-        other = top_ids
+    ids, where, default, other = _aux_ids(cfg, family)
     if isinstance(ids, list):
         facts["aux_layer_ids"] = ids
         facts["aux_layer_ids_key"] = where
@@ -68,6 +56,25 @@ def facts_from_json(text: str | bytes, family: str | None, path: str) -> dict[st
         if isinstance(other, list):
             facts["note"] += f"; the file has {other} under the key the other server reads"
     return facts
+
+
+def _key_value(cfg: dict[str, Any], path: tuple[str, ...]) -> Any:
+    for key in path[:-1]:
+        inner = cfg.get(key)
+        cfg = inner if isinstance(inner, dict) else {}
+    return cfg.get(path[-1])
+
+
+def _aux_ids(cfg: dict[str, Any], family: str | None) -> tuple[Any, str, str, Any]:
+    """(the aux layer ids where ``family`` reads them, that key, the note without them, the ids
+    under the key the other layout uses). A family that names no key reads the EAGLE-3
+    reference layout (SGLang's nested key)."""
+    own = registry.get(family).aux_layer_ids or SGLang.aux_layer_ids
+    assert own is not None
+    path, default = own
+    others = [f.aux_layer_ids[0] for f in registry.FORMATS if f.aux_layer_ids and f.aux_layer_ids[0] != path]
+    other = next((v for p in others if (v := _key_value(cfg, p)) is not None), None)
+    return _key_value(cfg, path), ".".join(path), default, other
 
 
 def read_local(draft_path: str, family: str | None) -> dict[str, Any]:

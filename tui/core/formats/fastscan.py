@@ -84,6 +84,8 @@ def scan_chunk(buf: bytes | memoryview, year: int = 1970, wide: bool = True) -> 
     stamps (the caller checks it against the line parser's reading, see VllmEdge). ``wide``
     False: a line that only the Python scanner reads (the grammar's wider shapes) refuses the
     buffer, and the buffer is read by native code alone (a mapped file: see FileChanged)."""
+    if grammar.EXTRA_ANCHORS and grammar.extra_line(buf) >= 0:
+        return None  # a line of a family registered at run time: the line parser's
     if _native is not None:
         r = _native.scan(buf, year)
         if r is None or (r is False and not wide):
@@ -137,18 +139,20 @@ def refused_at(buf: bytes | memoryview, year: int = 1970) -> int:
     read fast, the line itself by the line parser."""
     if _native is None:
         return -1
-    return int(_native.scan(buf, year, True))
+    at = int(_native.scan(buf, year, True))
+    extra = grammar.extra_line(buf) if grammar.EXTRA_ANCHORS else -1  # a family registered later
+    return at if extra < 0 or 0 <= at < extra else extra
 
 
 def anchor_lines(buf: bytes) -> array:
     """The start offsets of the lines of ``buf`` that hold an anchor, in order: the only lines
     the line parser acts on (apart from the continuation of a hard-wrapped args dump)."""
     out = array("q")
-    if _native is not None:
+    if _native is not None and not grammar.EXTRA_ANCHORS:
         out.frombytes(_native.anchor_lines(buf))
         return out
     starts = set()
-    for a in _ANCHORS:
+    for a in _ANCHORS + tuple(a.encode() for a in grammar.EXTRA_ANCHORS):
         i = buf.find(a)
         while i >= 0:
             starts.add(buf.rfind(b"\n", 0, i) + 1)

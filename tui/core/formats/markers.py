@@ -1,4 +1,5 @@
-"""Startup / restart markers and the server arguments they carry (docs/formats.md, "Startup markers").
+"""Reading the server arguments startup markers carry (docs/formats.md, "Startup markers"); the
+markers themselves are found by the families' plug-ins (``Format.marker``), except uvicorn's:
 
 * SGLang ``server_args=ServerArgs(k=v, ...)`` (one huge line, often hard-wrapped mid-token) and
   the 2026 dict-style dump (``'speculative_num_steps': 3, ...``);
@@ -14,6 +15,8 @@ import ast
 import re
 from typing import Any
 
+from tui.core.formats.grammar import UVICORN_START
+
 # key=value inside ServerArgs(...) / engine config reprs.
 _KV = re.compile(
     r"(?:^|[(,\s])(\w+)=('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|\[[^\]]*\]|\{[^{}]*\}|[^,()\s]+)"
@@ -21,9 +24,6 @@ _KV = re.compile(
 # 'key': value inside dict reprs.
 _DKV = re.compile(r"'(\w+)': ('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|\[[^\]]*\]|\{[^{}]*\}|[^,{}\s][^,{}]*)")
 _SPEC_CONFIG = re.compile(r"'speculative_config': \{([^{}]*)\}")
-_SPEC_CONFIG_JSON = re.compile(r"speculative_config=(\{[^{}]*\}|SpeculativeConfig\([^()]*\)|None)")
-_VERSION = re.compile(r"vLLM API server version (\S+)")
-_ENGINE_INIT = re.compile(r"Initializing an? (?:V1 )?LLM engine \((v[^)]+)\) with config: ")
 
 # The args we keep (others are ignored: the dump has hundreds).
 KEYS = {
@@ -90,38 +90,9 @@ def parse_dict_args(text: str) -> dict[str, Any]:
     return out
 
 
-def looks_like_args_dict(text: str) -> bool:
-    """A fragment of SGLang's dict-style args dump (it may be wrapped mid-key)."""
-    return ("'speculative_" in text or "'model_path': " in text) and text.count("': ") >= 3
-
-
 def detect(text: str) -> tuple[str, str | None, dict[str, Any], str | None] | None:
-    """(kind, family, config, version) of a marker line, or None.
-
-    Cheap substring tests come first: this runs on every non-metric line.
-    """
-    if "server_args=" in text:
-        i = text.find("server_args=")
-        return "server_args", "sglang", parse_kv_args(text[i:]), None
-    if "ready to roll" in text and "The server is fired up" in text:
-        return "ready", "sglang", {}, None
-    if "Started server process" in text:
+    """(kind, family, config, version) of a marker that belongs to no family: uvicorn's
+    ``Started server process`` (the families' own markers are their plug-ins')."""
+    if UVICORN_START in text:
         return "uvicorn_start", None, {}, None
-    if "vLLM API server version" in text:
-        m = _VERSION.search(text)
-        return "version", "vllm", {}, m.group(1) if m else None
-    if "non-default args:" in text:
-        i = text.find("non-default args:")
-        return "non_default_args", "vllm", parse_dict_args(text[i:]), None
-    if "LLM engine (" in text and "with config:" in text:
-        m = _ENGINE_INIT.search(text)
-        if m:
-            body = text[m.end() :]
-            cfg = parse_kv_args(body)
-            sc = _SPEC_CONFIG_JSON.search(body)
-            if sc and sc.group(1) != "None":
-                cfg["speculative_config"] = sc.group(1)
-            return "engine_init", "vllm", cfg, m.group(1)
-    if looks_like_args_dict(text):
-        return "args_dict", "sglang", parse_dict_args(text), None
     return None

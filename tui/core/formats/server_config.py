@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from tui.core.formats import registry
+
 
 def _int(v: Any) -> int | None:
     if isinstance(v, bool):
@@ -58,7 +60,7 @@ class ServerConfig:
         )
         a = self.args
         self.model_path = _str(a.get("model_path") or a.get("model")) or self.model_path
-        if self.family == "vllm" or "speculative_config" in a:
+        if registry.get(self.family).speculative_config_args or "speculative_config" in a:
             sc = a.get("speculative_config")
             if isinstance(sc, dict):
                 self.algorithm = _str(sc.get("method")) or self.algorithm

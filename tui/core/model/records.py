@@ -10,9 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Literal
-
-Family = Literal["sglang", "vllm", "llamacpp", "trtllm"]
+from typing import Any
 
 # How the printed accept rate was computed (see docs/formats.md, "What the rate means").
 RATE_SGLANG_AL_OVER_STEPS1 = "sglang_al_over_steps_plus_1"  # Oct-Nov 2025: AL/(steps+1)
@@ -144,11 +142,12 @@ def format_ts(ts: float | None) -> str | None:
     return dt.isoformat(sep=" ", timespec="milliseconds" if ts % 1 else "seconds")
 
 
-def metrics_item(source: str, line_no: int, offset: int, line: str) -> Record | Marker:
+def metrics_item(source: str, line_no: int, offset: int, line: str, default_family: str) -> Record | Marker:
     """A record (or a restart marker) sent by a metrics source as one JSON line.
 
     ``{"marker": "counter_reset", ...}`` is a restart seen as counters going back; anything else
-    holds :class:`Record` fields. The record's ``raw`` is the JSON line itself.
+    holds :class:`Record` fields (``family`` missing: ``default_family``). The record's ``raw`` is the
+    JSON line itself.
     """
     import json
 
@@ -177,5 +176,5 @@ def metrics_item(source: str, line_no: int, offset: int, line: str) -> Record | 
     fields = dict(data)
     if fields.get("per_position") is not None:
         fields["per_position"] = tuple(float(v) for v in fields["per_position"])
-    fields.setdefault("family", "vllm")
+    fields.setdefault("family", default_family)
     return Record(source=source, line_no=line_no, offset=offset, kind="metrics", raw=line, **fields)

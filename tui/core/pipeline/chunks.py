@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, BinaryIO, Protocol, overload
 
+from tui.core.formats import registry
 from tui.core.formats.fastscan import Scan, VllmEdge
 from tui.core.model.columns import RecordColumns
 from tui.core.sources.base import MAX_LINE_BYTES
@@ -48,7 +49,10 @@ def prepare(sc: Scan) -> Ready:
     family = sc.runs[0].family if sc.runs else None
     elapsed = None
     stamps = [
-        x for rc in sc.runs for x in (rc.values["elapsed"] if rc.family == "llamacpp" else ()) if x == x
+        x
+        for rc in sc.runs
+        for x in (rc.values["elapsed"] if registry.get(rc.family).elapsed_clock else ())
+        if x == x
     ]
     if stamps:
         elapsed = (stamps[0], stamps[-1])

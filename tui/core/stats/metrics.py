@@ -22,6 +22,7 @@ from itertools import compress
 from operator import mul
 from typing import cast
 
+from tui.core.formats import registry
 from tui.core.stats.checks import all_nan
 from tui.core.stats.pooled import RatioChunk, RatioSeries
 from tui.core.stats.series import ColumnChunk, Series
@@ -107,7 +108,7 @@ def prepare(
     drafted tokens (accept rate)."""
     al, ar, run = v["accept_len"], v["accept_rate"], v["running_req"]
     nd, acc, dr = v["num_drafts"], v["accepted"], v["drafted"]
-    sg = family == "sglang"
+    sg = registry.get(family).weight_by_running_req
     w_len, w_rate = (run, run) if sg else (nd, dr)
     wl_name, wr_name = ("running_req", "running_req") if sg else ("num_drafts", "drafted")
     f = full or {}

@@ -7,8 +7,8 @@ reduces the values to what every statistic merges; for a run in the common form 
 reduction (``_reduce.c``, without the GIL for its checks) gives the same result as the Python
 code, bit for bit. ``add_columns`` then only merges — provided nothing was refused (a refusal is
 quoted with its line, which only the reader that folds can number) and either the run needs
-nothing from the segment (:func:`depth_free`) or it is an SGLang run (its drafts need no
-completion from k) within the segment's own bounds (accept len ≤ k + 1, checked on the maximum);
+nothing from the segment (:func:`depth_free`) or its family's drafts need no completion from k
+(``Format.drafts_from_depth`` False: SGLang) within the segment's own bounds (accept len ≤ k + 1, checked on the maximum);
 otherwise it checks again itself. The result is the same either way (tests/test_pooled.py).
 """
 
@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import cast
 
+from tui.core.formats import registry
 from tui.core.model.columns import RecordColumns, doubles, flat_rows, row_lengths
 from tui.core.stats.checks import RANGES, Refused, all_nan, clean
 from tui.core.stats.load import BinChunks, bin_chunks
@@ -49,7 +50,7 @@ def depth_free(cols: RecordColumns) -> bool:
     """True for a run (vLLM V1, say) whose every record bounds its accept len by its own
     per-position list, prints no derived values and states its drafts wherever it states its
     drafted tokens: the segment's k changes nothing in it."""
-    if cols.family == "sglang" or cols.cumulative or cols.per_position is None:
+    if not registry.get(cols.family).drafts_from_depth or cols.cumulative or cols.per_position is None:
         return False
     if 0 in row_lengths(cols.per_position) or not all_nan(cols.values["accept_len_derived"]):
         return False
@@ -68,7 +69,7 @@ def precompute(cols: RecordColumns) -> Precomputed | None:
     if cols.n == 0:
         return None
     free = depth_free(cols)
-    if cols.family != "sglang" and not free:
+    if registry.get(cols.family).drafts_from_depth and not free:
         return None
     pre = _native_precompute(cols, free) if _native is not None else None
     return _python_precompute(cols, free) if pre is None else pre
@@ -119,7 +120,8 @@ def _native_precompute(cols: RecordColumns, free: bool) -> Precomputed | None:
         index = {name: i for i, name in enumerate(names)}
         rank_idx = bytes(map(index.__getitem__, cast("list[str]", ranks)))
     v: dict[str, Sequence[float]] = {name: cols.values[name] for name in RANGES}
-    r = _native.precompute(cols.family == "sglang", tuple(v.values()), cols.n, flat, k, rank_idx, len(names))
+    by_running = registry.get(cols.family).weight_by_running_req
+    r = _native.precompute(by_running, tuple(v.values()), cols.n, flat, k, rank_idx, len(names))
     if r is None:
         return None
     full_t, main_t, by_rank_t, bins_t = r

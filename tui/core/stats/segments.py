@@ -16,13 +16,16 @@ from array import array
 from collections import deque
 from collections.abc import Iterable, Sequence
 
+from tui.core.formats import registry
+from tui.core.formats.plugin import RateEvidence
 from tui.core.formats.server_config import ServerConfig
 from tui.core.model.columns import RecordColumns, row_lengths
 from tui.core.model.records import EngineStats, Item, Malformed, Marker, Record, format_ts
 from tui.core.sources.base import SourceEvent
-from tui.core.stats import rates
+from tui.core.stats import diagnostics, rates
 from tui.core.stats.checks import MAX_DEPTH, Refused, clean
 from tui.core.stats.compare import MEAN_OF_LINES, POOLED
+from tui.core.stats.depth import ratio_k, running_k
 from tui.core.stats.load import LoadStrata
 from tui.core.stats.metrics import MetricSet, Prepared, prepare
 from tui.core.stats.payoff import speculation
@@ -32,9 +35,7 @@ from tui.core.stats.requests import to_dict as requests_dict
 
 MAX_RANKS = 256
 MAX_SEGMENTS = 500  # older ones are dropped (their records still count in the source totals)
-STUCK_MIN = 5
-NO_ACCEPT_DRAFTED = 100  # drafted tokens with none accepted: "no draft is being accepted"
-FEW = 30
+FEW = diagnostics.FEW  # (read here by the panes)
 
 
 class Segment:
@@ -99,7 +100,8 @@ class Segment:
     def depth(self) -> int | None:
         """The draft depth k (accept len ≤ k + 1), from the config or the records."""
         c = self.config
-        known = [k for k in (c.drafts_per_step, c.num_steps if c.family != "vllm" else None) if k]
+        steps = c.num_steps if registry.get(c.family).num_steps_bound_depth else None
+        known = [k for k in (c.drafts_per_step, steps) if k]
         if known:
             return max(known)
         return self._k
@@ -117,7 +119,8 @@ class Segment:
             self.printed_def = cols.rate_definition
         k_before = self.depth()
         self._learn_k(cols)
-        if pre is not None and (pre.depth_free or cols.family == "sglang"):
+        fmt = registry.get(cols.family)
+        if pre is not None and (pre.depth_free or not fmt.drafts_from_depth):
             k = self.depth()
             if pre.depth_free or k is None or pre.max_accept_len <= k + 1.0:  # the bounds hold
                 if pre.refused.total():
@@ -127,10 +130,10 @@ class Segment:
         if refused.total():
             self.refused.merge(refused)
         k = self.depth()
-        if k and cols.family != "sglang" and not cols.cumulative:
+        if k and fmt.drafts_from_depth and not cols.cumulative:
             nd, dr = v["num_drafts"], v["drafted"]
             if any(x != x and y == y for x, y in zip(nd, dr)):  # drafts = drafted tokens / k
-                ks = [k] * cols.n if k == k_before else _running_k(cols, k_before)
+                ks = [k] * cols.n if k == k_before else running_k(cols, k_before)
                 v["num_drafts"] = array(
                     "d", [y / kk if x != x and y == y and kk else x for x, y, kk in zip(nd, dr, ks)]
                 )
@@ -139,7 +142,7 @@ class Segment:
 
     def _learn_k(self, cols: RecordColumns) -> None:
         ks = row_lengths(cols.per_position)
-        ratio = _ratio_k(cols)
+        ratio = ratio_k(cols)
         if ratio is not None:
             ks.add(ratio[1])
         ks.discard(0)
@@ -178,7 +181,7 @@ class Segment:
                 else:
                     sub = {k: array("d", [c[i] for i in idx]) for k, c in v.items()}
                     m.add(prepare(len(idx), sub, fam, cum, None if pp is None else [pp[i] for i in idx]))
-        if fam == "sglang" and len(self._rate_pairs) < rates.MAX_SAMPLES:
+        if registry.get(fam).collects_rate_pairs and len(self._rate_pairs) < rates.MAX_SAMPLES:
             al, ar = v["accept_len"], v["accept_rate"]
             pairs = [(a, r) for a, r in zip(al[:400], ar[:400]) if a == a and r == r]
             self.add_rate_pairs(pairs)
@@ -194,22 +197,10 @@ class Segment:
     def rate_definition(self) -> rates.RateDefinition:
         if self._rate_def is not None:
             return self._rate_def
-        c = self.config
-        if c.family in ("vllm", "llamacpp", "trtllm"):  # cheap, and it changes as records come: not cached
-            rd = rates.RateDefinition(
-                self.printed_def,
-                c.drafts_per_step,
-                "as the server defines it (vLLM / llama.cpp / TensorRT-LLM)",
-            )
-            if rd.drafts_per_step is None and c.family != "llamacpp":
-                # llama.cpp drafts a varying number of tokens per step: its per-position list is
-                # as long as the longest accepted run, not a k
-                rd.drafts_per_step = self._k  # the per-position list's length, or drafted / drafts
-            return rd
-        rd = rates.infer_sglang(
-            self._rate_pairs, c.num_steps, c.effective_num_draft_tokens, self.all.first_ts
-        )
-        self._rate_def = rd
+        fmt = registry.get(self.config.family)  # the family says how its printed rate is defined
+        seen = RateEvidence(self.printed_def, self.config, self._k, self._rate_pairs, self.all.first_ts)
+        rd = fmt.rate_definition(seen)
+        self._rate_def = rd if fmt.rate_definition_cached else None  # else cheap, and changes with records
         return rd
 
     def drafted_per_step(self) -> float | None:
@@ -222,62 +213,10 @@ class Segment:
         return float(k) if k else None
 
     def no_draft_accepted(self) -> str | None:
-        """Why this segment accepts no draft at all, as soon as the data shows it: ≥ 100 drafted
-        tokens with none accepted (counts), or accept len exactly 1.00 in ≥ 5 lines (SGLang)."""
-        pr = self.all.pooled_rate
-        if pr.denominator >= NO_ACCEPT_DRAFTED and pr.numerator == 0:
-            return f"0 of {pr.denominator:.0f} drafted tokens accepted"
-        al = self.all.accept_len
-        if al.n >= STUCK_MIN and al.min == 1.0 and al.max == 1.0 and not pr.denominator:
-            return f"accept len is exactly 1.00 in all {al.n} records"
-        return None
+        return diagnostics.no_draft_accepted(self)
 
     def diagnostics(self) -> list[dict]:
-        out = []
-        al = self.all.accept_len
-        stuck = self.no_draft_accepted()
-        if stuck is not None:
-            configured = self.config.speculative or self.config.family is None
-            out.append(
-                {
-                    "code": "accept_len_stuck_at_1",
-                    "level": "warning",
-                    "message": stuck
-                    + (" with a draft model configured" if self.config.speculative else "")
-                    + ": no draft token is ever accepted — likely a misconfiguration (e.g. an EAGLE-3 draft "
-                    "run with --speculative-algorithm EAGLE, or wrong/missing eagle_aux_hidden_state_layer_ids)",
-                    "configured": configured,
-                }
-            )
-        if self.refused.total():
-            out.append(
-                {
-                    "code": "values_refused",
-                    "level": "warning",
-                    "message": self.refused.message(),
-                    **self.refused.to_dict(),
-                }
-            )
-        if self.records and al.n < FEW:
-            out.append(
-                {
-                    "code": "too_few_records",
-                    "level": "info",
-                    "message": f"only {al.n} accept len values: too few for a conclusion (want ≥ {FEW})",
-                }
-            )
-        if self.records and al.n == 0 and self.all.accept_rate.n == 0 and self.all.accept_len_derived.n == 0:
-            out.append(
-                {
-                    "code": "no_acceptance",
-                    "level": "info",
-                    "message": "metric lines carry no acceptance numbers (speculative decoding off?)",
-                }
-            )
-        rd = self.rate_definition()
-        if rd.note and self.all.accept_rate.n:
-            out.append({"code": "rate_definition", "level": "info", "message": rd.note})
-        return out
+        return diagnostics.of_segment(self)
 
     def to_dict(self) -> dict:
         rd = self.rate_definition()
@@ -306,34 +245,6 @@ class Segment:
         d["diagnostics"] = self.diagnostics()
         d["requests"] = requests_dict(self.requests)
         return d
-
-
-def _ratio_k(cols: RecordColumns) -> tuple[int, int] | None:
-    """(index, k) of the first record whose drafted tokens / drafts is a whole number."""
-    if cols.cumulative or cols.family == "sglang":
-        return None
-    for i, (x, y) in enumerate(zip(cols.values["num_drafts"], cols.values["drafted"])):
-        if x > 0 and y == y and abs(y / x - round(y / x)) < 1e-6:
-            return i, round(y / x)
-    return None
-
-
-def _running_k(cols: RecordColumns, k_before: int | None) -> list[int]:
-    """The depth k as known at each record of a run, learned record by record as
-    :meth:`Segment._learn_k` learns it over the whole run (0: none known yet): what a record's
-    drafts are completed with does not depend on where a reader cut the records into runs."""
-    cur = k_before or 0
-    ratio = _ratio_k(cols)
-    pp = cols.per_position
-    out = []
-    for i in range(cols.n):
-        row = pp[i] if pp is not None else None
-        if row and cur < len(row) <= 64:
-            cur = len(row)
-        if ratio is not None and i == ratio[0] and cur < ratio[1] <= 64:
-            cur = ratio[1]
-        out.append(cur)
-    return out
 
 
 class SourceStats:
@@ -389,7 +300,7 @@ class SourceStats:
         merged as it is when the segment's bounds allow, else ignored (the same result)."""
         if cols.n == 0:
             return
-        if cols.kind == "request" or (cols.family, cols.kind) == ("llamacpp", "timing"):
+        if cols.kind == "request" or cols.kind in registry.get(cols.family).request_kinds:
             self._add_requests(cols)
             if cols.kind == "request":  # never in the interval statistics
                 return
@@ -414,7 +325,7 @@ class SourceStats:
 
     def _add_requests(self, cols: RecordColumns) -> None:
         seg = self.current
-        if cols.family in ("sglang", "llamacpp") and not seg.config.family:
+        if registry.get(cols.family).requests_name_family and not seg.config.family:
             seg.config.family = cols.family
         for target in (seg, self):
             if target.requests is None:

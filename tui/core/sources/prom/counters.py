@@ -1,58 +1,78 @@
-"""TensorRT-LLM and llama.cpp spec-decode counters → window records (used by
-:class:`tui.core.sources.prom.exposition.Converter`; no I/O). The formats and their upstream sources
-are in docs/formats-new.md §3.4 and §5.
-
-Both servers expose cumulative counters; a record is the difference between two scrapes, with the
-pooled-estimator counts of the window (``accepted``, ``drafted``, ``num_drafts``):
-
-* **llama.cpp** (``llama-server --metrics``, PR #26389): ``llamacpp:spec_decode_num_drafts_total``
-  (verify steps), ``_num_draft_tokens_total``, ``_num_accepted_tokens_total`` and
-  ``_num_accepted_tokens_per_pos_total{position}``. accept len = 1 + Δaccepted/Δdrafts, accept
-  rate = Δaccepted/Δdraft_tokens, per position i = Δaccepted_pos_i/Δdrafts. Running requests =
-  ``llamacpp:requests_processing``; throughput = Δ``llamacpp:tokens_predicted_total`` / seconds.
-* **TensorRT-LLM** (``trtllm-serve``, ``GET /prometheus/metrics``): the iteration counters
-  ``trtllm_spec_decode_num_draft_tokens_total`` / ``_num_accepted_tokens_total`` give the rate
-  (Δaccepted/Δdraft_tokens) but not the number of verify steps. The steps come either from the
-  per-position counters ``trtllm_spec_decode_drafted_tokens_total{token_position}`` (position 0
-  is drafted once per step of each request: num_drafts = Δdrafted_pos_0, accepted =
-  Σ Δaccepted_pos_i, drafted = Σ Δdrafted_pos_i) or, without them, from the iteration counters
-  and k = ``spec_num_tokens`` of ``trtllm_speculative_config_info`` (num_drafts =
-  Δdraft_tokens / k, used only when Δdraft_tokens is a multiple of k). The two populations differ
-  (per-position counters move when a request finishes, iteration counters at every iteration),
-  so one method is chosen at the first window of a run and kept until the next restart: mixing
-  them would count the same tokens twice. Without either, a window gives the rate only.
-  The ``trtllm_spec_decode_acceptance_length`` gauge (the last iteration only) is not used.
+"""What the families' ``/metrics`` readers share (no I/O, no family): the scrape they write into
+(:class:`Scrape`), label keys, cumulative counters and their differences between two scrapes,
+gauges that hold the latest interval (:func:`fingerprinted`). The readers themselves are the
+families' (``tui/core/formats/<family>/metrics.py``, ``Format.metrics``); the converter that runs
+them is :class:`tui.core.sources.prom.exposition.Converter`. Formulas: docs/formats-metrics.md.
 """
 
 from __future__ import annotations
 
+import json
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from tui.core.model.records import RATE_DRAFTS
 
-LLAMACPP = {
-    "llamacpp:spec_decode_num_drafts_total": "drafts",
-    "llamacpp:spec_decode_num_draft_tokens_total": "draft_tokens",
-    "llamacpp:spec_decode_num_accepted_tokens_total": "accepted",
-    "llamacpp:tokens_predicted_total": "gen_tokens",
-}
-LLAMACPP_POS = "llamacpp:spec_decode_num_accepted_tokens_per_pos_total"
-LLAMACPP_RUNNING = "llamacpp:requests_processing"
-TRT = {
-    "trtllm_spec_decode_num_draft_tokens_total": "draft_tokens",
-    "trtllm_spec_decode_num_accepted_tokens_total": "accepted",
-    "trtllm_generation_tokens_total": "gen_tokens",
-}
-TRT_POS_DRAFTED = "trtllm_spec_decode_drafted_tokens_total"
-TRT_POS_ACCEPTED = "trtllm_spec_decode_accepted_tokens_total"
-TRT_INFO = "trtllm_speculative_config_info"
-TRT_RUNNING = "trtllm_num_requests_running"
 _POS_LABELS = ("position", "token_position", "instance", "job")
-_INFO_LABELS = ("spec_enabled", "spec_method", "spec_num_tokens", "spec_draft_model")
+IGNORED_LABELS = ("position", "instance", "job")
 
-# the methods a TensorRT-LLM run's verify steps are counted with
-PER_POSITION, ITERATION, RATE_ONLY = "per-position counters", "iteration counters / k", "rate only"
+
+@dataclass(slots=True)
+class ScrapeResult:
+    lines: list[str] = field(default_factory=list)  # JSON records and markers, in order
+    found: list[str] = field(default_factory=list)  # what was recognised, e.g. "vLLM V1 (2 engines)"
+    lifetime: dict[str, dict] = field(default_factory=dict)  # totals since start, per rank
+    note: str = ""  # why nothing could be used (no spec-decode metric, ...)
+    resets: int = 0
+
+
+@dataclass(slots=True)
+class Scrape:
+    """One scrape as the families' readers see it: its time, the seconds since the previous one
+    (``dt``, monotonic), whether a restart was seen, and where records and markers go."""
+
+    ts: float
+    dt: float | None
+    restarted: bool
+    first: bool
+    res: ScrapeResult
+    started: set[str]  # families whose start marker was sent (kept by the converter)
+
+    def record(self, rec: dict) -> None:
+        self.res.lines.append(json.dumps(rec))
+
+    def marker(self, kind: str, family: str, config: dict) -> None:
+        self.res.lines.append(
+            json.dumps({"marker": kind, "family": family, "timestamp": self.ts, "config": config})
+        )
+
+    def start_or_reset(self, family: str, restarted: bool, config: dict) -> None:
+        if family not in self.started:
+            self.started.add(family)
+            self.marker("metrics_start", family, config)
+        elif restarted:
+            self.res.resets += 1
+            self.marker("counter_reset", family, config)
+
+
+def key(labels: dict) -> tuple:
+    """A series' labels without the per-position and target labels."""
+    return tuple(sorted((k, v) for k, v in labels.items() if k not in IGNORED_LABELS))
+
+
+def finite(v: float | None) -> bool:
+    return v is not None and math.isfinite(v)
+
+
+def prefix(labels: dict) -> str:
+    inst = labels.get("instance")
+    return f"{inst} " if inst else ""
+
+
+def count(n: int, what: str) -> str:
+    return f"{n} {what}{'' if n == 1 else 's'}"
 
 
 @dataclass(slots=True)
@@ -75,15 +95,8 @@ class Counters:
         return False
 
 
-def _key(labels: dict) -> tuple:
+def group_key(labels: dict) -> tuple:
     return tuple(sorted((k, v) for k, v in labels.items() if k not in _POS_LABELS))
-
-
-def _pos(labels: dict, name: str) -> int | None:
-    try:
-        return int(labels.get(name, ""))
-    except ValueError:
-        return None
 
 
 def counter_name(name: str) -> str:
@@ -91,78 +104,23 @@ def counter_name(name: str) -> str:
     return name if name.endswith(("_total", "_created", "_info")) else name + "_total"
 
 
-def collect(samples) -> tuple[dict[tuple, Counters], dict[tuple, Counters], dict | None]:
-    """(llama.cpp counters, TensorRT-LLM counters, the labels of trtllm_speculative_config_info)."""
-    lcpp: dict[tuple, Counters] = {}
-    trt: dict[tuple, Counters] = {}
-    info: dict | None = None
-    running: dict[tuple, float] = {}
-
-    def group(groups: dict[tuple, Counters], family: str, labels: dict) -> Counters:
-        key = _key(labels)
-        c = groups.get(key)
-        if c is None:
-            c = groups[key] = Counters(family, {k: v for k, v in labels.items() if k not in _POS_LABELS[:2]})
-        return c
-
-    for name, labels, value, _ in samples:
-        if name.startswith("llamacpp:"):
-            cname = counter_name(name)
-            if cname in LLAMACPP:
-                group(lcpp, "llamacpp", labels).values[LLAMACPP[cname]] = value
-            elif cname == LLAMACPP_POS and (i := _pos(labels, "position")) is not None:
-                group(lcpp, "llamacpp", labels).acc_pos[i] = value
-            elif name == LLAMACPP_RUNNING:
-                running[("llamacpp",) + _key(labels)] = value
-        elif name.startswith("trtllm_"):
-            cname = counter_name(name)
-            if cname in TRT:
-                group(trt, "trtllm", labels).values[TRT[cname]] = value
-            elif cname in (TRT_POS_DRAFTED, TRT_POS_ACCEPTED):
-                i = _pos(labels, "token_position")
-                if i is not None:
-                    c = group(trt, "trtllm", labels)
-                    (c.drafted_pos if cname == TRT_POS_DRAFTED else c.acc_pos)[i] = value
-            elif name == TRT_INFO and value == 1.0:
-                info = dict(labels)
-            elif name == TRT_RUNNING:
-                running[("trtllm",) + _key(labels)] = value
-    for fam, groups in (("llamacpp", lcpp), ("trtllm", trt)):
-        for key, c in groups.items():
-            c.running = running.get((fam,) + key)
-    lcpp = {k: c for k, c in lcpp.items() if "drafts" in c.values and "accepted" in c.values}
-    trt = {k: c for k, c in trt.items() if "accepted" in c.values or c.drafted_pos}
-    return lcpp, trt, info
+def pos(labels: dict, name: str) -> int | None:
+    try:
+        return int(labels.get(name, ""))
+    except ValueError:
+        return None
 
 
-def trt_config(info: dict | None, any_labels: dict) -> dict:
-    """The segment config from ``trtllm_speculative_config_info`` (labels per collector.py)."""
-    config: dict = {}
-    model = (info or {}).get("model_name") or any_labels.get("model_name")
-    if model:
-        config["model"] = model
-    if not info:
-        return config
-    sc: dict = {}
-    if str(info.get("spec_enabled", "")).lower() in ("false", "0", "no"):
-        sc["method"] = "none"
-    elif info.get("spec_method"):
-        sc["method"] = info["spec_method"]
-    k = str(info.get("spec_num_tokens", "")).strip()
-    if k.isdigit() and int(k) > 0:
-        sc["num_speculative_tokens"] = int(k)
-    if info.get("spec_draft_model"):
-        sc["model"] = info["spec_draft_model"]
-    if sc:
-        config["speculative_config"] = sc
-    return config
+def group(groups: dict[tuple, Counters], family: str, labels: dict) -> Counters:
+    """The counters of ``labels``' group, made on first use."""
+    k = group_key(labels)
+    c = groups.get(k)
+    if c is None:
+        c = groups[k] = Counters(family, {n: v for n, v in labels.items() if n not in _POS_LABELS[:2]})
+    return c
 
 
-def info_signature(info: dict | None) -> tuple:
-    return tuple((k, (info or {}).get(k)) for k in _INFO_LABELS)
-
-
-def _delta(cur: dict, base: dict | None, name) -> float | None:
+def delta(cur: dict, base: dict | None, name) -> float | None:
     v = cur.get(name)
     if v is None:
         return None
@@ -174,107 +132,157 @@ def _delta(cur: dict, base: dict | None, name) -> float | None:
     return v - (old if old is not None else 0.0)
 
 
-def trt_method(c: Counters, base: Counters | None, k: int | None) -> str | None:
-    """The method a TensorRT-LLM run will keep, decided at its first window that moved (None: idle)."""
-    if c.drafted_pos:
-        d0 = _delta(c.drafted_pos, base.drafted_pos if base else None, 0)
-        if d0:
-            return PER_POSITION
-    d_tok = _delta(c.values, base.values if base else None, "draft_tokens")
-    if not d_tok or d_tok <= 0:
-        return None
-    if c.drafted_pos:
-        return None  # per-position series exist but did not move: wait for them
-    return ITERATION if k else RATE_ONLY
+def fingerprinted(
+    groups: dict[tuple, dict],
+    scrape: Scrape,
+    seen: dict[tuple, tuple],
+    order: Callable[[dict], Any],
+    fingerprint: Callable[[dict], tuple],
+    make: Callable[[dict, float], dict | None],
+) -> None:
+    """Gauges that hold the latest interval: a group makes a record when its ``fingerprint``
+    differs from the previous scrape's (``seen``); the first scrape only sets the baseline."""
+    for k, g in sorted(groups.items(), key=lambda kv: order(kv[1]["labels"])):
+        fp = fingerprint(g)
+        old = seen.get(k)
+        seen[k] = fp
+        if scrape.first or fp == old:
+            continue  # the baseline, or the same interval seen again
+        rec = make(g, scrape.ts)
+        if rec is not None:
+            scrape.record(rec)
 
 
-def window(
-    c: Counters,
-    base: Counters | None,
-    dt: float | None,
-    ts: float,
-    *,
-    method: str | None = None,
-    k: int | None = None,
-) -> dict | None:
-    """The record of one window (``base`` None: the counters count from zero, after a restart)."""
-    bv = base.values if base is not None else None
-    ba, bd = (base.acc_pos, base.drafted_pos) if base is not None else (None, None)
-    d_acc, d_tok = _delta(c.values, bv, "accepted"), _delta(c.values, bv, "draft_tokens")
-    extra: dict[str, str] = {"source": "metrics"}
-    # TensorRT-LLM: a position drafted but never accepted has no accepted series; its rate is 0
-    pos_acc = {i: _delta(c.acc_pos, ba, i) or 0.0 for i in set(c.acc_pos) | set(c.drafted_pos)}
-    accepted, drafted = d_acc, d_tok
-    if c.family == "llamacpp":
-        steps = pos_steps = _delta(c.values, bv, "drafts")
-        if not steps or steps <= 0:
-            return None  # no verify step in the window: idle
-    else:
-        # position 0 is drafted once per verify step of each finished request
-        pos_steps = _delta(c.drafted_pos, bd, 0) if c.drafted_pos else None
-        steps = None
-        extra["steps_from"] = method or RATE_ONLY
-        if method == PER_POSITION:
-            if not pos_steps or pos_steps <= 0:
-                return None
-            steps, accepted = pos_steps, sum(pos_acc.values())
-            drafted = sum(_delta(c.drafted_pos, bd, i) or 0.0 for i in c.drafted_pos)
-            if d_tok and d_tok > 0 and d_acc is not None:
-                extra["iteration_accept_rate"] = f"{d_acc / d_tok:.6g}"
-        else:
-            if not d_tok or d_tok <= 0:
-                return None
-            if method == ITERATION and k:
-                if abs(d_tok / k - round(d_tok / k)) < 1e-6:
-                    steps = d_tok / k
-                else:
-                    extra["steps_unknown"] = f"{d_tok:g} draft tokens is not a multiple of k = {k}"
-            if pos_acc and pos_steps:
-                extra["per_position_from"] = PER_POSITION  # another population than the rate's
-    if accepted is None:
-        return None
-    rec: dict = {"family": c.family, "timestamp": ts, "rank": c.labels.get("instance") or None}
-    if steps:
-        rec["accept_len"] = 1.0 + accepted / steps
-        rec["num_drafts"] = float(round(steps))
-    rec["accepted"] = int(round(accepted))
-    if drafted is not None and drafted > 0:
-        rec["accept_rate"] = accepted / drafted
-        rec["drafted"] = int(round(drafted))
+# What a family's counters say about one window: (verify steps, steps of the per-position
+# counters, accepted tokens, drafted tokens); None: no verify step in it (idle).
+Steps = tuple["float | None", "float | None", "float | None", "float | None"]
+
+
+class CounterReader:
+    """A family whose spec-decode counters are cumulative: a record is the difference between
+    two scrapes, with the pooled-estimator counts of the window (``accepted``, ``drafted``,
+    ``num_drafts``). Subclasses say how the counters are named (:meth:`collect`), how a window's
+    verify steps are counted (:meth:`steps`) and what the run's config is (:meth:`config`)."""
+
+    found_text = ""  # e.g. "llama.cpp spec-decode counters"
+    prefix = ""  # the family's metric names start with this
+    names: dict[str, str] = {}  # counter name -> Counters.values key
+    running_name = ""  # the gauge of running requests
+
+    def __init__(self, family: str) -> None:
+        self.family = family
+        self._prev: dict[tuple, Counters] = {}
+
+    def collect(self, samples: list[tuple[str, dict, float, str]]) -> dict[tuple, Counters]:
+        """The groups of this scrape's counters that can make a record (:meth:`usable`)."""
+        groups: dict[tuple, Counters] = {}
+        running: dict[tuple, float] = {}
+        for name, labels, value, _ in samples:
+            if not name.startswith(self.prefix):
+                continue
+            cname = counter_name(name)
+            if cname in self.names:
+                group(groups, self.family, labels).values[self.names[cname]] = value
+            elif name == self.running_name:
+                running[group_key(labels)] = value
+            else:
+                self.other(groups, name, cname, labels, value)
+        for k, c in groups.items():
+            c.running = running.get(k)
+        return {k: c for k, c in groups.items() if self.usable(c)}
+
+    def other(self, groups: dict[tuple, Counters], name: str, cname: str, labels: dict, value: float) -> None:
+        """A sample of the family that is not one of :attr:`names` (per-position series, info)."""
+
+    def usable(self, c: Counters) -> bool:
+        return "accepted" in c.values
+
+    def config(self, groups: dict[tuple, Counters], scrape: Scrape) -> tuple[dict, int | None, bool]:
+        """(the segment config, k when known, True when the config says the server restarted)."""
+        return {}, None, False
+
+    def steps(
+        self, key: tuple, c: Counters, base: Counters | None, k: int | None, extra: dict
+    ) -> Steps | None:
+        raise NotImplementedError
+
+    def lifetime_drafts(self, c: Counters, k: int | None) -> tuple[float | None, float | None, float | None]:
+        """(drafts, accepted, draft tokens) since the server started."""
+        return c.values.get("drafts"), c.values.get("accepted"), c.values.get("draft_tokens")
+
+    def feed(self, samples: list[tuple[str, dict, float, str]], scrape: Scrape) -> None:
+        groups = self.collect(samples)
+        if not groups:
+            return
+        scrape.res.found.append(self.found_text)
+        config, k, changed = self.config(groups, scrape)
+        restarted = scrape.restarted or changed
+        prev_groups = self._prev
+        went_back = {g for g, c in groups.items() if g in prev_groups and c.went_back(prev_groups[g])}
+        scrape.start_or_reset(self.family, restarted or bool(went_back), config)
+        for g, c in sorted(groups.items(), key=lambda kv: kv[1].labels.get("instance") or ""):
+            life = self.lifetime(c, k)
+            if life["drafts"] is not None:  # unknown without k or per-position counters: not "no draft"
+                scrape.res.lifetime[c.labels.get("instance") or "all"] = life
+            prev = prev_groups.get(g)
+            if prev is None and not restarted:
+                continue  # the baseline
+            base = None if (prev is None or restarted or g in went_back) else prev
+            rec = self.window(g, c, base, scrape.dt, scrape.ts, k)
+            if rec is not None:
+                scrape.record(rec)
+        self._prev = groups
+
+    def window(
+        self, g: tuple, c: Counters, base: Counters | None, dt: float | None, ts: float, k: int | None
+    ) -> dict | None:
+        """The record of one window (``base`` None: the counters count from zero, after a restart)."""
+        bv = base.values if base is not None else None
+        ba = base.acc_pos if base is not None else None
+        extra: dict[str, str] = {"source": "metrics"}
+        # a position drafted but never accepted has no accepted series; its rate is 0
+        pos_acc = {i: delta(c.acc_pos, ba, i) or 0.0 for i in set(c.acc_pos) | set(c.drafted_pos)}
+        got = self.steps(g, c, base, k, extra)
+        if got is None:
+            return None
+        steps, pos_steps, accepted, drafted = got
+        if accepted is None:
+            return None
+        rec: dict = {"family": c.family, "timestamp": ts, "rank": c.labels.get("instance") or None}
         if steps:
-            extra["drafts_per_step"] = f"{drafted / steps:.4g}"
-    rec["rate_definition"] = RATE_DRAFTS
-    if pos_acc and pos_steps and pos_steps > 0:
-        rec["per_position"] = [pos_acc[i] / pos_steps for i in sorted(pos_acc)]
-    d_gen = _delta(c.values, bv, "gen_tokens")
-    if d_gen is not None and base is not None and dt and dt > 0:
-        rec["throughput"] = d_gen / dt
-    if c.running is not None and math.isfinite(c.running):
-        rec["running_req"] = int(c.running)
-    if dt and base is not None:
-        extra["window_s"] = f"{dt:.3f}"
-    if base is None:
-        extra["window"] = "since restart"
-    rec["extra"] = extra
-    return rec
+            rec["accept_len"] = 1.0 + accepted / steps
+            rec["num_drafts"] = float(round(steps))
+        rec["accepted"] = int(round(accepted))
+        if drafted is not None and drafted > 0:
+            rec["accept_rate"] = accepted / drafted
+            rec["drafted"] = int(round(drafted))
+            if steps:
+                extra["drafts_per_step"] = f"{drafted / steps:.4g}"
+        rec["rate_definition"] = RATE_DRAFTS
+        if pos_acc and pos_steps and pos_steps > 0:
+            rec["per_position"] = [pos_acc[i] / pos_steps for i in sorted(pos_acc)]
+        d_gen = delta(c.values, bv, "gen_tokens")
+        if d_gen is not None and base is not None and dt and dt > 0:
+            rec["throughput"] = d_gen / dt
+        if c.running is not None and math.isfinite(c.running):
+            rec["running_req"] = int(c.running)
+        if dt and base is not None:
+            extra["window_s"] = f"{dt:.3f}"
+        if base is None:
+            extra["window"] = "since restart"
+        rec["extra"] = extra
+        return rec
 
-
-def lifetime(c: Counters, k: int | None) -> dict:
-    """Totals since the server started, as the vLLM lifetime entry (docs/formats-new.md §3.4, §5)."""
-    acc, dtok = c.values.get("accepted"), c.values.get("draft_tokens")
-    pos = c.acc_pos
-    if c.family == "llamacpp":
-        drafts = c.values.get("drafts")
-    elif c.drafted_pos.get(0):
-        drafts, acc, dtok = c.drafted_pos[0], sum(pos.values()), sum(c.drafted_pos.values())
-    else:
-        drafts = dtok / k if (dtok and k) else None
-    return {
-        "drafts": None if drafts is None else int(round(drafts)),
-        "draft_tokens": None if dtok is None else int(round(dtok)),
-        "accepted": None if acc is None else int(round(acc)),
-        "accept_len": 1.0 + acc / drafts if (drafts and acc is not None) else None,
-        "accept_rate": acc / dtok if (dtok and acc is not None) else None,
-        "per_position": [pos[i] / drafts for i in sorted(pos)] if drafts and pos else None,
-        "since": None,
-    }
+    def lifetime(self, c: Counters, k: int | None) -> dict:
+        """Totals since the server started, as the vLLM lifetime entry (docs/formats-metrics.md)."""
+        drafts, acc, dtok = self.lifetime_drafts(c, k)
+        p = c.acc_pos
+        return {
+            "drafts": None if drafts is None else int(round(drafts)),
+            "draft_tokens": None if dtok is None else int(round(dtok)),
+            "accepted": None if acc is None else int(round(acc)),
+            "accept_len": 1.0 + acc / drafts if (drafts and acc is not None) else None,
+            "accept_rate": acc / dtok if (dtok and acc is not None) else None,
+            "per_position": [p[i] / drafts for i in sorted(p)] if drafts and p else None,
+            "since": None,
+        }

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import re
 
-from tui.core.formats.grammar import VLLM_BENCH
 from tui.core.formats.text import to_float
+from tui.core.formats.vllm.grammar import BENCH
 from tui.core.model.records import RATE_DRAFTS, Malformed, Record
 
-ANCHOR = VLLM_BENCH
+ANCHOR = BENCH
 MAX_BLOCK = 80  # lines: a block that does not close by then is abandoned
 
 _KEYS = {

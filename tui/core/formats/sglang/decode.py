@@ -11,16 +11,17 @@ from __future__ import annotations
 
 import re
 
-from tui.core.formats.grammar import INT, SGLANG_DECODE, SGLANG_DECODE_FIELDS
+from tui.core.formats.sglang.grammar import DECODE, DECODE_FIELDS, DECODE_SHAPE
+from tui.core.formats.shapes import INT, text_regex
 from tui.core.formats.text import rank_of, to_float, to_int
 from tui.core.model.records import Malformed, Record
 
-ANCHOR = SGLANG_DECODE
+ANCHOR = DECODE
 
 _HEAD = re.compile(r"Decode batch(?: \[(\d+)\])?(?:[.,]| iter: (\d+),)(?: iter: (\d+),)?")
 
 # key -> (Record attribute, converter): the grammar's table
-KNOWN = SGLANG_DECODE_FIELDS
+KNOWN = DECODE_FIELDS
 # Keys recoverable when a terminal clipped the line and glued a cut key to them
 # ("token usaccept rate: 0.32"). Not "token usage": "swa token usage" is a real key.
 _SUFFIXES = ("gen throughput (token/s)", "accept rate", "accept len", "#running-req", "#queue-req")
@@ -37,18 +38,16 @@ def _graph(value: str) -> bool | None:
 
 # The common modern forms (2025-05 onwards, non-hybrid), read in one match; every other form
 # goes through the general key-by-key reader below, which gives the same values for these.
-_CANON = re.compile(
-    r"Decode batch(?: \[(\d+)\])?[,.] #running-req: (\d+), #token: (\d+), token usage: (\d+\.\d+), "
-    r"(?:accept len: (\d+\.\d+), (?:accept rate: (\d+\.\d+), )?)?(cuda|npu|cpu) graph: (True|False), "
-    r"gen throughput \(token/s\): (\d+\.\d+), #queue-req: (\d+)(?:, ?)?$"
-)
+# The pattern is the grammar's shape (the one the scanners read); a line without the graph field,
+# or with an accept rate but no accept len, is read by the general reader too.
+_CANON = text_regex(DECODE_SHAPE)
 
 
 def parse_decode(source: str, line_no: int, offset: int, text: str, at: int, raw: str) -> Record | Malformed:
     """``text`` is the cleaned line and ``at`` the index of ``Decode batch`` in it."""
     c = _CANON.match(text, at)
-    if c is not None:
-        it, run, tok, usage, al, ar, label, graph, tput, queue = c.groups()
+    if c is not None and c.group(9) is not None and (c.group(6) is not None or c.group(7) is None):
+        it, _, run, tok, usage, al, ar, label, graph, tput, queue = c.groups()
         rec = Record(
             source,
             line_no,

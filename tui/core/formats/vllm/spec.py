@@ -8,9 +8,11 @@ per-position list uses the same separator. The keys read are the grammar's table
 from __future__ import annotations
 
 import re
+from typing import Any
 
-from tui.core.formats import grammar
+from tui.core.formats import shapes
 from tui.core.formats.text import first_number, process_of, to_float, to_int
+from tui.core.formats.vllm import grammar
 from tui.core.model.records import (
     RATE_DRAFTS,
     RATE_VLLM_V0_CUMULATIVE,
@@ -19,10 +21,10 @@ from tui.core.model.records import (
     Record,
 )
 
-SPEC_ANCHOR = grammar.VLLM_SPEC
-V0_ANCHOR = grammar.VLLM_SPEC_V0
-ENGINE_ANCHOR = "Engine "
-_SPEC_KEYS = grammar.VLLM_SPEC_FIELDS
+SPEC_ANCHOR = grammar.SPEC
+V0_ANCHOR = grammar.SPEC_V0
+ENGINE_ANCHOR = grammar.ENGINE_LEAD
+_SPEC_KEYS = grammar.SPEC_FIELDS
 
 _SPLIT = re.compile(r",\s+(?=[A-Z][A-Za-z /()\-]*: )")
 _ENGINE = re.compile(r"Engine (\d+): ")
@@ -57,17 +59,20 @@ def _per_position(value: str) -> tuple[float, ...] | None:
 class VllmState:
     """What a vLLM line needs from the lines before it, per process tag: the ``Engine NNN``
     line printed just before a spec line (its engine index and throughput), and the previous
-    V0 cumulative counters (to take differences)."""
+    V0 cumulative counters (to take differences); and the ``vllm bench serve`` block being read
+    (:mod:`tui.core.formats.vllm.bench`)."""
 
-    __slots__ = ("pending_engine", "v0_prev")
+    __slots__ = ("bench", "pending_engine", "v0_prev")
 
     def __init__(self) -> None:
         self.pending_engine: dict[str | None, EngineStats] = {}
         self.v0_prev: dict[str | None, tuple[int, int, int]] = {}
+        self.bench: Any = None  # a BenchBlock being read
 
     def reset(self) -> None:
         self.pending_engine.clear()
         self.v0_prev.clear()
+        self.bench = None
 
 
 def parse_engine(
@@ -137,14 +142,14 @@ def parse_spec(
         if attr == "per_position":
             rec.per_position = _per_position(value)
             ok = rec.per_position is not None
-        elif kind == grammar.INT:
+        elif kind == shapes.INT:
             num = to_int(first_number(value))
             setattr(rec, attr, num)
             ok = num is not None
         else:
             v = to_float(value)
             ok = v is not None
-            if v is not None and kind == grammar.PERCENT and value.endswith("%"):
+            if v is not None and kind == shapes.PERCENT and value.endswith("%"):
                 v = _percent(value, v)
             setattr(rec, attr, v)
         if not ok:

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import re
 
-from tui.core.formats.grammar import OLLAMA_MLX
+from tui.core.formats.ollama.grammar import MLX
 from tui.core.model.records import RATE_DRAFTS, Record
 
-ANCHOR = OLLAMA_MLX
+ANCHOR = MLX
 
 _KV = re.compile(r" (iterations|drafted|accepted|acceptance|max_draft)=(\d+(?:\.\d+)?)(?= |$)")
 

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import ast
 
-from tui.core.formats.grammar import SGLANG_FINISH
+from tui.core.formats.sglang.grammar import FINISH
 from tui.core.model.records import RATE_DRAFTS, Malformed, Record
 
-ANCHOR = SGLANG_FINISH
+ANCHOR = FINISH
 
 _HIST_KEYS = ("spec_correct_drafts_histogram", "spec_accept_histogram")
 _ACCEPTED_KEYS = ("spec_num_correct_drafts", "spec_accepted_drafts", "spec_accept_token_num")

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import re
 
-from tui.core.formats.grammar import LLAMACPP_TIMING
+from tui.core.formats.llamacpp.grammar import TIMING
 from tui.core.formats.text import to_float
 from tui.core.model.records import RATE_DRAFTS, Malformed, Record
 
-ANCHOR = LLAMACPP_TIMING
+ANCHOR = TIMING
 
 _LINE = re.compile(
     r"draft acceptance(?: rate)? = *(\S+) *\( *(\d+) accepted */ *(\d+) generated\)"

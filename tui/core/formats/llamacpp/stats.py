@@ -31,10 +31,10 @@ from __future__ import annotations
 
 import re
 
-from tui.core.formats.grammar import LLAMACPP_STATS
+from tui.core.formats.llamacpp.grammar import STATS
 from tui.core.model.records import RATE_DRAFTS, Record
 
-ANCHOR = LLAMACPP_STATS
+ANCHOR = STATS
 
 _LINE = re.compile(
     r"statistics +(\S+?): #calls(?:\(b,g,a\))? = *(\d+)(?: +(\d+) +(\d+))?, #gen drafts = *(\d+), "

@@ -1,0 +1,221 @@
+"""Server families are plug-ins (tui/core/formats/<family>/, listed in formats/registry.py).
+
+* No module outside ``tui/core/formats/`` names a family in a string literal, except the
+  display-only texts listed below (each with its reason).
+* Every registered plug-in provides every hook of :class:`Format`, with the declared types.
+* A toy family registered at run time is detected and summarised end to end through
+  ``summarize_stream`` without any other module knowing it: one class + one registration.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import re
+from pathlib import Path
+from typing import Any, ClassVar
+
+import pytest
+
+from tui.core.formats import grammar, registry
+from tui.core.formats.plugin import HOOKS, NOT_MINE, Format, Found, Line, MetricsReader, RateEvidence
+from tui.core.formats.rate_definition import RateDefinition
+from tui.core.formats.server_config import ServerConfig
+from tui.core.model.records import RATE_DRAFTS, Record
+
+ROOT = Path(__file__).resolve().parents[2] / "tui"
+FORMATS_DIR = ROOT / "core" / "formats"
+# a family name as a word (an identifier that only begins with one, such as the rate id
+# "sglang_al_over_num_draft_tokens", is a name of its own)
+FAMILY = re.compile(r"\b(sglang|vllm|llamacpp|llama\.cpp|trtllm|tensorrt|ollama)\b", re.IGNORECASE)
+
+# (module, a piece of the literal, why it may name a family): display only
+DISPLAY_ONLY = [
+    ("cli/__init__.py", "Watch speculative-decoding acceptance", "the program's description in --help"),
+    ("cli/summary_text.py", "`Decode batch` lines", "the summary's 'formats read' sentence for people"),
+    ("screens/help.py", "# specwatch", "the help screen's prose"),
+    ("core/sources/prom/scraper.py", "trtllm-serve's iteration stats", "an error message naming the server"),
+]
+
+
+def _docstrings(tree: ast.AST) -> set[int]:
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            body = node.body
+            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+                out.add(id(body[0].value))
+    return out
+
+
+def _family_literals() -> list[tuple[str, int, str]]:
+    found = []
+    for path in sorted(ROOT.rglob("*.py")):
+        if FORMATS_DIR in path.parents:
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        docs = _docstrings(tree)
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Constant)
+                and isinstance(node.value, str)
+                and id(node) not in docs
+                and FAMILY.search(node.value)
+            ):
+                found.append((path.relative_to(ROOT).as_posix(), node.lineno, node.value))
+    return found
+
+
+def test_the_scan_finds_family_names():
+    assert FAMILY.search('if family == "sglang"') and FAMILY.search("TensorRT-LLM metrics")
+    assert FAMILY.search("vllm:spec_decode_num_drafts_total")
+    assert not FAMILY.search("sglang_al_over_num_draft_tokens")
+
+
+def test_no_family_name_outside_formats():
+    literals = _family_literals()
+    allowed = [
+        (mod, line, text)
+        for mod, line, text in literals
+        if any(mod == m and piece in text for m, piece, _ in DISPLAY_ONLY)
+    ]
+    unexplained = [x for x in literals if x not in allowed]
+    assert not unexplained, (
+        "family names outside tui/core/formats/ (ask the family's plug-in):\n"
+        + "\n".join(f"  {mod}:{line}: {text[:80]!r}" for mod, line, text in unexplained)
+    )
+    used = {(m, p) for m, p, _ in DISPLAY_ONLY if any(mod == m and p in t for mod, _, t in allowed)}
+    stale = [(m, p) for m, p, _ in DISPLAY_ONLY if (m, p) not in used]
+    assert not stale, f"display-only entries that match nothing any more: {stale}"
+
+
+def _types() -> dict[str, type | tuple[type, ...]]:
+    return {
+        "name": str,
+        "display": str,
+        "anchors": tuple,
+        "marker_anchors": tuple,
+        "ends_wrapped_args": tuple,
+        "metric_prefixes": tuple,
+        "request_kinds": frozenset,
+        "no_spec_note": str,
+        "looked_for": str,
+        "wrapped_markers": dict,
+        "aux_layer_ids": (tuple, type(None)),
+    }
+
+
+@pytest.mark.parametrize("fmt", registry.FORMATS, ids=lambda f: f.name)
+def test_every_plugin_provides_every_hook(fmt: Format):
+    assert isinstance(fmt, Format)
+    assert fmt.name and fmt.display and "name" in vars(type(fmt)), "a plug-in names its family"
+    assert registry.get(fmt.name) is fmt
+    types = _types()
+    for hook in HOOKS:
+        value = getattr(fmt, hook)
+        if callable(getattr(Format, hook)):
+            assert callable(value), hook
+        elif hook in types:
+            assert isinstance(value, types[hook]), (hook, value)
+        else:
+            assert isinstance(value, bool), (hook, value)
+    assert set(fmt.anchors) | set(fmt.marker_anchors) <= set(grammar.ANCHORS), (
+        "a bundled family's anchors are the grammar's"
+    )
+    assert all(isinstance(a, str) and a for a in (*fmt.anchors, *fmt.marker_anchors, *fmt.metric_prefixes))
+    state = fmt.new_state()
+    fmt.reset(state)
+    assert fmt.busy(state) is False
+    rd = fmt.rate_definition(RateEvidence(None, ServerConfig(family=fmt.name), None, [], None))
+    assert isinstance(rd, RateDefinition)
+    reader = fmt.metrics()
+    assert reader is None or isinstance(reader, MetricsReader)
+    assert (reader is None) == (not fmt.metric_prefixes), "a family with /metrics names reads them"
+    line = Line("x", 1, 0, "nothing of anyone's", "nothing of anyone's", None)  # type: ignore[arg-type]
+    assert fmt.parse(state, line) is NOT_MINE
+
+
+def test_family_names_are_unique():
+    assert len(set(registry.names())) == len(registry.FORMATS)
+
+
+# -- a toy family, registered at run time ------------------------------------------------------
+TOY_LINE = re.compile(r"TOYSPEC accepted=(\d+) drafted=(\d+) steps=(\d+)")
+
+
+class Toy(Format):
+    """``... TOYSPEC accepted=A drafted=D steps=S``: one line per window; ``toy server up k=K``."""
+
+    name = "toyllm"
+    display = "ToyLLM"
+    anchors: ClassVar[tuple[str, ...]] = ("TOYSPEC ",)
+    marker_anchors: ClassVar[tuple[str, ...]] = ("toy server up",)
+
+    def parse(self, state: Any, line: Line) -> Any:
+        m = TOY_LINE.search(line.text)
+        if m is None:
+            return NOT_MINE
+        acc, dr, steps = map(int, m.groups())
+        return Record(
+            line.source,
+            line.line_no,
+            line.offset,
+            self.name,
+            "toy",
+            line.raw,
+            accept_len=1.0 + acc / steps,
+            accept_rate=acc / dr,
+            rate_definition=RATE_DRAFTS,
+            accepted=acc,
+            drafted=dr,
+            num_drafts=float(steps),
+        )
+
+    def marker(self, text: str) -> Found | None:
+        if "toy server up" in text:
+            k = re.search(r"k=(\d+)", text)
+            return "toy_start", self.name, {"num_speculative_tokens": int(k.group(1))} if k else {}, None
+        return None
+
+
+@pytest.fixture
+def toy():
+    fmt = Toy()
+    registry.register(fmt)
+    try:
+        yield fmt
+    finally:
+        registry.unregister(fmt.name)
+    assert "TOYSPEC " not in grammar.EXTRA_ANCHORS
+
+
+def _toy_log() -> bytes:
+    lines = ["boot noise", "toy server up k=4"]
+    lines += [f"t={i} TOYSPEC accepted={2 * i + 2} drafted={4 * i + 8} steps={i + 2}" for i in range(40)]
+    lines += ["toy server up k=4", "unrelated line"]
+    lines += [f"t={i} TOYSPEC accepted=3 drafted=8 steps=2" for i in range(10)]
+    return ("\n".join(lines) + "\n").encode()
+
+
+def test_a_toy_family_is_detected_and_summarised(toy):
+    from tui.core.pipeline.whole import summarize_stream
+
+    r = summarize_stream(io.BytesIO(_toy_log()), "toy.log").result()
+    assert r["family"] == "toyllm"
+    assert r["records"] == 50 and r["malformed"] == 0
+    segs = r["segments"]
+    assert [s["records"] for s in segs] == [40, 10]
+    assert segs[0]["config"]["family"] == "toyllm" and segs[1]["reason"] == "toy_start"
+    acc = sum(2 * i + 2 for i in range(40))
+    steps = sum(i + 2 for i in range(40))
+    pooled = segs[0]["accept_len"]["pooled"]
+    assert pooled["accepted"] == acc and pooled["drafts"] == steps
+    assert pooled["value"] == pytest.approx(1.0 + acc / steps)
+    assert segs[1]["accept_rate"]["pooled"]["value"] == pytest.approx(30 / 80)
+
+
+def test_without_registration_the_toy_lines_are_nobodys():
+    from tui.core.pipeline.whole import summarize_stream
+
+    r = summarize_stream(io.BytesIO(_toy_log()), "toy.log").result()
+    assert r["records"] == 0 and r["family"] is None

@@ -1,0 +1,99 @@
+"""The vLLM plug-in (see :mod:`tui.core.formats.plugin`)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, ClassVar
+
+from tui.core.formats.markers import parse_dict_args, parse_kv_args
+from tui.core.formats.plugin import NOT_MINE, Found, Line, MetricsReader, PrintedRate
+from tui.core.formats.text import at_message_start
+from tui.core.formats.vllm import bench, grammar
+from tui.core.formats.vllm.metrics import VllmMetrics
+from tui.core.formats.vllm.spec import (
+    ENGINE_ANCHOR,
+    SPEC_ANCHOR,
+    V0_ANCHOR,
+    VllmState,
+    parse_engine,
+    parse_spec,
+)
+
+_VERSION = re.compile(r"vLLM API server version (\S+)")
+_ENGINE_INIT = re.compile(r"Initializing an? (?:V1 )?LLM engine \((v[^)]+)\) with config: ")
+_SPEC_CONFIG_JSON = re.compile(r"speculative_config=(\{[^{}]*\}|SpeculativeConfig\([^()]*\)|None)")
+
+
+class Vllm(PrintedRate):
+    name = "vllm"
+    display = "vLLM"
+    anchors: ClassVar[tuple[str, ...]] = (grammar.SPEC, grammar.SPEC_V0, grammar.ENGINE, grammar.BENCH)
+    marker_anchors: ClassVar[tuple[str, ...]] = (
+        grammar.VERSION,
+        grammar.NON_DEFAULT_ARGS,
+        grammar.ENGINE_INIT,
+    )
+    ends_wrapped_args: ClassVar[tuple[str, ...]] = (grammar.SPEC,)
+    speculative_config_args = True
+    num_steps_bound_depth = False  # vLLM has no num_steps: its k is num_speculative_tokens
+    aux_layer_ids = (
+        ("eagle_aux_hidden_state_layer_ids",),
+        "absent: vLLM falls back to its per-model default layers",
+    )
+    metric_prefixes: ClassVar[tuple[str, ...]] = ("vllm:",)
+    no_spec_note = "vLLM metrics without spec-decode counters: speculative decoding is off on this server"
+    looked_for = "vllm:spec_decode_num_drafts_total, vllm:spec_decode_draft_acceptance_rate"
+
+    def new_state(self) -> VllmState:
+        return VllmState()
+
+    def busy(self, state: VllmState) -> bool:
+        return state.bench is not None
+
+    def block_line(self, state: VllmState, source: str, line: str) -> tuple[bool, Any]:
+        done, got = bench.feed_block(state.bench, source, line)
+        if done:
+            state.bench = None
+        return done, got
+
+    def parse(self, state: VllmState, line: Line) -> Any:
+        text = line.text
+        at = text.find(SPEC_ANCHOR)
+        anchor = SPEC_ANCHOR
+        if at < 0:
+            at = text.find(V0_ANCHOR)
+            anchor = V0_ANCHOR
+        if at >= 0 and at_message_start(text, at):
+            return parse_spec(line.source, line.line_no, line.offset, text, at, anchor, line.raw, state)
+        if grammar.ENGINE in text:
+            at = text.find(ENGINE_ANCHOR)
+            if at < 0 or not at_message_start(text, at):
+                at = text.find(grammar.ENGINE)
+            if at_message_start(text, at):
+                ts = line.clock.read(text)
+                return parse_engine(line.source, line.line_no, line.offset, text, at, ts, state)
+        if grammar.BENCH in text:
+            state.bench = bench.BenchBlock(line.line_no, line.offset, line.raw)
+            return None
+        return NOT_MINE
+
+    def marker(self, text: str) -> Found | None:
+        if grammar.VERSION in text:
+            m = _VERSION.search(text)
+            return "version", self.name, {}, m.group(1) if m else None
+        if grammar.NON_DEFAULT_ARGS in text:
+            i = text.find(grammar.NON_DEFAULT_ARGS)
+            return "non_default_args", self.name, parse_dict_args(text[i:]), None
+        if grammar.ENGINE_INIT in text and "with config:" in text:
+            m = _ENGINE_INIT.search(text)
+            if m:
+                body = text[m.end() :]
+                cfg = parse_kv_args(body)
+                sc = _SPEC_CONFIG_JSON.search(body)
+                if sc and sc.group(1) != "None":
+                    cfg["speculative_config"] = sc.group(1)
+                return "engine_init", self.name, cfg, m.group(1)
+        return None
+
+    def metrics(self) -> MetricsReader:
+        return VllmMetrics(self.name)
