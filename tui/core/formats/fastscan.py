@@ -26,15 +26,14 @@ from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from tui.core import native
 from tui.core.formats import grammar
 from tui.core.formats.timestamps import TimestampReader
 from tui.core.model.columns import NUMERIC_FIELDS, FlatRows, RecordColumns, doubles
 from tui.core.model.records import RATE_DRAFTS
 
-try:  # the optional native scanner (setup.py); same answers, several times faster
-    from tui.core.formats import _fastscan as _native
-except ImportError:  # pragma: no cover - depends on the build
-    _native = None
+# the optional native scanner (setup.py; off with SPECWATCH_NATIVE=0): same answers, several times faster
+_native = native.load("tui.core.formats._fastscan")
 
 _ANCHORS = tuple(a.encode() for a in grammar.ANCHORS)
 if _native is not None:

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import cast
 
+from tui.core import native
 from tui.core.model.columns import RecordColumns, doubles, flat_rows, row_lengths
 from tui.core.stats.checks import RANGES, Refused, all_nan, clean
 from tui.core.stats.load import BinChunks, bin_chunks
@@ -27,10 +28,8 @@ from tui.core.stats.metrics import SERIES, Prepared, prepare
 from tui.core.stats.pooled import RatioChunk
 from tui.core.stats.series import ColumnChunk
 
-try:  # the optional native reduction (setup.py); same results, several times faster
-    import tui.core.stats._reduce as _native  # type: ignore[import-not-found]
-except ImportError:  # pragma: no cover - depends on the build
-    _native = None
+# the optional native reduction (setup.py; off with SPECWATCH_NATIVE=0); same results, several times faster
+_native = native.load("tui.core.stats._reduce")
 
 PRECOMPUTED = "stats.precomputed"  # the key in RecordColumns.extra
 
@@ -103,7 +102,8 @@ def _python_precompute(cols: RecordColumns, free: bool) -> Precomputed | None:
 def _native_precompute(cols: RecordColumns, free: bool) -> Precomputed | None:
     """The native reduction of a run in the common form (see ``_reduce.c``); None when the run
     is not in that form (the Python code then reduces it, or leaves it to ``add_columns``)."""
-    if cols.printed_nan or cols.cumulative:
+    lib = _native
+    if lib is None or cols.printed_nan or cols.cumulative:
         return None
     flat, k = None, 0
     if cols.per_position is not None:
@@ -123,7 +123,7 @@ def _native_precompute(cols: RecordColumns, free: bool) -> Precomputed | None:
         index = {name: i for i, name in enumerate(names)}
         rank_idx = bytes(map(index.__getitem__, cast("list[str]", ranks)))
     v: dict[str, Sequence[float]] = {name: cols.values[name] for name in RANGES}
-    r = _native.precompute(cols.family == "sglang", tuple(v.values()), cols.n, flat, k, rank_idx, len(names))
+    r = lib.precompute(cols.family == "sglang", tuple(v.values()), cols.n, flat, k, rank_idx, len(names))
     if r is None:
         return None
     full_t, main_t, by_rank_t, bins_t = r
