@@ -1,6 +1,5 @@
 /* Part of _fastscan.c (included once, there): finding the anchors (the portable Wu-Manber skip
- * loop, the SSSE3 / AVX2 Teddy-style filter), counting newlines, and the SIGBUS guard for reads of
- * a mapped file. */
+ * loop, the SSSE3 / AVX2 Teddy-style filter) and counting newlines. */
 /* The first anchor starting in [p, end) (the one listed first when several start at one place),
  * its index in *which; NULL when none does. */
 static const char *find_wm(const char *p, const char *end, int *which) {
@@ -213,65 +212,7 @@ __attribute__((target("popcnt"))) static Py_ssize_t count_nl_sse(const char *s, 
 }
 #endif
 
-/* Reading a mapped file that another process truncates (a log rotation) raises SIGBUS where the
- * vanished pages are touched. Every read of a caller's buffer by the functions below runs
- * guarded: SIGBUS on this thread jumps back and the function raises FileChanged, and the caller
- * reads the range again with read(). A SIGBUS anywhere else goes on to the handler that was
- * there before (Python's faulthandler, say) or to the default action. */
-static __thread sigjmp_buf *volatile bus_guard = NULL;
-static struct sigaction prev_bus;
-static int bus_installed = 0;
-static PyObject *FileChanged = NULL;
-
-static void on_bus(int sig, siginfo_t *si, void *ctx) {
-    sigjmp_buf *j = (sigjmp_buf *)bus_guard;
-    if (j) {
-        bus_guard = NULL;
-        siglongjmp(*j, 1);
-    }
-    if ((prev_bus.sa_flags & SA_SIGINFO) && prev_bus.sa_sigaction) {
-        prev_bus.sa_sigaction(sig, si, ctx);
-        return;
-    }
-    if (!(prev_bus.sa_flags & SA_SIGINFO) && prev_bus.sa_handler != SIG_DFL && prev_bus.sa_handler != SIG_IGN) {
-        prev_bus.sa_handler(sig);
-        return;
-    }
-    sigaction(SIGBUS, &prev_bus, NULL); /* the access runs again, and ends the process as it would have */
-}
-
-static void install_bus_guard(void) {
-    if (bus_installed) return;
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_sigaction = on_bus;
-    sa.sa_flags = SA_SIGINFO | SA_NODEFER;
-    sigemptyset(&sa.sa_mask);
-    if (sigaction(SIGBUS, &sa, &prev_bus) == 0) bus_installed = 1;
-}
-
-/* fn(arg) with SIGBUS caught: 0, or 1 if a read of the buffer faulted (fn did not finish).
- * Never inlined, and the guard is set and cleared around compiler barriers: the reads of the
- * buffer stay between the two (memchr is known to the compiler, which could otherwise move or
- * drop the stores). */
-__attribute__((noinline)) static int guarded(void (*fn)(void *), void *arg) {
-    sigjmp_buf jb;
-    if (sigsetjmp(jb, 1)) return 1;
-    bus_guard = &jb;
-    __asm__ __volatile__("" ::: "memory");
-    fn(arg);
-    __asm__ __volatile__("" ::: "memory");
-    bus_guard = NULL;
-    return 0;
-}
-
-static PyObject *file_changed(void) {
-    PyErr_SetString(FileChanged, "the file changed while it was read (truncated or replaced)");
-    return NULL;
-}
-
 static void configure_search(void) {
-    install_bus_guard();
 #ifdef HAVE_TEDDY
     build_teddy();
 #endif

@@ -78,46 +78,24 @@ class Scan:
     vllm: VllmEdge | None = None
 
 
-def scan_chunk(buf: bytes | memoryview, year: int = 1970, wide: bool = True) -> Scan | None:
+def scan_chunk(buf: bytes | memoryview, year: int = 1970) -> Scan | None:
     """``buf`` must hold whole lines (end with a newline); ``year`` is given to vLLM's year-less
-    stamps (the caller checks it against the line parser's reading, see VllmEdge). ``wide``
-    False: a line that only the Python scanner reads (the grammar's wider shapes) refuses the
-    buffer, and the buffer is read by native code alone (a mapped file: see FileChanged)."""
+    stamps (the caller checks it against the line parser's reading, see VllmEdge)."""
     if _native is not None:
         r = _native.scan(buf, year)
-        if r is None or (r is False and not wide):
+        if r is None:
             return None
         if r is not False:  # False: a line fits the grammar's wider shape only: Python reads it
             return _from_native(r, year)
     return _scan_python(bytes(buf), year)
 
 
-# A mapped file truncated while the native scanner reads it: the read is stopped and this is
-# raised (a plain read of the range is then safe); without the native scanner, never raised.
-FileChanged: type[OSError] = _native.FileChanged if _native is not None else OSError
-
-
 def native_scanner() -> bool:
     return _native is not None
 
 
-LONG_LINE, NO_FINAL_NEWLINE = 1, 2
-
-
-def long_lines(buf: bytes | memoryview, limit: int) -> int:
-    """0 when every line of ``buf`` (whole lines) is at most ``limit`` bytes long, LONG_LINE when
-    one is longer, NO_FINAL_NEWLINE when ``buf`` does not end with a newline. Native code only
-    (guarded: see FileChanged)."""
-    if _native is None:
-        raise RuntimeError("the native scanner is not built")
-    return int(_native.long_line(buf, limit))
-
-
 def line_end(buf: bytes | memoryview, at: int) -> int:
-    """The offset just after the newline ending the line that starts at ``at`` (natively, so a
-    mapped buffer is read guarded), or ``len(buf)``."""
-    if _native is not None:
-        return int(_native.line_end(buf, at))
+    """The offset just after the newline ending the line that starts at ``at``, or ``len(buf)``."""
     step, i = 256, at
     while True:
         chunk = bytes(buf[i : i + step])

@@ -5,31 +5,15 @@
 
 from __future__ import annotations
 
-import mmap
 import os
 import threading
 from _queue import SimpleQueue
 from dataclasses import dataclass
 from typing import BinaryIO
 
-from tui.core.formats.fastscan import (
-    LONG_LINE,
-    NO_FINAL_NEWLINE,
-    FileChanged,
-    Scan,
-    anchor_lines,
-    line_end,
-    long_lines,
-    native_scanner,
-    refused_at,
-    scan_chunk,
-)
+from tui.core.formats.fastscan import Scan, anchor_lines, line_end, refused_at, scan_chunk
 from tui.core.pipeline.chunks import READ_CHUNK, Ready, has_oversized, prepare
 from tui.core.sources.base import MAX_LINE_BYTES
-
-# A range is read once, whole: its pages are mapped in one call (MAP_POPULATE, Linux) rather
-# than one page fault at a time.
-_MAP_FLAGS = mmap.MAP_SHARED | getattr(mmap, "MAP_POPULATE", 0)
 
 
 @dataclass(slots=True)
@@ -55,20 +39,12 @@ MAX_PARTS = 16  # a range with more lines the scanner cannot read goes to the li
 
 
 def scan_range(fd: int, start: int, end: int, year: int) -> list[Part]:
-    """Scan [start, end) of the file open as ``fd`` (called in a scanning thread): through a
-    read-only mapping of just that range when the native scanner is built (no copy of the bytes;
-    unmapped after, so memory stays one range per thread; only native code reads the mapping,
-    guarded, so a file truncated meanwhile raises FileChanged instead of SIGBUS), else, or then,
-    through a plain read. The parts of the range in order (see :func:`scan_parts`); the whole
-    range as one part for the line parser when a line in it is oversized (it counts that line);
-    none when the file now ends before the range."""
-    if native_scanner():
-        try:
-            parts = _scan_mapped(fd, start, end, year)
-        except FileChanged:
-            parts = None
-        if parts is not None:
-            return parts
+    """Scan [start, end) of the file open as ``fd`` (called in a scanning thread), read with one
+    ``pread`` (a copy that nothing can take away: a file truncated meanwhile gives a shorter read,
+    never a fault). The parts of the range in order (see :func:`scan_parts`); the whole range as
+    one part for the line parser when a line in it is oversized (it counts that line); none when
+    the file now ends before the range. A range that the file now ends inside is read as far as
+    it goes, its last line given a newline."""
     buf = os.pread(fd, end - start, start)
     if not buf:
         return []
@@ -79,35 +55,17 @@ def scan_range(fd: int, start: int, end: int, year: int) -> list[Part]:
     return scan_parts(memoryview(buf), year, start)
 
 
-def _scan_mapped(fd: int, start: int, end: int, year: int) -> list[Part] | None:
-    base = start - start % mmap.ALLOCATIONGRANULARITY
-    try:
-        m = mmap.mmap(fd, end - base, flags=_MAP_FLAGS, prot=mmap.PROT_READ, offset=base)
-    except (OSError, ValueError):
-        return None
-    with m, memoryview(m)[start - base :] as view:
-        shape = long_lines(view, MAX_LINE_BYTES)
-        if shape == NO_FINAL_NEWLINE:  # the file's last line: read as bytes, given a newline
-            return None
-        if shape == LONG_LINE:
-            return [Part(start, end, None)]
-        return scan_parts(view, year, start, mapped=True)
-
-
-def scan_parts(view: memoryview, year: int, offset: int, mapped: bool = False) -> list[Part]:
+def scan_parts(view: memoryview, year: int, offset: int) -> list[Part]:
     """The whole lines of ``view`` (at file ``offset``) scanned, in parts: where the scanner
     stops at a line it cannot read (a restart's args dump, a malformed line), the lines before
     it are scanned, that line is left to the line parser, and the scan goes on after it. The
-    reader folds the parts in order, exactly as if it had read the lines one by one. ``mapped``:
-    ``view`` is a mapped file, read by native code only (a line of the grammar's wider shapes is
-    then left to the line parser too)."""
+    reader folds the parts in order, exactly as if it had read the lines one by one."""
     n = len(view)
     parts: list[Part] = []
     pos = 0
-    wide = not mapped
     while pos < n:
         with view[pos:] as rest:
-            sc = scan_chunk(rest, year, wide)
+            sc = scan_chunk(rest, year)
             if sc is not None:
                 parts.append(Part(offset + pos, offset + n, sc))
                 break
@@ -117,7 +75,7 @@ def scan_parts(view: memoryview, year: int, offset: int, mapped: bool = False) -
                 break
             if bad > 0:
                 with rest[:bad] as head:
-                    sc = scan_chunk(head, year, wide)
+                    sc = scan_chunk(head, year)
                 if sc is None:
                     _slow_part(parts, offset + pos, offset + pos + bad)
                 else:
@@ -259,7 +217,7 @@ def _next_newline(f: BinaryIO, pos: int, total: int) -> int | None:
 
 # What one scanning thread and the rest of the process cost at their peak (RSS, as
 # bench/bench_summary.py counts it: on the 5M-line SGLang log, ranges of 4 MiB, 46 MB with 1
-# thread, 50 with 2, 79 with 4, 127 with 8). A thread holds up to two ranges (the one it maps and
+# thread, 50 with 2, 79 with 4, 127 with 8). A thread holds up to two ranges (the one it reads and
 # its result waiting to be folded): WORKER_MB for 4 MiB ranges, plus twice the extra bytes of
 # larger ranges (sparse logs, whose results are small).
 WORKER_MB = 12
