@@ -6,9 +6,9 @@
  * the line parser acts on, in the order of grammar.ANCHORS (0 "Decode batch",
  * 1 "SpecDecoding metrics:", 3 "Avg prompt throughput" are the ones with canonical shapes).
  *
- * scan(buf, year) reads a buffer of whole lines. Anchors are found with a Teddy-style SIMD
- * filter where the CPU has SSSE3 or AVX2, else a Wu-Manber skip loop (see find_anchor; most
- * bytes are never looked at one by one); every line holding an anchor must be a line of the
+ * scan(buf, year) reads a buffer of whole lines. Anchors are found with memmem (see
+ * find_anchor: each anchor's text is searched for once over the buffer, not once per line);
+ * every line holding an anchor must be a line of the
  * common form of grammar.SHAPES, else the result is None (an anchor without a shape: the caller
  * reads the buffer with the line parser) or False (a shaped anchor on a line of another form:
  * the Python scanner may read it). scan(buf, year, True) gives instead the offset of the line
@@ -40,20 +40,8 @@ enum { A_DECODE = 0, A_SPEC = 1, A_ENGINE = 3, A_LLAMA = 4 };
 static char *anch[MAXA];
 static Py_ssize_t anch_len[MAXA];
 static int n_anch = 0;
-static Py_ssize_t mlen = 0;
-/* Wu-Manber over byte trigrams (hashed to 11 bits: the tables stay in L1 next to the data): a
- * window of the shortest anchor's length moves by how far its last trigram is from the end of
- * any anchor's prefix. */
-#define HBITS 11
-#define HASH(p) \
-    ((((unsigned)(unsigned char)(p)[0] * 31u + (unsigned char)(p)[1]) * 31u + (unsigned char)(p)[2]) & \
-     ((1u << HBITS) - 1))
-static unsigned char shift_tab[1 << HBITS];
-static uint32_t cand_tab[1 << HBITS];
 
 #include "_fastscan_text.h"
-
-static void configure_search(void);
 
 static PyObject *configure(PyObject *self, PyObject *args) {
     PyObject *seq;
@@ -68,7 +56,6 @@ static PyObject *configure(PyObject *self, PyObject *args) {
     }
     for (int i = 0; i < n_anch; i++) free(anch[i]);
     n_anch = 0;
-    mlen = PY_SSIZE_T_MAX;
     for (Py_ssize_t i = 0; i < n; i++) {
         char *s;
         Py_ssize_t len;
@@ -80,24 +67,9 @@ static PyObject *configure(PyObject *self, PyObject *args) {
         anch[i] = (char *)malloc((size_t)len);
         memcpy(anch[i], s, (size_t)len);
         anch_len[i] = len;
-        if (len < mlen) mlen = len;
         n_anch++;
     }
     Py_DECREF(fast);
-    Py_ssize_t m = mlen > 255 ? 255 : mlen;
-    mlen = m;
-    memset(shift_tab, (int)(m - 2), sizeof shift_tab);
-    memset(cand_tab, 0, sizeof cand_tab);
-    for (int a = 0; a < n_anch; a++) {
-        const char *s = anch[a];
-        for (Py_ssize_t q = 2; q < m; q++) {
-            unsigned h = HASH(s + q - 2);
-            unsigned char sh = (unsigned char)(m - 1 - q);
-            if (sh < shift_tab[h]) shift_tab[h] = sh;
-            if (sh == 0) cand_tab[h] |= 1u << a;
-        }
-    }
-    configure_search();
     Py_RETURN_NONE;
 }
 
@@ -212,9 +184,10 @@ static void scan_loop(scan_job_t *J) {
     const char *last_ls = NULL; /* the start of the last line read */
     if (end == buf || end[-1] != '\n') S->ok = 0;
     const char *from = buf;
+    finder_t F = {{0}, {0}};
     while (S->ok == 1) {
         int which = -1;
-        const char *start = find_anchor(from, end, &which);
+        const char *start = find_anchor(&F, from, end, &which);
         if (!start) break;
         const char *ls = memrchr(buf, '\n', (size_t)(start - buf));
         ls = ls ? ls + 1 : buf;
@@ -326,9 +299,10 @@ static PyObject *anchor_lines(PyObject *self, PyObject *args) {
     int nomem = 0;
     Py_BEGIN_ALLOW_THREADS
     const char *from = buf;
+    finder_t F = {{0}, {0}};
     for (;;) {
         int which;
-        const char *start = find_anchor(from, end, &which);
+        const char *start = find_anchor(&F, from, end, &which);
         if (!start) break;
         const char *ls = memrchr(buf, '\n', (size_t)(start - buf));
         int64_t at = ls ? (ls + 1 - buf) : 0;
@@ -347,34 +321,7 @@ static PyObject *anchor_lines(PyObject *self, PyObject *args) {
     return r;
 }
 
-/* search(mode=None) -> the search in use, after setting it when a mode is given: 0 the
- * Wu-Manber skip loop (any CPU), 1 SSSE3, 2 AVX2 (what the CPU has, chosen by configure());
- * for the tests, which check that every mode finds the same lines. */
-static PyObject *search(PyObject *self, PyObject *args) {
-    int mode = -1;
-    if (!PyArg_ParseTuple(args, "|i", &mode)) return NULL;
-#ifdef HAVE_TEDDY
-    if (mode >= 0) {
-        int have = __builtin_cpu_supports("ssse3") && __builtin_cpu_supports("popcnt");
-        if (have && __builtin_cpu_supports("avx2")) have = 2;
-        if (mode > have) {
-            PyErr_SetString(PyExc_ValueError, "this CPU does not have that search");
-            return NULL;
-        }
-        use_teddy = mode;
-    }
-    return PyLong_FromLong(use_teddy);
-#else
-    if (mode > 0) {
-        PyErr_SetString(PyExc_ValueError, "this build has only the portable search");
-        return NULL;
-    }
-    return PyLong_FromLong(0);
-#endif
-}
-
 static PyMethodDef methods[] = {
-    {"search", search, METH_VARARGS, "The anchor search in use (0 portable, 1 SSSE3, 2 AVX2); set it for tests."},
     {"anchor_lines", anchor_lines, METH_VARARGS, "Starts of the lines holding an anchor."},
     {"configure", configure, METH_VARARGS, "Set the anchors (grammar.ANCHORS as bytes)."},
     {"scan", scan, METH_VARARGS, "Scan a buffer of whole lines: columns of its canonical lines, or None."},
