@@ -6,9 +6,9 @@
  * the line parser acts on, in the order of grammar.ANCHORS (0 "Decode batch",
  * 1 "SpecDecoding metrics:", 3 "Avg prompt throughput" are the ones with canonical shapes).
  *
- * scan(buf, year) reads a buffer of whole lines. Anchors are found with memmem (see
- * find_anchor: each anchor's text is searched for once over the buffer, not once per line);
- * every line holding an anchor must be a line of the
+ * scan(buf, year) reads a buffer of whole lines. Anchors are found with a Wu-Manber skip loop
+ * (see find_anchor: one pass finds them all, most bytes never looked at one by one); every line
+ * holding an anchor must be a line of the
  * common form of grammar.SHAPES, else the result is None (an anchor without a shape: the caller
  * reads the buffer with the line parser) or False (a shaped anchor on a line of another form:
  * the Python scanner may read it). scan(buf, year, True) gives instead the offset of the line
@@ -41,6 +41,7 @@ static char *anch[MAXA];
 static Py_ssize_t anch_len[MAXA];
 static int n_anch = 0;
 
+#include "_fastscan_search.h"
 #include "_fastscan_text.h"
 
 static PyObject *configure(PyObject *self, PyObject *args) {
@@ -70,10 +71,9 @@ static PyObject *configure(PyObject *self, PyObject *args) {
         n_anch++;
     }
     Py_DECREF(fast);
+    build_search();
     Py_RETURN_NONE;
 }
-
-#include "_fastscan_search.h"
 
 static int has_anchor(const char *s, const char *e) {
     for (int a = 0; a < n_anch; a++)
@@ -184,10 +184,9 @@ static void scan_loop(scan_job_t *J) {
     const char *last_ls = NULL; /* the start of the last line read */
     if (end == buf || end[-1] != '\n') S->ok = 0;
     const char *from = buf;
-    finder_t F = {{0}, {0}};
     while (S->ok == 1) {
         int which = -1;
-        const char *start = find_anchor(&F, from, end, &which);
+        const char *start = find_anchor(from, end, &which);
         if (!start) break;
         const char *ls = memrchr(buf, '\n', (size_t)(start - buf));
         ls = ls ? ls + 1 : buf;
@@ -299,10 +298,9 @@ static PyObject *anchor_lines(PyObject *self, PyObject *args) {
     int nomem = 0;
     Py_BEGIN_ALLOW_THREADS
     const char *from = buf;
-    finder_t F = {{0}, {0}};
     for (;;) {
         int which;
-        const char *start = find_anchor(&F, from, end, &which);
+        const char *start = find_anchor(from, end, &which);
         if (!start) break;
         const char *ls = memrchr(buf, '\n', (size_t)(start - buf));
         int64_t at = ls ? (ls + 1 - buf) : 0;

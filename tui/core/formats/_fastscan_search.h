@@ -1,28 +1,60 @@
-/* Part of _fastscan.c (included once, there): finding the anchors and counting newlines, on
- * the C library's memmem and memchr (vectorised where the library is). */
+/* Part of _fastscan.c (included once, there): finding the anchors (a Wu-Manber skip loop, in
+ * plain C) and counting newlines (memchr).
+ *
+ * Wu-Manber over byte trigrams (hashed to 11 bits: the tables stay in L1 next to the data): a
+ * window of the shortest anchor's length moves by how far its last trigram is from the end of
+ * any anchor's prefix, so most bytes are never looked at one by one, and one pass finds every
+ * anchor. (Measured against it on bench/bench_summary.py: memmem once per anchor is several times
+ * slower, as it reads the buffer once per anchor; a hand-written SSSE3/AVX2 filter gained too
+ * little to keep; see CONTRIBUTING.md.) */
+#define HBITS 11
+#define HASH(p) \
+    ((((unsigned)(unsigned char)(p)[0] * 31u + (unsigned char)(p)[1]) * 31u + (unsigned char)(p)[2]) & \
+     ((1u << HBITS) - 1))
+static unsigned char shift_tab[1 << HBITS];
+static uint32_t cand_tab[1 << HBITS];
+static Py_ssize_t mlen = 0; /* the window: the shortest anchor's length, at most 255 */
 
-/* Where each anchor next starts, for a reader that moves forward through one buffer: each
- * anchor is searched for (memmem) only when the reader has passed its last known start, so an
- * anchor that a buffer lacks costs one search, not one per line, and no byte is searched twice
- * for the same anchor. One per scan (the scans of several threads share nothing). */
-typedef struct {
-    const char *next[MAXA]; /* anchor a's first start at or after from[a]; NULL: none */
-    const char *from[MAXA]; /* where that search began; NULL: not searched yet */
-} finder_t;
+/* The tables for the anchors configure() stored. */
+static void build_search(void) {
+    Py_ssize_t m = PY_SSIZE_T_MAX;
+    for (int a = 0; a < n_anch; a++)
+        if (anch_len[a] < m) m = anch_len[a];
+    mlen = m = m > 255 ? 255 : m;
+    memset(shift_tab, (int)(m - 2), sizeof shift_tab);
+    memset(cand_tab, 0, sizeof cand_tab);
+    for (int a = 0; a < n_anch; a++)
+        for (Py_ssize_t q = 2; q < m; q++) {
+            unsigned h = HASH(anch[a] + q - 2);
+            unsigned char sh = (unsigned char)(m - 1 - q);
+            if (sh < shift_tab[h]) shift_tab[h] = sh;
+            if (sh == 0) cand_tab[h] |= 1u << a;
+        }
+}
 
 /* The first anchor starting in [p, end) (the one listed first when several start at one place),
- * its index in *which; NULL when none does. p never moves back between calls with one F. */
-static const char *find_anchor(finder_t *F, const char *p, const char *end, int *which) {
-    const char *best = NULL;
-    for (int a = 0; a < n_anch; a++) {
-        const char *at = F->next[a];
-        if (!F->from[a] || p < F->from[a] || (at && at < p)) {
-            at = end - p >= anch_len[a] ? memmem(p, (size_t)(end - p), anch[a], (size_t)anch_len[a]) : NULL;
-            F->next[a] = at, F->from[a] = p;
+ * its index in *which; NULL when none does. */
+static const char *find_anchor(const char *p, const char *end, int *which) {
+    Py_ssize_t m = mlen;
+    if (end - p < m) return NULL;
+    const char *w = p + (m - 1); /* the window's last byte */
+    while (w < end) {
+        unsigned h = HASH(w - 2);
+        unsigned char sh = shift_tab[h];
+        if (sh) {
+            w += sh;
+            continue;
         }
-        if (at && (!best || at < best)) best = at, *which = a;
+        uint32_t c = cand_tab[h];
+        const char *start = w - (m - 1);
+        for (int a = 0; c; a++, c >>= 1)
+            if ((c & 1) && end - start >= anch_len[a] && memcmp(start, anch[a], (size_t)anch_len[a]) == 0) {
+                *which = a;
+                return start;
+            }
+        w++;
     }
-    return best;
+    return NULL;
 }
 
 /* newlines in [s, e) */
