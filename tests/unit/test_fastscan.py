@@ -204,9 +204,9 @@ def test_over_long_lines_count_once_in_every_reader(tmp_path, monkeypatch, scann
 
 
 def test_the_anchor_search_finds_the_lines_python_finds():
-    """The native scanner's anchor search (a Wu-Manber skip loop) finds
-    the lines holding an anchor that Python's own search finds, on generated logs, the sample and
-    real logs, and noise that holds anchors and near misses at every offset."""
+    """The native scanner's anchor search (a Wu-Manber skip loop) finds the lines holding an
+    anchor that Python's own search finds, on generated logs, the sample and real logs, and noise
+    that holds anchors and near misses at every offset."""
     import tui.core.formats.fastscan as fastscan
 
     if fastscan._native is None:
