@@ -44,7 +44,7 @@ static int n_anch = 0;
 #include "_fastscan_search.h"
 #include "_fastscan_text.h"
 
-static PyObject *configure(PyObject *self, PyObject *args) {
+static PyObject *configure(PyObject *Py_UNUSED(self), PyObject *args) {
     PyObject *seq;
     if (!PyArg_ParseTuple(args, "O", &seq)) return NULL;
     PyObject *fast = PySequence_Fast(seq, "anchors must be a sequence");
@@ -188,8 +188,7 @@ static void scan_loop(scan_job_t *J) {
         int which = -1;
         const char *start = find_anchor(from, end, &which);
         if (!start) break;
-        const char *ls = memrchr(buf, '\n', (size_t)(start - buf));
-        ls = ls ? ls + 1 : buf;
+        const char *ls = line_start(buf, start);
         J->bad_ls = ls;
         if (ls == last_ls) { /* a second anchor on a line already read */
             S->ok = 0;
@@ -215,7 +214,7 @@ static void scan_loop(scan_job_t *J) {
     if (S->ok == 1) S->n_lines += count_nl(counted, end);
 }
 
-static PyObject *scan(PyObject *self, PyObject *args) {
+static PyObject *scan(PyObject *Py_UNUSED(self), PyObject *args) {
     Py_buffer view;
     int year, where = 0;
     if (!PyArg_ParseTuple(args, "y*i|p", &view, &year, &where)) return NULL;
@@ -285,7 +284,7 @@ static PyObject *scan(PyObject *self, PyObject *args) {
 
 /* anchor_lines(buf) -> bytes of int64: the start of every line of buf holding an anchor, in order
  * (the line parser needs to see only these lines, and the lines continuing an args dump). */
-static PyObject *anchor_lines(PyObject *self, PyObject *args) {
+static PyObject *anchor_lines(PyObject *Py_UNUSED(self), PyObject *args) {
     Py_buffer view;
     if (!PyArg_ParseTuple(args, "y*", &view)) return NULL;
     if (n_anch == 0) {
@@ -302,8 +301,7 @@ static PyObject *anchor_lines(PyObject *self, PyObject *args) {
         int which;
         const char *start = find_anchor(from, end, &which);
         if (!start) break;
-        const char *ls = memrchr(buf, '\n', (size_t)(start - buf));
-        int64_t at = ls ? (ls + 1 - buf) : 0;
+        int64_t at = line_start(buf, start) - buf;
         if (push(&out, &at, sizeof at)) {
             nomem = 1;
             break;
@@ -325,6 +323,6 @@ static PyMethodDef methods[] = {
     {"scan", scan, METH_VARARGS, "Scan a buffer of whole lines: columns of its canonical lines, or None."},
     {NULL, NULL, 0, NULL}};
 
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_fastscan", NULL, -1, methods};
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, .m_name = "_fastscan", .m_size = -1, .m_methods = methods};
 
 PyMODINIT_FUNC PyInit__fastscan(void) { return PyModule_Create(&module); }

@@ -1,5 +1,5 @@
 /* Part of _fastscan.c (included once, there): finding the anchors (a Wu-Manber skip loop, in
- * plain C) and counting newlines (memchr).
+ * plain C), their lines' starts, and counting newlines (memchr).
  *
  * Wu-Manber over byte trigrams (hashed to 11 bits: the tables stay in L1 next to the data): a
  * window of the shortest anchor's length moves by how far its last trigram is from the end of
@@ -55,6 +55,13 @@ static const char *find_anchor(const char *p, const char *end, int *which) {
         w++;
     }
     return NULL;
+}
+
+/* The start of the line holding p (buf: the buffer's start). A loop rather than memrchr, which
+ * not every C library has: the anchors sit near their line's start. */
+static const char *line_start(const char *buf, const char *p) {
+    while (p > buf && p[-1] != '\n') p--;
+    return p;
 }
 
 /* newlines in [s, e) */

@@ -209,7 +209,7 @@ static int common_form(run_t *R) {
     return 1;
 }
 
-static PyObject *precompute(PyObject *self, PyObject *args) {
+static PyObject *precompute(PyObject *Py_UNUSED(self), PyObject *args) {
     int sglang, k, n_groups;
     Py_ssize_t n;
     PyObject *cols, *pp_obj, *rank_obj;
@@ -338,7 +338,7 @@ static PyObject *precompute(PyObject *self, PyObject *args) {
 
 /* steps(prefix, i, last, size) -> bytes of doubles: prefix[j + size] - prefix[j] for j = i,
  * i + size, ... < last (estimate.Batches: the sums of whole batches, from running sums). */
-static PyObject *steps(PyObject *self, PyObject *args) {
+static PyObject *steps(PyObject *Py_UNUSED(self), PyObject *args) {
     Py_buffer v;
     Py_ssize_t i, last, size;
     if (!PyArg_ParseTuple(args, "y*nnn", &v, &i, &last, &size)) return NULL;
@@ -361,7 +361,7 @@ static PyObject *steps(PyObject *self, PyObject *args) {
 
 /* pairs(sums) -> bytes of doubles: sums[0] + sums[1], sums[2] + sums[3], ... (an odd last one
  * dropped, as zip does): estimate.Batches halving its batches. */
-static PyObject *pairs(PyObject *self, PyObject *args) {
+static PyObject *pairs(PyObject *Py_UNUSED(self), PyObject *args) {
     Py_buffer v;
     if (!PyArg_ParseTuple(args, "y*", &v)) return NULL;
     Py_ssize_t k = v.len / (Py_ssize_t)sizeof(double) / 2;
@@ -381,7 +381,7 @@ static PyMethodDef methods[] = {
     {"pairs", pairs, METH_VARARGS, "Neighbouring batch sums added (estimate.Batches halving)."},
     {NULL, NULL, 0, NULL}};
 
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_reduce", NULL, -1, methods};
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, .m_name = "_reduce", .m_size = -1, .m_methods = methods};
 
 PyMODINIT_FUNC PyInit__reduce(void) {
     init_edges();
