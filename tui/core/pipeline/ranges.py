@@ -38,21 +38,30 @@ def finish(parts: list[Part]) -> list[Part]:
 MAX_PARTS = 16  # a range with more lines the scanner cannot read goes to the line parser whole
 
 
-def scan_range(fd: int, start: int, end: int, year: int) -> list[Part]:
+def scan_range(fd: int, start: int, end: int, year: int, into: bytearray | None = None) -> list[Part]:
     """Scan [start, end) of the file open as ``fd`` (called in a scanning thread), read with one
-    ``pread`` (a copy that nothing can take away: a file truncated meanwhile gives a shorter read,
-    never a fault). The parts of the range in order (see :func:`scan_parts`); the whole range as
-    one part for the line parser when a line in it is oversized (it counts that line); none when
-    the file now ends before the range. A range that the file now ends inside is read as far as
-    it goes, its last line given a newline."""
-    buf = os.pread(fd, end - start, start)
-    if not buf:
-        return []
-    if not buf.endswith(b"\n"):
-        buf += b"\n"
-    if has_oversized(buf):
-        return [Part(start, start + len(buf), None)]
-    return scan_parts(memoryview(buf), year, start)
+    ``preadv`` into ``into`` (the thread's buffer, grown as needed and used again for its next
+    range: no fresh pages to fault in per range), or into a new buffer. The bytes are a copy
+    that nothing can take away: a file truncated meanwhile gives a shorter read, never a fault.
+    The parts of the range in order (see :func:`scan_parts`; they keep no reference to the
+    buffer); the whole range as one part for the line parser when a line in it is oversized (it
+    counts that line); none when the file now ends before the range. A range that the file now
+    ends inside is read as far as it goes, its last line given a newline."""
+    size = end - start
+    buf = into if into is not None else bytearray()
+    if len(buf) < size + 1:
+        buf.extend(bytes(size + 1 - len(buf)))
+    with memoryview(buf) as whole, whole[:size] as target:
+        n = os.preadv(fd, [target], start)
+        if not n:
+            return []
+        if buf[n - 1] != 10:  # b"\n"
+            buf[n] = 10
+            n += 1
+        if has_oversized(buf, 0, n):
+            return [Part(start, start + n, None)]
+        with whole[:n] as view:
+            return scan_parts(view, year, start)
 
 
 def scan_parts(view: memoryview, year: int, offset: int) -> list[Part]:
@@ -142,6 +151,7 @@ class ScanThreads:
         self._gate.set()
 
     def _run(self) -> None:
+        buf = bytearray()  # this thread's read buffer (see scan_range)
         while True:
             item = self._tasks.get()
             if item is None:
@@ -149,7 +159,7 @@ class ScanThreads:
             p, start, end = item
             try:
                 if not self._closed:
-                    parts = scan_range(self._fd, start, end, self._year)
+                    parts = scan_range(self._fd, start, end, self._year, buf)
                     self._gate.wait()
                     p._value = finish(parts)
             except BaseException as e:  # handed to the reader, raised there
