@@ -7,9 +7,9 @@
  * anchor. (Measured against it on bench/bench_summary.py: memmem once per anchor is several times
  * slower, as it reads the buffer once per anchor; a hand-written SSSE3/AVX2 filter gained too
  * little to keep; see CONTRIBUTING.md.) */
-#define HBITS 11
+#define HBITS 12
 #define HASH(p) \
-    ((((unsigned)(unsigned char)(p)[0] * 31u + (unsigned char)(p)[1]) * 31u + (unsigned char)(p)[2]) & \
+    ((((unsigned)(unsigned char)(p)[0] << 4) ^ ((unsigned)(unsigned char)(p)[1] << 2) ^ (unsigned char)(p)[2]) & \
      ((1u << HBITS) - 1))
 static unsigned char shift_tab[1 << HBITS];
 static uint32_t cand_tab[1 << HBITS];
