@@ -1,12 +1,12 @@
 /* Part of _fastscan.c (included once, there): finding the anchors (a Wu-Manber skip loop, in
  * plain C), their lines' starts, and counting newlines (memchr).
  *
- * Wu-Manber over byte trigrams (hashed to 11 bits: the tables stay in L1 next to the data): a
+ * Wu-Manber over byte trigrams (hashed to 12 bits with shifts and xors; 20 KB of tables): a
  * window of the shortest anchor's length moves by how far its last trigram is from the end of
  * any anchor's prefix, so most bytes are never looked at one by one, and one pass finds every
- * anchor. (Measured against it on bench/bench_summary.py: memmem once per anchor is several times
- * slower, as it reads the buffer once per anchor; a hand-written SSSE3/AVX2 filter gained too
- * little to keep; see CONTRIBUTING.md.) */
+ * anchor. Measured against it on bench/bench_summary.py (CONTRIBUTING.md, "The native code"):
+ * memmem once per anchor is about 2x slower (it reads the buffer once per anchor); a hand-written
+ * SSSE3/AVX2 filter was 1.04x (SGLang) to 1.17x (vLLM) faster, too little for x86-only code. */
 #define HBITS 12
 #define HASH(p) \
     ((((unsigned)(unsigned char)(p)[0] << 4) ^ ((unsigned)(unsigned char)(p)[1] << 2) ^ (unsigned char)(p)[2]) & \
