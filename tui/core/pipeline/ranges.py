@@ -52,7 +52,7 @@ def scan_range(fd: int, start: int, end: int, year: int, into: bytearray | None 
     if len(buf) < size + 1:
         buf.extend(bytes(size + 1 - len(buf)))
     with memoryview(buf) as whole, whole[:size] as target:
-        n = os.preadv(fd, [target], start)
+        n = _read_into(fd, target, start)
         if not n:
             return []
         if buf[n - 1] != 10:  # b"\n"
@@ -62,6 +62,14 @@ def scan_range(fd: int, start: int, end: int, year: int, into: bytearray | None 
             return [Part(start, start + n, None)]
         with whole[:n] as view:
             return scan_parts(view, year, start)
+
+
+def _read_into(fd: int, target: memoryview, offset: int) -> int:
+    if hasattr(os, "preadv"):
+        return os.preadv(fd, [target], offset)
+    data = os.pread(fd, len(target), offset)  # where preadv is missing: one more copy
+    target[: len(data)] = data
+    return len(data)
 
 
 def scan_parts(view: memoryview, year: int, offset: int) -> list[Part]:
