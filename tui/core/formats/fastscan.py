@@ -13,8 +13,8 @@ year of vLLM's year-less stamps) is returned in :class:`VllmEdge` for the caller
 line order.
 
 The optional C scanner (``_fastscan.c``, built by setup.py) gives the same answers several
-times faster; without it the pure-Python scanner below runs, its patterns compiled from the
-grammar.
+times faster; without it (or with ``SPECWATCH_NATIVE=0``, see :mod:`tui.core.native`) the
+pure-Python scanner below runs, its patterns compiled from the grammar.
 """
 
 from __future__ import annotations
