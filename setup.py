@@ -5,7 +5,9 @@
 logs. They are optional: when they cannot be compiled (no compiler, no Python headers), the
 install goes on and the pure-Python code, which they mirror exactly, is used.
 ``-ffp-contract=off``: no fused multiply-add, so every product and sum is rounded as Python
-rounds it.
+rounds it. ``-Wextra``: the code is kept free of warnings with GCC and Clang
+(tests/integration/test_native_build.py). ``SPECWATCH_NATIVE=0`` at run time ignores a build
+(tui/core/native.py).
 
 ``build_py`` also copies the repository's top-level ``themes/*.toml`` and ``sample_logs/*.log``
 (their one source of truth) into the built package as ``tui/resources/{themes,sample_logs}``, where
@@ -18,7 +20,7 @@ from pathlib import Path
 from setuptools import Extension, setup
 from setuptools.command.build_py import build_py
 
-FLAGS = ["-ffp-contract=off"]
+FLAGS = ["-ffp-contract=off", "-Wextra"]
 HERE = Path(__file__).resolve().parent
 RESOURCES = {"themes": "*.toml", "sample_logs": "*.log"}  # top-level folder -> files shipped
 
@@ -51,7 +53,11 @@ setup(
             extra_compile_args=FLAGS,
         ),
         Extension(
-            "tui.core.stats._reduce", ["tui/core/stats/_reduce.c"], optional=True, extra_compile_args=FLAGS
+            "tui.core.stats._reduce",
+            ["tui/core/stats/_reduce.c"],
+            depends=["tui/core/stats/_reduce_compute.h"],
+            optional=True,
+            extra_compile_args=FLAGS,
         ),
     ],
 )

@@ -36,6 +36,11 @@ Steps:
 Exit status: 0 if the answers agree, 1 if they disagree, 2 if a command failed. Missed targets
 are reported but do not change the exit status.
 
+``--tree DIR`` (repeatable) also runs ``python -m tui summary --json FILE`` from another checkout
+(its own build), alternately with the others in the same run and on the same file, and reports
+it next to ours (ratio to ours, answers checked the same way): a before/after comparison that the
+machine's load cannot skew much.
+
 ``--ours-cmd`` replaces our command (``{file}`` is substituted, and the command is run without a
 shell) in order to test this script itself. The stand-in must print the same JSON shape as ours.
 """
@@ -167,12 +172,12 @@ class TreeSampler(threading.Thread):
 
 
 # ---------------------------------------------------------------------------------- runs
-def measure(argv: list[str]) -> dict:
+def measure(argv: list[str], cwd: Path = ROOT) -> dict:
     """Run argv under the launcher. Returns elapsed, rc, stdout, stderr, maxrss_kb, tree_peak_kb."""
     with tempfile.NamedTemporaryFile("r", suffix=".json") as report:
         proc = subprocess.Popen(
             [sys.executable, "-c", LAUNCHER, report.name, *argv],
-            cwd=ROOT,
+            cwd=cwd,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
         )
@@ -221,6 +226,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--reps", type=int, default=3, help="repetitions of each command (default 3)")
     ap.add_argument("--keep", action="store_true", help="keep bench/out/large_N.log for the next run")
     ap.add_argument("--ours-cmd", help="replace our command (for testing the bench); {file} is substituted")
+    ap.add_argument(
+        "--tree", action="append", default=[], help="also time summary from this checkout (repeatable)"
+    )
     args = ap.parse_args(argv)
     if args.lines is None:
         args.lines = 5_000_000 if args.format == "sglang" else 3_000_000
@@ -243,10 +251,15 @@ def bench(path: Path, args: argparse.Namespace) -> int:
         ours = [sys.executable, "-m", "tui", "summary", "--json", str(path)]
     subprocess.run(["cat", str(path)], stdout=subprocess.DEVNULL, check=True)  # warm the page cache
 
-    runs: dict[str, list[dict]] = {"baseline": [], "ours": []}
+    trees = {f"tree{i + 1}": Path(t).resolve() for i, t in enumerate(args.tree)}
+    summary_cmd = [sys.executable, "-m", "tui", "summary", "--json", str(path)]
+    cmds = [("baseline", baseline, ROOT), ("ours", ours, ROOT)] + [
+        (k, summary_cmd, d) for k, d in trees.items()
+    ]
+    runs: dict[str, list[dict]] = {name: [] for name, _, _ in cmds}
     for rep in range(args.reps):
-        for name, cmd in (("baseline", baseline), ("ours", ours)):
-            r = measure(cmd)
+        for name, cmd, cwd in cmds:
+            r = measure(cmd, cwd)
             runs[name].append(r)
             print(
                 f"  rep {rep + 1}/{args.reps} {name:8s} {r['elapsed']:7.3f} s  "
@@ -261,15 +274,19 @@ def bench(path: Path, args: argparse.Namespace) -> int:
 
     try:
         answers = {
-            "baseline": [parse_baseline(r["stdout"]) for r in runs["baseline"]],
-            "ours": [parse_ours(r["stdout"]) for r in runs["ours"]],
+            k: [(parse_baseline if k == "baseline" else parse_ours)(r["stdout"]) for r in v]
+            for k, v in runs.items()
         }
     except (ValueError, KeyError, TypeError, json.JSONDecodeError) as exc:
         print(f"could not read an answer: {exc!r}", file=sys.stderr)
         return 2
     (bn, bm), (on, om) = answers["baseline"][0], answers["ours"][0]
     stable = all(a == answers[k][0] for k in answers for a in answers[k])
-    agree = stable and bn == on and abs(bm - om) <= 1e-6 + 1e-12
+    agree = stable and all(
+        n == bn and abs(m - bm) <= 1e-6 + 1e-12 and (k == "baseline" or m == om)
+        for k, v in answers.items()
+        for n, m in v
+    )
 
     times = {k: sorted(r["elapsed"] for r in v) for k, v in runs.items()}
     best = {k: v[0] for k, v in times.items()}
@@ -285,7 +302,11 @@ def bench(path: Path, args: argparse.Namespace) -> int:
     print(f"file       {path.relative_to(ROOT)}  ({args.lines:,} lines + header, {size_mb:,.0f} MB)")
     print(f"ours       {' '.join(shlex.quote(a) for a in ours)}")
     print(f"{'':24s}{'best':>9s}{'median':>9s}   all runs (s)")
-    for k, label in (("baseline", "baseline (grep | awk)"), ("ours", "ours (summary --json)")):
+    labels = [("baseline", "baseline (grep | awk)"), ("ours", "ours (summary --json)")]
+    for k, d in trees.items():
+        print(f"{k:10s} {d}  (summary --json from there)")
+        labels.append((k, f"{k} ({best[k] / best['ours']:.2f}x ours)"))
+    for k, label in labels:
         print(
             f"{label:24s}{best[k]:9.3f}{statistics.median(times[k]):9.3f}   "
             + " ".join(f"{x:.3f}" for x in times[k])

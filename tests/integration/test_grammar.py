@@ -15,7 +15,7 @@ import random
 from pathlib import Path
 
 import pytest
-from _ci import missing
+from _native_util import require_native
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_fastscan import decode_line, fast_result, make_log, same, slow_result
@@ -39,7 +39,7 @@ def scanner(request, monkeypatch):
     if request.param == "python":
         monkeypatch.setattr(fastscan_mod, "_native", None)
     elif fastscan_mod._native is None:
-        missing("the native scanner is not built (python setup.py build_ext --inplace)")
+        require_native("the native scanner")
     return request.param
 
 

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import io
-import os
 import random
 from array import array
 from pathlib import Path
 
 import pytest
+from _native_util import require_native
 
 from tui.core.formats import grammar
 from tui.core.formats.fastscan import scan_chunk
@@ -116,9 +116,7 @@ def scanner(request, monkeypatch):
     if request.param == "python":
         monkeypatch.setattr(fastscan, "_native", None)
     elif fastscan._native is None:
-        if os.environ.get("CI", "").lower() == "true":
-            raise RuntimeError("the native scanner was not built (pip install . compiles it)")
-        pytest.skip("the native scanner is not built here")
+        require_native("the native scanner")
     return request.param
 
 
@@ -205,26 +203,14 @@ def test_over_long_lines_count_once_in_every_reader(tmp_path, monkeypatch, scann
     assert results[0]["accept_len"]["mean"] == pytest.approx(expect["accept_len"]["mean"])
 
 
-def _modes() -> list[int]:
+def test_the_anchor_search_finds_the_lines_python_finds():
+    """The native scanner's anchor search (a Wu-Manber skip loop) finds the lines holding an
+    anchor that Python's own search finds, on generated logs, the sample and real logs, and noise
+    that holds anchors and near misses at every offset."""
     import tui.core.formats.fastscan as fastscan
 
     if fastscan._native is None:
-        return []
-    best = fastscan._native.search()
-    return list(range(best + 1))
-
-
-def test_every_anchor_search_finds_the_same_lines():
-    """The native scanner's searches (portable skip loop, SSSE3, AVX2: whichever this CPU has)
-    find the same anchor lines and read the same records, on generated logs, the sample and real
-    logs, and noise that holds anchors and near misses at every offset."""
-    import tui.core.formats.fastscan as fastscan
-
-    modes = _modes()
-    if not modes:
-        if os.environ.get("CI", "").lower() == "true":
-            raise RuntimeError("the native scanner was not built (pip install . compiles it)")
-        pytest.skip("the native scanner is not built here")
+        require_native("the native scanner")
     rng = random.Random(11)
     anchors = [a.encode() for a in grammar.ANCHORS]
     noise = []
@@ -239,23 +225,13 @@ def test_every_anchor_search_finds_the_same_lines():
     real = sorted((root / "tests" / "fixtures" / "real_logs").glob("*"))
     assert len(real) >= 20
     texts += [p.read_bytes() for p in real]
-    best = fastscan._native.search()
-    try:
-        for text in texts:
-            text = text if text.endswith(b"\n") else text + b"\n"
-            got = []
-            for mode in modes:
-                fastscan._native.search(mode)
-                sc = fastscan._native.scan(text, 2026)
-                got.append((fastscan._native.anchor_lines(text), sc))
-            assert all(g == got[0] for g in got[1:])
-            # and the lines found are the lines holding an anchor, by Python's own search
-            want = sorted({text.rfind(b"\n", 0, i) + 1 for a in anchors for i in _all(text, a)})
-            starts = array("q")
-            starts.frombytes(got[0][0])
-            assert list(starts) == want
-    finally:
-        fastscan._native.search(best)
+    for text in texts:
+        text = text if text.endswith(b"\n") else text + b"\n"
+        want = sorted({text.rfind(b"\n", 0, i) + 1 for a in anchors for i in _all(text, a)})
+        starts = array("q")
+        starts.frombytes(fastscan._native.anchor_lines(text))
+        assert list(starts) == want
+        assert list(fastscan.anchor_lines(text)) == want
 
 
 def _all(text: bytes, a: bytes) -> list[int]:

@@ -6,9 +6,9 @@
  * the line parser acts on, in the order of grammar.ANCHORS (0 "Decode batch",
  * 1 "SpecDecoding metrics:", 3 "Avg prompt throughput" are the ones with canonical shapes).
  *
- * scan(buf, year) reads a buffer of whole lines. Anchors are found with a Teddy-style SIMD
- * filter where the CPU has SSSE3 or AVX2, else a Wu-Manber skip loop (see find_anchor; most
- * bytes are never looked at one by one); every line holding an anchor must be a line of the
+ * scan(buf, year) reads a buffer of whole lines. Anchors are found with a Wu-Manber skip loop
+ * (see find_anchor: one pass finds them all, most bytes never looked at one by one); every line
+ * holding an anchor must be a line of the
  * common form of grammar.SHAPES, else the result is None (an anchor without a shape: the caller
  * reads the buffer with the line parser) or False (a shaped anchor on a line of another form:
  * the Python scanner may read it). scan(buf, year, True) gives instead the offset of the line
@@ -31,8 +31,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <setjmp.h>
-#include <signal.h>
 
 #define MAXA 32
 #define NCOL 15 /* columns.NUMERIC_FIELDS, then the paired vLLM engine index */
@@ -42,22 +40,11 @@ enum { A_DECODE = 0, A_SPEC = 1, A_ENGINE = 3, A_LLAMA = 4 };
 static char *anch[MAXA];
 static Py_ssize_t anch_len[MAXA];
 static int n_anch = 0;
-static Py_ssize_t mlen = 0;
-/* Wu-Manber over byte trigrams (hashed to 11 bits: the tables stay in L1 next to the data): a
- * window of the shortest anchor's length moves by how far its last trigram is from the end of
- * any anchor's prefix. */
-#define HBITS 11
-#define HASH(p) \
-    ((((unsigned)(unsigned char)(p)[0] * 31u + (unsigned char)(p)[1]) * 31u + (unsigned char)(p)[2]) & \
-     ((1u << HBITS) - 1))
-static unsigned char shift_tab[1 << HBITS];
-static uint32_t cand_tab[1 << HBITS];
 
+#include "_fastscan_search.h"
 #include "_fastscan_text.h"
 
-static void configure_search(void);
-
-static PyObject *configure(PyObject *self, PyObject *args) {
+static PyObject *configure(PyObject *Py_UNUSED(self), PyObject *args) {
     PyObject *seq;
     if (!PyArg_ParseTuple(args, "O", &seq)) return NULL;
     PyObject *fast = PySequence_Fast(seq, "anchors must be a sequence");
@@ -70,7 +57,6 @@ static PyObject *configure(PyObject *self, PyObject *args) {
     }
     for (int i = 0; i < n_anch; i++) free(anch[i]);
     n_anch = 0;
-    mlen = PY_SSIZE_T_MAX;
     for (Py_ssize_t i = 0; i < n; i++) {
         char *s;
         Py_ssize_t len;
@@ -82,28 +68,12 @@ static PyObject *configure(PyObject *self, PyObject *args) {
         anch[i] = (char *)malloc((size_t)len);
         memcpy(anch[i], s, (size_t)len);
         anch_len[i] = len;
-        if (len < mlen) mlen = len;
         n_anch++;
     }
     Py_DECREF(fast);
-    Py_ssize_t m = mlen > 255 ? 255 : mlen;
-    mlen = m;
-    memset(shift_tab, (int)(m - 2), sizeof shift_tab);
-    memset(cand_tab, 0, sizeof cand_tab);
-    for (int a = 0; a < n_anch; a++) {
-        const char *s = anch[a];
-        for (Py_ssize_t q = 2; q < m; q++) {
-            unsigned h = HASH(s + q - 2);
-            unsigned char sh = (unsigned char)(m - 1 - q);
-            if (sh < shift_tab[h]) shift_tab[h] = sh;
-            if (sh == 0) cand_tab[h] |= 1u << a;
-        }
-    }
-    configure_search();
+    build_search();
     Py_RETURN_NONE;
 }
-
-#include "_fastscan_search.h"
 
 static int has_anchor(const char *s, const char *e) {
     for (int a = 0; a < n_anch; a++)
@@ -205,12 +175,9 @@ typedef struct {
     state_t S;
     const char *buf, *end, *bad_ls;
     int year;
-    char *tags[64], *proc; /* owned copies of the rank tags and the process tag */
-    Py_ssize_t tag_len[64], proc_len;
 } scan_job_t;
 
-__attribute__((noinline)) static void scan_loop(void *arg) {
-    scan_job_t *J = (scan_job_t *)arg;
+static void scan_loop(scan_job_t *J) {
     state_t *S = &J->S;
     const char *buf = J->buf, *end = J->end;
     const char *counted = buf;  /* newlines before this point are in S->n_lines */
@@ -221,8 +188,7 @@ __attribute__((noinline)) static void scan_loop(void *arg) {
         int which = -1;
         const char *start = find_anchor(from, end, &which);
         if (!start) break;
-        const char *ls = memrchr(buf, '\n', (size_t)(start - buf));
-        ls = ls ? ls + 1 : buf;
+        const char *ls = line_start(buf, start);
         J->bad_ls = ls;
         if (ls == last_ls) { /* a second anchor on a line already read */
             S->ok = 0;
@@ -246,22 +212,9 @@ __attribute__((noinline)) static void scan_loop(void *arg) {
         from = le + 1;
     }
     if (S->ok == 1) S->n_lines += count_nl(counted, end);
-    /* the texts the result quotes, copied while the buffer is guarded */
-    for (int t = 0; S->ok == 1 && t < S->ntags; t++) {
-        J->tag_len[t] = S->tag_e[t] - S->tag_s[t];
-        J->tags[t] = (char *)malloc((size_t)J->tag_len[t] + 1);
-        if (!J->tags[t]) S->ok = -1;
-        else memcpy(J->tags[t], S->tag_s[t], (size_t)J->tag_len[t]);
-    }
-    if (S->ok == 1 && S->proc_s) {
-        J->proc_len = S->proc_e - S->proc_s;
-        J->proc = (char *)malloc((size_t)J->proc_len + 1);
-        if (!J->proc) S->ok = -1;
-        else memcpy(J->proc, S->proc_s, (size_t)J->proc_len);
-    }
 }
 
-static PyObject *scan(PyObject *self, PyObject *args) {
+static PyObject *scan(PyObject *Py_UNUSED(self), PyObject *args) {
     Py_buffer view;
     int year, where = 0;
     if (!PyArg_ParseTuple(args, "y*i|p", &view, &year, &where)) return NULL;
@@ -277,15 +230,12 @@ static PyObject *scan(PyObject *self, PyObject *args) {
     }
     J->buf = (const char *)view.buf, J->end = J->buf + view.len, J->bad_ls = J->buf, J->year = year;
     J->S.ok = 1;
-    int faulted;
     Py_BEGIN_ALLOW_THREADS
-    faulted = guarded(scan_loop, J);
+    scan_loop(J);
     Py_END_ALLOW_THREADS
     state_t *S = &J->S;
     PyObject *result = NULL;
-    if (faulted) {
-        file_changed();
-    } else if (S->ok < 0) {
+    if (S->ok < 0) {
         PyErr_NoMemory();
     } else if (where) { /* where(): the start of the line the scan stopped at, -1 if none */
         result = PyLong_FromSsize_t(S->ok == 1 ? -1 : (Py_ssize_t)(J->bad_ls - J->buf));
@@ -298,7 +248,7 @@ static PyObject *scan(PyObject *self, PyObject *args) {
     } else {
         PyObject *tags = PyList_New(S->ntags);
         for (int t = 0; tags && t < S->ntags; t++)
-            PyList_SET_ITEM(tags, t, PyBytes_FromStringAndSize(J->tags[t], J->tag_len[t]));
+            PyList_SET_ITEM(tags, t, PyBytes_FromStringAndSize(S->tag_s[t], S->tag_e[t] - S->tag_s[t]));
         PyObject *cols = PyList_New(NCOL);
         for (int i = 0; cols && i < NCOL; i++)
             PyList_SET_ITEM(cols, i, PyBytes_FromStringAndSize(S->cols[i].v ? S->cols[i].v : "", S->cols[i].n));
@@ -308,7 +258,8 @@ static PyObject *scan(PyObject *self, PyObject *args) {
             Py_DECREF(Py_None);
             PyObject *tail = S->have_pending ? Py_BuildValue("(ddd)", S->pending[0], S->pending[1], S->pending[2])
                                              : (Py_INCREF(Py_None), Py_None);
-            PyObject *proc = J->proc ? PyBytes_FromStringAndSize(J->proc, J->proc_len) : (Py_INCREF(Py_None), Py_None);
+            PyObject *proc = S->proc_s ? PyBytes_FromStringAndSize(S->proc_s, S->proc_e - S->proc_s)
+                                       : (Py_INCREF(Py_None), Py_None);
             vllm = Py_BuildValue("(NiNi(iiiii)(ii))", proc, S->head_unpaired, tail, S->have_stamp, S->first_st[0],
                                  S->first_st[1], S->first_st[2], S->first_st[3], S->first_st[4], S->last_md[0],
                                  S->last_md[1]);
@@ -326,79 +277,14 @@ static PyObject *scan(PyObject *self, PyObject *args) {
     }
     free(S->lines.v), free(S->pp.v), free(S->ppk.v), free(S->tagidx.v);
     for (int i = 0; i < NCOL; i++) free(S->cols[i].v);
-    for (int t = 0; t < 64; t++) free(J->tags[t]);
-    free(J->proc);
     free(J);
     PyBuffer_Release(&view);
     return result;
 }
 
-/* Guarded reads for the caller of a mapped range (see on_bus). */
-typedef struct {
-    const char *buf;
-    Py_ssize_t len, at, limit, out;
-} probe_t;
-
-__attribute__((noinline)) static void line_end_loop(void *arg) {
-    probe_t *P = (probe_t *)arg;
-    const char *nl = memchr(P->buf + P->at, '\n', (size_t)(P->len - P->at));
-    P->out = nl ? (nl - P->buf) + 1 : P->len;
-}
-
-/* (buf, n) -> loop's out, run guarded without the GIL; n is the probe's start (`at`, clamped to
- * the buffer) or its limit. */
-static PyObject *run_probe(PyObject *args, void (*loop)(void *), int n_is_start) {
-    Py_buffer v;
-    Py_ssize_t n;
-    if (!PyArg_ParseTuple(args, "y*n", &v, &n)) return NULL;
-    probe_t P = {(const char *)v.buf, v.len, 0, 0, 0};
-    if (n_is_start)
-        P.at = n < 0 ? 0 : (n > v.len ? v.len : n);
-    else
-        P.limit = n;
-    int faulted;
-    Py_BEGIN_ALLOW_THREADS
-    faulted = guarded(loop, &P);
-    Py_END_ALLOW_THREADS
-    PyBuffer_Release(&v);
-    return faulted ? file_changed() : PyLong_FromSsize_t(P.out);
-}
-
-/* line_end(buf, at) -> the offset just after the newline ending the line at `at` (or len). */
-static PyObject *line_end(PyObject *self, PyObject *args) { return run_probe(args, line_end_loop, 1); }
-
-/* summary_scan.has_oversized, guarded: a line longer than `limit` holds a whole aligned block of
- * limit / 2 bytes without a newline; such a block is measured exactly. out: 1 if one is found;
- * 2 if the buffer does not end with a newline (the caller then reads it as bytes). */
-__attribute__((noinline)) static void long_line_loop(void *arg) {
-    probe_t *P = (probe_t *)arg;
-    const char *b = P->buf;
-    Py_ssize_t n = P->len, half = P->limit / 2;
-    P->out = 0;
-    if (n == 0 || b[n - 1] != '\n') {
-        P->out = 2;
-        return;
-    }
-    if (n <= P->limit || half < 1) return;
-    for (Py_ssize_t a = 0; a < n; a += half) {
-        Py_ssize_t e = a + half < n ? a + half : n;
-        if (memchr(b + a, '\n', (size_t)(e - a))) continue;
-        const char *ls = a ? memrchr(b, '\n', (size_t)a) : NULL;
-        Py_ssize_t start = ls ? (ls - b) + 1 : 0;
-        const char *le = memchr(b + e, '\n', (size_t)(n - e));
-        Py_ssize_t stop = le ? le - b : n;
-        if (stop - start > P->limit) {
-            P->out = 1;
-            return;
-        }
-    }
-}
-
-static PyObject *long_line(PyObject *self, PyObject *args) { return run_probe(args, long_line_loop, 0); }
-
 /* anchor_lines(buf) -> bytes of int64: the start of every line of buf holding an anchor, in order
  * (the line parser needs to see only these lines, and the lines continuing an args dump). */
-static PyObject *anchor_lines(PyObject *self, PyObject *args) {
+static PyObject *anchor_lines(PyObject *Py_UNUSED(self), PyObject *args) {
     Py_buffer view;
     if (!PyArg_ParseTuple(args, "y*", &view)) return NULL;
     if (n_anch == 0) {
@@ -415,8 +301,7 @@ static PyObject *anchor_lines(PyObject *self, PyObject *args) {
         int which;
         const char *start = find_anchor(from, end, &which);
         if (!start) break;
-        const char *ls = memrchr(buf, '\n', (size_t)(start - buf));
-        int64_t at = ls ? (ls + 1 - buf) : 0;
+        int64_t at = line_start(buf, start) - buf;
         if (push(&out, &at, sizeof at)) {
             nomem = 1;
             break;
@@ -432,52 +317,12 @@ static PyObject *anchor_lines(PyObject *self, PyObject *args) {
     return r;
 }
 
-/* search(mode=None) -> the search in use, after setting it when a mode is given: 0 the
- * Wu-Manber skip loop (any CPU), 1 SSSE3, 2 AVX2 (what the CPU has, chosen by configure());
- * for the tests, which check that every mode finds the same lines. */
-static PyObject *search(PyObject *self, PyObject *args) {
-    int mode = -1;
-    if (!PyArg_ParseTuple(args, "|i", &mode)) return NULL;
-#ifdef HAVE_TEDDY
-    if (mode >= 0) {
-        int have = __builtin_cpu_supports("ssse3") && __builtin_cpu_supports("popcnt");
-        if (have && __builtin_cpu_supports("avx2")) have = 2;
-        if (mode > have) {
-            PyErr_SetString(PyExc_ValueError, "this CPU does not have that search");
-            return NULL;
-        }
-        use_teddy = mode;
-    }
-    return PyLong_FromLong(use_teddy);
-#else
-    if (mode > 0) {
-        PyErr_SetString(PyExc_ValueError, "this build has only the portable search");
-        return NULL;
-    }
-    return PyLong_FromLong(0);
-#endif
-}
-
 static PyMethodDef methods[] = {
-    {"line_end", line_end, METH_VARARGS, "The offset after the newline ending the line at an offset (guarded)."},
-    {"long_line", long_line, METH_VARARGS, "1 if a line is longer than the limit, 2 if no final newline (guarded)."},
-    {"search", search, METH_VARARGS, "The anchor search in use (0 portable, 1 SSSE3, 2 AVX2); set it for tests."},
     {"anchor_lines", anchor_lines, METH_VARARGS, "Starts of the lines holding an anchor."},
     {"configure", configure, METH_VARARGS, "Set the anchors (grammar.ANCHORS as bytes)."},
     {"scan", scan, METH_VARARGS, "Scan a buffer of whole lines: columns of its canonical lines, or None."},
     {NULL, NULL, 0, NULL}};
 
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_fastscan", NULL, -1, methods};
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, .m_name = "_fastscan", .m_size = -1, .m_methods = methods};
 
-PyMODINIT_FUNC PyInit__fastscan(void) {
-    PyObject *m = PyModule_Create(&module);
-    if (!m) return NULL;
-    FileChanged = PyErr_NewExceptionWithDoc("tui.core.formats._fastscan.FileChanged",
-                                            "A mapped file changed (was truncated) while it was read.",
-                                            PyExc_OSError, NULL);
-    if (!FileChanged || PyModule_AddObjectRef(m, "FileChanged", FileChanged) < 0) {
-        Py_DECREF(m);
-        return NULL;
-    }
-    return m;
-}
+PyMODINIT_FUNC PyInit__fastscan(void) { return PyModule_Create(&module); }

@@ -13,8 +13,8 @@ year of vLLM's year-less stamps) is returned in :class:`VllmEdge` for the caller
 line order.
 
 The optional C scanner (``_fastscan.c``, built by setup.py) gives the same answers several
-times faster; without it the pure-Python scanner below runs, its patterns compiled from the
-grammar.
+times faster; without it (or with ``SPECWATCH_NATIVE=0``, see :mod:`tui.core.native`) the
+pure-Python scanner below runs, its patterns compiled from the grammar.
 """
 
 from __future__ import annotations
@@ -26,15 +26,14 @@ from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from tui.core import native
 from tui.core.formats import grammar
 from tui.core.formats.timestamps import TimestampReader
 from tui.core.model.columns import NUMERIC_FIELDS, FlatRows, RecordColumns, doubles
 from tui.core.model.records import RATE_DRAFTS
 
-try:  # the optional native scanner (setup.py); same answers, several times faster
-    from tui.core.formats import _fastscan as _native
-except ImportError:  # pragma: no cover - depends on the build
-    _native = None
+# the optional native scanner (setup.py; off with SPECWATCH_NATIVE=0): same answers, several times faster
+_native = native.load("tui.core.formats._fastscan")
 
 _ANCHORS = tuple(a.encode() for a in grammar.ANCHORS)
 if _native is not None:
@@ -79,48 +78,26 @@ class Scan:
     vllm: VllmEdge | None = None
 
 
-def scan_chunk(buf: bytes | memoryview, year: int = 1970, wide: bool = True) -> Scan | None:
+def scan_chunk(buf: bytes | memoryview, year: int = 1970) -> Scan | None:
     """``buf`` must hold whole lines (end with a newline); ``year`` is given to vLLM's year-less
-    stamps (the caller checks it against the line parser's reading, see VllmEdge). ``wide``
-    False: a line that only the Python scanner reads (the grammar's wider shapes) refuses the
-    buffer, and the buffer is read by native code alone (a mapped file: see FileChanged)."""
+    stamps (the caller checks it against the line parser's reading, see VllmEdge)."""
     if grammar.EXTRA_ANCHORS and grammar.extra_line(buf) >= 0:
         return None  # a line of a family registered at run time: the line parser's
     if _native is not None:
         r = _native.scan(buf, year)
-        if r is None or (r is False and not wide):
+        if r is None:
             return None
         if r is not False:  # False: a line fits the grammar's wider shape only: Python reads it
             return _from_native(r, year)
     return _scan_python(bytes(buf), year)
 
 
-# A mapped file truncated while the native scanner reads it: the read is stopped and this is
-# raised (a plain read of the range is then safe); without the native scanner, never raised.
-FileChanged: type[OSError] = _native.FileChanged if _native is not None else OSError
-
-
 def native_scanner() -> bool:
     return _native is not None
 
 
-LONG_LINE, NO_FINAL_NEWLINE = 1, 2
-
-
-def long_lines(buf: bytes | memoryview, limit: int) -> int:
-    """0 when every line of ``buf`` (whole lines) is at most ``limit`` bytes long, LONG_LINE when
-    one is longer, NO_FINAL_NEWLINE when ``buf`` does not end with a newline. Native code only
-    (guarded: see FileChanged)."""
-    if _native is None:
-        raise RuntimeError("the native scanner is not built")
-    return int(_native.long_line(buf, limit))
-
-
 def line_end(buf: bytes | memoryview, at: int) -> int:
-    """The offset just after the newline ending the line that starts at ``at`` (natively, so a
-    mapped buffer is read guarded), or ``len(buf)``."""
-    if _native is not None:
-        return int(_native.line_end(buf, at))
+    """The offset just after the newline ending the line that starts at ``at``, or ``len(buf)``."""
     step, i = 256, at
     while True:
         chunk = bytes(buf[i : i + step])

@@ -5,31 +5,15 @@
 
 from __future__ import annotations
 
-import mmap
 import os
 import threading
 from _queue import SimpleQueue
 from dataclasses import dataclass
 from typing import BinaryIO
 
-from tui.core.formats.fastscan import (
-    LONG_LINE,
-    NO_FINAL_NEWLINE,
-    FileChanged,
-    Scan,
-    anchor_lines,
-    line_end,
-    long_lines,
-    native_scanner,
-    refused_at,
-    scan_chunk,
-)
+from tui.core.formats.fastscan import Scan, anchor_lines, line_end, refused_at, scan_chunk
 from tui.core.pipeline.chunks import READ_CHUNK, Ready, has_oversized, prepare
 from tui.core.sources.base import MAX_LINE_BYTES
-
-# A range is read once, whole: its pages are mapped in one call (MAP_POPULATE, Linux) rather
-# than one page fault at a time.
-_MAP_FLAGS = mmap.MAP_SHARED | getattr(mmap, "MAP_POPULATE", 0)
 
 
 @dataclass(slots=True)
@@ -54,60 +38,51 @@ def finish(parts: list[Part]) -> list[Part]:
 MAX_PARTS = 16  # a range with more lines the scanner cannot read goes to the line parser whole
 
 
-def scan_range(fd: int, start: int, end: int, year: int) -> list[Part]:
-    """Scan [start, end) of the file open as ``fd`` (called in a scanning thread): through a
-    read-only mapping of just that range when the native scanner is built (no copy of the bytes;
-    unmapped after, so memory stays one range per thread; only native code reads the mapping,
-    guarded, so a file truncated meanwhile raises FileChanged instead of SIGBUS), else, or then,
-    through a plain read. The parts of the range in order (see :func:`scan_parts`); the whole
-    range as one part for the line parser when a line in it is oversized (it counts that line);
-    none when the file now ends before the range."""
-    if native_scanner():
-        try:
-            parts = _scan_mapped(fd, start, end, year)
-        except FileChanged:
-            parts = None
-        if parts is not None:
-            return parts
-    buf = os.pread(fd, end - start, start)
-    if not buf:
-        return []
-    if not buf.endswith(b"\n"):
-        buf += b"\n"
-    if has_oversized(buf):
-        return [Part(start, start + len(buf), None)]
-    return scan_parts(memoryview(buf), year, start)
+def scan_range(fd: int, start: int, end: int, year: int, into: bytearray | None = None) -> list[Part]:
+    """Scan [start, end) of the file open as ``fd`` (called in a scanning thread), read with one
+    ``preadv`` into ``into`` (the thread's buffer, grown as needed and used again for its next
+    range: no fresh pages to fault in per range), or into a new buffer. The bytes are a copy
+    that nothing can take away: a file truncated meanwhile gives a shorter read, never a fault.
+    The parts of the range in order (see :func:`scan_parts`; they keep no reference to the
+    buffer); the whole range as one part for the line parser when a line in it is oversized (it
+    counts that line); none when the file now ends before the range. A range that the file now
+    ends inside is read as far as it goes, its last line given a newline."""
+    size = end - start
+    buf = into if into is not None else bytearray()
+    if len(buf) < size + 1:
+        buf.extend(bytes(size + 1 - len(buf)))
+    with memoryview(buf) as whole, whole[:size] as target:
+        n = _read_into(fd, target, start)
+        if not n:
+            return []
+        if buf[n - 1] != 10:  # b"\n"
+            buf[n] = 10
+            n += 1
+        if has_oversized(buf, 0, n):
+            return [Part(start, start + n, None)]
+        with whole[:n] as view:
+            return scan_parts(view, year, start)
 
 
-def _scan_mapped(fd: int, start: int, end: int, year: int) -> list[Part] | None:
-    base = start - start % mmap.ALLOCATIONGRANULARITY
-    try:
-        m = mmap.mmap(fd, end - base, flags=_MAP_FLAGS, prot=mmap.PROT_READ, offset=base)
-    except (OSError, ValueError):
-        return None
-    with m, memoryview(m)[start - base :] as view:
-        shape = long_lines(view, MAX_LINE_BYTES)
-        if shape == NO_FINAL_NEWLINE:  # the file's last line: read as bytes, given a newline
-            return None
-        if shape == LONG_LINE:
-            return [Part(start, end, None)]
-        return scan_parts(view, year, start, mapped=True)
+def _read_into(fd: int, target: memoryview, offset: int) -> int:
+    if hasattr(os, "preadv"):
+        return os.preadv(fd, [target], offset)
+    data = os.pread(fd, len(target), offset)  # where preadv is missing: one more copy
+    target[: len(data)] = data
+    return len(data)
 
 
-def scan_parts(view: memoryview, year: int, offset: int, mapped: bool = False) -> list[Part]:
+def scan_parts(view: memoryview, year: int, offset: int) -> list[Part]:
     """The whole lines of ``view`` (at file ``offset``) scanned, in parts: where the scanner
     stops at a line it cannot read (a restart's args dump, a malformed line), the lines before
     it are scanned, that line is left to the line parser, and the scan goes on after it. The
-    reader folds the parts in order, exactly as if it had read the lines one by one. ``mapped``:
-    ``view`` is a mapped file, read by native code only (a line of the grammar's wider shapes is
-    then left to the line parser too)."""
+    reader folds the parts in order, exactly as if it had read the lines one by one."""
     n = len(view)
     parts: list[Part] = []
     pos = 0
-    wide = not mapped
     while pos < n:
         with view[pos:] as rest:
-            sc = scan_chunk(rest, year, wide)
+            sc = scan_chunk(rest, year)
             if sc is not None:
                 parts.append(Part(offset + pos, offset + n, sc))
                 break
@@ -117,7 +92,7 @@ def scan_parts(view: memoryview, year: int, offset: int, mapped: bool = False) -
                 break
             if bad > 0:
                 with rest[:bad] as head:
-                    sc = scan_chunk(head, year, wide)
+                    sc = scan_chunk(head, year)
                 if sc is None:
                     _slow_part(parts, offset + pos, offset + pos + bad)
                 else:
@@ -184,6 +159,7 @@ class ScanThreads:
         self._gate.set()
 
     def _run(self) -> None:
+        buf = bytearray()  # this thread's read buffer (see scan_range)
         while True:
             item = self._tasks.get()
             if item is None:
@@ -191,7 +167,7 @@ class ScanThreads:
             p, start, end = item
             try:
                 if not self._closed:
-                    parts = scan_range(self._fd, start, end, self._year)
+                    parts = scan_range(self._fd, start, end, self._year, buf)
                     self._gate.wait()
                     p._value = finish(parts)
             except BaseException as e:  # handed to the reader, raised there
@@ -259,7 +235,7 @@ def _next_newline(f: BinaryIO, pos: int, total: int) -> int | None:
 
 # What one scanning thread and the rest of the process cost at their peak (RSS, as
 # bench/bench_summary.py counts it: on the 5M-line SGLang log, ranges of 4 MiB, 46 MB with 1
-# thread, 50 with 2, 79 with 4, 127 with 8). A thread holds up to two ranges (the one it maps and
+# thread, 50 with 2, 79 with 4, 127 with 8). A thread holds up to two ranges (the one it reads and
 # its result waiting to be folded): WORKER_MB for 4 MiB ranges, plus twice the extra bytes of
 # larger ranges (sparse logs, whose results are small).
 WORKER_MB = 12

@@ -138,89 +138,6 @@ static PyObject *build_prep(const run_t *R, const prep_t *P) {
     return Py_BuildValue("(nNNNddNNN)", P->m, chunks, pl, pr, P->accepted, P->drafted, positions, first, last);
 }
 
-/* load.EDGES and bin_of */
-static double edges[NBINS];
-static int n_edges = 0;
-
-static void init_edges(void) {
-    double e[] = {0.0, 1.0, 2.0, 3.0};
-    n_edges = 0;
-    for (int i = 0; i < 4; i++) edges[n_edges++] = e[i];
-    for (long x = 4; x < (1L << 24); x *= 2) {
-        edges[n_edges++] = (double)x;
-        edges[n_edges++] = (double)(x + x / 2);
-    }
-}
-
-static int bin_of(double r) {
-    if (!(r >= 0.0)) return -1;
-    int lo = 0, hi = n_edges; /* bisect_right */
-    while (lo < hi) {
-        int mid = (lo + hi) / 2;
-        if (r < edges[mid])
-            hi = mid;
-        else
-            lo = mid + 1;
-    }
-    return lo - 1;
-}
-
-/* load.bin_chunks */
-typedef struct {
-    int bin, lines, pooled;
-    cc_t cc;
-    rcs_t rc;
-} bin_t;
-
-typedef struct {
-    int n;
-    bin_t b[NBINS];
-    int32_t *order;
-} bins_t;
-
-static int bins_compute(run_t *R, bins_t *B) {
-    B->n = 0;
-    if (!R->present[RUN]) return 1;
-    Py_ssize_t n = R->n, count[NBINS] = {0}, start[NBINS];
-    B->order = (int32_t *)malloc((size_t)n * sizeof(int32_t));
-    unsigned char *b = (unsigned char *)malloc((size_t)n);
-    if (!B->order || !b) {
-        free(b);
-        return 0;
-    }
-    for (Py_ssize_t i = 0; i < n; i++) {
-        int x = bin_of(R->c[RUN][i]); /* running_req >= 0 (checked): a bin */
-        b[i] = (unsigned char)x;
-        count[x]++;
-    }
-    Py_ssize_t at = 0;
-    for (int j = 0; j < n_edges; j++) start[j] = at, at += count[j];
-    for (Py_ssize_t i = 0; i < n; i++) B->order[start[b[i]]++] = (int32_t)i; /* stable */
-    free(b);
-    at = 0;
-    for (int j = 0; j < n_edges; j++) {
-        if (!count[j]) continue;
-        const int32_t *idx = B->order + at;
-        Py_ssize_t m = count[j];
-        at += m;
-        bin_t *e = &B->b[B->n];
-        memset(e, 0, sizeof *e);
-        e->bin = j;
-        e->lines = R->present[AL];
-        e->pooled = R->present[ACC];
-        if (!e->lines && !e->pooled) continue;
-        B->n++;
-        if (e->lines && !column_chunk(R, &e->cc, R->c[AL], NULL, idx, m)) return 0;
-        if (e->pooled && !ratio_chunk(R, &e->rc, R->c[ACC], R->c[ND], idx, m)) return 0;
-    }
-    return 1;
-}
-
-static void bins_free(bins_t *B) {
-    for (int i = 0; i < B->n; i++) free_cc(&B->b[i].cc), free_rc(&B->b[i].rc);
-    free(B->order), B->order = NULL;
-}
-
 static PyObject *bins_build(const bins_t *B) {
     PyObject *out = PyList_New(B->n);
     for (int i = 0; out && i < B->n; i++) {
@@ -292,7 +209,7 @@ static int common_form(run_t *R) {
     return 1;
 }
 
-static PyObject *precompute(PyObject *self, PyObject *args) {
+static PyObject *precompute(PyObject *Py_UNUSED(self), PyObject *args) {
     int sglang, k, n_groups;
     Py_ssize_t n;
     PyObject *cols, *pp_obj, *rank_obj;
@@ -421,7 +338,7 @@ static PyObject *precompute(PyObject *self, PyObject *args) {
 
 /* steps(prefix, i, last, size) -> bytes of doubles: prefix[j + size] - prefix[j] for j = i,
  * i + size, ... < last (estimate.Batches: the sums of whole batches, from running sums). */
-static PyObject *steps(PyObject *self, PyObject *args) {
+static PyObject *steps(PyObject *Py_UNUSED(self), PyObject *args) {
     Py_buffer v;
     Py_ssize_t i, last, size;
     if (!PyArg_ParseTuple(args, "y*nnn", &v, &i, &last, &size)) return NULL;
@@ -444,7 +361,7 @@ static PyObject *steps(PyObject *self, PyObject *args) {
 
 /* pairs(sums) -> bytes of doubles: sums[0] + sums[1], sums[2] + sums[3], ... (an odd last one
  * dropped, as zip does): estimate.Batches halving its batches. */
-static PyObject *pairs(PyObject *self, PyObject *args) {
+static PyObject *pairs(PyObject *Py_UNUSED(self), PyObject *args) {
     Py_buffer v;
     if (!PyArg_ParseTuple(args, "y*", &v)) return NULL;
     Py_ssize_t k = v.len / (Py_ssize_t)sizeof(double) / 2;
@@ -464,7 +381,7 @@ static PyMethodDef methods[] = {
     {"pairs", pairs, METH_VARARGS, "Neighbouring batch sums added (estimate.Batches halving)."},
     {NULL, NULL, 0, NULL}};
 
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_reduce", NULL, -1, methods};
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, .m_name = "_reduce", .m_size = -1, .m_methods = methods};
 
 PyMODINIT_FUNC PyInit__reduce(void) {
     init_edges();

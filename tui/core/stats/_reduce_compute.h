@@ -1,6 +1,6 @@
 /* Part of _reduce.c (included once, there): exact sums (math.fsum's algorithm), the run being
- * reduced, and the first phase of the reduction: every number computed without the GIL into
- * plain structs. */
+ * reduced, and the first phase of the reduction: every number (prepare's chunks, load.bin_chunks'
+ * bins) computed without the GIL into plain structs. */
 /* ---- math.fsum (Shewchuk's partials, CPython's rounding fix-up); finite inputs ---- */
 typedef struct {
     double p[64];
@@ -226,4 +226,87 @@ static void free_prep(prep_t *P) {
     for (int s = 0; s < 6; s++) free_cc(&P->cc[s]);
     free_rc(&P->pl), free_rc(&P->pr);
     free(P->pos), P->pos = NULL;
+}
+
+/* load.EDGES and bin_of */
+static double edges[NBINS];
+static int n_edges = 0;
+
+static void init_edges(void) {
+    double e[] = {0.0, 1.0, 2.0, 3.0};
+    n_edges = 0;
+    for (int i = 0; i < 4; i++) edges[n_edges++] = e[i];
+    for (long x = 4; x < (1L << 24); x *= 2) {
+        edges[n_edges++] = (double)x;
+        edges[n_edges++] = (double)(x + x / 2);
+    }
+}
+
+static int bin_of(double r) {
+    if (!(r >= 0.0)) return -1;
+    int lo = 0, hi = n_edges; /* bisect_right */
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (r < edges[mid])
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo - 1;
+}
+
+/* load.bin_chunks */
+typedef struct {
+    int bin, lines, pooled;
+    cc_t cc;
+    rcs_t rc;
+} bin_t;
+
+typedef struct {
+    int n;
+    bin_t b[NBINS];
+    int32_t *order;
+} bins_t;
+
+static int bins_compute(run_t *R, bins_t *B) {
+    B->n = 0;
+    if (!R->present[RUN]) return 1;
+    Py_ssize_t n = R->n, count[NBINS] = {0}, start[NBINS];
+    B->order = (int32_t *)malloc((size_t)n * sizeof(int32_t));
+    unsigned char *b = (unsigned char *)malloc((size_t)n);
+    if (!B->order || !b) {
+        free(b);
+        return 0;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int x = bin_of(R->c[RUN][i]); /* running_req >= 0 (checked): a bin */
+        b[i] = (unsigned char)x;
+        count[x]++;
+    }
+    Py_ssize_t at = 0;
+    for (int j = 0; j < n_edges; j++) start[j] = at, at += count[j];
+    for (Py_ssize_t i = 0; i < n; i++) B->order[start[b[i]]++] = (int32_t)i; /* stable */
+    free(b);
+    at = 0;
+    for (int j = 0; j < n_edges; j++) {
+        if (!count[j]) continue;
+        const int32_t *idx = B->order + at;
+        Py_ssize_t m = count[j];
+        at += m;
+        bin_t *e = &B->b[B->n];
+        memset(e, 0, sizeof *e);
+        e->bin = j;
+        e->lines = R->present[AL];
+        e->pooled = R->present[ACC];
+        if (!e->lines && !e->pooled) continue;
+        B->n++;
+        if (e->lines && !column_chunk(R, &e->cc, R->c[AL], NULL, idx, m)) return 0;
+        if (e->pooled && !ratio_chunk(R, &e->rc, R->c[ACC], R->c[ND], idx, m)) return 0;
+    }
+    return 1;
+}
+
+static void bins_free(bins_t *B) {
+    for (int i = 0; i < B->n; i++) free_cc(&B->b[i].cc), free_rc(&B->b[i].rc);
+    free(B->order), B->order = NULL;
 }

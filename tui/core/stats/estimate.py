@@ -40,13 +40,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from operator import add, mul, sub
 
+from tui.core import native
 from tui.core.model.columns import doubles
 from tui.core.stats.tdist import t975
 
-try:  # the optional native helpers (setup.py): the same subtractions and additions, at C speed
-    import tui.core.stats._reduce as _native  # type: ignore[import-not-found]
-except ImportError:  # pragma: no cover - depends on the build
-    _native = None
+# the optional native helpers (setup.py; off with SPECWATCH_NATIVE=0): the same arithmetic, in C
+_native = native.load("tui.core.stats._reduce")
 
 UNITS = 1024  # batches kept: between UNITS/2 and UNITS once the values outnumber them
 PHI_MAX = 0.98

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import cast
 
+from tui.core import native
 from tui.core.formats import registry
 from tui.core.model.columns import RecordColumns, doubles, flat_rows, row_lengths
 from tui.core.stats.checks import RANGES, Refused, all_nan, clean
@@ -28,10 +29,8 @@ from tui.core.stats.metrics import SERIES, Prepared, prepare
 from tui.core.stats.pooled import RatioChunk
 from tui.core.stats.series import ColumnChunk
 
-try:  # the optional native reduction (setup.py); same results, several times faster
-    import tui.core.stats._reduce as _native  # type: ignore[import-not-found]
-except ImportError:  # pragma: no cover - depends on the build
-    _native = None
+# the optional native reduction (setup.py; off with SPECWATCH_NATIVE=0); same results, several times faster
+_native = native.load("tui.core.stats._reduce")
 
 
 @dataclass(slots=True)
@@ -100,7 +99,8 @@ def _python_precompute(cols: RecordColumns, free: bool) -> Precomputed | None:
 def _native_precompute(cols: RecordColumns, free: bool) -> Precomputed | None:
     """The native reduction of a run in the common form (see ``_reduce.c``); None when the run
     is not in that form (the Python code then reduces it, or leaves it to ``add_columns``)."""
-    if cols.printed_nan or cols.cumulative:
+    lib = _native
+    if lib is None or cols.printed_nan or cols.cumulative:
         return None
     flat, k = None, 0
     if cols.per_position is not None:
@@ -121,7 +121,7 @@ def _native_precompute(cols: RecordColumns, free: bool) -> Precomputed | None:
         rank_idx = bytes(map(index.__getitem__, cast("list[str]", ranks)))
     v: dict[str, Sequence[float]] = {name: cols.values[name] for name in RANGES}
     by_running = registry.get(cols.family).weight_by_running_req
-    r = _native.precompute(by_running, tuple(v.values()), cols.n, flat, k, rank_idx, len(names))
+    r = lib.precompute(by_running, tuple(v.values()), cols.n, flat, k, rank_idx, len(names))
     if r is None:
         return None
     full_t, main_t, by_rank_t, bins_t = r
