@@ -17,9 +17,19 @@ import pytest
 from _ci import missing
 
 ROOT = Path(__file__).resolve().parent.parent
-# Interim: some test modules still import helpers from other test modules across the folders.
-for _kind in ("unit", "functional", "integration"):
-    sys.path.insert(0, str(ROOT / "tests" / _kind))
+
+
+@pytest.fixture(params=["native", "python"])
+def scanner(request, monkeypatch):
+    """Both fast scanners: the optional C one (missing when it is not built) and the pure-Python
+    reference."""
+    import tui.core.formats.fastscan as fastscan
+
+    if request.param == "python":
+        monkeypatch.setattr(fastscan, "_native", None)
+    elif fastscan._native is None:
+        missing("the native scanner is not built (python setup.py build_ext --inplace)")
+    return request.param
 
 
 @pytest.fixture(scope="module")

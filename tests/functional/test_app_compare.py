@@ -47,7 +47,7 @@ async def test_compare_bar_equals_summary_comparison():
 async def test_compare_bar_says_when_the_load_differs(tmp_path):
     import random
 
-    from test_load import mostly, write_log
+    from _load_util import mostly, write_log
 
     rng = random.Random(1)
     a = write_log(tmp_path / "a.log", mostly(rng, 1, 3, 1500), 0.0, 2)

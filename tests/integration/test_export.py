@@ -14,76 +14,21 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from _export_util import SAMPLES, Running, find, one, samples_by_name
 from _prom_util import FakeVllm, PromServer
-from prometheus_client.parser import text_string_to_metric_families
 
-from tui.cli.export import Exporter, host_label, parse_listen
+from tui.cli.export import host_label, parse_listen
 from tui.core.pipeline.whole import summarize_file
-from tui.core.sources.lines import START
-from tui.core.sources.prom.http import http_get
 from tui.core.sources.spec import expand_source_args
 from tui.core.stats import rates
 
 ROOT = Path(__file__).parent.resolve().parents[1]
-SAMPLES = ROOT / "sample_logs"
 # `specwatch ...` whether or not the command is registered in tui.cli yet
 CLI = (
     "import sys, tui.cli as c\n"
     "if 'tui.cli.export' not in [m for _, m in c.COMMANDS]: c.COMMANDS.append(('export', 'tui.cli.export'))\n"
     "raise SystemExit(c.main(sys.argv[1:]))\n"
 )
-
-
-def samples_by_name(text: str) -> dict[tuple[str, frozenset], float]:
-    out = {}
-    for fam in text_string_to_metric_families(text):
-        for s in fam.samples:
-            out[(s.name, frozenset(s.labels.items()))] = s.value
-    return out
-
-
-def find(samples: dict, name: str, **labels) -> list[tuple[dict, float]]:
-    want = set(labels.items())
-    return [(dict(lab), v) for (n, lab), v in samples.items() if n == name and want <= set(lab)]
-
-
-def one(samples: dict, name: str, **labels) -> float:
-    got = find(samples, name, **labels)
-    assert len(got) == 1, (name, labels, got)
-    return got[0][1]
-
-
-class Running:
-    """An Exporter running in this loop (HTTP on a free port of 127.0.0.1)."""
-
-    def __init__(self, texts: list[str], **kw) -> None:
-        specs = expand_source_args(texts)
-        opts = {"idle_after": None, **kw.pop("options", {})}
-        self.exp = Exporter(
-            specs, addr="127.0.0.1", port=0, start=START, options=opts, local_host="box1", quiet=True, **kw
-        )
-        self.task: asyncio.Task | None = None
-
-    async def __aenter__(self) -> Running:
-        self.task = asyncio.create_task(self.exp.run())
-        while not self.exp.url:
-            await asyncio.sleep(0.01)
-        return self
-
-    async def __aexit__(self, *exc) -> None:
-        self.task.cancel()
-        await asyncio.gather(self.task, return_exceptions=True)
-
-    async def scrape(self) -> dict:
-        port = int(self.exp.url.rsplit(":", 1)[1].split("/")[0])
-        resp = await http_get("127.0.0.1", port, "/metrics", timeout=5)
-        return samples_by_name(resp.text())
-
-    async def wait_records(self, n: list[int], timeout: float = 20.0) -> None:
-        end = time.monotonic() + timeout
-        while [ex.state.stats.records for ex in self.exp.sources] != n:
-            assert time.monotonic() < end, [ex.state.stats.records for ex in self.exp.sources]
-            await asyncio.sleep(0.02)
 
 
 @pytest.mark.parametrize(

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_fastscan import fast_result, make_log, same, scanner, slow_result  # noqa: F401
+from _scan_util import fast_result, make_log, same, slow_result
 
 from tui.core.formats.fastscan import scan_chunk
 
@@ -142,7 +142,7 @@ NEW_LINES = (
 
 
 @pytest.mark.parametrize("i", range(len(NEW_LINES)))
-def test_scanners_hand_new_lines_to_the_line_parser(i, scanner):  # noqa: F811
+def test_scanners_hand_new_lines_to_the_line_parser(i, scanner):
     base = make_log(21, 3000)
     half = base.rfind(b"\n", 0, len(base) // 2) + 1
     data = base[:half] + NEW_LINES[i].encode() + base[half:]
@@ -160,7 +160,7 @@ def test_scanners_hand_new_lines_to_the_line_parser(i, scanner):  # noqa: F811
 
 
 @pytest.mark.parametrize("chunk", [1 << 12, 5000, 1 << 13])
-def test_bench_block_across_chunk_boundaries(chunk, scanner):  # noqa: F811
+def test_bench_block_across_chunk_boundaries(chunk, scanner):
     base = make_log(22, 400)
     block = fixture("vllm_bench_serve.txt").encode()
     n_base = slow_result(base)["records"]

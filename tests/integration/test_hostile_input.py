@@ -210,7 +210,7 @@ def test_oversized_lines_count_in_every_summary_reader(tmp_path, monkeypatch, wo
 
     monkeypatch.setattr(summary_threads, "MAX_RANGE", 0)  # ranges of CHUNK bytes, however sparse
     monkeypatch.setattr(summary, "CHUNK", chunk)
-    from test_fastscan import make_log  # canonical lines: the fast scanner takes them
+    from _scan_util import make_log  # canonical lines: the fast scanner takes them
 
     good = make_log(3, 3000)
     if kind == "plain":  # no anchor: the fast scanner alone would take it for an ordinary line
