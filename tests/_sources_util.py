@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import time
 from collections.abc import AsyncIterator, Iterable
+
+from _wait import wait_until_async
 
 from tui.core.sources.base import EventKind, LineBatch, SourceEvent
 
@@ -86,20 +87,21 @@ class Collector:
     def done(self) -> bool:
         return self.task is not None and self.task.done()
 
-    async def wait_for(self, cond, timeout: float = 3.0, what: str = "") -> None:
-        deadline = time.monotonic() + timeout
-        while not cond(self):
+    async def wait_for(self, cond, what: str = "") -> None:
+        """:func:`_wait.wait_until_async` on ``cond(self)``; the source's own error, if it fails."""
+
+        def holds() -> bool:
             if self.error is not None:
                 raise self.error
-            if time.monotonic() > deadline:
-                raise AssertionError(f"timed out waiting for {what or cond}; got {self.stream()[-30:]}")
-            await asyncio.sleep(0.005)
+            return bool(cond(self))
 
-    async def wait_lines(self, n: int, timeout: float = 3.0) -> None:
-        await self.wait_for(lambda c: len(c.lines) >= n, timeout, f"{n} lines")
+        await wait_until_async(holds, what=what or str(cond), show=lambda: self.stream()[-30:], step=0.005)
 
-    async def wait_event(self, kind: EventKind, count: int = 1, timeout: float = 3.0) -> None:
-        await self.wait_for(lambda c: c.kinds.count(kind) >= count, timeout, f"{count} x {kind.value}")
+    async def wait_lines(self, n: int) -> None:
+        await self.wait_for(lambda c: len(c.lines) >= n, f"{n} lines")
+
+    async def wait_event(self, kind: EventKind, count: int = 1) -> None:
+        await self.wait_for(lambda c: c.kinds.count(kind) >= count, f"{count} x {kind.value}")
 
 
 def append(path, text: str, mode: str = "a") -> None:

@@ -9,11 +9,11 @@ import shutil
 import signal
 import socket
 import subprocess
-import time
 from pathlib import Path
 
 import asyncssh
 from _ci import missing
+from _wait import wait_until, wait_until_async
 
 from tui.core.sources.ssh.connect import SshSettings
 
@@ -144,10 +144,7 @@ class ExecServer:
                     os.killpg(p.pid, signal.SIGKILL)
                 except ProcessLookupError:
                     pass
-        for _ in range(100):  # let the exec handlers reap their processes
-            if not self.procs:
-                break
-            await asyncio.sleep(0.01)
+        await wait_until_async(lambda: not self.procs, what="the exec handlers to reap their processes")
 
     def known_hosts(self, key: asyncssh.SSHKey | None = None) -> Path:
         path = self.tmp / "known_hosts"
@@ -241,16 +238,16 @@ LogLevel VERBOSE
             stdout=subprocess.DEVNULL,
             stderr=log,
         )
-        deadline = time.time() + 10
-        while time.time() < deadline:
+
+        def greets() -> bool:
             try:
                 with socket.create_connection(("127.0.0.1", self.port), timeout=0.5) as s:
                     s.settimeout(1.0)
-                    if s.recv(64).startswith(b"SSH-"):
-                        return
+                    return s.recv(64).startswith(b"SSH-")
             except OSError:
-                time.sleep(0.05)
-        raise RuntimeError(f"sshd did not start: {(self.d / 'sshd.log').read_text()[-2000:]}")
+                return False
+
+        wait_until(greets, what="sshd's greeting", show=lambda: (self.d / "sshd.log").read_text()[-2000:])
 
     def kill(self) -> None:
         """The listener and its per-connection processes (children), as in a crash."""

@@ -148,7 +148,7 @@ async def test_a_thousand_lines_cause_a_bounded_number_of_renders():
         spark = pane.query_one(MetricSparks).rows[0]
         await pilot.pause(0.3)
         c0, s0, t0 = chart.builds, spark.builds, asyncio.get_running_loop().time()
-        await wait_for(pilot, lambda: all(s.done.is_set() for s in sources), timeout=30)
+        await wait_for(pilot, lambda: all(s.done.is_set() for s in sources))
         elapsed = asyncio.get_running_loop().time() - t0
         await pilot.pause(1.3)  # the last chart tick
         assert pane.state.lines == 1000
@@ -179,7 +179,7 @@ async def test_a_thousand_lines_cause_a_bounded_number_of_renders():
 async def test_more_panes_than_fit_scroll_and_those_off_screen_are_not_drawn():
     app = replay_app(*(["ab_a.log"] * 32), compare=False)
     async with app.run_test(size=(200, 60)) as pilot:
-        await wait_ended(pilot, timeout=60)
+        await wait_ended(pilot)
         screen = app.screen
         panes = list(screen.query(SourcePane))
         shown = [p for p in panes if screen.on_screen(p)]

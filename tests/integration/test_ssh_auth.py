@@ -25,7 +25,7 @@ async def first_error(srv: ExecServer, path, **connect_options) -> str:
         idle_after=None,
     )
     async with Collector(src) as c:
-        await c.wait_event(K.ERROR, timeout=10)
+        await c.wait_event(K.ERROR)
     err = [e for e in c.events if e.kind == K.ERROR][0]
     assert err.data["fatal"] is True and not c.lines
     return err.message
