@@ -69,6 +69,24 @@ async def wait_ended(pilot) -> None:
     await wait_charts(pilot)
 
 
+async def wait_ticks(pilot, n: int = 1) -> None:
+    """``n`` more of the screen's ticks (scheduled, or the one a key press draws)."""
+    screen = pilot.app.screen
+    until = screen.ticks + n
+    await wait_for(pilot, lambda: screen.ticks >= until, f"{n} more ticks")
+
+
+async def finished(pilot) -> None:
+    """A stable picture for a snapshot: every source ended and drawn, one more scheduled tick (the
+    notices of the end are drained by it), the toasts cleared (they expire on a timer) and the
+    screen drawn again."""
+    await wait_ended(pilot)
+    await wait_ticks(pilot)
+    pilot.app.clear_notifications()
+    pilot.app.screen.tick()
+    await pilot.pause()
+
+
 async def wait_charts(pilot) -> None:
     from tui.widgets.history_chart import HistoryChart
 
