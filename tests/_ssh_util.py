@@ -44,8 +44,8 @@ def known_hosts_line(host: str, port: int, key: asyncssh.SSHKey) -> str:
 class ExecServer:
     """asyncssh server on 127.0.0.1 that runs each exec request with the local ``sh`` (the real
     ``tail``/``stat``), as sshd would. ``env`` replaces the command's environment (e.g. a PATH
-    without tail); ``connections`` counts the connections accepted; ``forwarding``: TCP
-    forwarding (direct-tcpip) is allowed."""
+    without tail); ``connections`` counts the connections accepted; ``stdout`` keeps what each
+    command sent to the client; ``forwarding``: TCP forwarding (direct-tcpip) is allowed."""
 
     def __init__(self, tmp: Path, env: dict | None = None, *, forwarding: bool = False) -> None:
         self.tmp = tmp
@@ -58,6 +58,7 @@ class ExecServer:
         self.port = 0
         self.connections = 0
         self.conns: list = []
+        self.stdout: list[tuple[str, bytearray]] = []  # (command, what it wrote so far) of each exec
         self.procs: set[asyncio.subprocess.Process] = set()
         self.user: int | None = None  # run the commands as this uid (permission tests)
 
@@ -95,12 +96,16 @@ class ExecServer:
             **({"user": self.user} if self.user else {}),
         )
         self.procs.add(local)
+        sent = bytearray()
+        self.stdout.append((process.command or "", sent))
 
-        async def copy(src: asyncio.StreamReader, dst) -> None:
+        async def copy(src: asyncio.StreamReader, dst, record: bytearray | None = None) -> None:
             while True:
                 data = await src.read(65536)
                 if not data or process.is_closing():
                     return
+                if record is not None:
+                    record += data
                 try:
                     dst.write(data)
                     await dst.drain()
@@ -109,7 +114,9 @@ class ExecServer:
 
         try:
             pumps = asyncio.gather(
-                copy(local.stdout, process.stdout), copy(local.stderr, process.stderr), return_exceptions=True
+                copy(local.stdout, process.stdout, sent),
+                copy(local.stderr, process.stderr),
+                return_exceptions=True,
             )
             closed = asyncio.ensure_future(process.wait_closed())
             await asyncio.wait({pumps, closed}, return_when=asyncio.FIRST_COMPLETED)
