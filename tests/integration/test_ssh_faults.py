@@ -210,18 +210,15 @@ async def test_black_hole_reconnects_within_keepalive_and_resumes_exactly(home, 
         async with Collector(remote(p, "holebox")) as c:
             await c.wait_lines(50)
             proxy.hole = True  # the open connection goes silent: no FIN, no RST
-            t0 = time.monotonic()
             append(p, seq_lines(51, 80))
             await c.wait_event(K.RECONNECTING)
-            took = time.monotonic() - t0
             proxy.hole = False  # new connections pass again
             append(p, seq_lines(81, 100))
             await c.wait_lines(100)
             await asyncio.sleep(0.3)
     finally:
         await proxy.stop()
-    # keepalive 1 s x count 2: noticed within the keepalive time (3 s) plus scheduling slack
-    assert took < 4.5, took
+    assert "keepalive" in evs(c, K.RECONNECTING)[0].message  # noticed by the keepalive, not by TCP
     assert c.lines == [seq(i) for i in range(1, 101)]
     assert evs(c, K.CONNECTED)[-1].data["reconnect"] is True
     assert not [e for e in c.events if e.kind in (K.TRUNCATED, K.ROTATED)]

@@ -90,16 +90,13 @@ async def test_hung_host_is_noticed_by_keepalive(home, sshd, tmp_path):
         assert sessions
         for pid in sessions:
             os.kill(pid, signal.SIGSTOP)  # a frozen host: no FIN, no RST, just silence
-        t0 = time.monotonic()
         try:
             await c.wait_for(lambda c: K.RECONNECTING in c.kinds)
-            took = time.monotonic() - t0
         finally:
             for pid in sessions:
                 os.kill(pid, signal.SIGCONT)
         await c.wait_for(lambda c: len(evs(c, K.CONNECTED)) >= 2)
-    assert 1.5 < took < 6.0  # keepalive 1 s x (2 + 1)
-    assert "keepalive" in evs(c, K.RECONNECTING)[0].message
+    assert "keepalive" in evs(c, K.RECONNECTING)[0].message  # noticed by the keepalive, not by TCP
 
 
 def _comm(pid: int) -> str:
