@@ -4,13 +4,12 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
+from _cli_util import run_cli
 
 from tui.core.config.settings import ConfigError, parse_settings
 
@@ -18,16 +17,8 @@ ROOT = Path(__file__).parent.resolve().parents[1]
 SAMPLE = ROOT / "sample_logs" / "sglang_eagle3_restart.log"  # the broken run's accept len is ~1.5
 
 
-def stream(*args: str, xdg: Path, timeout: float = 60) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "XDG_CONFIG_HOME": str(xdg)}
-    return subprocess.run(
-        [sys.executable, "-m", "tui", "stream", *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env=env,
-        cwd=ROOT,
-    )
+def stream(*args: str, xdg: Path) -> subprocess.CompletedProcess:
+    return run_cli("stream", *args, env={"XDG_CONFIG_HOME": str(xdg)})
 
 
 def test_exit_on_alert_exits_3_after_the_alert_line(tmp_path):

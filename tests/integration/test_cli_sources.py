@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
+from _cli_util import run_cli
 
 from tui.cli import _route, build_parser
 from tui.cli.tui_commands import _replay_plan
@@ -21,16 +22,8 @@ SAMPLE = ROOT / "sample_logs" / "sglang_eagle3_restart.log"
 KNOWN = {"watch", "compare", "replay", "demo", "summary", "stream", "export"}
 
 
-def specwatch(*argv: str, cwd: Path = ROOT, env: dict[str, str] | None = None, timeout: float = 60):
-    return subprocess.run(
-        [sys.executable, "-m", "tui", *argv],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        stdin=subprocess.DEVNULL,
-        env={**os.environ, **(env or {})},
-        timeout=timeout,
-    )
+def specwatch(*argv: str, cwd: Path = ROOT, env: dict[str, str] | None = None):
+    return run_cli(*argv, cwd=cwd, env=env)
 
 
 @pytest.fixture
@@ -126,10 +119,10 @@ def test_summary_of_a_file_imports_no_heavy_dependency(tmp_path):
 
 
 def test_a_mistyped_command_fails_at_once(tmp_path):
-    r = specwatch("sumary", str(SAMPLE), env={"XDG_CONFIG_HOME": str(tmp_path)}, timeout=20)
+    r = specwatch("sumary", str(SAMPLE), env={"XDG_CONFIG_HOME": str(tmp_path)})
     assert r.returncode == 2
     assert r.stderr.strip() == "specwatch: unknown command 'sumary' — did you mean 'summary'?"
-    r = specwatch("frobnicate", env={"XDG_CONFIG_HOME": str(tmp_path)}, timeout=20)
+    r = specwatch("frobnicate", env={"XDG_CONFIG_HOME": str(tmp_path)})
     assert r.returncode == 2 and "unknown command 'frobnicate'" in r.stderr and "./frobnicate" in r.stderr
 
 
@@ -144,7 +137,7 @@ def test_first_words_that_are_sources_go_to_watch(logdir, monkeypatch):
 
 
 def test_version():
-    r = specwatch("--version", timeout=20)
+    r = specwatch("--version")
     assert (
         r.returncode == 0 and r.stdout.strip().startswith("specwatch ") and r.stdout.strip()[10:11].isdigit()
     )

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
+
+from _cli_util import run_cli
 
 from tui.core.formats.draft_config import facts_from_json, read_local
 
@@ -45,13 +45,9 @@ def test_summary_shows_draft_layers_per_segment(tmp_path):
         "[2026-06-01 00:01:00] Decode batch, #running-req: 1, accept len: 2.00, accept rate: 0.33\n"
         f"[2026-06-01 01:00:00] server_args=ServerArgs(speculative_algorithm='EAGLE3', speculative_draft_model_path='{tmp_path}/gone')\n"
     )
-    out = subprocess.run(
-        [sys.executable, "-m", "tui", "summary", "--json", str(log)], capture_output=True, text=True
-    )
+    out = run_cli("summary", "--json", str(log))
     segs = json.loads(out.stdout)["sources"][0]["segments"]
     assert segs[0]["config"]["draft"]["aux_layer_ids"] == [1, 23, 44]
     assert segs[1]["config"]["draft"]["note"] == "config.json not found"
-    text = subprocess.run(
-        [sys.executable, "-m", "tui", "summary", str(log)], capture_output=True, text=True
-    ).stdout
+    text = run_cli("summary", str(log)).stdout
     assert "seg 0 draft config: aux layers [1, 23, 44]" in text

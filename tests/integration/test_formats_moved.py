@@ -6,11 +6,10 @@ strings; every path (line parser, both scanners) agrees."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from _cli_util import run_cli
 from _scan_util import fast_result, make_log, same, slow_result
 
 from tui.core.formats.fastscan import scan_chunk
@@ -21,13 +20,8 @@ FIX = Path(__file__).parent.parent / "fixtures" / "formats"
 def summary(tmp_path: Path, text: str, name: str = "log.txt") -> dict:
     p = tmp_path / name
     p.write_text(text)
-    out = subprocess.run(
-        [sys.executable, "-m", "tui", "summary", "--json", str(p)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
+    out = run_cli("summary", "--json", str(p))
+    assert out.returncode == 0, out.stderr
     return json.loads(out.stdout)["sources"][0]
 
 

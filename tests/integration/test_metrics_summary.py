@@ -4,11 +4,10 @@ statistics and vLLM's lifetime totals; an endpoint nobody answers is an error (e
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from _cli_util import run_cli
 from _prom_util import FakeVllm, PromServer
 from _ssh_util import free_port
 
@@ -48,14 +47,8 @@ def test_summarize_metrics_windows_and_lifetime():
     assert seg["config"]["model_path"] == fake.model
 
 
-def cli(*args, timeout=60):
-    return subprocess.run(
-        [sys.executable, "-m", "tui", "summary", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
+def cli(*args):
+    return run_cli("summary", *args)
 
 
 def test_summary_cli_on_a_metrics_source():

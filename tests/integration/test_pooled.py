@@ -8,6 +8,7 @@ import math
 from pathlib import Path
 
 import pytest
+from _cli_util import run_cli
 
 from tui.core.formats import LineParser
 from tui.core.model.columns import RecordColumns
@@ -245,9 +246,6 @@ def test_llamacpp_rate_is_pooled_not_normalised_by_a_guessed_k():
 
 
 def test_summary_json_and_text_name_the_estimator(tmp_path):
-    import os
-    import subprocess
-    import sys
 
     root = Path(__file__).parent.resolve().parents[1]
     a, b = tmp_path / "a.log", tmp_path / "b.log"
@@ -258,13 +256,10 @@ def test_summary_json_and_text_name_the_estimator(tmp_path):
     )
 
     def run(*args):
-        # env given: not pytest's inherited COLUMNS=80 (set by readline), so whole lines into a pipe
-        env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
-        out = subprocess.run(
-            [sys.executable, "-m", "tui", "summary", *args], capture_output=True, cwd=root, env=env
-        )
+        # run_cli drops pytest's inherited COLUMNS=80 (set by readline): whole lines into a pipe
+        out = run_cli("summary", *args, cwd=root)
         assert out.returncode == 0, out.stderr
-        return out.stdout.decode()
+        return out.stdout
 
     d = json.loads(run("--json", str(a), str(b)))
     sb = d["sources"][1]

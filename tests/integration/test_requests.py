@@ -5,13 +5,10 @@ format strings (held out: not the fixtures)."""
 from __future__ import annotations
 
 import math
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from _cli_util import summary_json
+from _cli_util import run_cli, summary_json
 
 from tui.core.formats.registry import LineParser
 from tui.core.model.columns import RecordColumns
@@ -180,14 +177,13 @@ def test_summary_json_on_fixtures():
 
 
 def test_summary_text_has_one_line_per_segment_with_requests():
-    out = subprocess.run(
-        [sys.executable, "-m", "tui", "summary", str(FIX / "sglang_finish.log")],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-        env={**os.environ, "COLUMNS": "200"},  # the line is checked whole, not wrapped to a terminal
-    ).stdout
+    run = run_cli(
+        "summary",
+        str(FIX / "sglang_finish.log"),
+        env={"COLUMNS": "200"},  # the line is checked whole, not wrapped to a terminal
+    )
+    assert run.returncode == 0, run.stderr
+    out = run.stdout
     lines = [x for x in out.splitlines() if "requests: n" in x]
     assert lines == [
         "    seg 0 requests: n 1, accept len mean 4.27  p10 4.27  p50 4.27  p90 4.27;"

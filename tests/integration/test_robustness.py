@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import io
 import json
-import subprocess
-import sys
 
+from _cli_util import run_cli
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -97,12 +96,7 @@ def test_huge_binary_and_invalid_utf8_lines_through_the_cli(tmp_path):
     )  # a last line without newline
     path = tmp_path / "bad.log"
     path.write_bytes(data)
-    out = subprocess.run(
-        [sys.executable, "-m", "tui", "summary", "--json", str(path)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    out = run_cli("summary", "--json", str(path))
     assert out.returncode == 0, out.stderr
     src = json.loads(out.stdout)["sources"][0]
     assert src["lines"] == 6

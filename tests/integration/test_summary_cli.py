@@ -4,19 +4,17 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from _cli_util import run_cli
 
 ROOT = Path(__file__).parent.resolve().parents[1]
 SAMPLES = ROOT / "sample_logs"
 
 
 def run(*args: str, stdin: bytes | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "tui", *args], input=stdin, capture_output=True, timeout=120, cwd=ROOT, env=env
-    )
+    return run_cli(*args, input=stdin, env=env, text=False)
 
 
 def test_ab_samples_compare_higher():

@@ -6,9 +6,9 @@ from __future__ import annotations
 import calendar
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
+
+from _cli_util import run_cli
 
 from tui.core.sources.base import EventKind, LineBatch, SourceEvent
 from tui.panes.state import PaneState
@@ -32,13 +32,7 @@ def old_log(tmp_path: Path) -> Path:
 
 def test_stream_gives_an_old_vllm_log_its_own_year(tmp_path):
     log = old_log(tmp_path)
-    out = subprocess.run(
-        [sys.executable, "-m", "tui", "stream", "--jsonl", "--no-follow", str(log)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        cwd=ROOT,
-    )
+    out = run_cli("stream", "--jsonl", "--no-follow", str(log))
     assert out.returncode == 0, out.stderr
     stamps = [json.loads(x)["timestamp"] for x in out.stdout.splitlines() if '"kind": "record"' in x]
     assert stamps == ["2024-11-20 11:02:10", "2024-11-20 11:02:20", "2024-11-20 11:02:30"]

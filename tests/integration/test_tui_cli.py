@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from _cli_util import run_cli
 
 from tui.cli import build_parser, main
 from tui.cli.tui_commands import _live_plan, _replay_plan
@@ -66,14 +67,7 @@ def test_errors_are_one_line(argv, message, capsys):
 
 
 def test_needs_a_terminal():
-    r = subprocess.run(
-        [sys.executable, "-m", "tui", "replay", A],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        stdin=subprocess.DEVNULL,
-        timeout=30,
-    )
+    r = run_cli("replay", A)
     assert r.returncode == 2 and "needs a terminal" in r.stderr
 
 

@@ -277,28 +277,6 @@ def test_slow_path_reads_only_anchor_lines_with_the_same_result(slice_size, scan
     assert len(st.to_dict()["segments"]) > 3
 
 
-def test_vllm_from_a_pipe_gets_no_year(tmp_path):
-    """A pipe's mtime is when it was made, not the log's age: no year, so no timestamp."""
-    import subprocess
-    import sys
-
-    f = tmp_path / "v.log"
-    f.write_bytes(vllm_log(9, 200))
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    piped = subprocess.run(
-        [sys.executable, "-m", "tui", "summary", "--json", "-"],
-        input=f.read_bytes(),
-        capture_output=True,
-        cwd=ROOT,
-        env=env,
-        check=True,
-    )
-    import json
-
-    seg = json.loads(piped.stdout)["sources"][0]["segments"][0]
-    assert seg["records"] > 0 and seg["first_record_time"] is None
-
-
 @pytest.mark.parametrize("chunk", [1 << 10, 1 << 16])
 def test_llamacpp_read_fast_as_the_line_parser_reads_it(chunk, scanner):
     data = llama_log(41, 3000)
