@@ -183,3 +183,16 @@ def llama_log(seed: int, n: int) -> bytes:
             line = f"{t} I srv  update_slots: all slots are idle"
         out.append(line)
     return ("\n".join(out) + "\n").encode()
+
+
+def vllm_line(i: int, al: float, drafts: int, k: int | None = 3, pid: int = 1) -> str:
+    """A vLLM V1 spec line for ``drafts`` drafts at mean acceptance length ``al``."""
+    accepted = round((al - 1) * drafts)
+    drafted = drafts * (k or 3)
+    pp = f"Per-position acceptance rate: {', '.join(['0.500'] * k)}, " if k else ""
+    return (
+        f"(APIServer pid={pid}) INFO 05-19 10:{i // 60 % 60:02d}:{i % 60:02d} [metrics.py:101] SpecDecoding "
+        f"metrics: Mean acceptance length: {1 + accepted / drafts:.2f}, Accepted throughput: 1.00 tokens/s, "
+        f"Drafted throughput: 1.00 tokens/s, Accepted: {accepted} tokens, Drafted: {drafted} tokens, "
+        f"{pp}Avg Draft acceptance rate: {100 * accepted / drafted:.1f}%\n"
+    )
