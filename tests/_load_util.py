@@ -39,3 +39,12 @@ def write_log(path: Path, batches: list[int], shift: float, seed: int) -> Path:
 def mostly(rng: random.Random, lo: int, hi: int, n: int, overlap: float = 0.25) -> list[int]:
     """``n`` batch sizes: most in [lo, hi], a share spread over 1–60 (the common strata)."""
     return [rng.randint(1, 60) if rng.random() < overlap else rng.randint(lo, hi) for _ in range(n)]
+
+
+def throughput_log(path: Path, al: float | None, mean: float, seed: int) -> Path:
+    rng = random.Random(seed)
+    path.write_text(
+        ("" if al is None else ARGS)
+        + "".join(decode(i, 8, al, max(1.0, rng.gauss(mean, 50.0))) for i in range(400))
+    )
+    return path
