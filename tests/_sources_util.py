@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 from collections.abc import AsyncIterator, Iterable
 
 from _wait import wait_until_async
@@ -120,3 +121,13 @@ async def collecting(sources: Iterable) -> AsyncIterator[list[Collector]]:
     finally:
         for c in cols:
             await c.__aexit__(None, None, None)
+
+
+def metric_records(c: Collector) -> list[dict]:
+    return [
+        json.loads(line)
+        for b in c.items
+        if isinstance(b, LineBatch)
+        for line in b.lines
+        if "marker" not in json.loads(line)
+    ]

@@ -1,20 +1,16 @@
 """``specwatch export``: the exporter scraped over HTTP and parsed back with prometheus-client's
-parser gives the core's numbers for the same logs; states, labels, the CLI as a subprocess."""
+parser gives the core's numbers for the same logs; states and labels (the command as a subprocess:
+tests/integration/test_export_cli.py)."""
 
 from __future__ import annotations
 
 import asyncio
-import os
 import re
-import signal
-import subprocess
-import sys
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
-from _export_util import SAMPLES, Running, find, one, samples_by_name
+from _export_util import SAMPLES, Running, find, one
 from _prom_util import FakeVllm, PromServer
 
 from tui.cli.export import host_label, parse_listen
@@ -23,12 +19,6 @@ from tui.core.sources.spec import expand_source_args
 from tui.core.stats import rates
 
 ROOT = Path(__file__).parent.resolve().parents[1]
-# `specwatch ...` whether or not the command is registered in tui.cli yet
-CLI = (
-    "import sys, tui.cli as c\n"
-    "if 'tui.cli.export' not in [m for _, m in c.COMMANDS]: c.COMMANDS.append(('export', 'tui.cli.export'))\n"
-    "raise SystemExit(c.main(sys.argv[1:]))\n"
-)
 
 
 @pytest.mark.parametrize(
@@ -155,42 +145,6 @@ def test_listen_addresses_and_host_labels():
         ]
     )
     assert [host_label(s, "me") for s in specs] == ["gpu7", "me", "gpu3.lan", "gpu2", "me"]
-
-
-def test_cli_daemon_serves_and_stops_on_sigterm():
-    log = SAMPLES / "ab_a.log"
-    ref = summarize_file(str(log), "ab_a.log", workers=1).stats
-    proc = subprocess.Popen(
-        [sys.executable, "-c", CLI, "export", "--prometheus", "127.0.0.1:0", str(log)],
-        cwd=ROOT,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )
-    try:
-        line = proc.stderr.readline()
-        m = re.search(r"serving (http://\S+)", line)
-        assert m, line
-        end = time.monotonic() + 20
-        while True:
-            got = samples_by_name(urllib.request.urlopen(m.group(1), timeout=5).read().decode())
-            if (
-                find(got, "specwatch_source_records_total")
-                and one(got, "specwatch_source_records_total", source="ab_a.log") == ref.records
-            ):
-                break
-            assert time.monotonic() < end
-            time.sleep(0.05)
-        assert one(got, "specwatch_accept_len_mean", source="ab_a.log", rank="all") == pytest.approx(
-            ref.current.all.accept_len.mean, rel=1e-12
-        )
-        proc.send_signal(signal.SIGTERM)
-        assert proc.wait(timeout=10) == 143
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        proc.stderr.close()
 
 
 def run_cli(*args) -> int:
