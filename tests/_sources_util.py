@@ -5,11 +5,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
+import uuid
 from collections.abc import AsyncIterator, Iterable
 
-from _wait import wait_until_async
+from _wait import DEADLINE, wait_until_async
 
 from tui.core.sources.base import EventKind, LineBatch, SourceEvent
+from tui.core.sources.file import Follower
+from tui.core.sources.wakeups import Waker
 
 FAST = dict(poll_interval=0.02, safety_interval=0.2, settle=0.05, idle_after=None)
 
@@ -103,6 +107,72 @@ class Collector:
 
     async def wait_event(self, kind: EventKind, count: int = 1) -> None:
         await self.wait_for(lambda c: c.kinds.count(kind) >= count, f"{count} x {kind.value}")
+
+
+async def events_read(directory) -> None:
+    """Every inotify event queued before this call has been read and handed to its subscribers: a
+    file of this call's own in ``directory``, written after them, has come through the same
+    descriptor (its events are read in order)."""
+    mark = os.path.join(directory, f".mark-{uuid.uuid4().hex}")
+    w = Waker(interested=lambda path: path == mark, min_gap=0.0)
+    assert w.subscribe(str(directory))
+    try:
+        with open(mark, "w") as f:
+            f.write("x")
+        got: set[str] = set()
+        while mark not in got:
+            got |= await w.wait(DEADLINE)
+    finally:
+        w.unsubscribe_all()
+        os.unlink(mark)
+
+
+class Looks:
+    """Watches a local follower's looks at its file(s): a look ends when the follower has yielded
+    everything it found and waits again (``Follower._wait``); a source yields only when asked, so
+    by then what it found has reached the consumer."""
+
+    def __init__(self, src: Follower) -> None:
+        self.src = src
+        self.n = 0  # looks ended
+        self.waiting = False
+        wait = src._wait
+
+        async def counted() -> set[str] | None:
+            self.n += 1
+            self.waiting = True
+            try:
+                return await wait()
+            finally:
+                self.waiting = False
+
+        src._wait = counted  # type: ignore[method-assign]
+
+    async def caught_up(self) -> None:
+        """Everything written before this call has been looked at. Polling: two more looks (one
+        began after the call). Inotify: every event from before has been handed to the follower
+        (:func:`events_read`) and it waits with no change pending."""
+        waker = self.src.waker
+        if not waker.watching:
+            until = self.n + 2
+            await wait_until_async(lambda: self.n >= until, what="two more looks at the file")
+            return
+        for directory in list(waker._dirs):
+            await events_read(directory)
+        await wait_until_async(
+            lambda: self.waiting and not waker.event.is_set() and waker._timer is None,
+            what="the follower waiting with nothing pending",
+        )
+
+
+class FakeClock:
+    """A stand-in for the ``time`` module of a source: ``monotonic()`` moves only when told."""
+
+    def __init__(self, now: float = 1000.0) -> None:
+        self.now = now
+
+    def monotonic(self) -> float:
+        return self.now
 
 
 def append(path, text: str, mode: str = "a") -> None:

@@ -6,11 +6,10 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
-import uuid
 
 import pytest
 from _ci import missing
-from _sources_util import FAST, append, collecting, seq_lines
+from _sources_util import FAST, append, collecting, events_read, seq_lines
 from _wait import DEADLINE, wait_until_async
 
 from tui.core.sources import wakeups
@@ -28,24 +27,6 @@ from tui.core.sources.wakeups import (
 def _need_inotify() -> None:
     if not inotify_available():
         missing("inotify not available")
-
-
-async def events_read(directory) -> None:
-    """Every inotify event queued before this call has been read and handed to its subscribers: a
-    file of this call's own in ``directory``, written after them, has come through the same
-    descriptor (its events are read in order)."""
-    mark = os.path.join(directory, f".mark-{uuid.uuid4().hex}")
-    w = Waker(interested=lambda path: path == mark, min_gap=0.0)
-    assert w.subscribe(str(directory))
-    try:
-        with open(mark, "w") as f:
-            f.write("x")
-        got: set[str] = set()
-        while mark not in got:
-            got |= await w.wait(DEADLINE)
-    finally:
-        w.unsubscribe_all()
-        os.unlink(mark)
 
 
 def no_wake_pending(w: Waker) -> bool:
