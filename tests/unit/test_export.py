@@ -4,14 +4,13 @@ tests/integration/test_export_cli.py)."""
 
 from __future__ import annotations
 
-import asyncio
 import re
-import time
 from pathlib import Path
 
 import pytest
 from _export_util import SAMPLES, Running, find, one
 from _prom_util import FakeVllm, PromServer
+from _wait import wait_until_async
 
 from tui.cli.export import host_label, parse_listen
 from tui.core.pipeline.whole import summarize_file
@@ -88,10 +87,11 @@ async def test_states_of_sources_that_are_not_there(tmp_path):
     async with Running(
         [f"w={missing}", f"m=metrics+http://127.0.0.1:{port}/metrics"], options={"scrape_interval": 0.05}
     ) as run:
-        end = time.monotonic() + 5
-        while {ex.state.state for ex in run.exp.sources} != {"waiting", "reconnecting"}:
-            assert time.monotonic() < end, [ex.state.state for ex in run.exp.sources]
-            await asyncio.sleep(0.02)
+        await wait_until_async(
+            lambda: {ex.state.state for ex in run.exp.sources} == {"waiting", "reconnecting"},
+            what="both sources waiting",
+            show=lambda: [ex.state.state for ex in run.exp.sources],
+        )
         got = await run.scrape()
     assert one(got, "specwatch_source_state", source="w", state="waiting") == 1
     assert one(got, "specwatch_source_state", source="m", state="reconnecting") == 1
@@ -108,7 +108,7 @@ async def test_a_metrics_source_exported_with_its_host_and_model():
     server = PromServer(fake.text).start()
     try:
         async with Running([f"gpu1=metrics+{server.url}"], options={"scrape_interval": 0.05}) as run:
-            await asyncio.sleep(0.15)
+            await wait_until_async(lambda: server.requests >= 2, what="a first scrape answered")  # the base
             fake.step(0, 30, [20, 10, 5])
             fake.step(1, 10, [10, 10, 10])
             await run.wait_records([2])
