@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from _hostile_util import CLEAR, CLIPBOARD, TITLE, forty_lines, unsafe_in, write_hostile
-from _tui_util import _isolated_config, screen_text, wait_ended  # noqa: F401
+from _tui_util import _isolated_config, screen_text, wait_charts, wait_ended  # noqa: F401
 
 from tui.app import SpecwatchApp
 from tui.panes.launch import LaunchPlan, replay_pane
@@ -25,7 +25,8 @@ async def test_app_shows_hostile_text_and_absurd_values_without_obeying_or_crash
         await pilot.pause()
         for _ in range(3):  # the app keeps ticking over nan / inf / 1e308 values
             app.screen.tick()
-            await pilot.pause(0.1)
+            await pilot.pause()  # its messages handled
+            await wait_charts(pilot)  # and its charts drawn
         screen = screen_text(app)
         svg = app.export_screenshot()
         assert app.is_running and app.return_code is None
@@ -45,7 +46,8 @@ async def test_40_line_log_with_1e308_the_app_keeps_running(tmp_path):
         await wait_ended(pilot)
         for _ in range(3):
             app.screen.tick()
-            await pilot.pause(0.1)
+            await pilot.pause()  # its messages handled
+            await wait_charts(pilot)  # and its charts drawn
         assert app.is_running and app.return_code is None
         text = screen_text(app)
         assert "specwatch" in text and "chart unavailable" not in text
