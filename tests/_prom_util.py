@@ -354,3 +354,14 @@ class FakeAdaptiveSglang(FakeSglang):
             self.steps.labels(*lv).set(steps)
             self.ndt.labels(*lv).set(steps + 1)
             self.decode(d, 1 + accepted / verify, accepted / (verify * steps), tput + d)
+
+
+def busy_vllm() -> tuple[FakeVllm, PromServer]:
+    """Every scrape sees 10 more drafts on engine 0 (4 + 3 + 1 accepted: accept len 1.8)."""
+    fake = FakeVllm(engines=1, k=3)
+
+    def body() -> str:
+        fake.step(0, 10, [4, 3, 1])
+        return fake.text()
+
+    return fake, PromServer(body).start()

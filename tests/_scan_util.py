@@ -1,11 +1,14 @@
-"""Generated logs and result comparisons shared by the scanner tests (fast path against the line
-parser): sglang, vLLM and llama.cpp lines from a seed, a whole read with and without the fast
-scanner, and ``same`` (equal up to float summation order)."""
+"""Generated logs and result comparisons shared by the tests: sglang, vLLM and llama.cpp lines from
+a seed, single vLLM spec lines, an old vLLM log (its year from its mtime), a whole read with and
+without the fast scanner, and ``same`` (equal up to float summation order)."""
 
 from __future__ import annotations
 
+import calendar
 import io
+import os
 import random
+from pathlib import Path
 
 import pytest
 
@@ -196,3 +199,21 @@ def vllm_line(i: int, al: float, drafts: int, k: int | None = 3, pid: int = 1) -
         f"Drafted throughput: 1.00 tokens/s, Accepted: {accepted} tokens, Drafted: {drafted} tokens, "
         f"{pp}Avg Draft acceptance rate: {100 * accepted / drafted:.1f}%\n"
     )
+
+
+LINE = (
+    "(APIServer pid=4321) INFO 11-20 11:02:{s:02d} [metrics.py:101] SpecDecoding metrics: Mean acceptance "
+    "length: 2.85, Accepted throughput: 195.10 tokens/s, Drafted throughput: 316.80 tokens/s, Accepted: 1951 "
+    "tokens, Drafted: 3168 tokens, Per-position acceptance rate: 0.847, 0.573, 0.428, Avg Draft acceptance "
+    "rate: 61.6%\n"
+)
+
+
+MTIME_2024 = calendar.timegm((2024, 11, 21, 0, 0, 0, 0, 0, 0))
+
+
+def old_log(tmp_path: Path) -> Path:
+    log = tmp_path / "vllm-2024.log"
+    log.write_text("".join(LINE.format(s=s) for s in range(10, 40, 10)))
+    os.utime(log, (MTIME_2024, MTIME_2024))
+    return log
