@@ -1,5 +1,6 @@
-"""An :class:`Exporter` running in the test's event loop, and its scrape parsed back with
-prometheus-client's parser (shared by the exporter tests)."""
+"""An :class:`Exporter` running in the test's event loop, its scrape parsed back with
+prometheus-client's parser, and the series it serves for the sample logs (shared by the exporter
+tests)."""
 
 from __future__ import annotations
 
@@ -7,9 +8,13 @@ import asyncio
 from pathlib import Path
 
 from _wait import wait_until_async
+from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 
 from tui.cli.export import Exporter
+from tui.core.export.metrics import Exported, SpecwatchCollector
+from tui.core.pipeline.follow import Followed
+from tui.core.sources.base import EventKind, LineBatch, SourceEvent
 from tui.core.sources.lines import START
 from tui.core.sources.prom.http import http_get
 from tui.core.sources.spec import expand_source_args
@@ -69,3 +74,22 @@ class Running:
             return [ex.state.stats.records for ex in self.exp.sources]
 
         await wait_until_async(lambda: records() == n, what=f"records {n}", show=records)
+
+
+def served() -> dict[str, set[str]]:
+    """Series name -> label names, as the exporter serves them for the sample logs."""
+    exported = []
+    for name in ("vllm_v1_eagle3.log", "sglang_dp_attention.log"):
+        st = Followed(name, track_arrivals=True)
+        st.apply(SourceEvent(name, EventKind.OPENED, "opened"))
+        lines = (ROOT / "sample_logs" / name).read_text().splitlines()
+        st.apply(LineBatch(name, lines, list(range(len(lines))), 1))
+        exported.append(Exported(st, "box1", "file", name))
+    reg = CollectorRegistry()
+    reg.register(SpecwatchCollector(exported))
+    out: dict[str, set[str]] = {}
+    for fam in text_string_to_metric_families(generate_latest(reg).decode()):
+        for s in fam.samples:
+            out.setdefault(s.name, set()).update(s.labels)
+    out["specwatch_exporter_info"] = {"version"}  # served by the CLI's registry (see test_export)
+    return out

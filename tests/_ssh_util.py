@@ -13,9 +13,13 @@ from pathlib import Path
 
 import asyncssh
 from _ci import missing
+from _sources_util import Collector
 from _wait import wait_until, wait_until_async
 
+from tui.core.sources.base import EventKind as K
 from tui.core.sources.ssh.connect import SshSettings
+from tui.core.sources.ssh.source import SshSource
+from tui.core.sources.target import SshTarget
 
 SSHD = "/usr/sbin/sshd"
 FAST_SSH = dict(
@@ -367,3 +371,17 @@ class BlackHoleProxy:
         if self.server is not None:
             self.server.close()
             await self.server.wait_closed()
+
+
+async def first_error(srv: ExecServer, path, **connect_options) -> str:
+    src = SshSource(
+        SshTarget("127.0.0.1", str(path), "u", srv.port),
+        "remote",
+        settings=srv.settings(connect_options=connect_options),
+        idle_after=None,
+    )
+    async with Collector(src) as c:
+        await c.wait_event(K.ERROR)
+    err = [e for e in c.events if e.kind == K.ERROR][0]
+    assert err.data["fatal"] is True and not c.lines
+    return err.message

@@ -17,6 +17,7 @@ import pytest
 from _ci import missing
 
 ROOT = Path(__file__).resolve().parent.parent
+SAMPLE = ROOT / "sample_logs" / "sglang_eagle3_restart.log"
 
 
 @pytest.fixture(params=["native", "python"])
@@ -112,3 +113,16 @@ def pytest_collection_modifyitems(config, items) -> None:
             if kind in parts:
                 item.add_marker(getattr(pytest.mark, kind))
                 break
+
+
+@pytest.fixture
+def logdir(tmp_path):
+    """A copy of a sample log in its own directory, a config naming it, and an empty config home."""
+    d = tmp_path / "logs"
+    d.mkdir()
+    log = d / "run.log"
+    log.write_bytes(SAMPLE.read_bytes())
+    cfg = tmp_path / "specwatch.toml"
+    cfg.write_text(f'[sources]\nrun = "{log}"\n[pairs]\nboth = ["run", "cmd:cat {log}"]\n')
+    (tmp_path / "xdg").mkdir()
+    return tmp_path, log, cfg
