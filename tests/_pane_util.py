@@ -1,10 +1,14 @@
-"""Comparing two pane states (statistics, chart history, segment starts, raw tail, notices), shared
-by the tests that feed one pane two ways."""
+"""Feeding one pane two ways (a replay's batches as whole buffers, or line by line) and comparing the
+two states (statistics, chart history, segment starts, raw tail, notices)."""
 
 from __future__ import annotations
 
+import asyncio
 import math
+from pathlib import Path
 
+from tui.core.sources.base import LineBatch
+from tui.core.sources.replay import ReplaySource
 from tui.panes.state import PaneState
 
 
@@ -35,3 +39,26 @@ def same(a: PaneState, b: PaneState) -> None:
     assert list(a.boundaries) == list(b.boundaries)
     assert [tuple(r) for r in a.raw] == [tuple(r) for r in b.raw]
     assert [n.message for n in a.take_notices()] == [n.message for n in b.take_notices()]
+
+
+def batches(path: Path) -> list:
+    async def run() -> list:
+        src = ReplaySource(str(path), "r", speed=None)
+        out = [b async for b in src]
+        await src.aclose()
+        return out
+
+    return asyncio.run(run())
+
+
+def fed(items: list, bulk: bool) -> tuple[PaneState, int]:
+    st = PaneState("r", replay=True)
+    fast = 0
+    for b in items:
+        if not isinstance(b, LineBatch):
+            st.on_event(b)
+        elif bulk and st.feed_buffer(b):
+            fast += 1
+        else:
+            st.feed_lines(LineBatch(b.source, b.lines, b.offsets, b.first_line_no, b.path, b.kind))
+    return st, fast

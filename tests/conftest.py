@@ -1,5 +1,6 @@
 """Fixtures shared by several test files: a real OpenSSH sshd on 127.0.0.1 and a user's home that
-reaches it by an alias, and tmux sessions running the real CLI. Plain helpers stay in the
+reaches it by an alias, tmux sessions running the real CLI, both fast scanners, a directory with a
+log and a config naming it, small replay buffers. Plain helpers stay in the
 ``_*_util.py`` modules; a missing component skips on a developer's machine and fails with CI=true
 (:func:`_ci.missing`)."""
 
@@ -117,7 +118,8 @@ def pytest_collection_modifyitems(config, items) -> None:
 
 @pytest.fixture
 def logdir(tmp_path):
-    """A copy of a sample log in its own directory, a config naming it, and an empty config home."""
+    """(tmp_path, log, config): a copy of a sample log in its own directory, a config naming it,
+    and an empty config home."""
     d = tmp_path / "logs"
     d.mkdir()
     log = d / "run.log"
@@ -126,3 +128,11 @@ def logdir(tmp_path):
     cfg.write_text(f'[sources]\nrun = "{log}"\n[pairs]\nboth = ["run", "cmd:cat {log}"]\n')
     (tmp_path / "xdg").mkdir()
     return tmp_path, log, cfg
+
+
+@pytest.fixture
+def small_chunks(monkeypatch):
+    """A replay reads 64 KiB buffers: many buffers, records paired across their edges."""
+    from tui.core.sources import replay
+
+    monkeypatch.setattr(replay, "CHUNK", 64 << 10)
