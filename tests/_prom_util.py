@@ -1,7 +1,8 @@
 """Test servers for metrics sources: vLLM- and SGLang-like ``/metrics`` endpoints built with
 prometheus-client from the metric names of docs/formats-metrics.md and the PR 24049 paste
-(``../shared/reference/real_logs/vllm_prom_vllm-project-vllm_24049.txt``), served over real
-sockets on 127.0.0.1."""
+(``../shared/reference/real_logs/vllm_prom_vllm-project-vllm_24049.txt``), held-out TensorRT-LLM,
+llama.cpp and adaptive-SGLang servers written from the upstream metric names (issue 12 item 4),
+served over real sockets on 127.0.0.1."""
 
 from __future__ import annotations
 
@@ -216,3 +217,151 @@ def reference_exposition(path) -> str:
         series = series.strip().replace(", ", ",")
         lines.append(f"{series} {value.strip()}")
     return "\n".join(lines) + "\n"
+
+
+class FakeTrtllm:
+    """``tensorrt_llm/metrics/collector.py``'s series (prefix ``trtllm_``, labels model_name and
+    engine_type): iteration counters moved every iteration, per-position counters when a request
+    finishes, the config info gauge set once. Each request drafts k tokens per step and accepts a
+    prefix of them."""
+
+    def __init__(self, k: int = 4, info: bool = True, method: str = "Eagle3") -> None:
+        self.k, self.info, self.method = k, info, method
+        self.restart()
+
+    def restart(self) -> None:
+        r = self.registry = CollectorRegistry()
+        lab = ["model_name", "engine_type"]
+        self.lv = ["meta-llama/Llama-3.1-8B-Instruct", "trtllm"]
+        self.draft = Counter("trtllm_spec_decode_num_draft_tokens", "draft tokens", lab, registry=r)
+        self.acc = Counter("trtllm_spec_decode_num_accepted_tokens", "accepted tokens", lab, registry=r)
+        self.gen = Counter("trtllm_generation_tokens", "generation tokens", lab, registry=r)
+        self.drafted_pos = Counter(
+            "trtllm_spec_decode_drafted_tokens", "drafted per position", lab + ["token_position"], registry=r
+        )
+        self.acc_pos = Counter(
+            "trtllm_spec_decode_accepted_tokens",
+            "accepted per position",
+            lab + ["token_position"],
+            registry=r,
+        )
+        self.running = Gauge("trtllm_num_requests_running", "running", lab, registry=r)
+        self.al_gauge = Gauge("trtllm_spec_decode_acceptance_length", "last iteration", lab, registry=r)
+        if self.info:
+            info = Gauge(
+                "trtllm_speculative_config_info",
+                "spec config",
+                lab + ["spec_enabled", "spec_method", "spec_num_tokens"],
+                registry=r,
+            )
+            info.labels(*self.lv, "true", self.method, str(self.k)).set(1)
+        self.draft.labels(*self.lv)
+        self.acc.labels(*self.lv)
+        self.gen.labels(*self.lv)
+        self.requests: dict[int, list[int]] = {}  # request -> accepted drafts of each of its steps
+        self.iter_steps = self.iter_acc = 0  # truth, iteration population
+        self.fin_steps = self.fin_acc = 0  # truth, finished-request population
+
+    def iterate(self, accepted: dict[int, int]) -> None:
+        """One iteration: request id -> drafts accepted at this step (0..k)."""
+        for rid, a in accepted.items():
+            self.requests.setdefault(rid, []).append(a)
+        self.draft.labels(*self.lv).inc(self.k * len(accepted))
+        self.acc.labels(*self.lv).inc(sum(accepted.values()))
+        self.gen.labels(*self.lv).inc(sum(accepted.values()) + len(accepted))
+        self.running.labels(*self.lv).set(len(accepted))
+        self.al_gauge.labels(*self.lv).set(1 + sum(accepted.values()) / len(accepted))
+        self.iter_steps += len(accepted)
+        self.iter_acc += sum(accepted.values())
+
+    def finish(self, rid: int) -> None:
+        steps = self.requests.pop(rid)
+        for i in range(self.k):
+            self.drafted_pos.labels(*self.lv, str(i)).inc(len(steps))
+            n = sum(1 for a in steps if a > i)
+            if n:
+                self.acc_pos.labels(*self.lv, str(i)).inc(n)
+        self.fin_steps += len(steps)
+        self.fin_acc += sum(steps)
+
+    def text(self) -> str:
+        return generate_latest(self.registry).decode()
+
+
+def llamacpp_text(counters: dict[str, float], per_pos: list[int], processing: int, typed: bool = True) -> str:
+    """llama-server's /metrics as server-context.cpp writes it (PR #26389): ``# HELP`` and
+    ``# TYPE`` then ``llamacpp:<name> <value>`` with std::stringstream's default precision."""
+    out = []
+    for name, value in counters.items():
+        if typed:
+            out += [f"# HELP llamacpp:{name} {name}", f"# TYPE llamacpp:{name} counter"]
+        out.append(f"llamacpp:{name} {value:g}")
+    if typed:
+        out += ["# HELP llamacpp:requests_processing r", "# TYPE llamacpp:requests_processing gauge"]
+    out.append(f"llamacpp:requests_processing {processing}")
+    if per_pos:
+        name = "spec_decode_num_accepted_tokens_per_pos_total"
+        if typed:
+            out += [f"# HELP llamacpp:{name} per pos", f"# TYPE llamacpp:{name} counter"]
+        out += [f'llamacpp:{name}{{position="{i}"}} {v}' for i, v in enumerate(per_pos)]
+    return "\n".join(out) + "\n"
+
+
+class FakeLlamacpp:
+    """Counters updated when a request finishes (``on_prediction``), from the request's steps."""
+
+    def __init__(self, suffix: str = "_total", typed: bool = True) -> None:
+        self.suffix, self.typed = suffix, typed
+        self.drafts = self.tokens = self.acc = self.predicted = 0
+        self.pos: list[int] = []
+
+    def request(self, steps: list[tuple[int, int]]) -> None:
+        """steps: (drafted, accepted) of each verify step of one request."""
+        for drafted, a in steps:
+            self.drafts += 1
+            self.tokens += drafted
+            self.acc += a
+            self.predicted += a + 1
+            for i in range(a):
+                if i == len(self.pos):
+                    self.pos.append(0)
+                self.pos[i] += 1
+
+    def text(self, processing: int = 1) -> str:
+        s = self.suffix
+        counters = {
+            "tokens_predicted_total": self.predicted,
+            f"spec_decode_num_draft_tokens{s}": self.tokens,
+            f"spec_decode_num_accepted_tokens{s}": self.acc,
+            f"spec_decode_num_drafts{s}": self.drafts,
+        }
+        return llamacpp_text(counters, self.pos, processing, self.typed)
+
+
+class FakeAdaptiveSglang(FakeSglang):
+    """FakeSglang plus PR #25940's ``sglang:spec_num_steps`` / ``sglang:spec_num_draft_tokens``."""
+
+    def restart(self) -> None:
+        super().restart()
+        lab = ["model_name", "engine_type", "tp_rank", "pp_rank", "dp_rank"]
+        self.steps = Gauge("sglang:spec_num_steps", "Multiprocess metric", lab, registry=self.registry)
+        self.ndt = Gauge("sglang:spec_num_draft_tokens", "Multiprocess metric", lab, registry=self.registry)
+
+    def adaptive_decode(self, steps: int, accepted: int, verify: int, tput: float) -> None:
+        """One decode-log window on every rank: ``verify`` steps accepted ``accepted`` drafts."""
+        for d in range(self.dp):
+            lv = self._lv(d)
+            self.steps.labels(*lv).set(steps)
+            self.ndt.labels(*lv).set(steps + 1)
+            self.decode(d, 1 + accepted / verify, accepted / (verify * steps), tput + d)
+
+
+def busy_vllm() -> tuple[FakeVllm, PromServer]:
+    """Every scrape sees 10 more drafts on engine 0 (4 + 3 + 1 accepted: accept len 1.8)."""
+    fake = FakeVllm(engines=1, k=3)
+
+    def body() -> str:
+        fake.step(0, 10, [4, 3, 1])
+        return fake.text()
+
+    return fake, PromServer(body).start()

@@ -4,10 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import time
+import json
+import os
+import uuid
 from collections.abc import AsyncIterator, Iterable
 
+from _wait import DEADLINE, wait_until_async
+
 from tui.core.sources.base import EventKind, LineBatch, SourceEvent
+from tui.core.sources.file import Follower
+from tui.core.sources.wakeups import Waker
 
 FAST = dict(poll_interval=0.02, safety_interval=0.2, settle=0.05, idle_after=None)
 
@@ -86,20 +92,87 @@ class Collector:
     def done(self) -> bool:
         return self.task is not None and self.task.done()
 
-    async def wait_for(self, cond, timeout: float = 3.0, what: str = "") -> None:
-        deadline = time.monotonic() + timeout
-        while not cond(self):
+    async def wait_for(self, cond, what: str = "") -> None:
+        """:func:`_wait.wait_until_async` on ``cond(self)``; the source's own error, if it fails."""
+
+        def holds() -> bool:
             if self.error is not None:
                 raise self.error
-            if time.monotonic() > deadline:
-                raise AssertionError(f"timed out waiting for {what or cond}; got {self.stream()[-30:]}")
-            await asyncio.sleep(0.005)
+            return bool(cond(self))
 
-    async def wait_lines(self, n: int, timeout: float = 3.0) -> None:
-        await self.wait_for(lambda c: len(c.lines) >= n, timeout, f"{n} lines")
+        await wait_until_async(holds, what=what or str(cond), show=lambda: self.stream()[-30:], step=0.005)
 
-    async def wait_event(self, kind: EventKind, count: int = 1, timeout: float = 3.0) -> None:
-        await self.wait_for(lambda c: c.kinds.count(kind) >= count, timeout, f"{count} x {kind.value}")
+    async def wait_lines(self, n: int) -> None:
+        await self.wait_for(lambda c: len(c.lines) >= n, f"{n} lines")
+
+    async def wait_event(self, kind: EventKind, count: int = 1) -> None:
+        await self.wait_for(lambda c: c.kinds.count(kind) >= count, f"{count} x {kind.value}")
+
+
+async def events_read(directory) -> None:
+    """Every inotify event queued before this call has been read and handed to its subscribers: a
+    file of this call's own in ``directory``, written after them, has come through the same
+    descriptor (its events are read in order)."""
+    mark = os.path.join(directory, f".mark-{uuid.uuid4().hex}")
+    w = Waker(interested=lambda path: path == mark, min_gap=0.0)
+    assert w.subscribe(str(directory))
+    try:
+        with open(mark, "w") as f:
+            f.write("x")
+        got: set[str] = set()
+        while mark not in got:
+            got |= await w.wait(DEADLINE)
+    finally:
+        w.unsubscribe_all()
+        os.unlink(mark)
+
+
+class Looks:
+    """Watches a local follower's looks at its file(s): a look ends when the follower has yielded
+    everything it found and waits again (``Follower._wait``); a source yields only when asked, so
+    by then what it found has reached the consumer."""
+
+    def __init__(self, src: Follower) -> None:
+        self.src = src
+        self.n = 0  # looks ended
+        self.waiting = False
+        wait = src._wait
+
+        async def counted() -> set[str] | None:
+            self.n += 1
+            self.waiting = True
+            try:
+                return await wait()
+            finally:
+                self.waiting = False
+
+        src._wait = counted  # type: ignore[method-assign]
+
+    async def caught_up(self) -> None:
+        """Everything written before this call has been looked at. Polling: two more looks (one
+        began after the call). Inotify: every event from before has been handed to the follower
+        (:func:`events_read`) and it waits with no change pending."""
+        waker = self.src.waker
+        if not waker.watching:
+            until = self.n + 2
+            await wait_until_async(lambda: self.n >= until, what="two more looks at the file")
+            return
+        for directory in list(waker._dirs):
+            await events_read(directory)
+        await wait_until_async(
+            lambda: self.waiting and not waker.event.is_set() and waker._timer is None,
+            what="the follower waiting with nothing pending",
+        )
+
+
+class FakeClock:
+    """A stand-in for the ``time`` module of a source: ``monotonic()`` moves only when told."""
+
+    def __init__(self, now: float = 1000.0) -> None:
+        self.now = now
+
+    def monotonic(self) -> float:
+        return self.now
 
 
 def append(path, text: str, mode: str = "a") -> None:
@@ -118,3 +191,13 @@ async def collecting(sources: Iterable) -> AsyncIterator[list[Collector]]:
     finally:
         for c in cols:
             await c.__aexit__(None, None, None)
+
+
+def metric_records(c: Collector) -> list[dict]:
+    return [
+        json.loads(line)
+        for b in c.items
+        if isinstance(b, LineBatch)
+        for line in b.lines
+        if "marker" not in json.loads(line)
+    ]

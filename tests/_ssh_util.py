@@ -9,13 +9,17 @@ import shutil
 import signal
 import socket
 import subprocess
-import time
 from pathlib import Path
 
 import asyncssh
 from _ci import missing
+from _sources_util import Collector
+from _wait import wait_until, wait_until_async
 
+from tui.core.sources.base import EventKind as K
 from tui.core.sources.ssh.connect import SshSettings
+from tui.core.sources.ssh.source import SshSource
+from tui.core.sources.target import SshTarget
 
 SSHD = "/usr/sbin/sshd"
 FAST_SSH = dict(
@@ -44,8 +48,8 @@ def known_hosts_line(host: str, port: int, key: asyncssh.SSHKey) -> str:
 class ExecServer:
     """asyncssh server on 127.0.0.1 that runs each exec request with the local ``sh`` (the real
     ``tail``/``stat``), as sshd would. ``env`` replaces the command's environment (e.g. a PATH
-    without tail); ``connections`` counts the connections accepted; ``forwarding``: TCP
-    forwarding (direct-tcpip) is allowed."""
+    without tail); ``connections`` counts the connections accepted; ``stdout`` keeps what each
+    command sent to the client; ``forwarding``: TCP forwarding (direct-tcpip) is allowed."""
 
     def __init__(self, tmp: Path, env: dict | None = None, *, forwarding: bool = False) -> None:
         self.tmp = tmp
@@ -58,6 +62,7 @@ class ExecServer:
         self.port = 0
         self.connections = 0
         self.conns: list = []
+        self.stdout: list[tuple[str, bytearray]] = []  # (command, what it wrote so far) of each exec
         self.procs: set[asyncio.subprocess.Process] = set()
         self.user: int | None = None  # run the commands as this uid (permission tests)
 
@@ -95,12 +100,16 @@ class ExecServer:
             **({"user": self.user} if self.user else {}),
         )
         self.procs.add(local)
+        sent = bytearray()
+        self.stdout.append((process.command or "", sent))
 
-        async def copy(src: asyncio.StreamReader, dst) -> None:
+        async def copy(src: asyncio.StreamReader, dst, record: bytearray | None = None) -> None:
             while True:
                 data = await src.read(65536)
                 if not data or process.is_closing():
                     return
+                if record is not None:
+                    record += data
                 try:
                     dst.write(data)
                     await dst.drain()
@@ -109,7 +118,9 @@ class ExecServer:
 
         try:
             pumps = asyncio.gather(
-                copy(local.stdout, process.stdout), copy(local.stderr, process.stderr), return_exceptions=True
+                copy(local.stdout, process.stdout, sent),
+                copy(local.stderr, process.stderr),
+                return_exceptions=True,
             )
             closed = asyncio.ensure_future(process.wait_closed())
             await asyncio.wait({pumps, closed}, return_when=asyncio.FIRST_COMPLETED)
@@ -144,10 +155,7 @@ class ExecServer:
                     os.killpg(p.pid, signal.SIGKILL)
                 except ProcessLookupError:
                     pass
-        for _ in range(100):  # let the exec handlers reap their processes
-            if not self.procs:
-                break
-            await asyncio.sleep(0.01)
+        await wait_until_async(lambda: not self.procs, what="the exec handlers to reap their processes")
 
     def known_hosts(self, key: asyncssh.SSHKey | None = None) -> Path:
         path = self.tmp / "known_hosts"
@@ -241,16 +249,16 @@ LogLevel VERBOSE
             stdout=subprocess.DEVNULL,
             stderr=log,
         )
-        deadline = time.time() + 10
-        while time.time() < deadline:
+
+        def greets() -> bool:
             try:
                 with socket.create_connection(("127.0.0.1", self.port), timeout=0.5) as s:
                     s.settimeout(1.0)
-                    if s.recv(64).startswith(b"SSH-"):
-                        return
+                    return s.recv(64).startswith(b"SSH-")
             except OSError:
-                time.sleep(0.05)
-        raise RuntimeError(f"sshd did not start: {(self.d / 'sshd.log').read_text()[-2000:]}")
+                return False
+
+        wait_until(greets, what="sshd's greeting", show=lambda: (self.d / "sshd.log").read_text()[-2000:])
 
     def kill(self) -> None:
         """The listener and its per-connection processes (children), as in a crash."""
@@ -363,3 +371,17 @@ class BlackHoleProxy:
         if self.server is not None:
             self.server.close()
             await self.server.wait_closed()
+
+
+async def first_error(srv: ExecServer, path, **connect_options) -> str:
+    src = SshSource(
+        SshTarget("127.0.0.1", str(path), "u", srv.port),
+        "remote",
+        settings=srv.settings(connect_options=connect_options),
+        idle_after=None,
+    )
+    async with Collector(src) as c:
+        await c.wait_event(K.ERROR)
+    err = [e for e in c.events if e.kind == K.ERROR][0]
+    assert err.data["fatal"] is True and not c.lines
+    return err.message

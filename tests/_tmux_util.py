@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import re
 import subprocess
-import time
 from pathlib import Path
+
+from _wait import wait_until
 
 
 def capture(name: str) -> str:
@@ -20,24 +21,24 @@ def pane(name: str, fmt: str) -> str:
     ).stdout.strip()
 
 
-def wait_screen(name: str, pattern: str, timeout: float = 20.0) -> str:
-    """The screen once ``pattern`` shows on it (AssertionError with the screen after ``timeout``)."""
-    end = time.monotonic() + timeout
-    text = ""
-    while time.monotonic() < end:
+def wait_screen(name: str, pattern: str) -> str:
+    """The screen once ``pattern`` shows on it (:func:`_wait.wait_until`, failing with the screen)."""
+
+    def shown() -> str | None:
         text = capture(name)
-        if re.search(pattern, text):
-            return text
-        time.sleep(0.2)
-    raise AssertionError(f"{pattern!r} never showed; the screen was:\n{text}")
+        return text if re.search(pattern, text) else None
+
+    return wait_until(shown, what=f"{pattern!r} on the screen", show=lambda: "\n" + capture(name), step=0.2)
 
 
-def quit_and_wait(name: str, exit_file: Path, timeout: float = 10.0) -> str:
+def exit_status(exit_file: Path) -> str:
+    """The ``EXIT=N`` the session's command wrote, or "" while it runs."""
+    return exit_file.read_text().strip() if exit_file.exists() else ""
+
+
+def quit_and_wait(name: str, exit_file: Path) -> str:
     """Press q and return the ``EXIT=N`` the session's command wrote."""
     subprocess.run(["tmux", "send-keys", "-t", name, "q"], check=True)
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if exit_file.exists() and exit_file.read_text().strip():
-            return exit_file.read_text().strip()
-        time.sleep(0.1)
-    raise AssertionError(f"no exit after q; the screen was:\n{capture(name)}")
+    return wait_until(
+        lambda: exit_status(exit_file), what="an exit after q", show=lambda: "\n" + capture(name)
+    )

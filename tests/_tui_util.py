@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
 import html
 import re
-import time
 from pathlib import Path
 
 import pytest
+from _wait import wait_until_async
 
 from tui.app import SpecwatchApp
 from tui.core.sources.lines import START
@@ -53,31 +52,48 @@ def app_for(panes: list[PaneSpec], *, compare: bool = False, save_dir=None) -> S
     return SpecwatchApp(LaunchPlan(panes, compare=compare), save_dir=save_dir)
 
 
-async def wait_for(pilot, cond, timeout: float = 10.0, step: float = 0.05) -> None:
-    end = time.monotonic() + timeout
-    while not cond():
-        if time.monotonic() > end:
-            raise AssertionError("timed out waiting for a condition")
-        await pilot.pause(step)
+async def wait_for(pilot, cond, what: str = "") -> None:
+    """:func:`_wait.wait_until_async` with the app running between two looks (``pilot.pause``)."""
+    await wait_until_async(cond, what=what, pause=pilot.pause, step=0.05)
 
 
-async def wait_ended(pilot, timeout: float = 15.0) -> None:
+async def wait_ended(pilot) -> None:
     """Every pane's source has reached its end, and the screen has rendered it (charts, which
     are drawn in a thread, included)."""
     screen = pilot.app.screen
-    await wait_for(pilot, lambda: all(s.status in ("ended", "error") for s in screen.states), timeout)
+    await wait_for(
+        pilot, lambda: all(s.status in ("ended", "error") for s in screen.states), "every source's end"
+    )
     screen.tick()
     await pilot.pause()
     await wait_charts(pilot)
 
 
-async def wait_charts(pilot, timeout: float = 10.0) -> None:
+async def wait_ticks(pilot, n: int = 1) -> None:
+    """``n`` more of the screen's ticks (scheduled, or the one a key press draws)."""
+    screen = pilot.app.screen
+    until = screen.ticks + n
+    await wait_for(pilot, lambda: screen.ticks >= until, f"{n} more ticks")
+
+
+async def finished(pilot) -> None:
+    """A stable picture for a snapshot: every source ended and drawn, one more scheduled tick (the
+    notices of the end are drained by it), the toasts cleared (they expire on a timer) and the
+    screen drawn again."""
+    await wait_ended(pilot)
+    await wait_ticks(pilot)
+    pilot.app.clear_notifications()
+    pilot.app.screen.tick()
+    await pilot.pause()
+
+
+async def wait_charts(pilot) -> None:
     from tui.widgets.history_chart import HistoryChart
 
     def settled() -> bool:
         return all(c.settled for c in pilot.app.screen.query(HistoryChart) if c.display and c.size.area)
 
-    await wait_for(pilot, settled, timeout)
+    await wait_for(pilot, settled, "the charts drawn")
     await pilot.pause()
 
 
@@ -95,7 +111,3 @@ def screen_text(app) -> str:
 
 def notifications(app) -> list[str]:
     return [f"{n.title} {n.message}" for n in app._notifications]
-
-
-async def drain(seconds: float = 0.0) -> None:
-    await asyncio.sleep(seconds)

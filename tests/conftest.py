@@ -1,5 +1,6 @@
 """Fixtures shared by several test files: a real OpenSSH sshd on 127.0.0.1 and a user's home that
-reaches it by an alias, and tmux sessions running the real CLI. Plain helpers stay in the
+reaches it by an alias, tmux sessions running the real CLI, both fast scanners, a directory with a
+log and a config naming it, small replay buffers. Plain helpers stay in the
 ``_*_util.py`` modules; a missing component skips on a developer's machine and fails with CI=true
 (:func:`_ci.missing`)."""
 
@@ -15,11 +16,23 @@ from pathlib import Path
 
 import pytest
 from _ci import missing
+from _native_util import require_native
 
 ROOT = Path(__file__).resolve().parent.parent
-# Interim: some test modules still import helpers from other test modules across the folders.
-for _kind in ("unit", "functional", "integration"):
-    sys.path.insert(0, str(ROOT / "tests" / _kind))
+SAMPLE = ROOT / "sample_logs" / "sglang_eagle3_restart.log"
+
+
+@pytest.fixture(params=["native", "python"])
+def scanner(request, monkeypatch):
+    """Both fast scanners: the optional C one (missing when it is not built) and the pure-Python
+    reference."""
+    import tui.core.formats.fastscan as fastscan
+
+    if request.param == "python":
+        monkeypatch.setattr(fastscan, "_native", None)
+    elif fastscan._native is None:
+        require_native("the native scanner")
+    return request.param
 
 
 @pytest.fixture(scope="module")
@@ -102,3 +115,25 @@ def pytest_collection_modifyitems(config, items) -> None:
             if kind in parts:
                 item.add_marker(getattr(pytest.mark, kind))
                 break
+
+
+@pytest.fixture
+def logdir(tmp_path):
+    """(tmp_path, log, config): a copy of a sample log in its own directory, a config naming it,
+    and an empty config home."""
+    d = tmp_path / "logs"
+    d.mkdir()
+    log = d / "run.log"
+    log.write_bytes(SAMPLE.read_bytes())
+    cfg = tmp_path / "specwatch.toml"
+    cfg.write_text(f'[sources]\nrun = "{log}"\n[pairs]\nboth = ["run", "cmd:cat {log}"]\n')
+    (tmp_path / "xdg").mkdir()
+    return tmp_path, log, cfg
+
+
+@pytest.fixture
+def small_chunks(monkeypatch):
+    """A replay reads 64 KiB buffers: many buffers, records paired across their edges."""
+    from tui.core.sources import replay
+
+    monkeypatch.setattr(replay, "CHUNK", 64 << 10)

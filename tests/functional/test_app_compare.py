@@ -6,6 +6,8 @@ import asyncio
 
 import pytest
 from _tui_util import _isolated_config, app_for, replay_app, sample, screen_text, wait_ended, wait_for  # noqa: F401
+from _wait import wait_until_async
+from textual.worker import WorkerState
 
 from tui.cli.summary import _clean
 from tui.core.pipeline.whole import summarize_file
@@ -47,7 +49,7 @@ async def test_compare_bar_equals_summary_comparison():
 async def test_compare_bar_says_when_the_load_differs(tmp_path):
     import random
 
-    from test_load import mostly, write_log
+    from _load_util import mostly, write_log
 
     rng = random.Random(1)
     a = write_log(tmp_path / "a.log", mostly(rng, 1, 3, 1500), 0.0, 2)
@@ -77,7 +79,7 @@ async def test_demo_starts_and_moves():
     async with app.run_test(size=(160, 45)) as pilot:
         screen = app.screen
         assert [s.label for s in screen.states] == ["broken", "fixed"]
-        await wait_for(pilot, lambda: all(s.stats.records > 40 for s in screen.states), 10)
+        await wait_for(pilot, lambda: all(s.stats.records > 40 for s in screen.states))
         screen.tick()
         await pilot.pause()
         text = screen_text(app)
@@ -136,7 +138,7 @@ class _Broken:
     async def _gen(self):
         yield SourceEvent(self.name, EventKind.OPENED, "opened")
         yield LineBatch(self.name, ["[2026-01-01 00:00:00] hello [not markup]"], [0], 1)
-        await asyncio.sleep(0.05)
+        await asyncio.sleep(0)  # a yield: the consumer takes the line before the failure
         raise ConnectionError("link to gpu7 went away")
 
     async def aclose(self):
@@ -208,9 +210,11 @@ async def test_the_tick_stops_while_the_app_is_taken_down():
     async with app.run_test(size=(160, 45)) as pilot:
         await wait_ended(pilot)
         screen = app.screen
+        tick = next(w for w in app.workers if w.name == "tick")
         ticks = screen.ticks
         app._running = False  # what App._shutdown does first
         await screen.query_one("#overlay-box").remove()  # then the widgets go
-        await asyncio.sleep(0.6)  # two ticks' time
+        await wait_until_async(lambda: tick.is_finished, what="the tick worker to stop")
+        assert tick.state == WorkerState.SUCCESS  # it returned: no tick looked for the widgets
         assert screen.ticks == ticks  # no tick ran
         app._running = True

@@ -94,7 +94,7 @@ async def test_brackets_jump_replay_segments():
         state = app.screen.states[0]
         assert state.stats.current.index == 1
         await pilot.press("left_square_bracket")  # back to the start of segment 0: stats reset, replayed
-        await wait_for(pilot, lambda: state.stats.records == 1748 and state.status == "ended", 15)
+        await wait_for(pilot, lambda: state.stats.records == 1748 and state.status == "ended")
         assert len(state.stats.segments) == 2
 
 

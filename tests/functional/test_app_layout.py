@@ -4,12 +4,16 @@ data): Pilot tests on widget regions and render counters."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 
-from _tui_util import _isolated_config, replay_app, wait_ended, wait_for  # noqa: F401
+from _tui_util import _isolated_config, replay_app, wait_ended, wait_for, wait_ticks  # noqa: F401
+from _wait import wait_until_async
 
 from tui.app import SpecwatchApp
 from tui.core.sources.base import EventKind, LineBatch, SourceEvent
 from tui.panes.launch import LaunchPlan, PaneSpec
+from tui.screens import ticking
+from tui.screens.ticking import CHART_EVERY, SPARK_EVERY
 from tui.widgets.history_chart import MIN_ROWS, HistoryChart
 from tui.widgets.layout import MIN_PANE_W, grid_shape, pane_tier
 from tui.widgets.metric_spark import MetricSparks
@@ -88,28 +92,29 @@ async def test_z_maximises_the_focused_pane_with_its_chart_and_restores():
         await pilot.press("tab")
         assert screen.focused_pane() is panes[1]
         await pilot.press("z")
-        await pilot.pause(0.3)
-        assert screen.maximized is panes[1]
+        await wait_for(pilot, lambda: screen.maximized is panes[1] and screen.on_screen(panes[1]), "z")
         assert not screen.on_screen(panes[0]) and screen.on_screen(panes[1])
         assert panes[1].tier == "full" and panes[1].chart_shown
         chart = panes[1].query_one(HistoryChart)
         await wait_for(pilot, lambda: chart.settled and chart.builds > 0)
         assert chart.region.height >= MIN_ROWS and chart.region.width > 100
         await pilot.press("z")
-        await pilot.pause(0.3)
-        assert screen.maximized is None and all(screen.on_screen(p) for p in panes)
+        await wait_for(
+            pilot, lambda: screen.maximized is None and all(screen.on_screen(p) for p in panes), "z"
+        )
         await pilot.press("enter")  # Enter does the same
-        await pilot.pause(0.1)
-        assert screen.maximized is panes[1]
+        await wait_for(pilot, lambda: screen.maximized is panes[1], "enter")
 
 
 class FeedSource:
-    """Decode lines in small batches at a steady pace (a live server), then waits for close."""
+    """Decode lines in small batches, ``per_tick`` batches between two of the screen's ticks (a
+    live server writing steadily, paced by the app's clock rather than the wall clock), then
+    waits for close."""
 
     name = "feed"
 
-    def __init__(self, lines: int, per_batch: int, every: float) -> None:
-        self.lines, self.per_batch, self.every = lines, per_batch, every
+    def __init__(self, lines: int, per_batch: int, per_tick: int, ticks: Callable[[], int]) -> None:
+        self.lines, self.per_batch, self.per_tick, self.ticks = lines, per_batch, per_tick, ticks
         self.sent = 0
         self.done = asyncio.Event()
 
@@ -129,7 +134,9 @@ class FeedSource:
                 )
             yield LineBatch(self.name, batch, list(range(self.sent, self.sent + len(batch))), self.sent + 1)
             self.sent += len(batch)
-            await asyncio.sleep(self.every)
+            if self.sent % (self.per_batch * self.per_tick) == 0:
+                seen = self.ticks()
+                await wait_until_async(lambda seen=seen: self.ticks() > seen, what="the next tick")
         self.done.set()
         await asyncio.Event().wait()  # stays open, like a live log
 
@@ -137,8 +144,13 @@ class FeedSource:
         pass
 
 
-async def test_a_thousand_lines_cause_a_bounded_number_of_renders():
-    sources = [FeedSource(1000, 2, 0.004), FeedSource(1000, 2, 0.004)]
+async def test_a_thousand_lines_cause_a_bounded_number_of_renders(monkeypatch):
+    monkeypatch.setattr(ticking, "TICK", 0.05)  # the bounds count ticks, whatever their length
+
+    def ticks() -> int:
+        return getattr(app.screen, "ticks", 0)
+
+    sources = [FeedSource(1000, 2, 125, ticks), FeedSource(1000, 2, 125, ticks)]
     panes = [PaneSpec(f"feed{i}", "generated", (lambda s=s: s)) for i, s in enumerate(sources)]
     app = SpecwatchApp(LaunchPlan(panes), remember_theme=False)
     async with app.run_test(size=(160, 45)) as pilot:
@@ -146,22 +158,23 @@ async def test_a_thousand_lines_cause_a_bounded_number_of_renders():
         pane = list(screen.query(SourcePane))[0]
         chart = pane.query_one(HistoryChart)
         spark = pane.query_one(MetricSparks).rows[0]
-        await pilot.pause(0.3)
-        c0, s0, t0 = chart.builds, spark.builds, asyncio.get_running_loop().time()
-        await wait_for(pilot, lambda: all(s.done.is_set() for s in sources), timeout=30)
-        elapsed = asyncio.get_running_loop().time() - t0
-        await pilot.pause(1.3)  # the last chart tick
+        await wait_ticks(pilot)
+        c0, s0, t0 = chart.builds, spark.builds, screen.ticks
+        await wait_for(pilot, lambda: all(s.done.is_set() for s in sources))
+        await wait_ticks(pilot, CHART_EVERY + 1)  # the last chart tick
+        await wait_for(pilot, lambda: chart.settled, "the chart drawn")
         assert pane.state.lines == 1000
-        charts, sparks = chart.builds - c0, spark.builds - s0
-        # ~500 batches arrived; the chart is drawn at most once a second, sparklines twice
-        assert 1 <= charts <= elapsed + 1.3 + 2, (charts, elapsed)
-        assert 1 <= sparks <= 2 * (elapsed + 1.3) + 3, (sparks, elapsed)
-        assert chart.settled
+        charts, sparks, n = chart.builds - c0, spark.builds - s0, screen.ticks - t0
+        # 500 batches over n ticks; the chart is drawn at most every CHART_EVERY ticks, sparklines
+        # at most twice every SPARK_EVERY
+        assert n >= 4 + CHART_EVERY  # the lines came over several ticks
+        assert 1 <= charts <= n // CHART_EVERY + 2, (charts, n)
+        assert 1 <= sparks <= 2 * (n // SPARK_EVERY) + 3, (sparks, n)
         # hidden panes are not drawn: maximise the other one, feed more, nothing here changes
         other = list(screen.query(SourcePane))[1]
         other.focus()
         await pilot.press("z")
-        await pilot.pause(0.3)
+        await wait_ticks(pilot)
         header = pane.query_one(PaneHeader)
 
         def drawn() -> tuple:
@@ -169,17 +182,17 @@ async def test_a_thousand_lines_cause_a_bounded_number_of_renders():
 
         before = drawn()
         pane.state.feed_lines(LineBatch("feed", ["x"] * 5, list(range(5)), 1001))
-        await pilot.pause(1.3)
+        await wait_ticks(pilot, CHART_EVERY + 1)  # every part was due at least once
         assert drawn() == before
         await pilot.press("z")  # shown again: brought up to date
-        await pilot.pause(1.3)
-        assert pane._version == pane.state.version and header._key != before[3]
+        await wait_for(pilot, lambda: pane._version == pane.state.version, "the pane drawn again")
+        assert header._key != before[3]
 
 
 async def test_more_panes_than_fit_scroll_and_those_off_screen_are_not_drawn():
     app = replay_app(*(["ab_a.log"] * 32), compare=False)
     async with app.run_test(size=(200, 60)) as pilot:
-        await wait_ended(pilot, timeout=60)
+        await wait_ended(pilot)
         screen = app.screen
         panes = list(screen.query(SourcePane))
         shown = [p for p in panes if screen.on_screen(p)]
@@ -190,7 +203,8 @@ async def test_more_panes_than_fit_scroll_and_those_off_screen_are_not_drawn():
         assert all(p._version == -1 for p in hidden)  # never drawn: nobody could see it
         grid = screen.query_one("#panes")
         grid.scroll_end(animate=False)
-        await pilot.pause(0.6)
         last = panes[-1]
-        assert screen.on_screen(last) and last._version == last.state.version
+        await wait_for(
+            pilot, lambda: screen.on_screen(last) and last._version == last.state.version, "scrolled"
+        )
         assert "±" in last.query_one(NumbersPanel).plain

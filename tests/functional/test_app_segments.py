@@ -6,8 +6,8 @@ from __future__ import annotations
 import os
 import time
 
+from _segments_util import ARGS, dec, stamp
 from _tui_util import _isolated_config, live_app, wait_for  # noqa: F401
-from test_segments_follow import ARGS, dec, stamp
 
 from tui.widgets.log_tail import LogTail
 from tui.widgets.source_pane import SourcePane

@@ -9,7 +9,7 @@ import importlib.util
 import os
 
 import pytest
-from _tui_util import ROOT, _isolated_config, sample, wait_ended  # noqa: F401
+from _tui_util import ROOT, _isolated_config, finished, sample, wait_ended  # noqa: F401
 
 from tui.app import SpecwatchApp
 from tui.panes.launch import LaunchPlan, demo_plan, replay_pane
@@ -26,14 +26,6 @@ LONG = "sglang-eagle3-llama-3.1-8b-instruct-tp2-run-"  # two runs whose names di
 @pytest.fixture(autouse=True)
 def _at_repo_root(monkeypatch):
     monkeypatch.chdir(ROOT)
-
-
-async def _finished(pilot) -> None:
-    await wait_ended(pilot)
-    await pilot.pause(0.3)
-    pilot.app.clear_notifications()  # toasts expire on a timer: not part of a stable picture
-    pilot.app.screen.tick()
-    await pilot.pause()
 
 
 def watch_app() -> SpecwatchApp:
@@ -57,14 +49,14 @@ def demo_app() -> SpecwatchApp:
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_snapshot_watch_at_size(snap_compare, size):
-    assert snap_compare(watch_app(), terminal_size=size, run_before=_finished)
+    assert snap_compare(watch_app(), terminal_size=size, run_before=finished)
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_snapshot_compare_at_size(snap_compare, size):
-    assert snap_compare(compare_app(), terminal_size=size, run_before=_finished)
+    assert snap_compare(compare_app(), terminal_size=size, run_before=finished)
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_snapshot_demo_at_size(snap_compare, size):
-    assert snap_compare(demo_app(), terminal_size=size, run_before=_finished)
+    assert snap_compare(demo_app(), terminal_size=size, run_before=finished)

@@ -8,7 +8,7 @@ import importlib.util
 import os
 
 import pytest
-from _tui_util import ROOT, _isolated_config, replay_app, wait_ended  # noqa: F401
+from _tui_util import ROOT, _isolated_config, finished, replay_app, wait_ended  # noqa: F401
 
 if importlib.util.find_spec("pytest_textual_snapshot") is None:
     if os.environ.get("CI", "").lower() == "true":
@@ -21,28 +21,20 @@ def _at_repo_root(monkeypatch):
     monkeypatch.chdir(ROOT)  # paths are shown relative to the current directory
 
 
-async def _finished(pilot) -> None:
-    await wait_ended(pilot)
-    await pilot.pause(0.3)
-    pilot.app.clear_notifications()  # toasts expire on a timer: not part of a stable picture
-    pilot.app.screen.tick()
-    await pilot.pause()
-
-
 def test_snapshot_single_replay(snap_compare):
     # A relative path: the end-of-file event names it, and it must not depend on the checkout.
     assert snap_compare(
-        replay_app("sample_logs/sglang_eagle3_restart.log"), terminal_size=(160, 45), run_before=_finished
+        replay_app("sample_logs/sglang_eagle3_restart.log"), terminal_size=(160, 45), run_before=finished
     )
 
 
 def test_snapshot_compare_replay(snap_compare):
-    assert snap_compare(replay_app("ab_a.log", "ab_b.log"), terminal_size=(160, 45), run_before=_finished)
+    assert snap_compare(replay_app("ab_a.log", "ab_b.log"), terminal_size=(160, 45), run_before=finished)
 
 
 def test_snapshot_help(snap_compare):
     async def help_open(pilot):
-        await _finished(pilot)
+        await finished(pilot)
         await pilot.press("question_mark")
         await pilot.pause()
 

@@ -4,30 +4,19 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
-
-from tui.core.config.settings import ConfigError, parse_settings
+from _cli_util import run_cli
 
 ROOT = Path(__file__).parent.resolve().parents[1]
 SAMPLE = ROOT / "sample_logs" / "sglang_eagle3_restart.log"  # the broken run's accept len is ~1.5
 
 
-def stream(*args: str, xdg: Path, timeout: float = 60) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "XDG_CONFIG_HOME": str(xdg)}
-    return subprocess.run(
-        [sys.executable, "-m", "tui", "stream", *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env=env,
-        cwd=ROOT,
-    )
+def stream(*args: str, xdg: Path) -> subprocess.CompletedProcess:
+    return run_cli("stream", *args, env={"XDG_CONFIG_HOME": str(xdg)})
 
 
 def test_exit_on_alert_exits_3_after_the_alert_line(tmp_path):
@@ -141,20 +130,6 @@ def test_a_bad_rule_in_the_config_names_the_key(tmp_path):
     assert "specwatch.toml: alerts: rule 2: 'verdict=worse': unknown verdict 'worse'" in r.stderr
 
 
-def test_settings_validate_each_rule():
-    s = parse_settings(
-        'alerts = ["drift"]\n[sources]\na = { source = "x.log", alerts = ["accept_len<2 for 1m"] }\n'
-    )
-    assert s.alerts == ["drift"] and s.sources["a"].alerts == ["accept_len<2 for 1m"]
-    assert parse_settings('[sources]\na = "x.log"\n').sources["a"].alerts == []
-    with pytest.raises(ConfigError, match=r"sources\.a\.alerts: rule 1: 'throughput>': not a rule"):
-        parse_settings('[sources]\na = { source = "x.log", alerts = ["throughput>"] }\n')
-    with pytest.raises(ConfigError, match="alerts: Input should be a valid list"):
-        parse_settings('alerts = "drift"\n')
-    with pytest.raises(ConfigError, match=r"alertz: unknown key \(did you mean 'alerts'\?\)"):
-        parse_settings("alertz = []\n")
-
-
 def sglang_lines(values: list[float], start: float = 1_767_322_800.0) -> str:
     """SGLang decode lines, one a second, with the given accept lens."""
     from datetime import UTC, datetime
@@ -232,19 +207,3 @@ async def test_export_says_alerts_on_stderr_even_when_quiet():
     assert len(lines) == 2
     assert lines[0].startswith(f"specwatch export: ALERT {SAMPLE}: mean accept_len over 30s = 1.4")
     assert lines[1].startswith("specwatch export: alert resolved:")
-
-
-def test_live_plans_carry_the_rules_and_the_app_has_no_exit_gate(tmp_path, monkeypatch):
-    from tui.cli import CliError, build_parser
-    from tui.cli.tui_commands import _live_plan
-
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
-    args = build_parser().parse_args(["watch", "--alert", "drift", "--on-alert", "true", f"x={SAMPLE}"])
-    plan = _live_plan(args, compare=False)
-    assert plan.alert_names == ["x"] and [r.text for r in plan.alerting.engine.rules] == ["drift"]
-    assert plan.alerting.finish in plan.cleanup
-    args = build_parser().parse_args(["watch", "--alert", "drift", "--exit-on-alert", str(SAMPLE)])
-    with pytest.raises(CliError, match="--exit-on-alert is for specwatch stream"):
-        _live_plan(args, compare=False)
-    args = build_parser().parse_args(["watch", str(SAMPLE)])
-    assert _live_plan(args, compare=False).alerting is None

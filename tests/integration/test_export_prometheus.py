@@ -12,8 +12,8 @@ import time
 from urllib.parse import quote
 
 import pytest
+from _export_util import SAMPLES, Running
 from _ssh_util import free_port
-from test_export import SAMPLES, Running
 
 from tui.core.pipeline.whole import summarize_file
 from tui.core.sources.prom.http import HttpError, http_get

@@ -6,12 +6,11 @@ strings; every path (line parser, both scanners) agrees."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from test_fastscan import fast_result, make_log, same, scanner, slow_result  # noqa: F401
+from _cli_util import run_cli
+from _scan_util import fast_result, make_log, same, slow_result
 
 from tui.core.formats.fastscan import scan_chunk
 
@@ -21,13 +20,8 @@ FIX = Path(__file__).parent.parent / "fixtures" / "formats"
 def summary(tmp_path: Path, text: str, name: str = "log.txt") -> dict:
     p = tmp_path / name
     p.write_text(text)
-    out = subprocess.run(
-        [sys.executable, "-m", "tui", "summary", "--json", str(p)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
+    out = run_cli("summary", "--json", str(p))
+    assert out.returncode == 0, out.stderr
     return json.loads(out.stdout)["sources"][0]
 
 
@@ -142,7 +136,7 @@ NEW_LINES = (
 
 
 @pytest.mark.parametrize("i", range(len(NEW_LINES)))
-def test_scanners_hand_new_lines_to_the_line_parser(i, scanner):  # noqa: F811
+def test_scanners_hand_new_lines_to_the_line_parser(i, scanner):
     base = make_log(21, 3000)
     half = base.rfind(b"\n", 0, len(base) // 2) + 1
     data = base[:half] + NEW_LINES[i].encode() + base[half:]
@@ -160,7 +154,7 @@ def test_scanners_hand_new_lines_to_the_line_parser(i, scanner):  # noqa: F811
 
 
 @pytest.mark.parametrize("chunk", [1 << 12, 5000, 1 << 13])
-def test_bench_block_across_chunk_boundaries(chunk, scanner):  # noqa: F811
+def test_bench_block_across_chunk_boundaries(chunk, scanner):
     base = make_log(22, 400)
     block = fixture("vllm_bench_serve.txt").encode()
     n_base = slow_result(base)["records"]

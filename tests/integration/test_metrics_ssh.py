@@ -47,9 +47,9 @@ async def test_scrape_through_the_shared_ssh_connection(tmp_path):
             await sshd.stop()
             await c.wait_event(K.RECONNECTING)
             await sshd.start(port)
-            await c.wait_event(K.CONNECTED, 2, timeout=6)
+            await c.wait_event(K.CONNECTED, 2)
             fake.step(0, 4, [4, 4])
-            await c.wait_for(lambda c: len(records(c)) >= 2, timeout=6, what="a record after the reconnect")
+            await c.wait_for(lambda c: len(records(c)) >= 2, what="a record after the reconnect")
             assert records(c)[-1]["accept_len"] == pytest.approx(3.0)
             assert not c.done
     finally:

@@ -4,75 +4,18 @@ chart history, segment starts, raw tail and its tags."""
 
 from __future__ import annotations
 
-import asyncio
 import math
 import subprocess
 import sys
 from pathlib import Path
 
-import pytest
+from _pane_util import batches, fed, same
 from _tui_util import _isolated_config, replay_app, screen_text, wait_ended  # noqa: F401
 
 from tui.core.pipeline.whole import summarize_file
-from tui.core.sources import replay
 from tui.core.sources.base import LineBatch
-from tui.core.sources.replay import ReplaySource
-from tui.panes.bulk import pieces
-from tui.panes.state import PaneState
 
 ROOT = Path(__file__).parent.resolve().parents[1]
-
-
-def batches(path: Path) -> list:
-    async def run() -> list:
-        src = ReplaySource(str(path), "r", speed=None)
-        out = [b async for b in src]
-        await src.aclose()
-        return out
-
-    return asyncio.run(run())
-
-
-def fed(items: list, bulk: bool) -> tuple[PaneState, int]:
-    st = PaneState("r", replay=True)
-    fast = 0
-    for b in items:
-        if not isinstance(b, LineBatch):
-            st.on_event(b)
-        elif bulk and st.feed_buffer(b):
-            fast += 1
-        else:
-            st.feed_lines(LineBatch(b.source, b.lines, b.offsets, b.first_line_no, b.path, b.kind))
-    return st, fast
-
-
-def flat(d, at: str = ""):
-    if isinstance(d, dict):
-        for k, v in d.items():
-            yield from flat(v, f"{at}/{k}")
-    elif isinstance(d, (list, tuple)):
-        for i, v in enumerate(d):
-            yield from flat(v, f"{at}[{i}]")
-    else:
-        yield at, d
-
-
-def close(x, y) -> bool:
-    """Equal; floats up to the rounding of sums taken in other groupings (buffers vs slices)."""
-    if isinstance(x, float) and isinstance(y, float):
-        return (x != x and y != y) or math.isclose(x, y, rel_tol=1e-9, abs_tol=1e-12)
-    return x == y
-
-
-def same(a: PaneState, b: PaneState) -> None:
-    da, db = dict(flat(a.stats.to_dict())), dict(flat(b.stats.to_dict()))
-    assert da.keys() == db.keys()
-    assert [k for k in da if not close(da[k], db[k])] == []
-    assert (a.lines, a.seq, a.raw_seq) == (b.lines, b.seq, b.raw_seq)
-    assert list(a.history) == list(b.history)
-    assert list(a.boundaries) == list(b.boundaries)
-    assert [tuple(r) for r in a.raw] == [tuple(r) for r in b.raw]
-    assert [n.message for n in a.take_notices()] == [n.message for n in b.take_notices()]
 
 
 def vllm_log(tmp_path: Path, lines: int) -> Path:
@@ -85,11 +28,6 @@ def vllm_log(tmp_path: Path, lines: int) -> Path:
     return path
 
 
-@pytest.fixture
-def small_chunks(monkeypatch):
-    monkeypatch.setattr(replay, "CHUNK", 64 << 10)  # many buffers: records paired across their edges
-
-
 def test_vllm_server_log_in_buffers_equals_line_by_line(tmp_path, small_chunks):
     items = batches(vllm_log(tmp_path, 30_000))
     assert all(b.data is not None for b in items if isinstance(b, LineBatch))
@@ -98,78 +36,6 @@ def test_vllm_server_log_in_buffers_equals_line_by_line(tmp_path, small_chunks):
     assert fast >= 40  # most buffers went through the scanner
     assert bulk.stats.records == 3000
     same(bulk, line)
-
-
-def sglang(k: int, steps: int) -> str:
-    s = k % 60
-    al = 1.5 + steps * 0.25 + ((k * 7919) % 100) / 200
-    return (
-        f"[2026-11-20 10:{k // 60 % 60:02d}:{s:02d} TP0] Decode batch, #running-req: {1 + k % 30}, "
-        f"#token: {k % 9000}, token usage: 0.01, accept len: {al:.2f}, accept rate: {(al - 1) / steps:.2f}, "
-        f"cuda graph: True, gen throughput (token/s): {100 + k % 2000:.2f}, #queue-req: 0"
-    )
-
-
-def test_sglang_restarts_and_odd_lines_in_buffers_equal_line_by_line(tmp_path, small_chunks):
-    lines = []
-    steps = 3
-    for k in range(12_000):
-        if k % 4000 == 1000:  # a restart: the buffer holding it goes line by line
-            steps += 1
-            lines.append(
-                f"[2026-11-20 10:00:00] server_args=ServerArgs(model_path='m', speculative_algorithm='EAGLE3', "
-                f"speculative_num_steps={steps}, speculative_eagle_topk=1, "
-                f"speculative_num_draft_tokens={steps + 1})"
-            )
-        elif k % 997 == 0:
-            lines.append("[2026-11-20 10:00:00 TP0] Decode batch, accept len: nonsense")
-        lines.append(sglang(k, steps))
-        if k % 7 == 0:
-            lines.append("[2026-11-20 10:00:00] INFO: 127.0.0.1 - POST /generate HTTP/1.1 200 OK")
-    path = tmp_path / "sglang.log"
-    path.write_text("\n".join(lines))  # no newline at the end: the last buffer gets one
-    items = batches(path)
-    bulk, fast = fed(items, True)
-    line, _ = fed(items, False)
-    assert 0 < fast < sum(isinstance(b, LineBatch) for b in items)  # both paths taken
-    assert len(bulk.stats.segments) >= 3
-    same(bulk, line)
-
-
-def test_raw_tail_made_when_read_keeps_the_newest_lines_in_order():
-    st = PaneState("r")
-    n = 0
-    for size in (4000, 7000, 9000, 3):
-        st.feed_lines(LineBatch("r", [f"line {n + i}" for i in range(size)], list(range(size)), n + 1))
-        n += size
-    st.note_raw("an event")
-    raw = list(st.raw)
-    assert len(raw) == 10_000
-    assert raw[-1].text == "an event" and raw[-1].seq == st.raw_seq == n + 1
-    assert [r.text for r in raw[:-1]] == [f"line {i}" for i in range(n - 9999, n)]
-    assert [r.seq for r in raw] == list(range(n + 1 - 9999, n + 2))
-
-
-def test_pieces_cut_a_buffer_at_line_starts():
-    lines = [f"line {i} " + "x" * (i % 50) for i in range(3000)]
-    data = "".join(line + "\n" for line in lines).encode()
-    offs, at = [], 1000
-    for line in lines:
-        offs.append(at)
-        at += len(line) + 1
-    batch = LineBatch("r", lines, offs, 7, "p", "log", data)
-    parts = pieces(batch, 10_000)
-    assert len(parts) == len(data) // 10_000 + 1
-    assert b"".join(p.data or b"" for p in parts) == data
-    assert [x for p in parts for x in p.lines] == lines
-    for p in parts:
-        assert p.data == "".join(x + "\n" for x in p.lines).encode()
-        assert (
-            p.first_line_no == 7 + lines.index(p.lines[0])
-            and p.offsets == offs[p.first_line_no - 7 :][: len(p.lines)]
-        )
-        assert len(p.data) < 10_000 + 60
-    assert pieces(batch, len(data)) == [batch]
 
 
 async def test_the_app_replaying_at_max_speed_shows_what_summary_says(tmp_path):

@@ -3,8 +3,11 @@
 * SIGTERM / SIGHUP in the app commands (in a real terminal: tmux): the pane is out of the
   alternate screen with mouse reporting off (as after `q`), exit status 128 + signal.
 * Ctrl-C typed into ``summary`` of a large log (scanning threads running): the prompt is back
-  within 5 s with one line and no traceback; SIGTERM the same within 1 s.
+  with one line and no traceback, before the scan is done; SIGTERM the same.
 * ``stream`` and ``export``: Ctrl-C 130, SIGTERM 143, one line on stderr.
+
+How fast each command stops is a benchmark's question, not a test's: these tests wait for the
+exit with a generous deadline (tests/_wait.py).
 
 With CI=true a missing tmux fails; elsewhere those tests are skipped.
 """
@@ -15,11 +18,11 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 from _tmux_util import capture, pane
+from _wait import DEADLINE, wait_until
 
 ROOT = Path(__file__).parent.resolve().parent.parent
 SAMPLES = ROOT / "sample_logs"
@@ -67,14 +70,27 @@ def alive(pid: int) -> bool:
     return state != "Z"
 
 
+def reading(path: Path, pid: int | None = None) -> bool:
+    """A process (``pid``, or any) has ``path`` open."""
+    pids = [pid] if pid is not None else [int(p) for p in os.listdir("/proc") if p.isdigit()]
+    for p in pids:
+        try:
+            fds = os.listdir(f"/proc/{p}/fd")
+        except OSError:
+            continue
+        for fd in fds:
+            try:
+                if os.readlink(f"/proc/{p}/fd/{fd}") == str(path):
+                    return True
+            except OSError:
+                continue
+    return False
+
+
 # -- tmux --------------------------------------------------------------------------------------
-def wait_for(cond, what: str, timeout: float = 20.0, name: str | None = None) -> float:
-    t0 = time.monotonic()
-    while time.monotonic() - t0 < timeout:
-        if cond():
-            return time.monotonic() - t0
-        time.sleep(0.05)
-    raise AssertionError(f"{what} never happened" + (f"; the screen was:\n{capture(name)}" if name else ""))
+def wait_for(cond, what: str, name: str | None = None) -> None:
+    """:func:`_wait.wait_until`, failing with the tmux session's screen when ``name`` is given."""
+    wait_until(cond, what=what, show=(lambda: "\n" + capture(name)) if name else None, step=0.05)
 
 
 def python_pid(name: str) -> int:
@@ -84,16 +100,14 @@ def python_pid(name: str) -> int:
     return kids[0]
 
 
-def stop_after(proc: subprocess.Popen, seconds: float, sig: signal.Signals) -> tuple[str, str, float]:
-    """Sends ``sig`` to ``proc`` (still running) after ``seconds``: its stdout, stderr and the
-    seconds it took to end (it is killed if it has not ended within 5 s)."""
+def stop_when(proc: subprocess.Popen, ready, sig: signal.Signals) -> tuple[str, str]:
+    """Sends ``sig`` to ``proc`` once ``ready()`` (it must still be running then): its stdout and
+    stderr once it has ended (it is killed if it has not ended by the deadline)."""
     try:
-        time.sleep(seconds)
+        wait_until(lambda: ready() or proc.poll() is not None, what="the command to get going")
         assert proc.poll() is None, proc.communicate()
-        t0 = time.monotonic()
         proc.send_signal(sig)
-        out, err = proc.communicate(timeout=5)
-        return out, err, time.monotonic() - t0
+        return proc.communicate(timeout=DEADLINE)
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -117,7 +131,7 @@ def test_app_stop_signal_restores_the_terminal(tmux, tmp_path, command, sig, fil
     wait_for(lambda: "records" in capture(name), "the app to draw", name=name)
     assert pane(name, "#{alternate_on}") == "1" and pane(name, "#{mouse_any_flag}") == "1"
     os.kill(python_pid(name), sig)
-    wait_for(lambda: exit_code(exit_file), "an exit", timeout=10, name=name)
+    wait_for(lambda: exit_code(exit_file), "an exit", name=name)
     assert exit_code(exit_file) == f"EXIT={128 + sig}"
     assert pane(name, "#{alternate_on}") == "0"
     assert pane(name, "#{mouse_any_flag}") == "0"
@@ -132,20 +146,19 @@ def test_ctrl_c_in_summary_gives_the_prompt_back(tmux, tmp_path):
     pid = python_pid(name)
     wait_for(lambda: threads(pid) >= 2, "the scanning threads", name=name)
     workers = children(pid)  # none: the scanning is done by threads
-    time.sleep(2.0)
     assert not exit_code(exit_file), "the summary ended before Ctrl-C: make the log larger"
     subprocess.run(["tmux", "send-keys", "-t", name, "C-c"], check=True)
-    took = wait_for(lambda: exit_code(exit_file), "the prompt back", timeout=5, name=name)
+    wait_for(lambda: exit_code(exit_file), "the prompt back", name=name)
     assert exit_code(exit_file) == "EXIT=130", capture(name)
     screen = capture(name)
     assert "specwatch summary: interrupted" in screen
     assert "Traceback" not in screen and "KeyboardInterrupt" not in screen, screen
-    assert took < 5
+    assert "records" not in screen  # stopped the scan: no summary was printed
     assert not any(alive(w) for w in workers)
 
 
 # -- plain processes ------------------------------------------------------------------------------
-def test_sigterm_in_summary_ends_within_1s(tmp_path):
+def test_sigterm_in_summary_stops_the_scan(tmp_path):
     log = big_log(tmp_path / "big.log")
     proc = subprocess.Popen(
         [sys.executable, "-m", "tui", "summary", str(log)],
@@ -157,22 +170,19 @@ def test_sigterm_in_summary_ends_within_1s(tmp_path):
     try:
         wait_for(lambda: threads(proc.pid) >= 2, "the scanning threads")
         workers = children(proc.pid)  # none: the scanning is done by threads
-        time.sleep(0.5)
-        t0 = time.monotonic()
         proc.send_signal(signal.SIGTERM)
-        out, err = proc.communicate(timeout=5)
-        took = time.monotonic() - t0
+        out, err = proc.communicate(timeout=DEADLINE)
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.communicate()
     assert proc.returncode == 143
-    assert err == "specwatch summary: stopped by SIGTERM\n" and out == ""
-    assert took < 1.0
-    wait_for(lambda: not any(alive(w) for w in workers), "the workers to end", timeout=1.0)
+    assert err == "specwatch summary: stopped by SIGTERM\n" and out == ""  # no summary: the scan stopped
+    wait_for(lambda: not any(alive(w) for w in workers), "the workers to end")
 
 
 def _follow(tmp_path: Path, command: str) -> subprocess.Popen:
+    """``specwatch COMMAND`` following ``tmp_path/a.log``."""
     log = tmp_path / "a.log"
     log.write_text("x\n")
     args = [sys.executable, "-m", "tui", command, str(log)]
@@ -199,18 +209,17 @@ STOP_CASES = [
 )
 def test_stream_and_export_stop_with_one_line(tmp_path, command, sig, code, words):
     proc = _follow(tmp_path, command)
-    out, err, took = stop_after(proc, 1.5, sig)  # started and following
+    out, err = stop_when(proc, lambda: reading(tmp_path / "a.log", proc.pid), sig)  # following
     assert proc.returncode == code, err
     assert err.splitlines()[-1] == f"specwatch {command}: {words}", err
     assert "Traceback" not in err
-    assert took < 1.0
 
 
 # -- remote summary (a real sshd on 127.0.0.1) -------------------------------------------------------
 @pytest.mark.parametrize(
     "sig,code,words", [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "stopped by SIGTERM")]
 )
-def test_remote_summary_stops_within_1s(home, tmp_path, sig, code, words):
+def test_remote_summary_stops_with_one_line(home, tmp_path, sig, code, words):
     log = big_log(tmp_path / "big.log")
     env = {**ENV, "HOME": str(home)}
     env.pop("SSH_AUTH_SOCK", None)
@@ -222,9 +231,7 @@ def test_remote_summary_stops_within_1s(home, tmp_path, sig, code, words):
         text=True,
         start_new_session=True,
     )
-    out, err, took = stop_after(
-        proc, 2.0, sig
-    )  # connected and reading (the whole file takes several seconds)
+    # connected and reading: a process on the host (sshd's) has the log open
+    out, err = stop_when(proc, lambda: reading(log), sig)
     assert proc.returncode == code, err
-    assert err == f"specwatch summary: {words}\n" and out == ""
-    assert took < 1.0
+    assert err == f"specwatch summary: {words}\n" and out == ""  # no summary: the read stopped

@@ -4,14 +4,13 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 
 import pytest
+from _cli_util import run_cli
 
 from tui.cli.summary_fit import elide_middle, fit, table
 
@@ -26,12 +25,7 @@ INPUTS = {
 
 
 def run(*args: str, columns: int | None = None) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
-    if columns is not None:
-        env["COLUMNS"] = str(columns)
-    return subprocess.run(
-        [sys.executable, "-m", "tui", *args], capture_output=True, timeout=120, cwd=ROOT, env=env, text=True
-    )
+    return run_cli(*args, env={"COLUMNS": str(columns)} if columns is not None else None)
 
 
 # -- README's key block, parsed ------------------------------------------------------------------

@@ -27,9 +27,7 @@ def test_replay_broken_vs_fixed_told_apart_in_a_small_terminal(tmux, tmp_path, s
     name, exit_file = tmux(["replay", "--max", broken.name, fixed.name], tmp_path, size)
     # read to the end: both headers say ended, and each file's full record count (the segment's
     # n: one segment each) is on the screen
-    screen = wait_screen(
-        name, r"(?s)B higher.*ended.*ended.*" + ".*".join(rf"\(n={n}\)" for n in ns), timeout=30.0
-    )
+    screen = wait_screen(name, r"(?s)B higher.*ended.*ended.*" + ".*".join(rf"\(n={n}\)" for n in ns))
     lines = screen.splitlines()
     assert len(lines) == size[1] and max(len(line) for line in lines) <= size[0]
     headers = [line for line in lines if "│ ● " in line]

@@ -2,68 +2,18 @@
 
 from __future__ import annotations
 
-import io
 import random
 from array import array
 from pathlib import Path
 
 import pytest
 from _native_util import require_native
+from _scan_util import ODD, fast_result, make_log, same, slow_result
 
 from tui.core.formats import grammar
 from tui.core.formats.fastscan import scan_chunk
 from tui.core.model.columns import RecordColumns
-from tui.core.pipeline.whole import Summarizer, iter_chunks, summarize_file
-
-
-def decode_line(rng: random.Random, ts: str, tag: str, variant: int = 0) -> str:
-    al = rng.uniform(1.0, 4.0)
-    sep = "," if variant % 2 == 0 else "."
-    tail = ", " if variant % 3 == 0 else ""
-    graph = rng.choice(["cuda", "npu"])
-    return (
-        f"[{ts}{tag}] Decode batch{sep} #running-req: {rng.randint(1, 64)}, #token: {rng.randint(1, 99999)}, "
-        f"token usage: {rng.random():.2f}, accept len: {al:.2f}, accept rate: {(al - 1) / 3:.2f}, {graph} graph: "
-        f"{rng.choice(['True', 'False'])}, gen throughput (token/s): {rng.uniform(1, 3000):.2f}, "
-        f"#queue-req: {rng.randint(0, 9)}{tail}"
-    )
-
-
-def make_log(seed: int, n: int, odd_every: int = 0, tags=(" TP0",)) -> bytes:
-    rng = random.Random(seed)
-    out = []
-    for i in range(n):
-        ts = f"2026-05-{1 + i // 86400 % 28:02d} {i // 3600 % 24:02d}:{i // 60 % 60:02d}:{i % 60:02d}"
-        r = rng.random()
-        if odd_every and i % odd_every == odd_every - 1:
-            out.append(rng.choice(ODD).replace("TS", ts))
-        elif r < 0.8:
-            out.append(decode_line(rng, ts, rng.choice(tags), i))
-        elif r < 0.9:
-            out.append(
-                f"[{ts}] Prefill batch, #new-seq: 1, #new-token: 9, #cached-token: 0, token usage: 0.01, "
-                f"#running-req: 3, #queue-req: 0"
-            )
-        else:
-            out.append(
-                f'[{ts}] INFO:     127.0.0.1:{rng.randint(1000, 9999)} - "POST /generate HTTP/1.1" 200 OK'
-            )
-    return ("\n".join(out) + "\n").encode()
-
-
-# Lines that must send a chunk to the line parser (or that the parser reads differently).
-ODD = [
-    "[TS] server_args=ServerArgs(model_path='m', speculative_algorithm='EAGLE3', speculative_num_steps=3, speculative_eagle_topk=1, speculative_num_draft_tokens=4)",
-    "[TS] The server is fired up and ready to roll!",
-    "[TS TP0] Decode batch, #running-req: 3, #token: 9, token usage: 0.01, cuda graph: True, gen throughput (token/s): 3.00, #queue-req: 0",
-    "[TS TP0] Decode batch, #running-req: x, accept len: 2.00",
-    "> [TS TP0] Decode batch, #running-req: 3, #token: 9, token usage: 0.01, accept len: 2.00, accept rate: 0.33, cuda graph: True, gen throughput (token/s): 3.00, #queue-req: 0`",
-    "[TS DP1 TP1] Decode batch, #running-req: 3, #token: 9, token usage: 0.01, accept len: 3.00, accept rate: 0.67, cuda graph: True, gen throughput (token/s): 3.00, #queue-req: 0",
-    "sever logs: [TS TP0] Decode batch, #running-req: 3, #token: 9, token usage: 0.01, accept len: 2.50, accept rate: 0.50, cuda graph: True, gen throughput (token/s): 3.00, #queue-req: 0",
-    "(APIServer pid=1) INFO 05-15 13:53:53 [metrics.py:101] SpecDecoding metrics: Mean acceptance length: 2.81, Accepted: 472 tokens, Drafted: 783 tokens, Per-position acceptance rate: 0.839, 0.605, 0.364, Avg Draft acceptance rate: 60.3%",
-    "\x1b[1;36m[TS TP0] Decode batch, #running-req: 3, #token: 9, token usage: 0.01, accept len: 2.25, accept rate: 0.42, cuda graph: True, gen throughput (token/s): 3.00, #queue-req: 0",
-]
-
+from tui.core.pipeline.whole import summarize_file
 
 # The ODD lines the grammar's shapes take (the scanners read them; the others need the parser).
 READ_FAST = {ODD[2], ODD[5]}
@@ -75,49 +25,6 @@ def odd_lines_in(data: bytes) -> list[str]:
     text = data.decode()
     ts = r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d"
     return [o for o in ODD if re.search("^" + re.escape(o).replace("TS", ts) + "$", text, re.M)]
-
-
-def slow_result(data: bytes) -> dict:
-    s = Summarizer("x")
-    for off, buf in iter_chunks(io.BytesIO(data), 1 << 16):
-        s.feed(buf, off, None)
-    return s.result()
-
-
-def fast_result(data: bytes, chunk: int = 1 << 16) -> tuple[dict, Summarizer]:
-    s = Summarizer("x")
-    for off, buf in iter_chunks(io.BytesIO(data), chunk):
-        s.feed(buf, off, scan_chunk(buf, s.year) if s.can_fast else None)
-    return s.result(), s
-
-
-def same(a: dict, b: dict) -> None:
-    """Equal up to float summation order (1e-9 relative)."""
-    assert type(a) is type(b)
-    if isinstance(a, dict):
-        assert a.keys() == b.keys()
-        for k in a:
-            same(a[k], b[k])
-    elif isinstance(a, list):
-        assert len(a) == len(b)
-        for x, y in zip(a, b):
-            same(x, y)
-    elif isinstance(a, float):
-        assert a == pytest.approx(b, rel=1e-9, abs=1e-12)
-    else:
-        assert a == b
-
-
-@pytest.fixture(params=["native", "python"])
-def scanner(request, monkeypatch):
-    """Both scanners: the optional C one (when built) and the pure-Python reference."""
-    import tui.core.formats.fastscan as fastscan
-
-    if request.param == "python":
-        monkeypatch.setattr(fastscan, "_native", None)
-    elif fastscan._native is None:
-        require_native("the native scanner")
-    return request.param
 
 
 @pytest.mark.parametrize(

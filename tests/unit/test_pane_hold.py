@@ -4,7 +4,7 @@ file) comes after them."""
 
 from __future__ import annotations
 
-from test_pane_bulk import same
+from _pane_util import same
 
 from tui.core.sources.base import EventKind, LineBatch, SourceEvent
 from tui.panes.state import PaneState

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+import random
 from array import array
 from pathlib import Path
 
@@ -76,7 +77,28 @@ def columns(family: str, n: int, vals: dict[str, list[float]], ranks=None, pp=No
 
 
 # -- generated runs ------------------------------------------------------------------------------
-two_dp = st.integers(0, 10**6).map(lambda i: i / 100)
+# Hypothesis draws the shape of a run (its length, k, which columns, which value is spoilt) and a
+# seed; the hundreds of values in its columns come from a Random with that seed, each within the
+# bounds a per-value draw would use, at the ends of them now and then (drawing every value through
+# Hypothesis cost seconds per test and bought no other case).
+
+
+class Values:
+    """Integers in [lo, hi] from a seeded Random, one in 16 at an end of the range."""
+
+    def __init__(self, seed: int) -> None:
+        self.rng = random.Random(seed)
+
+    def __call__(self, lo: int, hi: int) -> int:
+        r = self.rng.random()
+        if r < 1 / 32:
+            return lo
+        if r < 1 / 16:
+            return hi
+        return self.rng.randint(lo, hi)
+
+
+seeds = st.integers(0, 2**32 - 1)
 
 
 @st.composite
@@ -84,13 +106,14 @@ def sglang_run(draw, common: bool = True):
     n = draw(st.integers(1, 520))
     big = draw(st.booleans())  # values large and close: the shifted second moment
     base = 1e7 if big else 0.0
-    run = [float(draw(st.integers(1, 300))) for _ in range(n)]
+    v = Values(draw(seeds))
+    run = [float(v(1, 300)) for _ in range(n)]
     vals = {
         "timestamp": [1.77e9 + i for i in range(n)],
-        "accept_len": [draw(st.integers(100, 6500)) / 100 for _ in range(n)],
-        "accept_rate": [draw(st.integers(0, 100)) / 100 for _ in range(n)],
+        "accept_len": [v(100, 6500) / 100 for _ in range(n)],
+        "accept_rate": [v(0, 100) / 100 for _ in range(n)],
         "running_req": run,
-        "throughput": [base + draw(two_dp) for _ in range(n)],
+        "throughput": [base + v(0, 10**6) / 100 for _ in range(n)],
         "tokens": [float(i) for i in range(n)],
     }
     tags = draw(
@@ -98,7 +121,7 @@ def sglang_run(draw, common: bool = True):
             st.sampled_from(["TP0", "DP0 TP0", "DP1 TP1", "DP2 TP2"]), min_size=1, max_size=3, unique=True
         )
     )
-    ranks = [tags[draw(st.integers(0, len(tags) - 1))] for _ in range(n)]
+    ranks = [tags[v(0, len(tags) - 1)] for _ in range(n)]
     if not common:
         _spoil(draw, vals, n, ["accept_len", "accept_rate", "running_req", "throughput"])
     return columns("sglang", n, vals, ranks)
@@ -108,18 +131,19 @@ def sglang_run(draw, common: bool = True):
 def vllm_run(draw, common: bool = True):
     n = draw(st.integers(1, 520))
     k = draw(st.integers(1, 6))
-    drafts = [float(draw(st.integers(1, 400))) for _ in range(n)]
+    v = Values(draw(seeds))
+    drafts = [float(v(1, 400)) for _ in range(n)]
     drafted = [d * k for d in drafts]
-    accepted = [float(draw(st.integers(0, int(d)))) for d in drafted]
-    pp = [tuple(draw(st.integers(0, 1000)) / 1000 for _ in range(k)) for _ in range(n)]
+    accepted = [float(v(0, int(d))) for d in drafted]
+    pp = [tuple(v(0, 1000) / 1000 for _ in range(k)) for _ in range(n)]
     vals = {
-        "timestamp": [1.77e9 + 10 * i + draw(st.integers(0, 9)) / 10 for i in range(n)],
+        "timestamp": [1.77e9 + 10 * i + v(0, 9) / 10 for i in range(n)],
         "accept_len": [1 + a / d for a, d in zip(accepted, drafts)],
         "accepted": accepted,
         "drafted": drafted,
         "num_drafts": drafts,
-        "running_req": [float(draw(st.integers(0, 70000))) for _ in range(n)],
-        "throughput": [draw(two_dp) for _ in range(n)],
+        "running_req": [float(v(0, 70000)) for _ in range(n)],
+        "throughput": [v(0, 10**6) / 100 for _ in range(n)],
     }
     if draw(st.booleans()):
         vals["accept_rate"] = [a / d for a, d in zip(accepted, drafted)]

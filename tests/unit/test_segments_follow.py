@@ -10,23 +10,12 @@ from __future__ import annotations
 
 import time
 
+from _segments_util import ARGS, dec, stamp
+
 from tui.core.pipeline.follow import Followed
 from tui.core.pipeline.logclock import LogClock, duration, local_naive
 from tui.core.sources.base import EventKind, LineBatch, SourceEvent
 from tui.panes.state import PaneState
-
-ARGS = (
-    "[2026-01-02 03:00:00] server_args=ServerArgs(model_path='m', speculative_algorithm='EAGLE3', "
-    "speculative_num_steps=3, speculative_eagle_topk=1, speculative_num_draft_tokens=4)"
-)
-
-
-def dec(n: int, stamp: str = "2026-01-02 03:04:05") -> str:
-    return (
-        f"[{stamp} TP0] Decode batch, #running-req: 4, #token: {n}, token usage: 0.01, "
-        f"accept len: 2.50, accept rate: 0.50, cuda graph: True, gen throughput (token/s): 99.00, "
-        f"#queue-req: 0"
-    )
 
 
 def batch(lines: list[str], first: int = 1, offset: int = 0) -> LineBatch:
@@ -115,11 +104,6 @@ def test_headless_follow_agrees_truncation_keeps_a_startup_opens():
 
 
 # -- idle by the log's clock -----------------------------------------------------------------------
-
-
-def stamp(wall: float) -> str:
-    """As a server prints it: local time, no zone."""
-    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(wall))
 
 
 def opened_old_file(age: float) -> tuple[PaneState, float, float]:

@@ -3,11 +3,11 @@ running several sources at once."""
 
 from __future__ import annotations
 
-import asyncio
 import os
 
 import pytest
 from _sources_util import FAST, Collector, append, seq, seq_lines
+from _wait import wait_until_async
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -221,11 +221,7 @@ async def test_closing_a_command_stops_its_process_group(tmp_path):
     async with Collector(src) as c:
         await c.wait_lines(1)
         child = int(marker.read_text())
-    for _ in range(100):
-        if not _alive(child):
-            break
-        await asyncio.sleep(0.02)
-    assert not _alive(child)
+    await wait_until_async(lambda: not _alive(child), what="the command's child to end")
 
 
 def _alive(pid: int) -> bool:

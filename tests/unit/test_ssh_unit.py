@@ -3,10 +3,10 @@ local ``sh``/``tail``/``stat`` (no mock of SSH or of the remote side)."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import random
+import re
 import shutil
 from pathlib import Path
 
@@ -14,6 +14,7 @@ import asyncssh
 import pytest
 from _sources_util import Collector, append, collecting, seq, seq_lines
 from _ssh_util import ExecServer, known_hosts_line, write_keypair
+from _wait import wait_until_async
 
 from tui.core.sources.base import EventKind as K
 from tui.core.sources.kinds.remote_whole import summarize_remote
@@ -22,6 +23,22 @@ from tui.core.sources.spec import SourceSpecError, SshTarget, open_source, parse
 from tui.core.sources.ssh.connect import pool_size
 from tui.core.sources.ssh.remote_side import ReaderDemux, RemotePathError, parse_remote_path
 from tui.core.sources.ssh.source import SshSource
+
+
+def sent(srv: ExecServer) -> bytes:
+    """All the server's commands sent to the client, one command after another."""
+    return b"".join(out for _, out in srv.stdout)
+
+
+async def listed(srv: ExecServer, n: int) -> None:
+    """``n`` more listings of the directory sent by the remote side (its lister loop): the
+    follower has had ``n`` looks at the directory since this call."""
+
+    def listings() -> int:
+        return sum(len(re.findall(rb"(?m)^\S+ E$", out)) for cmd, out in srv.stdout)
+
+    until = listings() + n
+    await wait_until_async(lambda: listings() >= until, what=f"{n} more listings")
 
 
 def source(srv: ExecServer, path, **kw) -> SshSource:
@@ -96,7 +113,7 @@ async def test_append_partial_line_offsets_and_numbers(server, tmp_path):
         await c.wait_lines(3)
         append(p, seq_lines(4, 5) + "line 000")  # the partial last line is held
         await c.wait_lines(5)
-        await asyncio.sleep(0.3)
+        await wait_until_async(lambda: sent(server).endswith(b"line 000"), what="the partial line sent")
         assert len(c.lines) == 5
         append(p, "06\n" + seq_lines(7, 9))
         await c.wait_lines(9)
@@ -134,7 +151,7 @@ async def test_truncate_is_an_event_and_reading_starts_again(server, tmp_path):
     async with Collector(src) as c:
         await c.wait_lines(50)
         p.write_text("")
-        await asyncio.sleep(0.3)
+        await c.wait_event(K.TRUNCATED)
         append(p, seq_lines(51, 53))
         await c.wait_lines(53)
     assert c.lines == expected(1, 53)
@@ -172,7 +189,7 @@ async def test_glob_follows_the_newest_and_switches_to_a_newer_match(server, tmp
         append(d / "run2.log", seq_lines(4, 6))
         await c.wait_lines(6)
         append(d / "old.log", "old 2\n")  # an old match never takes over
-        await asyncio.sleep(0.6)
+        await listed(server, 2)
     assert c.lines == expected(1, 6)
     sw = evs(c, K.SWITCHED)
     assert len(sw) == 1 and sw[0].path.endswith("run2.log") and sw[0].data["old_path"].endswith("run1.log")
@@ -323,8 +340,7 @@ async def test_server_restart_resumes_exactly_where_it_was(server, tmp_path):
         await c.wait_lines(10)
         await server.stop()
         append(p, "11\n" + seq_lines(12, 20))
-        await c.wait_for(lambda c: K.RECONNECTING in c.kinds)
-        await asyncio.sleep(0.5)
+        await c.wait_event(K.RECONNECTING, 2)  # a retry failed while the server was down
         await server.start(server.port)
         await c.wait_lines(20)
         append(p, seq_lines(21, 22))

@@ -6,8 +6,7 @@ from __future__ import annotations
 import io
 
 import pytest
-from test_fastscan import same
-from test_grammar import ODD_VLLM, PROC, llama_log, vllm_log
+from _scan_util import ODD_VLLM, PROC, llama_log, same, vllm_log
 
 import tui.core.pipeline.ranges as summary_threads
 import tui.core.pipeline.whole as summary

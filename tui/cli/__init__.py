@@ -29,9 +29,12 @@ class CliError(Exception):
     """A user error: printed as one line, exit status 2."""
 
 
-class Stopped(BaseException):
+class Stopped(SystemExit):
     """SIGTERM or SIGHUP arrived: unwinds like Ctrl-C does (worker pools, sources and connections
-    are closed on the way out); the command ends with one line and exit status 128 + signal."""
+    are closed on the way out); the command ends with one line and exit status 128 + signal. A
+    SystemExit, because asyncio lets only SystemExit and KeyboardInterrupt out of a protocol's
+    callback: any other exception raised there (the signal may come while asyncssh is handling
+    data) is logged as a "Fatal error" on stderr and the connection closed."""
 
     def __init__(self, signum: int) -> None:
         super().__init__(signum)

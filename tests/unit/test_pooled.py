@@ -8,6 +8,7 @@ import math
 from pathlib import Path
 
 import pytest
+from _scan_util import vllm_line
 
 from tui.core.formats import LineParser
 from tui.core.formats.sglang.rates import infer_sglang
@@ -18,19 +19,6 @@ from tui.core.stats import SourceStats
 from tui.core.stats.verdicts import comparison
 
 REAL = Path(__file__).parent.parent / "fixtures" / "real_logs"
-
-
-def vllm_line(i: int, al: float, drafts: int, k: int | None = 3, pid: int = 1) -> str:
-    """A vLLM V1 spec line for ``drafts`` drafts at mean acceptance length ``al``."""
-    accepted = round((al - 1) * drafts)
-    drafted = drafts * (k or 3)
-    pp = f"Per-position acceptance rate: {', '.join(['0.500'] * k)}, " if k else ""
-    return (
-        f"(APIServer pid={pid}) INFO 05-19 10:{i // 60 % 60:02d}:{i % 60:02d} [metrics.py:101] SpecDecoding "
-        f"metrics: Mean acceptance length: {1 + accepted / drafts:.2f}, Accepted throughput: 1.00 tokens/s, "
-        f"Drafted throughput: 1.00 tokens/s, Accepted: {accepted} tokens, Drafted: {drafted} tokens, "
-        f"{pp}Avg Draft acceptance rate: {100 * accepted / drafted:.1f}%\n"
-    )
 
 
 def stats_of(lines: list[str], name: str = "t") -> SourceStats:
@@ -240,41 +228,6 @@ def test_llamacpp_rate_is_pooled_not_normalised_by_a_guessed_k():
     assert d["accept_rate_normalized"] is None
     assert d["accept_len"]["pooled"]["value"] == pytest.approx(1 + 257 / (86 + 60))
     assert d["accept_rate"]["pooled"]["value"] == pytest.approx(257 / 438)
-
-
-def test_summary_json_and_text_name_the_estimator(tmp_path):
-    import os
-    import subprocess
-    import sys
-
-    root = Path(__file__).parent.resolve().parents[1]
-    a, b = tmp_path / "a.log", tmp_path / "b.log"
-    a.write_text("".join(vllm_line(i, 2.80, 300) for i in range(60)))
-    b.write_text(
-        "".join(vllm_line(i, 2.60 if i % 2 == 0 else 3.33, 600 if i % 2 == 0 else 6) for i in range(60))
-        + vllm_line(61, 2.0, 100).replace("Mean acceptance length: 2.00", "Mean acceptance length: 9.00")
-    )
-
-    def run(*args):
-        # env given: not pytest's inherited COLUMNS=80 (set by readline), so whole lines into a pipe
-        env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
-        out = subprocess.run(
-            [sys.executable, "-m", "tui", "summary", *args], capture_output=True, cwd=root, env=env
-        )
-        assert out.returncode == 0, out.stderr
-        return out.stdout.decode()
-
-    d = json.loads(run("--json", str(a), str(b)))
-    sb = d["sources"][1]
-    assert sb["accept_len"]["mean"] == pytest.approx((2.60 + 3.33) / 2, abs=0.01)  # kept for scripts
-    assert set(sb["accept_len"]["pooled"]) >= {"value", "ci95", "drafts", "accepted"}
-    assert d["comparison"]["accept_len"]["estimator"] == "pooled"
-    assert d["comparison"]["accept_len"]["verdict"] == "lower"
-    refused = [x for x in sb["segments"][0]["diagnostics"] if x["code"] == "values_refused"]
-    assert refused[0]["out_of_range"] == {"accept_len": 1} and refused[0]["example"]["line"] == 61
-    text = run(str(a), str(b))
-    assert "accept len B − A:" in text and "[pooled counts]" in text
-    assert "warning: values left out of the statistics: 1 accept len out of range — e.g. line 61" in text
 
 
 def test_pane_warning_uses_the_effective_n():

@@ -7,46 +7,13 @@ import random
 from pathlib import Path
 
 import pytest
-from _cli_util import summary_json
+from _load_util import ARGS, decode, mostly, throughput_log, write_log
 
 from tui.core.pipeline.whole import summarize_file
 from tui.core.stats.load import EDGES, LoadStrata, bin_of, bin_range
 from tui.core.stats.verdicts import comparison
 
 ROOT = Path(__file__).parent.resolve().parents[1]
-ARGS = (
-    "[2026-11-20 12:00:00] server_args=ServerArgs(model_path='m', speculative_algorithm='EAGLE3', "
-    "speculative_draft_model_path='d', speculative_num_steps=3, speculative_eagle_topk=1, "
-    "speculative_num_draft_tokens=4)\n"
-)
-
-
-def curve(b: int, shift: float = 0.0) -> float:
-    """Acceptance falling with the batch size (the same for both servers unless shifted)."""
-    return 1.5 + 1.5 / math.sqrt(b) + shift
-
-
-def decode(i: int, run: int, al: float | None, tput: float) -> str:
-    acc = f"accept len: {al:.2f}, accept rate: {(al - 1) / 3:.2f}, " if al is not None else ""
-    return (
-        f"[2026-11-20 12:{i // 3600 % 60:02d}:{i % 60:02d}] Decode batch, #running-req: {run}, #token: 900, "
-        f"token usage: 0.10, {acc}cuda graph: True, gen throughput (token/s): {tput:.2f}, #queue-req: 0\n"
-    )
-
-
-def write_log(path: Path, batches: list[int], shift: float, seed: int) -> Path:
-    rng = random.Random(seed)
-    lines = [ARGS]
-    for i, b in enumerate(batches):
-        al = min(4.0, max(1.0, curve(b, shift) + rng.gauss(0.0, 0.15)))
-        lines.append(decode(i, b, al, 100.0 * b * al))
-    path.write_text("".join(lines))
-    return path
-
-
-def mostly(rng: random.Random, lo: int, hi: int, n: int, overlap: float = 0.25) -> list[int]:
-    """``n`` batch sizes: most in [lo, hi], a share spread over 1–60 (the common strata)."""
-    return [rng.randint(1, 60) if rng.random() < overlap else rng.randint(lo, hi) for _ in range(n)]
 
 
 def test_bins_cover_every_batch_size_once():
@@ -55,27 +22,6 @@ def test_bins_cover_every_batch_size_once():
     for i in range(len(EDGES) - 1):
         lo, hi = bin_range(i)
         assert bin_of(lo) == i and hi is not None and bin_of(hi) == i and bin_of(hi + 1) == i + 1
-
-
-def test_same_curve_at_different_load_is_no_difference_once_adjusted(tmp_path):
-    rng = random.Random(1)
-    a = write_log(tmp_path / "a.log", mostly(rng, 1, 3, 1500), 0.0, 2)
-    b = write_log(tmp_path / "b.log", mostly(rng, 40, 60, 1500), 0.0, 3)
-    d = summary_json(f"A={a}", f"B={b}")
-    c = d["comparison"]
-    assert c["accept_len"]["verdict"] == "lower"
-    adj = c["accept_len_load_adjusted"]
-    assert adj["verdict"] == "no_difference", adj
-    lo, hi = adj["ci95"]
-    assert lo < 0 < hi and len(adj["strata"]) >= 3
-    assert math.isclose(sum(s["weight"] for s in adj["strata"]), 1.0)
-    assert adj["load"]["ratio"] > 5 and "× A's batch size" in adj["load"]["note"]
-    for src in d["sources"]:
-        strata = src["segments"][-1]["by_batch_size"]
-        assert strata and all(s["n"] >= 30 for s in strata)
-        assert sum(s["n"] for s in strata) == src["segments"][-1]["records"]
-        ends = [s["running_req"] for s in strata]
-        assert all(x[1] < y[0] for x, y in zip(ends, ends[1:]))  # disjoint, in order
 
 
 def test_lower_at_equal_load_stays_lower_once_adjusted(tmp_path):
@@ -166,28 +112,9 @@ def test_speculation_from_counts_uses_drafted_per_step():
     assert sp["rejected_tokens_per_s"]["mean"] == pytest.approx(700 / al * (3 - (al - 1)))
 
 
-def _throughput_log(path: Path, al: float | None, mean: float, seed: int) -> Path:
-    rng = random.Random(seed)
-    path.write_text(
-        ("" if al is None else ARGS)
-        + "".join(decode(i, 8, al, max(1.0, rng.gauss(mean, 50.0))) for i in range(400))
-    )
-    return path
-
-
-def test_throughput_ratio_against_a_labelled_baseline(tmp_path):
-    base = _throughput_log(tmp_path / "base.log", None, 1000.0, 13)
-    spec = _throughput_log(tmp_path / "spec.log", 2.5, 1500.0, 14)
-    t = summary_json(f"eagle={spec}", f"baseline={base}")["comparison"]["throughput"]
-    assert t["baseline"] == "b" and t["formula"] == "A / B"
-    assert t["ratio"] == pytest.approx(1.5, rel=0.02)
-    lo, hi = t["ci95"]
-    assert 1.0 < lo < 1.5 < hi and t["verdict"] == "higher"
-
-
 def test_throughput_ratio_equal_servers_no_difference(tmp_path):
-    a = summarize_file(str(_throughput_log(tmp_path / "a.log", 2.5, 1000.0, 15))).stats
-    b = summarize_file(str(_throughput_log(tmp_path / "b.log", 2.5, 1000.0, 16))).stats
+    a = summarize_file(str(throughput_log(tmp_path / "a.log", 2.5, 1000.0, 15))).stats
+    b = summarize_file(str(throughput_log(tmp_path / "b.log", 2.5, 1000.0, 16))).stats
     t = comparison(a, b)["throughput"]
     assert t["baseline"] is None and t["verdict"] == "no_difference"
     assert t["ci95"][0] < 1.0 < t["ci95"][1]

@@ -1,89 +1,23 @@
 """``specwatch export``: the exporter scraped over HTTP and parsed back with prometheus-client's
-parser gives the core's numbers for the same logs; states, labels, the CLI as a subprocess."""
+parser gives the core's numbers for the same logs; states and labels (the command as a subprocess:
+tests/integration/test_export_cli.py)."""
 
 from __future__ import annotations
 
-import asyncio
-import os
 import re
-import signal
-import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
+from _export_util import SAMPLES, Running, find, one
 from _prom_util import FakeVllm, PromServer
-from prometheus_client.parser import text_string_to_metric_families
+from _wait import wait_until_async
 
-from tui.cli.export import Exporter, host_label, parse_listen
+from tui.cli.export import host_label, parse_listen
 from tui.core.pipeline.whole import summarize_file
-from tui.core.sources.lines import START
-from tui.core.sources.prom.http import http_get
 from tui.core.sources.spec import expand_source_args
 from tui.core.stats import rates
 
 ROOT = Path(__file__).parent.resolve().parents[1]
-SAMPLES = ROOT / "sample_logs"
-# `specwatch ...` whether or not the command is registered in tui.cli yet
-CLI = (
-    "import sys, tui.cli as c\n"
-    "if 'tui.cli.export' not in [m for _, m in c.COMMANDS]: c.COMMANDS.append(('export', 'tui.cli.export'))\n"
-    "raise SystemExit(c.main(sys.argv[1:]))\n"
-)
-
-
-def samples_by_name(text: str) -> dict[tuple[str, frozenset], float]:
-    out = {}
-    for fam in text_string_to_metric_families(text):
-        for s in fam.samples:
-            out[(s.name, frozenset(s.labels.items()))] = s.value
-    return out
-
-
-def find(samples: dict, name: str, **labels) -> list[tuple[dict, float]]:
-    want = set(labels.items())
-    return [(dict(lab), v) for (n, lab), v in samples.items() if n == name and want <= set(lab)]
-
-
-def one(samples: dict, name: str, **labels) -> float:
-    got = find(samples, name, **labels)
-    assert len(got) == 1, (name, labels, got)
-    return got[0][1]
-
-
-class Running:
-    """An Exporter running in this loop (HTTP on a free port of 127.0.0.1)."""
-
-    def __init__(self, texts: list[str], **kw) -> None:
-        specs = expand_source_args(texts)
-        opts = {"idle_after": None, **kw.pop("options", {})}
-        self.exp = Exporter(
-            specs, addr="127.0.0.1", port=0, start=START, options=opts, local_host="box1", quiet=True, **kw
-        )
-        self.task: asyncio.Task | None = None
-
-    async def __aenter__(self) -> Running:
-        self.task = asyncio.create_task(self.exp.run())
-        while not self.exp.url:
-            await asyncio.sleep(0.01)
-        return self
-
-    async def __aexit__(self, *exc) -> None:
-        self.task.cancel()
-        await asyncio.gather(self.task, return_exceptions=True)
-
-    async def scrape(self) -> dict:
-        port = int(self.exp.url.rsplit(":", 1)[1].split("/")[0])
-        resp = await http_get("127.0.0.1", port, "/metrics", timeout=5)
-        return samples_by_name(resp.text())
-
-    async def wait_records(self, n: list[int], timeout: float = 20.0) -> None:
-        end = time.monotonic() + timeout
-        while [ex.state.stats.records for ex in self.exp.sources] != n:
-            assert time.monotonic() < end, [ex.state.stats.records for ex in self.exp.sources]
-            await asyncio.sleep(0.02)
 
 
 @pytest.mark.parametrize(
@@ -153,10 +87,11 @@ async def test_states_of_sources_that_are_not_there(tmp_path):
     async with Running(
         [f"w={missing}", f"m=metrics+http://127.0.0.1:{port}/metrics"], options={"scrape_interval": 0.05}
     ) as run:
-        end = time.monotonic() + 5
-        while {ex.state.status for ex in run.exp.sources} != {"waiting", "reconnecting"}:
-            assert time.monotonic() < end, [ex.state.status for ex in run.exp.sources]
-            await asyncio.sleep(0.02)
+        await wait_until_async(
+            lambda: {ex.state.status for ex in run.exp.sources} == {"waiting", "reconnecting"},
+            what="both sources waiting",
+            show=lambda: [ex.state.status for ex in run.exp.sources],
+        )
         got = await run.scrape()
     assert one(got, "specwatch_source_state", source="w", state="waiting") == 1
     assert one(got, "specwatch_source_state", source="m", state="reconnecting") == 1
@@ -173,7 +108,7 @@ async def test_a_metrics_source_exported_with_its_host_and_model():
     server = PromServer(fake.text).start()
     try:
         async with Running([f"gpu1=metrics+{server.url}"], options={"scrape_interval": 0.05}) as run:
-            await asyncio.sleep(0.15)
+            await wait_until_async(lambda: server.requests >= 2, what="a first scrape answered")  # the base
             fake.step(0, 30, [20, 10, 5])
             fake.step(1, 10, [10, 10, 10])
             await run.wait_records([2])
@@ -210,42 +145,6 @@ def test_listen_addresses_and_host_labels():
         ]
     )
     assert [host_label(s, "me") for s in specs] == ["gpu7", "me", "gpu3.lan", "gpu2", "me"]
-
-
-def test_cli_daemon_serves_and_stops_on_sigterm():
-    log = SAMPLES / "ab_a.log"
-    ref = summarize_file(str(log), "ab_a.log", workers=1).stats
-    proc = subprocess.Popen(
-        [sys.executable, "-c", CLI, "export", "--prometheus", "127.0.0.1:0", str(log)],
-        cwd=ROOT,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )
-    try:
-        line = proc.stderr.readline()
-        m = re.search(r"serving (http://\S+)", line)
-        assert m, line
-        end = time.monotonic() + 20
-        while True:
-            got = samples_by_name(urllib.request.urlopen(m.group(1), timeout=5).read().decode())
-            if (
-                find(got, "specwatch_source_records_total")
-                and one(got, "specwatch_source_records_total", source="ab_a.log") == ref.records
-            ):
-                break
-            assert time.monotonic() < end
-            time.sleep(0.05)
-        assert one(got, "specwatch_accept_len_mean", source="ab_a.log", rank="all") == pytest.approx(
-            ref.current.all.accept_len.mean, rel=1e-12
-        )
-        proc.send_signal(signal.SIGTERM)
-        assert proc.wait(timeout=10) == 143
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        proc.stderr.close()
 
 
 def run_cli(*args) -> int:

@@ -2,20 +2,25 @@
 SGLang's adaptive ``spec_num_steps`` / ``spec_num_draft_tokens`` gauges.
 
 Two independent checks: the research fixtures (tests/fixtures/formats/, expected values from
-docs/formats-metrics.md §2, §3.4, §5), and held-out servers written here from the upstream metric
-names, that simulate verify steps request by request and know the true acceptance of each window.
-Then ``specwatch summary --json`` end to end against each of the three over HTTP."""
+docs/formats-metrics.md), and held-out servers (tests/_prom_util.py) written from the
+upstream metric names, that simulate verify steps request by request and know the true acceptance
+of each window. ``specwatch summary --json`` end to end against each of the three over HTTP is in
+tests/integration/test_prom_formats_cli.py."""
 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from _prom_util import FakeSglang, PromServer, QuietHandler, serve
-from prometheus_client import CollectorRegistry, Counter, Gauge, generate_latest
+from _prom_util import (
+    FakeAdaptiveSglang,
+    FakeLlamacpp,
+    FakeSglang,
+    FakeTrtllm,
+    llamacpp_text,
+)
+from prometheus_client import CollectorRegistry, Gauge
 
 from tui.core.formats import LineParser
 from tui.core.formats.trtllm.metrics import ITERATION, PER_POSITION, RATE_ONLY
@@ -144,73 +149,6 @@ def test_sglang_adaptive_fixtures_two_records_two_segments():
 
 
 # -- held-out servers, written from the upstream metric names -------------------------------------
-class FakeTrtllm:
-    """``tensorrt_llm/metrics/collector.py``'s series (prefix ``trtllm_``, labels model_name and
-    engine_type): iteration counters moved every iteration, per-position counters when a request
-    finishes, the config info gauge set once. Each request drafts k tokens per step and accepts a
-    prefix of them."""
-
-    def __init__(self, k: int = 4, info: bool = True, method: str = "Eagle3") -> None:
-        self.k, self.info, self.method = k, info, method
-        self.restart()
-
-    def restart(self) -> None:
-        r = self.registry = CollectorRegistry()
-        lab = ["model_name", "engine_type"]
-        self.lv = ["meta-llama/Llama-3.1-8B-Instruct", "trtllm"]
-        self.draft = Counter("trtllm_spec_decode_num_draft_tokens", "draft tokens", lab, registry=r)
-        self.acc = Counter("trtllm_spec_decode_num_accepted_tokens", "accepted tokens", lab, registry=r)
-        self.gen = Counter("trtllm_generation_tokens", "generation tokens", lab, registry=r)
-        self.drafted_pos = Counter(
-            "trtllm_spec_decode_drafted_tokens", "drafted per position", lab + ["token_position"], registry=r
-        )
-        self.acc_pos = Counter(
-            "trtllm_spec_decode_accepted_tokens",
-            "accepted per position",
-            lab + ["token_position"],
-            registry=r,
-        )
-        self.running = Gauge("trtllm_num_requests_running", "running", lab, registry=r)
-        self.al_gauge = Gauge("trtllm_spec_decode_acceptance_length", "last iteration", lab, registry=r)
-        if self.info:
-            info = Gauge(
-                "trtllm_speculative_config_info",
-                "spec config",
-                lab + ["spec_enabled", "spec_method", "spec_num_tokens"],
-                registry=r,
-            )
-            info.labels(*self.lv, "true", self.method, str(self.k)).set(1)
-        self.draft.labels(*self.lv)
-        self.acc.labels(*self.lv)
-        self.gen.labels(*self.lv)
-        self.requests: dict[int, list[int]] = {}  # request -> accepted drafts of each of its steps
-        self.iter_steps = self.iter_acc = 0  # truth, iteration population
-        self.fin_steps = self.fin_acc = 0  # truth, finished-request population
-
-    def iterate(self, accepted: dict[int, int]) -> None:
-        """One iteration: request id -> drafts accepted at this step (0..k)."""
-        for rid, a in accepted.items():
-            self.requests.setdefault(rid, []).append(a)
-        self.draft.labels(*self.lv).inc(self.k * len(accepted))
-        self.acc.labels(*self.lv).inc(sum(accepted.values()))
-        self.gen.labels(*self.lv).inc(sum(accepted.values()) + len(accepted))
-        self.running.labels(*self.lv).set(len(accepted))
-        self.al_gauge.labels(*self.lv).set(1 + sum(accepted.values()) / len(accepted))
-        self.iter_steps += len(accepted)
-        self.iter_acc += sum(accepted.values())
-
-    def finish(self, rid: int) -> None:
-        steps = self.requests.pop(rid)
-        for i in range(self.k):
-            self.drafted_pos.labels(*self.lv, str(i)).inc(len(steps))
-            n = sum(1 for a in steps if a > i)
-            if n:
-                self.acc_pos.labels(*self.lv, str(i)).inc(n)
-        self.fin_steps += len(steps)
-        self.fin_acc += sum(steps)
-
-    def text(self) -> str:
-        return generate_latest(self.registry).decode()
 
 
 def test_trtllm_held_out_fresh_server_counts_steps_with_k():
@@ -310,56 +248,6 @@ def test_trtllm_restarts_counter_reset_and_new_config():
     assert items(res)[0]["config"]["speculative_config"]["method"] == "NGram"
 
 
-def llamacpp_text(counters: dict[str, float], per_pos: list[int], processing: int, typed: bool = True) -> str:
-    """llama-server's /metrics as server-context.cpp writes it (PR #26389): ``# HELP`` and
-    ``# TYPE`` then ``llamacpp:<name> <value>`` with std::stringstream's default precision."""
-    out = []
-    for name, value in counters.items():
-        if typed:
-            out += [f"# HELP llamacpp:{name} {name}", f"# TYPE llamacpp:{name} counter"]
-        out.append(f"llamacpp:{name} {value:g}")
-    if typed:
-        out += ["# HELP llamacpp:requests_processing r", "# TYPE llamacpp:requests_processing gauge"]
-    out.append(f"llamacpp:requests_processing {processing}")
-    if per_pos:
-        name = "spec_decode_num_accepted_tokens_per_pos_total"
-        if typed:
-            out += [f"# HELP llamacpp:{name} per pos", f"# TYPE llamacpp:{name} counter"]
-        out += [f'llamacpp:{name}{{position="{i}"}} {v}' for i, v in enumerate(per_pos)]
-    return "\n".join(out) + "\n"
-
-
-class FakeLlamacpp:
-    """Counters updated when a request finishes (``on_prediction``), from the request's steps."""
-
-    def __init__(self, suffix: str = "_total", typed: bool = True) -> None:
-        self.suffix, self.typed = suffix, typed
-        self.drafts = self.tokens = self.acc = self.predicted = 0
-        self.pos: list[int] = []
-
-    def request(self, steps: list[tuple[int, int]]) -> None:
-        """steps: (drafted, accepted) of each verify step of one request."""
-        for drafted, a in steps:
-            self.drafts += 1
-            self.tokens += drafted
-            self.acc += a
-            self.predicted += a + 1
-            for i in range(a):
-                if i == len(self.pos):
-                    self.pos.append(0)
-                self.pos[i] += 1
-
-    def text(self, processing: int = 1) -> str:
-        s = self.suffix
-        counters = {
-            "tokens_predicted_total": self.predicted,
-            f"spec_decode_num_draft_tokens{s}": self.tokens,
-            f"spec_decode_num_accepted_tokens{s}": self.acc,
-            f"spec_decode_num_drafts{s}": self.drafts,
-        }
-        return llamacpp_text(counters, self.pos, processing, self.typed)
-
-
 @pytest.mark.parametrize("suffix,typed", [("_total", True), ("", True), ("", False)])
 def test_llamacpp_held_out_windows(suffix, typed):
     srv, fed = FakeLlamacpp(suffix, typed), Fed()
@@ -393,24 +281,6 @@ def test_llamacpp_restart_and_no_spec_counters():
     assert "llama.cpp metrics without spec-decode counters" in Converter().feed(plain).note
 
 
-class FakeAdaptiveSglang(FakeSglang):
-    """FakeSglang plus PR #25940's ``sglang:spec_num_steps`` / ``sglang:spec_num_draft_tokens``."""
-
-    def restart(self) -> None:
-        super().restart()
-        lab = ["model_name", "engine_type", "tp_rank", "pp_rank", "dp_rank"]
-        self.steps = Gauge("sglang:spec_num_steps", "Multiprocess metric", lab, registry=self.registry)
-        self.ndt = Gauge("sglang:spec_num_draft_tokens", "Multiprocess metric", lab, registry=self.registry)
-
-    def adaptive_decode(self, steps: int, accepted: int, verify: int, tput: float) -> None:
-        """One decode-log window on every rank: ``verify`` steps accepted ``accepted`` drafts."""
-        for d in range(self.dp):
-            lv = self._lv(d)
-            self.steps.labels(*lv).set(steps)
-            self.ndt.labels(*lv).set(steps + 1)
-            self.decode(d, 1 + accepted / verify, accepted / (verify * steps), tput + d)
-
-
 def test_sglang_held_out_steps_changes_open_segments_with_their_own_normalisation():
     srv, fed = FakeAdaptiveSglang(dp=2), Fed()
     fed.feed(srv.text())
@@ -431,144 +301,3 @@ def test_sglang_held_out_steps_changes_open_segments_with_their_own_normalisatio
     assert segs[0]["accept_rate_normalized"]["mean"] == pytest.approx((66 / 40) / 3)
     assert segs[1]["accept_rate_normalized"]["mean"] == pytest.approx((140 / 40) / 7)
     assert segs[1]["rate_definition"]["drafts_per_step"] == 7
-
-
-# -- specwatch summary --json, end to end over HTTP -----------------------------------------------
-def summary_json(url: str, whole: bool = False) -> dict:
-    r = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "tui",
-            "summary",
-            "--json",
-            "--duration",
-            "0.3",
-            "--scrape-interval",
-            "0.1",
-            url,
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert r.returncode == 0, r.stderr
-    return json.loads(r.stdout) if whole else json.loads(r.stdout)["sources"][0]
-
-
-def test_summary_json_trtllm_endpoint():
-    srv = FakeTrtllm(k=4)
-
-    def body() -> str:  # each scrape: 2 requests of 5 steps finish, 13 drafts accepted
-        rid = len(srv.requests) + srv.fin_steps
-        srv.iterate({rid: 4, rid + 1: 1})
-        for a in ([3, 0], [2, 1], [1, 0], [0, 1]):
-            srv.iterate({rid: a[0], rid + 1: a[1]})
-        srv.finish(rid)
-        srv.finish(rid + 1)
-        return srv.text()
-
-    server = PromServer(body, path="/prometheus/metrics").start()
-    try:
-        src = summary_json(f"trt=metrics+{server.url}")
-    finally:
-        server.stop()
-    assert src["family"] == "trtllm" and src["records"] == 3
-    assert src["accept_len"]["weighted_mean"] == pytest.approx(1 + 13 / 10)
-    assert src["accept_rate"]["weighted_mean"] == pytest.approx(13 / 40)
-    seg = src["segments"][-1]
-    assert seg["config"]["num_speculative_tokens"] == 4 and seg["config"]["algorithm"] == "Eagle3"
-    assert src["metrics"]["lifetime"]["all"]["accept_len"] == pytest.approx(1 + 13 / 10)
-
-
-def test_summary_json_llamacpp_endpoint():
-    srv = FakeLlamacpp()
-
-    def body() -> str:
-        srv.request([(3, 3), (3, 1), (2, 0), (3, 2)])  # 6 accepted in 4 steps
-        return srv.text()
-
-    server = PromServer(body).start()
-    try:
-        src = summary_json(f"metrics+{server.url}")
-    finally:
-        server.stop()
-    assert src["family"] == "llamacpp" and src["records"] == 3
-    assert src["accept_len"]["weighted_mean"] == pytest.approx(2.5)
-    assert src["accept_rate"]["weighted_mean"] == pytest.approx(6 / 11)
-    assert src["per_position"] == pytest.approx([3 / 4, 2 / 4, 1 / 4])
-    # no k: llama.cpp drafts 2 or 3 tokens a step here, so no normalised rate from a made-up D
-    assert src["segments"][-1]["rate_definition"]["drafts_per_step"] is None
-
-
-def test_summary_json_sglang_steps_gauge():
-    srv = FakeAdaptiveSglang(dp=1)
-    plan = iter([(3, 50, 40), (3, 60, 40), (7, 120, 40), (7, 140, 40)] + [(7, 100, 40)] * 20)
-
-    def body() -> str:
-        steps, acc, verify = next(plan)
-        srv.adaptive_decode(steps, acc, verify, 100.0 + acc)
-        return srv.text()
-
-    server = PromServer(body).start()
-    try:
-        src = summary_json(f"metrics+{server.url}")
-    finally:
-        server.stop()
-    assert src["family"] == "sglang" and src["records"] == 3
-    segs = src["segments"]
-    assert [(s["config"]["num_steps"], s["records"]) for s in segs] == [(3, 1), (7, 2)]
-    assert segs[1]["accept_len"]["mean"] == pytest.approx(1 + 130 / 40)
-    assert segs[1]["accept_rate_normalized"]["mean"] == pytest.approx((130 / 40) / 7)
-
-
-class TrtllmServe:
-    """trtllm-serve's two endpoints: ``GET /metrics`` = the JSON iteration-stats list (drained on
-    read), ``GET /prometheus/metrics`` = the Prometheus text."""
-
-    def __init__(self, prom_body) -> None:
-        self.paths: list[str] = []
-        outer = self
-
-        class Handler(QuietHandler):
-            def do_GET(self) -> None:
-                outer.paths.append(self.path)
-                if self.path == "/metrics":
-                    body, ctype = b'[{"iter": 12, "numActiveRequests": 2}]', "application/json"
-                elif self.path == "/prometheus/metrics":
-                    body, ctype = prom_body().encode(), "text/plain; version=0.0.4; charset=utf-8"
-                else:
-                    body, ctype = b"not found", "text/plain"
-                self.send_response(200 if ctype != "text/plain" else 404)
-                self.send_header("Content-Type", ctype)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-        self.server = serve(Handler)
-        self.port = self.server.server_address[1]
-
-    def stop(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-
-
-def test_summary_without_a_path_finds_trtllm_prometheus_metrics():
-    srv = FakeTrtllm(k=2)
-
-    def body() -> str:
-        srv.iterate({1: 2, 2: 1})
-        return srv.text()
-
-    server = TrtllmServe(body)
-    try:
-        out = summary_json(f"metrics+http://127.0.0.1:{server.port}", whole=True)
-    finally:
-        server.stop()
-    src = out["sources"][0]
-    assert server.paths[0] == "/metrics" and set(server.paths[1:]) == {"/prometheus/metrics"}
-    assert src["family"] == "trtllm" and src["records"] == 3
-    assert src["accept_len"]["weighted_mean"] == pytest.approx(2.5)
-    assert src["metrics"]["url"].endswith(":%d/prometheus/metrics" % server.port)
-    assert any("/metrics answered JSON" in e for e in src["metrics"]["events"])

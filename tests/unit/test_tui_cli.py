@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -63,27 +61,6 @@ def test_errors_are_one_line(argv, message, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err.strip()
     assert message in err and "\n" not in err
-
-
-def test_needs_a_terminal():
-    r = subprocess.run(
-        [sys.executable, "-m", "tui", "replay", A],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        stdin=subprocess.DEVNULL,
-        timeout=30,
-    )
-    assert r.returncode == 2 and "needs a terminal" in r.stderr
-
-
-def test_tui_modules_do_not_load_for_headless_commands():
-    code = (
-        "import sys; from tui.cli import build_parser; build_parser(); "
-        "print(any(m == 'textual' or m.startswith('textual.') for m in sys.modules))"
-    )
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=30)
-    assert r.stdout.strip() == "False"
 
 
 def test_demo_plan_finds_the_samples_and_cleans_up():

@@ -5,17 +5,14 @@ Each scenario runs twice: with inotify wake-ups and with polling only.
 
 from __future__ import annotations
 
-import asyncio
 import os
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from _ci import missing
-from _sources_util import FAST, Collector, append, seq, seq_lines
+from _sources_util import FAST, Collector, FakeClock, Looks, append, seq, seq_lines
 
+from tui.core.sources import file as file_source
 from tui.core.sources.base import EventKind as K
 from tui.core.sources.file import FileSource
 from tui.core.sources.glob import GlobSource
@@ -42,12 +39,13 @@ async def test_append_with_partial_line_offsets_and_numbers(tmp_path, opts):
     p = tmp_path / "a.log"
     append(p, seq_lines(1, 3))
     src = FileSource(str(p), **opts)
+    looks = Looks(src)
     async with Collector(src) as c:
         await c.wait_lines(3)
         assert src.waker.watching == opts["use_inotify"]
         append(p, seq_lines(4, 5) + "line 000")  # the last line is partial: held back
         await c.wait_lines(5)
-        await asyncio.sleep(0.1)
+        await looks.caught_up()  # the partial line was read, and held
         assert len(c.lines) == 5
         append(p, "06\n" + seq_lines(7, 9))
         await c.wait_lines(9)
@@ -181,47 +179,25 @@ async def test_no_follow_missing_file_is_a_fatal_error(tmp_path):
     assert src.error == f"no such file: {tmp_path / 'nope.log'}"
 
 
-async def test_idle_is_said_once_per_quiet_spell(tmp_path):
+async def test_idle_is_said_once_per_quiet_spell(tmp_path, monkeypatch):
+    clock = FakeClock()  # the follower's idle time is counted on a clock the test moves
+    monkeypatch.setattr(file_source, "time", clock)
     p = tmp_path / "a.log"
     append(p, seq_lines(1, 1))
-    async with Collector(FileSource(str(p), **dict(FAST, idle_after=0.15))) as c:
+    src = FileSource(str(p), **dict(FAST, idle_after=0.15))
+    looks = Looks(src)
+    async with Collector(src) as c:
+        await c.wait_lines(1)
+        clock.now += 0.2  # a quiet spell
         await c.wait_event(K.IDLE)
-        await asyncio.sleep(0.3)
+        clock.now += 0.2  # as long again, still quiet: nothing more to say
+        await looks.caught_up()
         assert c.kinds.count(K.IDLE) == 1
         append(p, seq_lines(2, 2))
+        await c.wait_lines(2)
+        clock.now += 0.2  # the next quiet spell
         await c.wait_event(K.IDLE, 2)
     assert c.stream() == ["<opened>", seq(1), "<idle>", seq(2), "<idle>"]
-
-
-def test_permission_denied_is_a_clear_error(tmp_path):
-    """In a child process; as root, without the capabilities that let root read anything."""
-    p = tmp_path / "secret.log"
-    p.write_text(seq_lines(1, 2))
-    p.chmod(0o000)
-    code = (
-        "import asyncio, sys; from tui.core.sources.file import FileSource\n"
-        "async def main():\n"
-        "    async for b in FileSource(sys.argv[1], follow=True, idle_after=None):\n"
-        "        print(b.kind.value, b.data.get('fatal'), b.message)\n"
-        "asyncio.run(main())\n"
-    )
-    prefix: list[str] = []
-    if os.geteuid() == 0:
-        setpriv = shutil.which("setpriv")
-        if setpriv is None:
-            missing("running as root and util-linux setpriv is missing")
-        caps = "-dac_override,-dac_read_search"
-        prefix = [setpriv, f"--inh-caps={caps}", f"--bounding-set={caps}"]
-    r = subprocess.run(
-        prefix + [sys.executable, "-c", code, str(p)],
-        capture_output=True,
-        text=True,
-        timeout=20,
-        cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )
-    assert r.returncode == 0, r.stderr
-    assert r.stdout.strip() == f"error True permission denied: cannot read {p}"
 
 
 # -- globs -------------------------------------------------------------------------------------
@@ -230,7 +206,9 @@ def test_permission_denied_is_a_clear_error(tmp_path):
 async def test_glob_switches_to_a_newer_file(tmp_path, opts):
     old = tmp_path / "run1.log"
     append(old, seq_lines(1, 3))
-    async with Collector(GlobSource(str(tmp_path / "*.log"), **opts)) as c:
+    src = GlobSource(str(tmp_path / "*.log"), **opts)
+    looks = Looks(src)
+    async with Collector(src) as c:
         await c.wait_lines(3)
         append(old, seq_lines(4, 5))
         new = tmp_path / "run2.log"
@@ -239,14 +217,16 @@ async def test_glob_switches_to_a_newer_file(tmp_path, opts):
         append(new, seq_lines(9, 9))
         append(old, "not read: the old file is finished\n")  # the old one must not take over again
         await c.wait_lines(9)
-        await asyncio.sleep(0.3)
+        await looks.caught_up()
     assert c.stream() == ["<opened>"] + expected(1, 5) + ["<switched>"] + expected(6, 9)
     sw = c.events[1]
     assert sw.path == str(new) and "run2.log" in sw.message
 
 
 async def test_glob_ignores_an_older_file_and_waits_when_nothing_matches(tmp_path, opts):
-    async with Collector(GlobSource(str(tmp_path / "*.log"), **opts)) as c:
+    src = GlobSource(str(tmp_path / "*.log"), **opts)
+    looks = Looks(src)
+    async with Collector(src) as c:
         await c.wait_event(K.WAITING)
         cur = tmp_path / "b.log"
         append(cur, seq_lines(1, 2))
@@ -256,7 +236,7 @@ async def test_glob_ignores_an_older_file_and_waits_when_nothing_matches(tmp_pat
         os.utime(old, (1_000_000, 1_000_000))
         append(cur, seq_lines(3, 3))
         await c.wait_lines(3)
-        await asyncio.sleep(0.3)
+        await looks.caught_up()
     assert c.stream() == ["<waiting>", "<opened>"] + expected(1, 3)
 
 

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 from tui.core.formats.draft_config import facts_from_json, read_local
 
@@ -31,27 +29,3 @@ def test_missing_bad_and_hub_ids_are_notes(tmp_path):
     (tmp_path / "bad" / "config.json").write_text("{not json")
     assert "not valid JSON" in read_local(str(tmp_path / "bad"), "sglang")["note"]
     assert "hub id" in read_local("meta-llama/Llama-3.2-1B", "vllm")["note"]
-
-
-def test_summary_shows_draft_layers_per_segment(tmp_path):
-    good = tmp_path / "eagle3"
-    good.mkdir()
-    (good / "config.json").write_text(
-        json.dumps({"eagle_config": {"eagle_aux_hidden_state_layer_ids": [1, 23, 44]}})
-    )
-    log = tmp_path / "x.log"
-    log.write_text(
-        f"[2026-06-01 00:00:00] server_args=ServerArgs(speculative_algorithm='EAGLE3', speculative_draft_model_path='{good}')\n"
-        "[2026-06-01 00:01:00] Decode batch, #running-req: 1, accept len: 2.00, accept rate: 0.33\n"
-        f"[2026-06-01 01:00:00] server_args=ServerArgs(speculative_algorithm='EAGLE3', speculative_draft_model_path='{tmp_path}/gone')\n"
-    )
-    out = subprocess.run(
-        [sys.executable, "-m", "tui", "summary", "--json", str(log)], capture_output=True, text=True
-    )
-    segs = json.loads(out.stdout)["sources"][0]["segments"]
-    assert segs[0]["config"]["draft"]["aux_layer_ids"] == [1, 23, 44]
-    assert segs[1]["config"]["draft"]["note"] == "config.json not found"
-    text = subprocess.run(
-        [sys.executable, "-m", "tui", "summary", str(log)], capture_output=True, text=True
-    ).stdout
-    assert "seg 0 draft config: aux layers [1, 23, 44]" in text

@@ -15,10 +15,19 @@ import random
 from pathlib import Path
 
 import pytest
-from _native_util import require_native
+from _scan_util import (
+    ODD_VLLM,
+    PROC,
+    decode_line,
+    fast_result,
+    llama_log,
+    make_log,
+    same,
+    slow_result,
+    vllm_log,
+)
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_fastscan import decode_line, fast_result, make_log, same, slow_result
 
 from tui.core.formats import LineParser, grammar
 from tui.core.formats import fastscan as fastscan_mod
@@ -31,16 +40,6 @@ ROOT = Path(__file__).parent.resolve().parent.parent
 LOGS = sorted((ROOT / "tests" / "fixtures" / "real_logs").glob("*.log")) + sorted(
     (ROOT / "sample_logs").glob("*.log")
 )
-PROC = "(APIServer pid=7)"
-
-
-@pytest.fixture(params=["native", "python"])
-def scanner(request, monkeypatch):
-    if request.param == "python":
-        monkeypatch.setattr(fastscan_mod, "_native", None)
-    elif fastscan_mod._native is None:
-        require_native("the native scanner")
-    return request.param
 
 
 def records_of(data: bytes, year: int = 2026) -> list[Record]:
@@ -73,60 +72,6 @@ def check_contract(data: bytes, year: int = 2026) -> bool:
 
 
 # -- generated vLLM lines ----------------------------------------------------------------------
-def stamp(rng: random.Random, i: int) -> str:
-    frac = rng.choice(["", ".5", f".{rng.randint(0, 999):03d}", f".{rng.randint(0, 999999):06d}"])
-    return f"05-{1 + i // 8640 % 28:02d} {i // 360 % 24:02d}:{i // 6 % 60:02d}:{i * 10 % 60:02d}{frac}"
-
-
-def spec_line(rng: random.Random, ts: str, proc: str, form: int, k: int) -> str:
-    acc, drafted = rng.randint(0, 900), rng.randint(1, 999) * k
-    pp = ", ".join(f"{rng.random():.3f}" for _ in range(k))
-    rate = f"{100 * acc / drafted:.1f}%"
-    head = f"{proc} INFO {ts} [metrics.py:101] SpecDecoding metrics: "
-    if form == 3:  # PR #16665
-        return (
-            head + f"Draft acceptance rate: {rate}, Mean acceptance length: {1 + acc / 100:.2f}, "
-            f"Accepted: {acc} tokens, Drafted: {drafted} tokens, Per-position acceptance rate: {pp}"
-        )
-    return (
-        head + f"Mean acceptance length: {1 + acc / 100:.2f}, Accepted throughput: {acc / 10:.2f} tokens/s, "
-        f"Drafted throughput: {drafted / 10:.2f} tokens/s, Accepted: {acc} tokens, Drafted: {drafted} tokens, "
-        f"Per-position acceptance rate: {pp}, Avg Draft acceptance rate: {rate}"
-    )
-
-
-def engine_line(rng: random.Random, ts: str, proc: str, engine: int) -> str:
-    later = rng.random() < 0.3  # the conditional parts of later versions
-    return (
-        f"{proc} INFO {ts} [loggers.py:271] Engine {engine:03d}: Avg prompt throughput: {rng.uniform(0, 99):.1f} "
-        f"tokens/s, Avg generation throughput: {rng.uniform(0, 3000):.1f} tokens/s, Running: {rng.randint(0, 64)} "
-        f"reqs, Waiting: {rng.randint(0, 9)} reqs, "
-        + (f"Deferred: {rng.randint(0, 3)} reqs, Preemptions: {rng.randint(0, 3)}, " if later else "")
-        + f"GPU KV cache usage: {rng.uniform(0, 100):.1f}%, Prefix cache hit rate: {rng.uniform(0, 100):.1f}%"
-        + (f", External prefix cache hit rate: {rng.uniform(0, 100):.1f}%" if later else "")
-    )
-
-
-def vllm_log(seed: int, n: int, proc: str = PROC, engines: int = 1, odd: list[str] | None = None) -> bytes:
-    rng = random.Random(seed)
-    k = rng.randint(1, 6)
-    out = [f"{proc} INFO 05-01 00:00:00 [api_server.py:1] vLLM API server version 0.11.0"]
-    for i in range(n):
-        ts = stamp(rng, i)
-        r = rng.random()
-        if odd and i % 997 == 500:
-            out.append(rng.choice(odd).replace("TS", ts))
-        elif r < 0.3:
-            out.append(engine_line(rng, ts, proc, rng.randrange(engines)))
-            if rng.random() < 0.9:
-                out.append(spec_line(rng, ts, proc, rng.choice([3, 4, 4]), k))
-        elif r < 0.35:
-            out.append(spec_line(rng, ts, proc, 4, k))  # no engine line before it
-        else:
-            out.append(
-                f'{proc} INFO:     10.0.0.{rng.randint(1, 254)}:5000 - "POST /v1/completions HTTP/1.1" 200 OK'
-            )
-    return ("\n".join(out) + "\n").encode()
 
 
 @pytest.mark.parametrize(
@@ -156,18 +101,6 @@ def test_vllm_summary_fast_equals_slow(seed, chunk, scanner):
     same(fast.result(), slow.result())
     assert fast.fast_chunks > 5
     assert fast.result()["segments"][0]["first_record_time"].startswith("2026-05-01")
-
-
-ODD_VLLM = [
-    f"{PROC} INFO TS [utils.py:1] non-default args: {{}}",
-    f"{PROC} INFO TS [api_server.py:1] vLLM API server version 0.12.0",
-    f"\x1b[1;36m{PROC}\x1b[0m INFO TS [loggers.py:1] Engine 000: Avg prompt throughput: 1.0 tokens/s, Avg "
-    "generation throughput: 2.0 tokens/s, Running: 1 reqs, Waiting: 0 reqs, GPU KV cache usage: 1.0%, Prefix cache hit rate: 0.0%",
-    f"{PROC} INFO TS [metrics.py:1] SpecDecoding metrics: Mean acceptance length: nan, Accepted: 0 tokens, "
-    "Drafted: 0 tokens, Per-position acceptance rate: nan, Avg Draft acceptance rate: nan%",
-    "(Worker pid=3) INFO TS [metrics.py:1] SpecDecoding metrics: Mean acceptance length: 2.00, Accepted: 1 tokens, "
-    "Drafted: 2 tokens, Per-position acceptance rate: 0.500, Avg Draft acceptance rate: 50.0%",
-]
 
 
 # -- the odd forms -----------------------------------------------------------------------------
@@ -341,50 +274,6 @@ def test_slow_path_reads_only_anchor_lines_with_the_same_result(slice_size, scan
     assert s.lines == s.parser.lines == data.count(b"\n")
     same(s.stats.to_dict(), st.to_dict())
     assert len(st.to_dict()["segments"]) > 3
-
-
-def test_vllm_from_a_pipe_gets_no_year(tmp_path):
-    """A pipe's mtime is when it was made, not the log's age: no year, so no timestamp."""
-    import subprocess
-    import sys
-
-    f = tmp_path / "v.log"
-    f.write_bytes(vllm_log(9, 200))
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    piped = subprocess.run(
-        [sys.executable, "-m", "tui", "summary", "--json", "-"],
-        input=f.read_bytes(),
-        capture_output=True,
-        cwd=ROOT,
-        env=env,
-        check=True,
-    )
-    import json
-
-    seg = json.loads(piped.stdout)["sources"][0]["segments"][0]
-    assert seg["records"] > 0 and seg["first_record_time"] is None
-
-
-def llama_log(seed: int, n: int) -> bytes:
-    rng = random.Random(seed)
-    out = []
-    for i in range(n):
-        t = f"{i // 600}.{i // 10 % 60:02d}.{rng.randint(0, 999):03d}.{rng.randint(0, 999):03d}"
-        if rng.random() < 0.2:
-            acc, gen = rng.randint(0, 300), rng.randint(300, 600)
-            line = f"{t} I slot print_timing: id {rng.randint(0, 9):2d} | task {i} | draft acceptance"
-            if rng.random() < 0.3:  # the old form
-                line += f" rate = {acc / gen:.5f} ({acc:5d} accepted / {gen:5d} generated)"
-            else:
-                pp = ", ".join(f"{rng.random():.3f}" for _ in range(rng.randint(1, 4)))
-                line += (
-                    f" = {acc / gen:.5f} ({acc:5d} accepted / {gen:5d} generated), "
-                    f"mean acceptance length = {1 + acc / 100:5.2f}, acceptance rate per position = ({pp})"
-                )
-        else:
-            line = f"{t} I srv  update_slots: all slots are idle"
-        out.append(line)
-    return ("\n".join(out) + "\n").encode()
 
 
 @pytest.mark.parametrize("chunk", [1 << 10, 1 << 16])
