@@ -147,7 +147,7 @@ def test_target_install_runs_the_demo_from_the_root_directory(target, tmp_path):
     )
     subprocess.run(["tmux", "new-session", "-d", "-s", name, "-x", "160", "-y", "45", script], check=True)
     try:
-        screen = wait_screen(name, r"replaying 20×", timeout=60)
+        screen = wait_screen(name, r"replaying 20×")
         assert "broken" in screen and "fixed" in screen and "B − A" in screen, capture(name)
         assert quit_and_wait(name, exit_file) == "EXIT=0"
     finally:
