@@ -9,10 +9,10 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 import pytest
+from _wait import wait_until
 
 ROOT = Path(__file__).parent.resolve().parents[1]
 ENV = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"}
@@ -55,16 +55,17 @@ class Live:
         for line in self.proc.stdout:
             self.q.put(line)
 
-    def until(self, cond, timeout: float = 10.0) -> None:
-        deadline = time.monotonic() + timeout
-        while not cond(self.out):
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise AssertionError(f"timed out; got {[_short(o) for o in self.out[-10:]]}")
-            try:
-                self.out.append(json.loads(self.q.get(timeout=left)))
-            except queue.Empty:
-                pass
+    def until(self, cond) -> None:
+        """:func:`_wait.wait_until` ``cond(out)``, ``out`` being the JSON lines read so far."""
+
+        def holds() -> bool:
+            while True:
+                try:
+                    self.out.append(json.loads(self.q.get_nowait()))
+                except queue.Empty:
+                    return bool(cond(self.out))
+
+        wait_until(holds, what="the stream's lines", show=lambda: [_short(o) for o in self.out[-10:]])
 
     def records(self) -> list[int]:
         return [o["tokens"] for o in self.out if o["kind"] == "record"]
@@ -224,10 +225,7 @@ def test_ctrl_c_exits_130_with_one_line_and_stops_commands(tmp_path):
     child = int(pidfile.read_text())
     code, err = live.stop()
     assert code == 130 and err == "specwatch stream: interrupted\n"
-    deadline = time.monotonic() + 5
-    while time.monotonic() < deadline and Path(f"/proc/{child}").exists() and _state(child) != "Z":
-        time.sleep(0.02)
-    assert not Path(f"/proc/{child}").exists() or _state(child) == "Z"
+    wait_until(lambda: _state(child) in ("gone", "Z"), what="the command's child to end")
 
 
 def _state(pid: int) -> str:
