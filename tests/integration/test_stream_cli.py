@@ -12,6 +12,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from _cli_util import run_cli
 from _wait import wait_until
 
 ROOT = Path(__file__).parent.resolve().parents[1]
@@ -133,15 +134,7 @@ def test_appended_truncated_rotated_and_newer_glob_match(tmp_path):
 
 
 def test_stdin_to_eof_and_text_output():
-    r = subprocess.run(
-        cmd("-"),
-        input=decs(1, 2) + "noise\n" + dec(3).rstrip("\n"),
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        env=ENV,
-        timeout=30,
-    )
+    r = run_cli("stream", "-", input=decs(1, 2) + "noise\n" + dec(3).rstrip("\n"))
     assert r.returncode == 0 and r.stderr == ""
     lines = r.stdout.splitlines()
     assert lines[0] == "[stdin] -- opened: reading stdin"
@@ -154,9 +147,7 @@ def test_stdin_to_eof_and_text_output():
 
 def test_command_source_with_stderr_and_exit(tmp_path):
     script = f"printf '{decs(1, 2)}'; echo 'warming up' >&2; printf '{dec(3)}'"
-    r = subprocess.run(
-        cmd("--jsonl", f"cmd:{script}"), capture_output=True, text=True, cwd=ROOT, env=ENV, timeout=30
-    )
+    r = run_cli("stream", "--jsonl", f"cmd:{script}")
     assert r.returncode == 0, r.stderr
     out = [json.loads(line) for line in r.stdout.splitlines()]
     assert [o["tokens"] for o in out if o["kind"] == "record"] == [1, 2, 3]
@@ -170,14 +161,7 @@ def test_from_last_lines_no_follow_and_a_config_name(tmp_path):
     log.write_text(decs(1, 10))
     cfg = tmp_path / "specwatch.toml"
     cfg.write_text(f'[sources]\nrun = {{ source = "{log}", label = "the run" }}\n')
-    r = subprocess.run(
-        cmd("--jsonl", "--from", "-2", "--no-follow", "--config", str(cfg), "run"),
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        env=ENV,
-        timeout=30,
-    )
+    r = run_cli("stream", "--jsonl", "--from", "-2", "--no-follow", "--config", str(cfg), "run")
     assert r.returncode == 0, r.stderr
     out = [json.loads(line) for line in r.stdout.splitlines()]
     recs = [o for o in out if o["kind"] == "record"]
@@ -191,9 +175,7 @@ def test_from_last_lines_no_follow_and_a_config_name(tmp_path):
 def test_a_config_error_names_the_key(tmp_path):
     cfg = tmp_path / "bad.toml"
     cfg.write_text('[sources]\nrun = { source = "x.log", lable = "x" }\n')
-    r = subprocess.run(
-        cmd("--config", str(cfg), "run"), capture_output=True, text=True, cwd=ROOT, env=ENV, timeout=30
-    )
+    r = run_cli("stream", "--config", str(cfg), "run")
     assert r.returncode == 2 and r.stdout == ""
     assert r.stderr.strip() == (
         f"specwatch stream: {cfg}: sources.run.lable: unknown key "
@@ -203,14 +185,12 @@ def test_a_config_error_names_the_key(tmp_path):
 
 def test_a_missing_file_without_follow_fails_in_one_line(tmp_path):
     missing = tmp_path / "missing.log"
-    r = subprocess.run(
-        cmd("--no-follow", str(missing)), capture_output=True, text=True, cwd=ROOT, env=ENV, timeout=30
-    )
+    r = run_cli("stream", "--no-follow", str(missing))
     assert r.returncode == 1 and r.stderr.strip() == f"specwatch stream: {missing}: no such file: {missing}"
 
 
 def test_an_unknown_kind_of_source_is_refused_clearly():
-    r = subprocess.run(cmd("foo://host/x.log"), capture_output=True, text=True, cwd=ROOT, env=ENV, timeout=30)
+    r = run_cli("stream", "foo://host/x.log")
     assert (
         r.returncode == 2
         and r.stdout == ""

@@ -1,12 +1,9 @@
-"""A file truncated while a child process reads it through a memory mapping: read again, not a crash (a subprocess)."""
+"""A file truncated while a child process reads it through a memory mapping: read again, not a
+crash (the reader in a child process)."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-
-from _cli_util import ROOT
+from _cli_util import run_cli
 
 CHILD = r"""
 import mmap, os, sys
@@ -45,14 +42,7 @@ print(" ".join(out))
 
 
 def test_a_truncated_mapping_is_read_again_not_a_crash(tmp_path):
-    proc = subprocess.run(
-        [sys.executable, "-c", CHILD, str(tmp_path / "rotated.log")],
-        cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    proc = run_cli(str(tmp_path / "rotated.log"), python=("-c", CHILD))
     assert proc.returncode == 0, (proc.returncode, proc.stderr[-2000:])
     words = proc.stdout.split()
     assert words[:4] == ["scan:changed", "refused_at:changed", "long_lines:changed", "line_end:changed"]
