@@ -21,19 +21,20 @@ def cli_env(env: dict[str, str] | None = None) -> dict[str, str]:
     return {**base, "PYTHONPATH": str(ROOT), **(env or {})}
 
 
-def run_python(
-    argv: list[str],
-    *,
+def run_cli(
+    *args: str,
     input: str | bytes | None = None,
     env: dict[str, str] | None = None,
     timeout: float = TIMEOUT,
     cwd: Path | str = ROOT,
     text: bool = True,
+    python: tuple[str, ...] = ("-m", "tui"),
 ) -> subprocess.CompletedProcess:
-    """``python ARGV`` (this interpreter) run to its end in ``cwd``, its output captured; stdin is
-    ``input`` (nothing when None); the environment is :func:`cli_env` with ``env``."""
+    """``specwatch ARGS`` (``python -m tui`` of this tree; ``python=("-c", code)`` runs ``code``
+    instead) run to its end in ``cwd``, its output captured; stdin is ``input`` (nothing when
+    None); the environment is :func:`cli_env` with ``env``."""
     return subprocess.run(
-        [sys.executable, *argv],
+        [sys.executable, *python, *args],
         input=input,
         stdin=subprocess.DEVNULL if input is None else None,
         capture_output=True,
@@ -42,18 +43,6 @@ def run_python(
         cwd=cwd,
         timeout=timeout,
     )
-
-
-def run_cli(
-    *args: str,
-    input: str | bytes | None = None,
-    env: dict[str, str] | None = None,
-    timeout: float = TIMEOUT,
-    cwd: Path | str = ROOT,
-    text: bool = True,
-) -> subprocess.CompletedProcess:
-    """``specwatch ARGS`` (``python -m tui`` of this tree) run to its end: see :func:`run_python`."""
-    return run_python(["-m", "tui", *args], input=input, env=env, timeout=timeout, cwd=cwd, text=text)
 
 
 def summary_json(*args: str, timeout: float = TIMEOUT, quiet: bool = False) -> dict:

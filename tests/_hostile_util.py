@@ -5,16 +5,15 @@ values, a 10 MB line and 50 MB of random bytes; and the CLI run in a child proce
 
 from __future__ import annotations
 
-import os
 import random
 import subprocess
-import sys
 from pathlib import Path
+
+from _cli_util import run_cli
 
 from tui.core.model.sanitize import UNSAFE
 
 ROOT = Path(__file__).resolve().parent.parent
-ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
 ESC = "\x1b"
 
 TITLE = "\x1b]2;pwned-title\x07"
@@ -93,8 +92,9 @@ def unsafe_in(text: str) -> list[str]:
     return sorted({repr(ch) for ch in text if ch in UNSAFE and ch != "\n"})
 
 
-def run_cli(*args: str, timeout: float = 300) -> tuple[subprocess.CompletedProcess, int]:
-    """The CLI in a child process; also its peak memory (KiB, workers not included)."""
+def run_cli_peak(*args: str) -> tuple[subprocess.CompletedProcess, int]:
+    """:func:`_cli_util.run_cli` (output as bytes), and the child's peak memory (KiB, workers not
+    included)."""
     # VmHWM, not ru_maxrss: the latter keeps the high-water mark of the forked test process
     code = (
         "import sys\nfrom tui.cli import main\nrc = main(sys.argv[1:])\n"
@@ -102,9 +102,7 @@ def run_cli(*args: str, timeout: float = 300) -> tuple[subprocess.CompletedProce
         "sys.stderr.write(f'\\nMAXRSS={hwm}\\n')\n"
         "sys.exit(rc)\n"
     )
-    r = subprocess.run(
-        [sys.executable, "-c", code, *args], capture_output=True, timeout=timeout, env=ENV, cwd=ROOT
-    )
+    r = run_cli(*args, python=("-c", code), text=False)
     err = r.stderr.decode("utf-8", "replace")
     rss = int(err.rsplit("MAXRSS=", 1)[1].split()[0])
     r.stderr = err.rsplit("\nMAXRSS=", 1)[0].encode()

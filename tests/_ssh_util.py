@@ -1,10 +1,12 @@
 """SSH test servers: asyncssh's own in-process server running the real command as a local
-subprocess, and Debian's OpenSSH sshd on 127.0.0.1 with its own keys, config and pid file."""
+subprocess (and what its commands sent), Debian's OpenSSH sshd on 127.0.0.1 with its own keys,
+config and pid file, and the first error of a source that cannot connect."""
 
 from __future__ import annotations
 
 import asyncio
 import os
+import re
 import shutil
 import signal
 import socket
@@ -385,3 +387,19 @@ async def first_error(srv: ExecServer, path, **connect_options) -> str:
     err = [e for e in c.events if e.kind == K.ERROR][0]
     assert err.data["fatal"] is True and not c.lines
     return err.message
+
+
+def sent(srv: ExecServer) -> bytes:
+    """All the server's commands sent to the client, one command after another."""
+    return b"".join(out for _, out in srv.stdout)
+
+
+async def listed(srv: ExecServer, n: int) -> None:
+    """``n`` more listings of the directory sent by the remote side (its lister loop): the
+    follower has had ``n`` looks at the directory since this call."""
+
+    def listings() -> int:
+        return sum(len(re.findall(rb"(?m)^\S+ E$", out)) for cmd, out in srv.stdout)
+
+    until = listings() + n
+    await wait_until_async(lambda: listings() >= until, what=f"{n} more listings")

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from collections.abc import Awaitable, Callable, Iterator
+from typing import Any, Generic, TypeVar
 
 T = TypeVar("T")
 
@@ -30,6 +30,23 @@ def _fail(what: str, deadline: float, show: Callable[[], Any] | None) -> Asserti
     return AssertionError(msg)
 
 
+class _Looks(Generic[T]):
+    """Iterating looks at ``cond`` until it holds (then ``got`` is its value): each item is a
+    pause the caller makes before the next look; the failure is raised after ``deadline``."""
+
+    def __init__(self, cond: Callable[[], T], deadline: float, what: str, show: Callable[[], Any] | None):
+        self.cond, self.deadline, self.what, self.show = cond, deadline, what, show
+        self.got: T
+
+    def __iter__(self) -> Iterator[None]:
+        end = time.monotonic() + self.deadline
+        while not (got := self.cond()):
+            if time.monotonic() > end:
+                raise _fail(self.what, self.deadline, self.show)
+            yield
+        self.got = got
+
+
 def wait_until(
     cond: Callable[[], T],
     deadline: float = DEADLINE,
@@ -40,14 +57,10 @@ def wait_until(
 ) -> T:
     """Call ``cond`` every ``step`` seconds until it returns something true, and return that; an
     ``AssertionError`` naming ``what`` (and ``show()``) after ``deadline`` seconds."""
-    end = time.monotonic() + deadline
-    while True:
-        got = cond()
-        if got:
-            return got
-        if time.monotonic() > end:
-            raise _fail(what, deadline, show)
+    looks = _Looks(cond, deadline, what, show)
+    for _ in looks:
         time.sleep(step)
+    return looks.got
 
 
 async def wait_until_async(
@@ -61,11 +74,7 @@ async def wait_until_async(
 ) -> T:
     """:func:`wait_until` in a coroutine: the event loop runs between two looks (``pause``, e.g. a
     Textual pilot's ``pause``, lets the app process its messages too)."""
-    end = time.monotonic() + deadline
-    while True:
-        got = cond()
-        if got:
-            return got
-        if time.monotonic() > end:
-            raise _fail(what, deadline, show)
+    looks = _Looks(cond, deadline, what, show)
+    for _ in looks:
         await pause(step)
+    return looks.got

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import json
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
 from _cli_util import run_cli
+from _wait import wait_until
 
 ROOT = Path(__file__).parent.resolve().parents[1]
 SAMPLE = ROOT / "sample_logs" / "sglang_eagle3_restart.log"  # the broken run's accept len is ~1.5
@@ -66,9 +66,9 @@ def test_on_alert_gets_the_alert_in_its_environment_not_its_text(tmp_path):
         xdg=tmp_path,
     )
     assert r.returncode == 3, r.stderr
-    deadline = time.monotonic() + 10
-    while not (out.exists() and out.read_text().count("\n") >= 6) and time.monotonic() < deadline:
-        time.sleep(0.05)
+    wait_until(
+        lambda: out.exists() and out.read_text().count("\n") >= 6, what="the on-alert command's output"
+    )
     env = dict(line.split("=", 1) for line in out.read_text().splitlines())
     assert env["SPECWATCH_ALERT_RULE"] == "accept_len<2.0 for 30s"
     assert env["SPECWATCH_ALERT_SOURCE"] == str(SAMPLE)

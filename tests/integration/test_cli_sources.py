@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -82,13 +80,7 @@ def _loaded_after_summary(text: str, home: Path) -> str:
         f"loaded = sorted(m for m in {heavy!r} if m in sys.modules)\n"
         "print('LOADED', rc, ','.join(loaded), file=sys.stderr)\n"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env={**os.environ, "XDG_CONFIG_HOME": str(home)},
-    )
+    out = run_cli(python=("-c", code), env={"XDG_CONFIG_HOME": str(home)})
     return out.stderr.strip().splitlines()[-1]
 
 

@@ -7,12 +7,12 @@ import re
 import signal
 import subprocess
 import sys
-import time
 import urllib.request
 
 import pytest
 from _cli_util import ROOT
 from _export_util import SAMPLES, find, one, samples_by_name
+from _wait import wait_until
 
 from tui.core.pipeline.whole import summarize_file
 
@@ -38,16 +38,17 @@ def test_cli_daemon_serves_and_stops_on_sigterm():
         line = proc.stderr.readline()
         m = re.search(r"serving (http://\S+)", line)
         assert m, line
-        end = time.monotonic() + 20
-        while True:
+
+        def scraped() -> dict | None:
             got = samples_by_name(urllib.request.urlopen(m.group(1), timeout=5).read().decode())
             if (
                 find(got, "specwatch_source_records_total")
                 and one(got, "specwatch_source_records_total", source="ab_a.log") == ref.records
             ):
-                break
-            assert time.monotonic() < end
-            time.sleep(0.05)
+                return got
+            return None
+
+        got = wait_until(scraped, what="every record exported")
         assert one(got, "specwatch_accept_len_mean", source="ab_a.log", rank="all") == pytest.approx(
             ref.current.all.accept_len.mean, rel=1e-12
         )

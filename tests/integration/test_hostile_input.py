@@ -16,7 +16,7 @@ from _hostile_util import (
     TITLE,
     decode,
     forty_lines,
-    run_cli,
+    run_cli_peak,
     strings,
     unsafe_in,
     write_hostile,
@@ -26,13 +26,13 @@ from _hostile_util import (
 # -- summary and stream ------------------------------------------------------------------------------
 def test_summary_text_and_json(tmp_path):
     log = write_hostile(tmp_path / "hostile\x1b]2;name-title\x07.log")
-    r, _ = run_cli("summary", str(log))
+    r, _ = run_cli_peak("summary", str(log))
     out, err = r.stdout.decode(), r.stderr.decode()
     assert r.returncode == 0, err
     assert not unsafe_in(out) and not unsafe_in(err)
     assert "␛]2;pwned-title␇" in out  # the draft path, shown
     assert "out of range" in out  # absurd accept lens: counted, left out, shown as a warning
-    r, _ = run_cli("summary", "--json", str(log))
+    r, _ = run_cli_peak("summary", "--json", str(log))
     assert r.returncode == 0, r.stderr
     assert b"\x1b" not in r.stdout  # JSON escapes it...
     d = json.loads(r.stdout)["sources"][0]
@@ -43,7 +43,7 @@ def test_summary_text_and_json(tmp_path):
 @pytest.mark.parametrize("jsonl", [False, True], ids=["text", "jsonl"])
 def test_stream_no_follow(tmp_path, jsonl):
     log = write_hostile(tmp_path / "hostile\x1b]2;name-title\x07.log")
-    r, _ = run_cli("stream", "--no-follow", *(["--jsonl"] if jsonl else []), str(tmp_path / "*.log"))
+    r, _ = run_cli_peak("stream", "--no-follow", *(["--jsonl"] if jsonl else []), str(tmp_path / "*.log"))
     out, err = r.stdout.decode("utf-8"), r.stderr.decode()
     assert r.returncode == 0, err
     assert "\x1b" not in out and not unsafe_in(err)
@@ -62,11 +62,11 @@ def test_stream_no_follow(tmp_path, jsonl):
 
 def test_cli_error_messages_are_shown_not_obeyed(tmp_path):
     missing_file = tmp_path / f"gone{TITLE}.log"
-    r, _ = run_cli("summary", str(missing_file))
+    r, _ = run_cli_peak("summary", str(missing_file))
     err = r.stderr.decode()
     assert r.returncode == 2 and "no such file" in err
     assert not unsafe_in(err) and "␛]2;pwned-title␇" in err
-    r, _ = run_cli("stream", "--no-follow", str(missing_file))
+    r, _ = run_cli_peak("stream", "--no-follow", str(missing_file))
     err = r.stderr.decode()
     assert r.returncode == 1 and not unsafe_in(err), err
 
@@ -75,7 +75,7 @@ def test_10mb_line_and_50mb_of_random_bytes_in_bounded_memory(tmp_path):
     log = write_hostile(tmp_path / "big.log", big=True)
     size = log.stat().st_size
     assert size > 60 << 20  # reading it whole would take the process past 100 MiB
-    r, rss = run_cli("summary", "--json", str(log))
+    r, rss = run_cli_peak("summary", "--json", str(log))
     assert r.returncode == 0, r.stderr
     d = json.loads(r.stdout)["sources"][0]
     assert d["oversized"]["lines"] >= 1 and d["oversized"]["largest"] >= 10 << 20
@@ -83,11 +83,11 @@ def test_10mb_line_and_50mb_of_random_bytes_in_bounded_memory(tmp_path):
     assert len(b"Decode batch, accept len: 9.99, ") + 6 * (10 * 1024 * 1024 // 6) in examples
     assert 9.99 not in (d["accept_len"]["max"],)  # the 10 MB line was not parsed
     assert rss < 100 * 1024, f"summary peaked at {rss // 1024} MiB on a {size >> 20} MiB file"
-    r, rss = run_cli("summary", str(log))
+    r, rss = run_cli_peak("summary", str(log))
     assert r.returncode == 0 and not unsafe_in(r.stdout.decode()), r.stderr
     assert "oversized" in r.stdout.decode()
     for jsonl in (False, True):
-        r, rss = run_cli("stream", "--no-follow", *(["--jsonl"] if jsonl else []), str(log))
+        r, rss = run_cli_peak("stream", "--no-follow", *(["--jsonl"] if jsonl else []), str(log))
         out = r.stdout.decode("utf-8")
         assert r.returncode == 0, r.stderr
         assert "\x1b" not in out and (jsonl or not unsafe_in(out))
@@ -101,11 +101,11 @@ def test_10mb_line_and_50mb_of_random_bytes_in_bounded_memory(tmp_path):
 def test_40_line_log_with_1e308_summary_exits_0(tmp_path):
     log = forty_lines(tmp_path / "one.log")
     for args in (["summary", str(log)], ["summary", "--json", str(log)]):
-        r, _ = run_cli(*args)
+        r, _ = run_cli_peak(*args)
         assert r.returncode == 0, r.stderr
         assert b"Traceback" not in r.stderr
         assert not re.search(rb"\d{20}", r.stdout)  # no 300-digit number
-    text = run_cli("summary", str(log))[0].stdout.decode()
+    text = run_cli_peak("summary", str(log))[0].stdout.decode()
     assert "1 accept len out of range" in text and "max 2.90" in text  # left out of the statistics
 
 

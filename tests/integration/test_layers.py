@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pkgutil
-import subprocess
-import sys
+
+from _cli_util import run_cli
 
 import tui.core
 
@@ -18,7 +18,7 @@ def test_core_does_not_import_textual():
         "bad = sorted(m for m in sys.modules if m == 'textual' or m.startswith('textual.'))\n"
         "print(','.join(bad))\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    out = run_cli(python=("-c", code))
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == ""
 
@@ -31,5 +31,5 @@ def test_summary_command_does_not_load_textual(tmp_path):
         f"rc = main(['summary', '--json', {str(log)!r}])\n"
         "print('TEXTUAL' if any(m.startswith('textual') for m in sys.modules) else 'CLEAN', rc, file=sys.stderr)\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    out = run_cli(python=("-c", code))
     assert out.stderr.strip().endswith("CLEAN 0"), out.stderr

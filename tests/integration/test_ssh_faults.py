@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 from _sources_util import Collector, append, seq, seq_lines
 from _ssh_util import FAST_SSH, BlackHoleProxy, user_home
+from _wait import wait_until
 
 from tui.core.sources.base import EventKind as K
 from tui.core.sources.spec import parse_source_spec
@@ -289,11 +290,12 @@ def test_cli_stream_copytruncate_while_down_acceptance(home, running, tmp_path):
     reader = threading.Thread(target=lambda: got.extend(json.loads(x) for x in proc.stdout), daemon=True)
     reader.start()
 
-    def wait(cond, timeout: float = 15.0) -> None:
-        deadline = time.monotonic() + timeout
-        while not cond():
-            assert time.monotonic() < deadline and proc.poll() is None, got[-5:]
-            time.sleep(0.02)
+    def wait(cond) -> None:
+        def holds() -> bool:
+            assert proc.poll() is None, got[-5:]
+            return bool(cond())
+
+        wait_until(holds, what="the stream's records", show=lambda: got[-5:])
 
     def records() -> list[int]:
         return [g["running_req"] for g in list(got) if g["kind"] == "record"]

@@ -9,10 +9,11 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 import pytest
+from _cli_util import run_cli
+from _wait import wait_until
 
 ROOT = Path(__file__).parent.resolve().parents[1]
 ENV = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"}
@@ -55,16 +56,17 @@ class Live:
         for line in self.proc.stdout:
             self.q.put(line)
 
-    def until(self, cond, timeout: float = 10.0) -> None:
-        deadline = time.monotonic() + timeout
-        while not cond(self.out):
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise AssertionError(f"timed out; got {[_short(o) for o in self.out[-10:]]}")
-            try:
-                self.out.append(json.loads(self.q.get(timeout=left)))
-            except queue.Empty:
-                pass
+    def until(self, cond) -> None:
+        """:func:`_wait.wait_until` ``cond(out)``, ``out`` being the JSON lines read so far."""
+
+        def holds() -> bool:
+            while True:
+                try:
+                    self.out.append(json.loads(self.q.get_nowait()))
+                except queue.Empty:
+                    return bool(cond(self.out))
+
+        wait_until(holds, what="the stream's lines", show=lambda: [_short(o) for o in self.out[-10:]])
 
     def records(self) -> list[int]:
         return [o["tokens"] for o in self.out if o["kind"] == "record"]
@@ -132,15 +134,7 @@ def test_appended_truncated_rotated_and_newer_glob_match(tmp_path):
 
 
 def test_stdin_to_eof_and_text_output():
-    r = subprocess.run(
-        cmd("-"),
-        input=decs(1, 2) + "noise\n" + dec(3).rstrip("\n"),
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        env=ENV,
-        timeout=30,
-    )
+    r = run_cli("stream", "-", input=decs(1, 2) + "noise\n" + dec(3).rstrip("\n"))
     assert r.returncode == 0 and r.stderr == ""
     lines = r.stdout.splitlines()
     assert lines[0] == "[stdin] -- opened: reading stdin"
@@ -153,9 +147,7 @@ def test_stdin_to_eof_and_text_output():
 
 def test_command_source_with_stderr_and_exit(tmp_path):
     script = f"printf '{decs(1, 2)}'; echo 'warming up' >&2; printf '{dec(3)}'"
-    r = subprocess.run(
-        cmd("--jsonl", f"cmd:{script}"), capture_output=True, text=True, cwd=ROOT, env=ENV, timeout=30
-    )
+    r = run_cli("stream", "--jsonl", f"cmd:{script}")
     assert r.returncode == 0, r.stderr
     out = [json.loads(line) for line in r.stdout.splitlines()]
     assert [o["tokens"] for o in out if o["kind"] == "record"] == [1, 2, 3]
@@ -169,14 +161,7 @@ def test_from_last_lines_no_follow_and_a_config_name(tmp_path):
     log.write_text(decs(1, 10))
     cfg = tmp_path / "specwatch.toml"
     cfg.write_text(f'[sources]\nrun = {{ source = "{log}", label = "the run" }}\n')
-    r = subprocess.run(
-        cmd("--jsonl", "--from", "-2", "--no-follow", "--config", str(cfg), "run"),
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        env=ENV,
-        timeout=30,
-    )
+    r = run_cli("stream", "--jsonl", "--from", "-2", "--no-follow", "--config", str(cfg), "run")
     assert r.returncode == 0, r.stderr
     out = [json.loads(line) for line in r.stdout.splitlines()]
     recs = [o for o in out if o["kind"] == "record"]
@@ -190,9 +175,7 @@ def test_from_last_lines_no_follow_and_a_config_name(tmp_path):
 def test_a_config_error_names_the_key(tmp_path):
     cfg = tmp_path / "bad.toml"
     cfg.write_text('[sources]\nrun = { source = "x.log", lable = "x" }\n')
-    r = subprocess.run(
-        cmd("--config", str(cfg), "run"), capture_output=True, text=True, cwd=ROOT, env=ENV, timeout=30
-    )
+    r = run_cli("stream", "--config", str(cfg), "run")
     assert r.returncode == 2 and r.stdout == ""
     assert r.stderr.strip() == (
         f"specwatch stream: {cfg}: sources.run.lable: unknown key "
@@ -202,14 +185,12 @@ def test_a_config_error_names_the_key(tmp_path):
 
 def test_a_missing_file_without_follow_fails_in_one_line(tmp_path):
     missing = tmp_path / "missing.log"
-    r = subprocess.run(
-        cmd("--no-follow", str(missing)), capture_output=True, text=True, cwd=ROOT, env=ENV, timeout=30
-    )
+    r = run_cli("stream", "--no-follow", str(missing))
     assert r.returncode == 1 and r.stderr.strip() == f"specwatch stream: {missing}: no such file: {missing}"
 
 
 def test_an_unknown_kind_of_source_is_refused_clearly():
-    r = subprocess.run(cmd("foo://host/x.log"), capture_output=True, text=True, cwd=ROOT, env=ENV, timeout=30)
+    r = run_cli("stream", "foo://host/x.log")
     assert (
         r.returncode == 2
         and r.stdout == ""
@@ -224,10 +205,7 @@ def test_ctrl_c_exits_130_with_one_line_and_stops_commands(tmp_path):
     child = int(pidfile.read_text())
     code, err = live.stop()
     assert code == 130 and err == "specwatch stream: interrupted\n"
-    deadline = time.monotonic() + 5
-    while time.monotonic() < deadline and Path(f"/proc/{child}").exists() and _state(child) != "Z":
-        time.sleep(0.02)
-    assert not Path(f"/proc/{child}").exists() or _state(child) == "Z"
+    wait_until(lambda: _state(child) in ("gone", "Z"), what="the command's child to end")
 
 
 def _state(pid: int) -> str:

@@ -6,11 +6,7 @@ fail instead of the test run."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-
-from _cli_util import ROOT
+from _cli_util import run_cli
 
 from tui.core.formats import fastscan
 
@@ -44,14 +40,7 @@ print(" ".join(out))
 
 
 def test_a_range_of_a_truncated_file_is_read_as_far_as_it_goes(tmp_path):
-    proc = subprocess.run(
-        [sys.executable, "-c", CHILD, str(tmp_path / "rotated.log")],
-        cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    proc = run_cli(str(tmp_path / "rotated.log"), python=("-c", CHILD))
     assert proc.returncode == 0, (proc.returncode, proc.stderr[-2000:])
     words = dict(w.split(":") for w in proc.stdout.split())
     assert words["native"] == str(fastscan.native_scanner())

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from _cli_util import ROOT, run_cli, run_python
+from _cli_util import ROOT, run_cli
 
 A = str(ROOT / "sample_logs" / "ab_a.log")
 
@@ -17,5 +17,5 @@ def test_tui_modules_do_not_load_for_headless_commands():
         "import sys; from tui.cli import build_parser; build_parser(); "
         "print(any(m == 'textual' or m.startswith('textual.') for m in sys.modules))"
     )
-    r = run_python(["-c", code])
+    r = run_cli(python=("-c", code))
     assert r.stdout.strip() == "False"

@@ -107,7 +107,7 @@ async def test_on_a_wake_grid_writes_are_read_at_the_next_point_in_one_wake_up(t
     p = tmp_path / "a.log"
     p.write_text("")
     loop = asyncio.get_running_loop()
-    period = 0.4
+    period = 0.25  # the app's tick
     timeouts: list[tuple[float, float]] = []  # (loop time, timeout) of each wait on the event
 
     async def recorded(aw, timeout):

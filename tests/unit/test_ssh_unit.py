@@ -6,14 +6,13 @@ from __future__ import annotations
 import json
 import os
 import random
-import re
 import shutil
 from pathlib import Path
 
 import asyncssh
 import pytest
 from _sources_util import Collector, append, collecting, seq, seq_lines
-from _ssh_util import ExecServer, known_hosts_line, write_keypair
+from _ssh_util import ExecServer, known_hosts_line, listed, sent, write_keypair
 from _wait import wait_until_async
 
 from tui.core.sources.base import EventKind as K
@@ -23,22 +22,6 @@ from tui.core.sources.spec import SourceSpecError, SshTarget, open_source, parse
 from tui.core.sources.ssh.connect import pool_size
 from tui.core.sources.ssh.remote_side import ReaderDemux, RemotePathError, parse_remote_path
 from tui.core.sources.ssh.source import SshSource
-
-
-def sent(srv: ExecServer) -> bytes:
-    """All the server's commands sent to the client, one command after another."""
-    return b"".join(out for _, out in srv.stdout)
-
-
-async def listed(srv: ExecServer, n: int) -> None:
-    """``n`` more listings of the directory sent by the remote side (its lister loop): the
-    follower has had ``n`` looks at the directory since this call."""
-
-    def listings() -> int:
-        return sum(len(re.findall(rb"(?m)^\S+ E$", out)) for cmd, out in srv.stdout)
-
-    until = listings() + n
-    await wait_until_async(lambda: listings() >= until, what=f"{n} more listings")
 
 
 def source(srv: ExecServer, path, **kw) -> SshSource:
