@@ -1,6 +1,6 @@
 """What ``summary`` reads: whole-line chunks of a stream (:func:`iter_chunks`, oversized lines
 skipped and counted) and a scanned chunk made ready for folding (:class:`Ready`: its runs already
-reduced for the statistics). The scanning threads of large files: ``summary_threads.py``.
+reduced for the statistics). The scanning threads of large files: ``ranges.py``.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 /* Optional native form of tui/core/stats/precompute.py's reduction (the Python code is the
- * reference; tests/test_reduce_native.py checks that both give identical results, bit for bit,
+ * reference; tests/unit/test_reduce_native.py checks that both give identical results, bit for bit,
  * on generated and real runs).
  *
  * precompute(sglang, cols, n, pp, k, rank_idx, n_groups) reduces a run of records that is in the

@@ -9,7 +9,7 @@ The verdict is ``insufficient`` (never higher/lower) when either side has fewer 
 :data:`MIN_N` records, or an effective sample size below :data:`MIN_INDEP` values: at n=30
 with a lag-1 autocorrelation of 0.9 there are only about 2 independent values, and no interval
 computed from them is trustworthy. The reason says how many more records would do.
-Calibration (tests/test_calibration.py): two logs of one server (AR(1) accept lengths) are called
+Calibration (tests/unit/test_calibration.py): two logs of one server (AR(1) accept lengths) are called
 different in ≤ 5% of pairs at n 30–100 and φ ∈ {0, 0.5, 0.9}.
 """
 

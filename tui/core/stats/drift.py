@@ -29,7 +29,7 @@ A sustained drop of 0.3 (φ = 0.9) after 1,000 records was found after a median 
 in 97 of 100 runs (90% of those within 1,000, all within 2,100; in the other 3, chance made the
 realised drop about half as large and it was not found within 3,000); after 10,000 records, in
 100 of 100 runs, a median of 950 and at most 1,750 records. bench/bench_drift.py reproduces
-these numbers; tests/test_drift.py keeps a smaller, seeded version of both checks.
+these numbers; tests/unit/test_drift.py keeps a smaller, seeded version of both checks.
 
 After an alarm the detector starts over: the values after the change form the new baseline.
 The cost is one pass over the segment's batch means per batch (a day of one record a second is

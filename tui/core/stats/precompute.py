@@ -9,7 +9,7 @@ code, bit for bit. ``add_columns`` then only merges — provided nothing was ref
 quoted with its line, which only the reader that folds can number) and either the run needs
 nothing from the segment (:func:`depth_free`) or its family's drafts need no completion from k
 (``Format.drafts_from_depth`` False: SGLang) within the segment's own bounds (accept len ≤ k + 1, checked on the maximum);
-otherwise it checks again itself. The result is the same either way (tests/test_pooled.py).
+otherwise it checks again itself. The result is the same either way (tests/unit/test_pooled.py).
 """
 
 from __future__ import annotations
