@@ -1,2 +1,3 @@
-"""Prometheus metrics sources: the scraper (scraper), a small HTTP client (http) and the
-exposition-text reader (text). Nothing is imported here."""
+"""Prometheus metrics sources: the scraper (scraper), a small HTTP client (http), the
+exposition-text converter (exposition) and the counters' shared machinery (counters); each
+family's metric names live in its format package. Nothing is imported here."""

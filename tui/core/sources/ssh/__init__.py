@@ -1,3 +1,4 @@
-"""SSH sources: connections (connect), the remote side (remote), following (follow), the source
-(source) and whole-file reads for ``summary`` (summary). Nothing is imported here, so that
-importing a pure-Python part does not load asyncssh."""
+"""SSH sources: connections (connect, auth), the remote side (remote_side, scripts), the source
+(source) with its state (state), channels (channels), opening a file (opening) and following it
+(tail), and whole-file reads for ``summary`` (whole). Nothing is imported here, so that importing
+a pure-Python part does not load asyncssh."""
