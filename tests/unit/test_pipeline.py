@@ -9,8 +9,8 @@ import io
 from pathlib import Path
 
 import pytest
-from test_fastscan import same
-from test_segments_follow import ARGS, batch, dec, ev
+from _scan_util import same
+from _segments_util import ARGS, batch, dec, ev
 
 from tui.core.formats import LineParser
 from tui.core.model.columns import RecordColumns

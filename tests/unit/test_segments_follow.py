@@ -10,24 +10,12 @@ from __future__ import annotations
 
 import time
 
-from _segments_util import ARGS, dec, stamp
+from _segments_util import ARGS, batch, dec, ev, stamp
 
 from tui.core.pipeline.follow import Followed
 from tui.core.pipeline.logclock import LogClock, duration, local_naive
-from tui.core.sources.base import EventKind, LineBatch, SourceEvent
+from tui.core.sources.base import EventKind
 from tui.panes.state import PaneState
-
-
-def batch(lines: list[str], first: int = 1, offset: int = 0) -> LineBatch:
-    offs, pos = [], offset
-    for line in lines:
-        offs.append(pos)
-        pos += len(line) + 1
-    return LineBatch("x", lines, offs, first, "/logs/a.log")
-
-
-def ev(kind: EventKind, path: str | None = "/logs/a.log", **data) -> SourceEvent:
-    return SourceEvent("x", kind, f"{kind.value} happened", path, data=data)
 
 
 def started() -> PaneState:

@@ -107,3 +107,20 @@ def test_no_fixed_sleep_in_unit_or_functional_tests():
 def test_no_test_asserts_on_elapsed_time():
     found = {str(p.relative_to(TESTS)): lines for p in _files() if (lines := elapsed_asserts(p.read_text()))}
     assert found == {}, f"asserts on elapsed time (check the behaviour, or measure in bench/): {found}"
+
+
+def test_no_test_module_imports_another():
+    """Shared helpers live in ``tests/_*.py``: a test module importing another (``from test_x
+    import …``) works only while both are on the path pytest builds for their folder."""
+    found = []
+    for path in _files("unit", "functional", "integration"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = (
+                [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else []
+            )
+            found += [f"{path.relative_to(TESTS)}: {n}" for n in names if n.split(".")[0].startswith("test_")]
+    assert found == []
