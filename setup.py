@@ -48,7 +48,11 @@ setup(
         Extension(
             "tui.core.formats._fastscan",
             ["tui/core/formats/_fastscan.c"],
-            depends=["tui/core/formats/_fastscan_text.h", "tui/core/formats/_fastscan_search.h"],
+            depends=[
+                "tui/core/formats/_fastscan_text.h",
+                "tui/core/formats/_fastscan_search.h",
+                "tui/core/formats/_fastscan_simd.h",
+            ],
             optional=True,
             extra_compile_args=FLAGS,
         ),

@@ -7,8 +7,8 @@
  * 1 "SpecDecoding metrics:", 3 "Avg prompt throughput" are the ones with canonical shapes).
  *
  * scan(buf, year) reads a buffer of whole lines. Anchors are found with a Wu-Manber skip loop
- * (see find_anchor: one pass finds them all, most bytes never looked at one by one); every line
- * holding an anchor must be a line of the
+ * (_fastscan_search.h: one pass finds them all, most bytes never looked at one by one), behind a
+ * SIMD filter on x86-64 (_fastscan_simd.h); every line holding an anchor must be a line of the
  * common form of grammar.SHAPES, else the result is None (an anchor without a shape: the caller
  * reads the buffer with the line parser) or False (a shaped anchor on a line of another form:
  * the Python scanner may read it). scan(buf, year, True) gives instead the offset of the line
@@ -42,6 +42,7 @@ static Py_ssize_t anch_len[MAXA];
 static int n_anch = 0;
 
 #include "_fastscan_search.h"
+#include "_fastscan_simd.h"
 #include "_fastscan_text.h"
 
 static PyObject *configure(PyObject *Py_UNUSED(self), PyObject *args) {
@@ -71,7 +72,7 @@ static PyObject *configure(PyObject *Py_UNUSED(self), PyObject *args) {
         n_anch++;
     }
     Py_DECREF(fast);
-    build_search();
+    configure_search();
     Py_RETURN_NONE;
 }
 
@@ -321,6 +322,7 @@ static PyMethodDef methods[] = {
     {"anchor_lines", anchor_lines, METH_VARARGS, "Starts of the lines holding an anchor."},
     {"configure", configure, METH_VARARGS, "Set the anchors (grammar.ANCHORS as bytes)."},
     {"scan", scan, METH_VARARGS, "Scan a buffer of whole lines: columns of its canonical lines, or None."},
+    {"search", search, METH_VARARGS, "The anchor search in use (0 portable, 1 SSSE3, 2 AVX2); set it for tests."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, .m_name = "_fastscan", .m_size = -1, .m_methods = methods};

@@ -1,12 +1,12 @@
 /* Part of _fastscan.c (included once, there): finding the anchors (a Wu-Manber skip loop, in
- * plain C), their lines' starts, and counting newlines (memchr).
+ * plain C), their lines' starts, and counting newlines (a word at a time).
  *
  * Wu-Manber over byte trigrams (hashed to 12 bits with shifts and xors; 20 KB of tables): a
  * window of the shortest anchor's length moves by how far its last trigram is from the end of
  * any anchor's prefix, so most bytes are never looked at one by one, and one pass finds every
- * anchor. Measured against it on bench/bench_summary.py (CONTRIBUTING.md, "The native code"):
- * memmem once per anchor is about 2x slower (it reads the buffer once per anchor); a hand-written
- * SSSE3/AVX2 filter was 1.04x (SGLang) to 1.17x (vLLM) faster, too little for x86-only code. */
+ * anchor. It is the search on every CPU but x86-64's with SSSE3, where the filter of
+ * _fastscan_simd.h runs in front of it. memmem once per anchor was about 2x slower than this loop
+ * on bench/bench_summary.py (it reads the buffer once per anchor). */
 #define HBITS 12
 #define HASH(p) \
     ((((unsigned)(unsigned char)(p)[0] << 4) ^ ((unsigned)(unsigned char)(p)[1] << 2) ^ (unsigned char)(p)[2]) & \
@@ -34,7 +34,7 @@ static void build_search(void) {
 
 /* The first anchor starting in [p, end) (the one listed first when several start at one place),
  * its index in *which; NULL when none does. */
-static const char *find_anchor(const char *p, const char *end, int *which) {
+static const char *find_wm(const char *p, const char *end, int *which) {
     Py_ssize_t m = mlen;
     if (end - p < m) return NULL;
     const char *w = p + (m - 1); /* the window's last byte */
@@ -64,9 +64,19 @@ static const char *line_start(const char *buf, const char *p) {
     return p;
 }
 
-/* newlines in [s, e) */
-static Py_ssize_t count_nl(const char *s, const char *e) {
+/* newlines in [s, e), a word at a time (lines are short: one memchr call per line costs more) */
+static Py_ssize_t count_nl_words(const char *s, const char *e) {
     Py_ssize_t n = 0;
-    while (s < e && (s = memchr(s, '\n', (size_t)(e - s))) != NULL) n++, s++;
+    while (s < e && ((uintptr_t)s & 7)) n += *s++ == '\n';
+    const uint64_t ones = 0x0101010101010101ULL, nl = ones * '\n', high = ones * 0x80;
+    while (e - s >= 8) {
+        uint64_t w;
+        memcpy(&w, s, 8);
+        w ^= nl; /* a zero byte where a newline was */
+        uint64_t z = ~(((w & ~high) + ~high) | w) & high; /* exact: 0x80 in each zero byte */
+        n += __builtin_popcountll(z);
+        s += 8;
+    }
+    while (s < e) n += *s++ == '\n';
     return n;
 }
