@@ -3,14 +3,10 @@
 from __future__ import annotations
 
 from tui.cli.summary_fit import fit, table, terminal_width
+from tui.core.model.records import RATE_WORDS
 from tui.core.model.sanitize import number, visible
 
-DEFINITION_WORDS = {
-    "accepted_drafts_over_proposed_drafts": "accepted/proposed drafts",
-    "sglang_al_over_num_draft_tokens": "AL/num_draft_tokens",
-    "sglang_al_over_steps_plus_1": "AL/(num_steps+1)",
-    "vllm_v0_cumulative_accepted_over_drafted": "V0 cumulative",
-}
+DEFINITION_WORDS = RATE_WORDS
 VERDICT_WORDS = {
     "higher": "B is higher",
     "lower": "B is lower",

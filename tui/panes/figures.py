@@ -15,6 +15,7 @@ from typing import Any
 
 from rich.cells import cell_len
 
+from tui.core.model.records import RATE_WORDS
 from tui.core.model.sanitize import number
 from tui.core.stats import SourceStats
 from tui.core.stats.compare import ESTIMATOR_WORDS, compare_accept_len, short_of
@@ -23,12 +24,7 @@ from tui.core.stats.rates import normalise_transform
 from tui.core.stats.segments import FEW, Segment
 from tui.core.stats.series import Series
 
-DEFINITION_WORDS = {
-    "accepted_drafts_over_proposed_drafts": "accepted/proposed drafts",
-    "sglang_al_over_num_draft_tokens": "AL/num_draft_tokens",
-    "sglang_al_over_steps_plus_1": "AL/(num_steps+1)",
-    "vllm_v0_cumulative_accepted_over_drafted": "V0 cumulative",
-}
+DEFINITION_WORDS = RATE_WORDS
 VERDICT_WORDS = {
     "higher": "B higher",
     "lower": "B lower",

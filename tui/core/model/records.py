@@ -17,6 +17,13 @@ RATE_SGLANG_AL_OVER_STEPS1 = "sglang_al_over_steps_plus_1"  # Oct-Nov 2025: AL/(
 RATE_SGLANG_AL_OVER_NDT = "sglang_al_over_num_draft_tokens"  # Nov 2025-Apr 2026: AL/ndt
 RATE_DRAFTS = "accepted_drafts_over_proposed_drafts"  # SGLang >= Apr 2026, vLLM V1, llama.cpp
 RATE_VLLM_V0_CUMULATIVE = "vllm_v0_cumulative_accepted_over_drafted"
+# How each definition is written for people (the app's numbers block, summary's tables).
+RATE_WORDS = {
+    RATE_DRAFTS: "accepted/proposed drafts",
+    RATE_SGLANG_AL_OVER_NDT: "AL/num_draft_tokens",
+    RATE_SGLANG_AL_OVER_STEPS1: "AL/(num_steps+1)",
+    RATE_VLLM_V0_CUMULATIVE: "V0 cumulative",
+}
 
 
 @dataclass(slots=True)
