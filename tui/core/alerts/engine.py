@@ -6,10 +6,14 @@ With ``for D`` the value compared is the **rolling mean** of the metric over the
 watched for at least D; without it, each record's own value. Time is the log's own timestamp when the record has one, else when it arrived.
 
 Firing is edge-triggered: a rule fires once when its condition starts to hold, then stays
-firing (no further alerts) until the condition has been clear for ``rearm`` seconds (default
-30; at least D), when a ``resolved`` alert is emitted and the rule is armed again. A new segment
-(a restart) starts the windows afresh and resolves firing drift alerts. Drift alerts carry
-``suggest = "new_segment"``.
+firing (no further alerts) until the value has been *clear* for ``rearm`` seconds (default 30;
+at least D), when a ``resolved`` alert is emitted and the rule is armed again. A threshold rule is
+clear only when the value is back past the threshold by a margin (hysteresis): at its
+``clear=`` level when the rule names one, else by the larger of 2% of the threshold and the
+standard error of the value compared (with D: the sample sd of the window's records / √n; without
+D: 0, so 2%); a value between the threshold and that level restarts the clear time. A verdict
+rule is clear as soon as the verdict changes. A new segment (a restart) starts the windows afresh
+and resolves firing threshold and drift alerts. Drift alerts carry ``suggest = "new_segment"``.
 """
 
 from __future__ import annotations
@@ -84,6 +88,15 @@ class _Window:
             self.total = self.values[0][1]  # no rounding left over
         return self.total / len(self.values)
 
+    def stderr(self) -> float:
+        """The sample sd of the values in the window / √n (0 with fewer than two)."""
+        n = len(self.values)
+        if n < 2:
+            return 0.0
+        mean = self.total / n
+        var = sum((v - mean) ** 2 for _, v in self.values) / (n - 1)
+        return math.sqrt(var / n)
+
 
 class AlertEngine:
     """Evaluates rules against observations; every method returns the alerts it raised.
@@ -148,6 +161,8 @@ class AlertEngine:
             if rule.duration and t - w.first_t < rule.duration:
                 continue  # not watched for the whole window yet
             holds = OPS[rule.op](mean, rule.threshold)
+            if w.firing and not holds and not rule.cleared(mean, w.stderr() if rule.duration else 0.0):
+                holds = True  # back past the threshold but not past the clear level: still firing
             if holds is w.firing and (w.clear_since is None or not holds):
                 continue  # nothing changes (the common case)
             out += self._edge(rule, w, source, holds, mean, t)

@@ -1,13 +1,16 @@
 """Alert rules as texts (``--alert RULE``, or ``alerts = [...]`` in specwatch.toml) read into
 :class:`Rule` (pure Python); :mod:`.engine` evaluates them::
 
-    accept_len < 2.0 for 2m      METRIC OP NUMBER [for DURATION]
+    accept_len < 2.0 for 2m      METRIC OP NUMBER [for DURATION] [clear=NUMBER]
     accept_rate <= 0.6
     verdict=lower [for 30s]      the A/B verdict (B relative to A) is lower|higher|no_difference|insufficient
     drift [METRIC]               the change-point test (tui.core.stats.drift) found a sustained shift
 
 ``METRIC`` is accept_len, accept_rate or throughput; ``OP`` one of ``< <= > >=``; ``DURATION`` a
-number with ``s``, ``m`` or ``h`` (``90s``, ``2m``, ``1.5h``).
+number with ``s``, ``m`` or ``h`` (``90s``, ``2m``, ``1.5h``). ``clear=NUMBER`` (threshold rules
+only, last) is the level the value must be back at before the rule can resolve: at or above it for
+``<``/``<=``, at or below it for ``>``/``>=``; it may equal the threshold (no margin) but not lie on
+the firing side of it. Without it the margin is :func:`default_margin`.
 """
 
 from __future__ import annotations
@@ -32,6 +35,8 @@ _THRESHOLD_RX = re.compile(r"([A-Za-z_]\w*)\s*(<=|>=|<|>|==|=|!=)\s*(\S+?)(?:\s+
 _VERDICT_RX = re.compile(r"verdict\s*==?\s*(\S+?)(?:\s+for\s+(\S+))?")
 _DRIFT_RX = re.compile(r"drift(?:\s+(\S+))?")
 _DURATION_RX = re.compile(r"(\d+(?:\.\d+)?)([smh])")
+_CLEAR_RX = re.compile(r"(.*?)\s*\bclear\s*=\s*(\S+)")
+MARGIN_SHARE = 0.02  # the default clear margin: at least 2% of the threshold
 
 
 class RuleError(ValueError):
@@ -47,9 +52,30 @@ class Rule:
     threshold: float = math.nan
     duration: float = 0.0  # seconds; 0: each value on its own
     verdict: str = ""
+    clear: float = math.nan  # threshold rules: the clear= level; nan: the default margin
 
     def holds(self, value: float) -> bool:
         return OPS[self.op](value, self.threshold)
+
+    def clear_level(self, stderr: float = 0.0) -> float:
+        """The level the value must be back at (or past) to count as clear: ``clear=`` when
+        given, else the threshold moved away from the firing side by :func:`default_margin`."""
+        if not math.isnan(self.clear):
+            return self.clear
+        margin = default_margin(self.threshold, stderr)
+        return self.threshold + margin if self.op in ("<", "<=") else self.threshold - margin
+
+    def cleared(self, value: float, stderr: float = 0.0) -> bool:
+        """The condition no longer holds and ``value`` is at or past :meth:`clear_level`."""
+        if self.holds(value):
+            return False
+        level = self.clear_level(stderr)
+        return value >= level if self.op in ("<", "<=") else value <= level
+
+
+def default_margin(threshold: float, stderr: float) -> float:
+    """The larger of 2% of the threshold and ``stderr`` (the standard error of the value compared)."""
+    return max(MARGIN_SHARE * abs(threshold), stderr if math.isfinite(stderr) else 0.0)
 
 
 def _duration(rule: str, text: str) -> float:
@@ -75,6 +101,10 @@ def parse_rule(text: str) -> Rule:
         raise RuleError("empty alert rule (e.g. 'accept_len<2.0 for 2m', 'verdict=lower', 'drift')")
     t = " ".join(text.split())
     low = t.lower()
+    clear = math.nan
+    if re.search(r"\bclear\b", low):
+        clear, t = _clear(text, t)
+        low = t.lower()
     if low.startswith("verdict"):
         m = _VERDICT_RX.fullmatch(low)
         if m is None:
@@ -107,7 +137,31 @@ def parse_rule(text: str) -> Rule:
     if not math.isfinite(threshold):
         raise RuleError(f"{text!r}: the threshold must be a finite number")
     seconds = _duration(text, dur) if dur else 0.0
-    return Rule(t, "threshold", metric=name, op=op, threshold=threshold, duration=seconds)
+    if not math.isnan(clear) and (clear < threshold if op in ("<", "<=") else clear > threshold):
+        side = "at or above" if op in ("<", "<=") else "at or below"
+        raise RuleError(f"{text!r}: clear={clear:g} must be {side} the threshold {num}")
+    full = " ".join(text.split())
+    return Rule(full, "threshold", metric=name, op=op, threshold=threshold, duration=seconds, clear=clear)
+
+
+def _clear(text: str, t: str) -> tuple[float, str]:
+    """``clear=NUMBER`` at the end of ``t`` → (the level, the rule text before it)."""
+    m = _CLEAR_RX.fullmatch(t)
+    if m is None:
+        raise RuleError(f"{text!r}: write clear=NUMBER at the end (e.g. 'accept_len<2.0 for 30s clear=2.1')")
+    head, num = m.groups()
+    low = head.lower()
+    if not head or low.startswith("verdict") or low == "drift" or low.startswith("drift "):
+        raise RuleError(f"{text!r}: clear= applies only to METRIC OP NUMBER rules")
+    if num[0] in "+-":
+        raise RuleError(f"{text!r}: clear={num}: write the level itself (clear=2.1), not a margin")
+    try:
+        level = float(num)
+    except ValueError:
+        raise RuleError(f"{text!r}: clear={num}: {num!r} is not a number") from None
+    if not math.isfinite(level):
+        raise RuleError(f"{text!r}: clear={num}: must be a finite number")
+    return level, head
 
 
 def parse_rules(texts: list[str]) -> list[Rule]:
