@@ -30,7 +30,8 @@ def add_alert_arguments(p: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="RULE",
-        help="raise an alert when RULE holds: 'accept_len<2.0 for 2m' (mean over the window), "
+        help="raise an alert when RULE holds: 'accept_len<2.0 for 2m' (mean over the window; "
+        "'... clear=2.1': resolve only at or above 2.1), "
         "'verdict=lower', 'drift' (repeatable; adds to the alerts of specwatch.toml)",
     )
     g.add_argument(
