@@ -83,7 +83,7 @@ def json_text(obj: Any, **kw: Any) -> str:
     overrides / isolates as ``\\u007f``, ``\\u009b``, ``\\u202e``; other Unicode as is. The one
     way specwatch writes JSON (``summary --json``, ``stream --jsonl``)."""
     text = json.dumps(obj, ensure_ascii=False, **kw)
-    if text.isascii() or not _JSON_RAW.search(text):
+    if (text.isascii() and "\x7f" not in text) or not _JSON_RAW.search(text):
         return text
     return _JSON_RAW.sub(_json_escape, text)
 
