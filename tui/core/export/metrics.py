@@ -324,7 +324,7 @@ def _printed(f: _Families, lv: list[str], m: MetricSet, definition: str | None) 
 def clean_family(m: Metric) -> Metric:
     """``m`` with its HELP text and every label value made visible (a family not built here)."""
     m.documentation = visible(m.documentation)
-    m.samples = [s._replace(labels={k: visible(v) for k, v in s.labels.items()}) for s in m.samples]
+    m.samples = [type(s)(s.name, {k: visible(v) for k, v in s.labels.items()}, *s[2:]) for s in m.samples]
     return m
 
 
