@@ -253,6 +253,7 @@ class Exporter:
             states = [ex.state for ex in self.sources]
             async with aclosing(follow(sources, states)) as batches:
                 async for i, batch, items in batches:
+                    self.sources[i].count(items)
                     self._log(i, batch, items)
                     self._alerts(i, items)
             self._say("every source has ended; serving their last numbers until stopped")

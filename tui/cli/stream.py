@@ -26,7 +26,10 @@ denied, a command that exited non-zero), 2 for bad arguments.
   text mode: one ``[SOURCE] ALERT ...`` / ``[SOURCE] alert resolved ...`` line. Verdict rules
   (two sources) use the B − A verdict on accept len, checked at most once a second and at the end.
 
-Non-finite numbers (vLLM prints ``nan`` when nothing was drafted) are written as ``null``.
+Non-finite numbers (vLLM prints ``nan`` when nothing was drafted) are written as ``null``. Every
+string keeps its value (``raw`` is the line exactly as read, ``message`` / ``path`` as given), but
+no control or bidi character is written raw: C0, DEL, C1 and U+202A–U+202E / U+2066–U+2069 are
+``\\uXXXX`` escapes (:func:`tui.core.model.sanitize.json_text`), other Unicode is written as is.
 
 ``--exit-on-alert``: exit with status 3 right after printing the first firing alert (a CI gate);
 status 3 is used for nothing else.
@@ -36,7 +39,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import math
 import os
 import sys
@@ -50,7 +52,7 @@ from tui.cli.alert_args import EXIT_ON_ALERT, Alerting
 from tui.cli.live_args import add_live_arguments, live_setup
 from tui.core.alerts.engine import Alert, local_now
 from tui.core.model.records import EngineStats, Malformed, Marker, Oversized, Record, format_ts
-from tui.core.model.sanitize import number, visible
+from tui.core.model.sanitize import json_text, number, visible
 from tui.core.pipeline.follow import Followed
 from tui.core.pipeline.follow import follow as follow_sources
 from tui.core.sources.base import EventKind, LineBatch, SourceEvent
@@ -237,7 +239,8 @@ class Streamer:
     def _finish(self, out: list[str]) -> str:
         """The text form: every entry is one line whose names, paths and messages come from
         outside, so each is made visible (a control sequence in it is shown, never obeyed).
-        JSON lines keep the raw text (JSON escapes the control characters)."""
+        JSON lines keep the text's value (``raw`` is the whole line as read), written by
+        :func:`json_text`: no control or bidi character is raw in them, each is a ``\\uXXXX`` escape."""
         if self.jsonl:
             return "".join(out)
         return "".join(visible(s[:-1]) + "\n" for s in out)
@@ -402,6 +405,6 @@ def _clean(value: Any) -> Any:
 
 def _dumps(d: dict) -> str:
     try:
-        return json.dumps(d, ensure_ascii=False, allow_nan=False, default=str) + "\n"
+        return json_text(d, allow_nan=False, default=str) + "\n"
     except ValueError:  # a NaN/inf somewhere: write it as null
-        return json.dumps(_clean(d), ensure_ascii=False, allow_nan=False, default=str) + "\n"
+        return json_text(_clean(d), allow_nan=False, default=str) + "\n"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import signal
 import sys
@@ -114,7 +113,9 @@ def _run(args: argparse.Namespace) -> int:
     both = comparison(results[0].stats, results[1].stats) if len(results) == 2 else None
     out = _clean({"sources": sources, "comparison": both})
     if args.json:
-        sys.stdout.write(json.dumps(out, ensure_ascii=False) + "\n")
+        from tui.core.model.sanitize import json_text
+
+        sys.stdout.write(json_text(out) + "\n")
     else:
         from tui.cli.summary_text import render
         from tui.core.model.sanitize import visible

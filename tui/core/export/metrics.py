@@ -20,6 +20,15 @@ drafts = (accept len − 1) / D, when D is known), ``specwatch_accept_rate_print
 (``mean``, ``window_mean``, ``last``, ``weighted_mean``, the CI half-width, ``n``, ``tokens``).
 Ages are seconds since specwatch received the newest record (the exporter's clock), not the
 records' own timestamps.
+
+Also per source: ``specwatch_oversized_lines_total`` / ``specwatch_oversized_bytes_total`` (lines
+longer than a line may be, not read: counted by :meth:`Exported.count`), and per exported segment
+``specwatch_values_refused_total`` (labels of the segment + ``metric``: the field, ``reason``:
+``nonfinite`` or ``out_of_range``), the values the statistics' checks left out.
+
+Every label value and HELP text is passed through :func:`tui.core.model.sanitize.visible`
+(families from ``extra`` too): model paths, config values, labels and file names come from
+outside, and no C0/C1 control or bidi override of theirs reaches the scrape (other Unicode does).
 """
 
 from __future__ import annotations
@@ -32,6 +41,8 @@ from dataclasses import dataclass
 
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 
+from tui.core.model.records import Item, Oversized
+from tui.core.model.sanitize import visible
 from tui.core.pipeline.follow import Followed
 from tui.core.pipeline.status import STATES, Status
 from tui.core.stats import rates
@@ -51,6 +62,15 @@ class Exported:
     host: str
     kind: str
     where: str
+    oversized: int = 0  # lines too long to be read
+    oversized_bytes: int = 0
+
+    def count(self, items: Iterable[tuple[Item, int]]) -> None:
+        """Count the oversized lines among items the source's driver returned."""
+        for it, _ in items:
+            if isinstance(it, Oversized):
+                self.oversized += 1
+                self.oversized_bytes += it.nbytes
 
 
 class _Families:
@@ -63,8 +83,8 @@ class _Families:
         fam = self.fams.get(name)
         if fam is None:
             cls = CounterMetricFamily if counter else GaugeMetricFamily
-            fam = self.fams[name] = cls(name, doc, labels=labels)
-        fam.add_metric(values, value)
+            fam = self.fams[name] = cls(name, visible(doc), labels=labels)
+        fam.add_metric([visible(v) for v in values], value)
 
     def merge(self, other: _Families) -> None:
         for name, fam in other.fams.items():
@@ -163,6 +183,11 @@ def _source(f: _Families, ex: Exported, now: float) -> None:
         lv,
         st.stats.current.index + 1,
     )
+    for name, doc, v in (
+        ("lines", "Lines longer than a line may be (not read).", ex.oversized),
+        ("bytes", "Bytes of the lines too long to be read.", ex.oversized_bytes),
+    ):
+        f.add(f"specwatch_oversized_{name}", doc, SRC_LABELS, lv, v, counter=True)
     if st.last_record is not None:
         f.add(
             "specwatch_source_last_record_age_seconds",
@@ -199,6 +224,16 @@ def _segment(f: _Families, ex: Exported, seg: Segment, current: bool, now: float
         base + [seg.reason],
         1,
     )
+    for reason, counts in (("nonfinite", seg.refused.nonfinite), ("out_of_range", seg.refused.out_of_range)):
+        for metric, n in sorted(counts.items()):
+            f.add(
+                "specwatch_values_refused",
+                "Values the checks left out of the statistics (metric: the field; reason: why).",
+                SEG_LABELS + ["metric", "reason"],
+                base + [metric, reason],
+                n,
+                counter=True,
+            )
     groups: list[tuple[str, MetricSet]] = [("all", seg.all)]
     if len(seg.ranks) > 1:
         groups += sorted(seg.ranks.items())
@@ -286,6 +321,13 @@ def _printed(f: _Families, lv: list[str], m: MetricSet, definition: str | None) 
             )
 
 
+def clean_family(m: Metric) -> Metric:
+    """``m`` with its HELP text and every label value made visible (a family not built here)."""
+    m.documentation = visible(m.documentation)
+    m.samples = [type(s)(s.name, {k: visible(v) for k, v in s.labels.items()}, *s[2:]) for s in m.samples]
+    return m
+
+
 class SpecwatchCollector:
     """prometheus-client collector over the followed sources. With ``loop`` (the asyncio loop
     that feeds the sources; build the collector in that loop's thread), scrapes served by other
@@ -308,7 +350,7 @@ class SpecwatchCollector:
     def _build(self) -> list[Metric]:
         fams = build_families(self._sources(), segments=self.segments)
         if self.extra is not None:
-            fams += list(self.extra())
+            fams += [clean_family(m) for m in self.extra()]
         return fams
 
     async def _build_async(self) -> list[Metric]:

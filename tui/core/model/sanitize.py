@@ -17,7 +17,12 @@ Bidi overrides and isolates (U+202A–U+202E, U+2066–U+2069) reorder what is s
 * Bidi overrides and isolates are shown as ``⟨U+202E⟩``.
 
 Everything else, markup-looking text included, is kept as it is: the app shows outside text with
-``rich.text.Text`` (never as markup), and JSON output keeps the raw text (escaped as JSON does).
+``rich.text.Text`` (never as markup).
+
+JSON output keeps the text's value but not its raw bytes: :func:`json_text` is ``json.dumps`` with
+``ensure_ascii=False`` and every character of :data:`UNSAFE` written as a ``\\uXXXX`` escape
+(JSON escapes C0 itself; DEL, C1 and the bidi characters are escaped here), so other Unicode stays
+readable and ``json.loads`` gives back the same value.
 
 Cost: a string with nothing to change is detected by ``str.isprintable`` (C, one pass) and
 returned as is; a string with a TAB or other harmless non-printable character costs one
@@ -26,6 +31,7 @@ precompiled regex search more; only strings with something to change go through 
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from decimal import Decimal
@@ -60,6 +66,26 @@ def visible(text: str, *, keep_newlines: bool = False) -> str:
     if text.isprintable() or not (_ANY_LF if keep_newlines else _ANY).search(text):
         return text
     return text.translate(_TABLE_KEEP_LF if keep_newlines else _TABLE)
+
+
+# What json.dumps(ensure_ascii=False) leaves raw of UNSAFE: DEL, C1 and the bidi characters (it
+# escapes C0 itself, and they can only stand inside strings, so escaping them keeps the value).
+_JSON_RAW = re.compile("[\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def _json_escape(m: re.Match[str]) -> str:
+    return f"\\u{ord(m.group()):04x}"
+
+
+def json_text(obj: Any, **kw: Any) -> str:
+    """``json.dumps(obj, ensure_ascii=False, **kw)`` with no character of :data:`UNSAFE` raw in
+    it: C0 controls as JSON escapes them (``\\n``, ``\\u001b``), DEL, C1 controls and bidi
+    overrides / isolates as ``\\u007f``, ``\\u009b``, ``\\u202e``; other Unicode as is. The one
+    way specwatch writes JSON (``summary --json``, ``stream --jsonl``)."""
+    text = json.dumps(obj, ensure_ascii=False, **kw)
+    if (text.isascii() and "\x7f" not in text) or not _JSON_RAW.search(text):
+        return text
+    return _JSON_RAW.sub(_json_escape, text)
 
 
 def visible_any(value: Any, *, keep_newlines: bool = False) -> str:
