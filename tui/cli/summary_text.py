@@ -75,7 +75,8 @@ def has_acceptance(d: dict) -> bool:
 
 
 def no_acceptance_warning(src: dict) -> str | None:
-    """The warning for a source with lines but no acceptance value."""
+    """The warning for a source with lines but no acceptance value (shown when the source has no
+    other ``warnings``: a binary file's says more)."""
     if not src.get("lines") or has_acceptance(src):
         return None
     what = f"{src['records']} metric lines, none with acceptance" if src.get("records") else "no metric line"
@@ -93,9 +94,8 @@ def render_source(src: dict, width: int = 10**6) -> list[str]:
         + (f", family {src['family']}" if src.get("family") else "")
         + _oversized(src.get("oversized")),
     ]
-    warn = no_acceptance_warning(src)
-    if warn:
-        out.append(warn)
+    warn = [f"  warning: {w}" for w in src.get("warnings") or []] or [no_acceptance_warning(src)]
+    out += [w for w in warn if w]
     al, ar = src.get("accept_len") or {}, src.get("accept_rate") or {}
     out.append(
         f"  accept len   {mean_ci(al)}  min {_f(al.get('min'))}  max {_f(al.get('max'))}"
