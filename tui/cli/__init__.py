@@ -114,10 +114,8 @@ def _route(argv: list[str], known: set[str]) -> list[str]:
     if not argv:
         return ["demo"] if "demo" in known else argv
     at = _command_word(argv, known)
-    if at is None:  # options only: --help, or a watch without SOURCE (its parser says so)
-        if all(a in ("-h", "--help") for a in argv) or "watch" not in known:
-            return argv
-        return ["watch", *argv]
+    if at is None:  # options only (--help): the top-level parser reads them
+        return argv
     first = argv[at]
     if first in known:
         return [first, *argv[:at], *argv[at + 1 :]]

@@ -94,8 +94,8 @@ def render_source(src: dict, width: int = 10**6) -> list[str]:
         + (f", family {src['family']}" if src.get("family") else "")
         + _oversized(src.get("oversized")),
     ]
-    warn = [f"  warning: {w}" for w in src.get("warnings") or []] or [no_acceptance_warning(src)]
-    out += [w for w in warn if w]
+    warn: list[str | None] = [f"  warning: {w}" for w in src.get("warnings") or []]
+    out += [w for w in warn or [no_acceptance_warning(src)] if w]
     al, ar = src.get("accept_len") or {}, src.get("accept_rate") or {}
     out.append(
         f"  accept len   {mean_ci(al)}  min {_f(al.get('min'))}  max {_f(al.get('max'))}"
