@@ -90,7 +90,7 @@ def _text_warnings(spec: Any, src: dict) -> list[str]:
 
     if spec.kind not in ("file", "glob"):
         return []
-    path = spec.target if spec.kind == "file" else str(src.get("source", ""))
+    path = os.path.expanduser(spec.target if spec.kind == "file" else str(src.get("source", "")))
     if not os.path.isfile(path) or not not_text(path):
         return []
     found = "no metric line found" if not src.get("records") else f"{src['records']} metric lines read"
@@ -128,6 +128,7 @@ def _run(args: argparse.Namespace) -> int:
         summarize_source,
     )
 
+    args.json = args.json or args.format == "json"  # --json is --format json
     try:
         specs = expand_source_args(args.sources, config_ref(args))
     except SourceSpecError as exc:
@@ -165,7 +166,6 @@ def _run(args: argparse.Namespace) -> int:
         sys.stdout.write(markdown(out))
         sys.stdout.flush()
         return 2 if unreadable else 0
-    args.json = args.json or args.format == "json"
     if args.json:
         sys.stdout.write(json.dumps(out, ensure_ascii=False) + "\n")
     else:
