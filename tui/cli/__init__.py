@@ -70,8 +70,20 @@ def _stopped(command: str | None, how: str) -> None:
 
 
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.commands: dict[str, argparse.ArgumentParser] = {}  # the top-level parser's, by name
+
     def error(self, message: str) -> NoReturn:  # one line, no usage dump
         raise CliError(f"{self.prog}: {message}")
+
+    def value_counts(self) -> dict[str, int]:
+        """How many values each option takes (0 for a flag)."""
+        return {
+            opt: (1 if a.nargs is None else a.nargs if isinstance(a.nargs, int) else 1)
+            for a in self._actions
+            for opt in a.option_strings
+        }
 
 
 def _module_of(command: str) -> str | None:
@@ -79,7 +91,7 @@ def _module_of(command: str) -> str | None:
     return next((module for cmd, module in COMMANDS if cmd == name), None)
 
 
-def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> _Parser:
     """The parser; with ``only``, just that command's module is imported (a headless command
     then starts without loading the others: pydantic, asyncio, textual...)."""
     parser = _Parser(
@@ -101,6 +113,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
                 continue
             raise
         mod.add_parser(sub)
+    parser.commands = dict(sub.choices)
     return parser
 
 
@@ -146,17 +159,8 @@ def _command_word(argv: list[str], known: set[str]) -> int | None:
 
 def _value_counts(command: str) -> dict[str, int]:
     """How many values each option of ``command`` takes (0 for a flag)."""
-    module = _module_of(command)
-    parser = build_parser(only=module)
-    for action in parser._subparsers._group_actions if parser._subparsers else []:
-        sub = getattr(action, "choices", None) or {}
-        if command in sub:
-            return {
-                opt: (1 if a.nargs is None else a.nargs if isinstance(a.nargs, int) else 1)
-                for a in sub[command]._actions
-                for opt in a.option_strings
-            }
-    return {}
+    parser = build_parser(only=_module_of(command)).commands.get(command)
+    return parser.value_counts() if isinstance(parser, _Parser) else {}
 
 
 def _first_positional(argv: list[str], counts: dict[str, int]) -> int | None:
@@ -221,13 +225,11 @@ def _unknown_command(word: str, known: set[str]) -> str:
     )
 
 
-def _parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:
+def _parse(parser: _Parser, argv: list[str]) -> argparse.Namespace:
     """``argv`` parsed; a command's options and SOURCEs may be intermixed (``summary A --json B``)."""
-    subparsers = parser._subparsers._group_actions if parser._subparsers else []
-    commands = getattr(subparsers[0], "choices", None) or {} if subparsers else {}
-    if not argv or argv[0] not in commands:
+    if not argv or argv[0] not in parser.commands:
         return parser.parse_args(argv)
-    args = commands[argv[0]].parse_intermixed_args(argv[1:])
+    args = parser.commands[argv[0]].parse_intermixed_args(argv[1:])
     args.command = argv[0]
     return args
 
