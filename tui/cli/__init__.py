@@ -70,8 +70,20 @@ def _stopped(command: str | None, how: str) -> None:
 
 
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.commands: dict[str, argparse.ArgumentParser] = {}  # the top-level parser's, by name
+
     def error(self, message: str) -> NoReturn:  # one line, no usage dump
         raise CliError(f"{self.prog}: {message}")
+
+    def value_counts(self) -> dict[str, int]:
+        """How many values each option takes (0 for a flag)."""
+        return {
+            opt: (1 if a.nargs is None else a.nargs if isinstance(a.nargs, int) else 1)
+            for a in self._actions
+            for opt in a.option_strings
+        }
 
 
 def _module_of(command: str) -> str | None:
@@ -79,7 +91,7 @@ def _module_of(command: str) -> str | None:
     return next((module for cmd, module in COMMANDS if cmd == name), None)
 
 
-def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> _Parser:
     """The parser; with ``only``, just that command's module is imported (a headless command
     then starts without loading the others: pydantic, asyncio, textual...)."""
     parser = _Parser(
@@ -101,24 +113,72 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
                 continue
             raise
         mod.add_parser(sub)
+    parser.commands = dict(sub.choices)
     return parser
 
 
 def _route(argv: list[str], known: set[str]) -> list[str]:
     """``specwatch`` alone runs the demo; ``specwatch SOURCE...`` is ``specwatch watch SOURCE...``.
-    A first word that is no command, no existing path, no source text and no name in
-    specwatch.toml is a mistyped command: :class:`CliError` at once (not a pane waiting for a
-    file called ``sumary``)."""
+    Options may come before the command word (``specwatch --json summary FILE``,
+    ``specwatch --alert drift FILE``): the command is the first word that is no option and no
+    option's value; it is moved to the front. A first such word that is no command, no existing
+    path, no source text and no name in specwatch.toml is a mistyped command: :class:`CliError`
+    at once (not a pane waiting for a file called ``sumary``)."""
     if not argv:
         return ["demo"] if "demo" in known else argv
-    first = argv[0]
-    if (first.startswith("-") and first != "-") or first in known:
+    at = _command_word(argv, known)
+    if at is None:  # options only (--help): the top-level parser reads them
         return argv
+    first = argv[at]
+    if first in known:
+        return [first, *argv[:at], *argv[at + 1 :]]
     if "watch" not in known:
         return argv
     if not _is_source_word(first, _config_option(argv)):
         raise CliError(_unknown_command(first, known))
     return ["watch", *argv]
+
+
+def _command_word(argv: list[str], known: set[str]) -> int | None:
+    """The index of the command word (or watch's first SOURCE) in ``argv``: the first word that is
+    neither an option nor an option's value. Which options take a value is read from the parser
+    of each command word found in ``argv`` (only those modules are imported), and of watch (an
+    option the command lacks but watch has: ``--alert summary FILE`` watches FILE)."""
+    if not argv[0].startswith("-") or argv[0] == "-":
+        return 0
+    candidates = [w for w in dict.fromkeys(argv) if w in known]
+    watch = _value_counts("watch") if "watch" in known else {}
+    for word in [*candidates, "watch"]:
+        if word not in known:
+            continue
+        at = _first_positional(argv, {**watch, **_value_counts(word)})
+        if word == "watch" or (at is not None and argv[at] == word):
+            return at
+    return _first_positional(argv, {})
+
+
+def _value_counts(command: str) -> dict[str, int]:
+    """How many values each option of ``command`` takes (0 for a flag)."""
+    parser = build_parser(only=_module_of(command)).commands.get(command)
+    return parser.value_counts() if isinstance(parser, _Parser) else {}
+
+
+def _first_positional(argv: list[str], counts: dict[str, int]) -> int | None:
+    """The index of the first word past options and their values (unknown options are flags; a
+    unique prefix of a long option is that option, as argparse reads it)."""
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "--":
+            return i + 1 if i + 1 < len(argv) else None
+        if not arg.startswith("-") or arg == "-":
+            return i
+        if "=" in arg or (not arg.startswith("--") and len(arg) > 2):
+            i += 1  # --opt=value, -xVALUE
+            continue
+        names = [arg] if arg in counts else [o for o in counts if o.startswith(arg) and arg.startswith("--")]
+        i += 1 + (counts[names[0]] if len(names) == 1 else 0)
+    return None
 
 
 # A source text has one of these (a path, a glob, LABEL=, cmd:, host:path, scheme://, ~);
@@ -165,6 +225,15 @@ def _unknown_command(word: str, known: set[str]) -> str:
     )
 
 
+def _parse(parser: _Parser, argv: list[str]) -> argparse.Namespace:
+    """``argv`` parsed; a command's options and SOURCEs may be intermixed (``summary A --json B``)."""
+    if not argv or argv[0] not in parser.commands:
+        return parser.parse_args(argv)
+    args = parser.commands[argv[0]].parse_intermixed_args(argv[1:])
+    args.command = argv[0]
+    return args
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv == ["--version"]:  # at once, without building every command's parser
@@ -177,7 +246,7 @@ def main(argv: list[str] | None = None) -> int:
         argv = _route(argv, known)
         wanted = _module_of(argv[0]) if argv and argv[0] in known else None
         parser = build_parser(only=wanted)
-        args = parser.parse_args(argv)
+        args = _parse(parser, argv)
         command = args.command
         if args.command is None:
             parser.print_help()

@@ -24,7 +24,13 @@ def add_parser(sub: Any) -> None:
         "to the end), host:/path (read once over ssh), a name or pair from specwatch.toml, or "
         "metrics+http://HOST:PORT/metrics (scraped for --duration seconds)",
     )
-    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--json", action="store_true", help="print one JSON object (the same as --format json)")
+    p.add_argument(
+        "--format",
+        choices=("text", "json", "markdown"),
+        default="text",
+        help="text tables (default), one JSON object, or GitHub Markdown (for a pull-request comment)",
+    )
     p.add_argument("--config", metavar="FILE", help="specwatch.toml to use (default: the XDG config dir)")
     p.add_argument(
         "--workers", type=int, default=None, help="scanner processes for large files (default: cores, max 4)"
@@ -54,6 +60,40 @@ def _clean(obj: Any) -> Any:
     if isinstance(obj, (list, tuple)):
         return [_clean(v) for v in obj]
     return obj
+
+
+SNIFF_BYTES = 8192
+NOT_TEXT_SHARE = 0.3  # a log with a few garbage bytes is still read as text
+
+
+def not_text(path: str) -> bool:
+    """Whether the file at ``path`` looks binary: in its first bytes, NULs, control characters
+    (other than tab, newline, CR, form feed, backspace, ESC) and bytes of invalid UTF-8 together
+    make more than :data:`NOT_TEXT_SHARE` of what was read. False for a file that cannot be read
+    (the reader says why) or is empty."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(SNIFF_BYTES)
+    except OSError:
+        return False
+    if not head:
+        return False
+    controls = sum(1 for b in head if b < 32 and b not in b"\t\n\r\f\b\x1b")
+    invalid = head.decode("utf-8", errors="replace").count("\ufffd") - head.count("\ufffd".encode())
+    return (controls + invalid) / len(head) > NOT_TEXT_SHARE
+
+
+def _text_warnings(spec: Any, src: dict) -> list[str]:
+    """The warnings of one source read from a local file: it does not look like text."""
+    import os
+
+    if spec.kind not in ("file", "glob"):
+        return []
+    path = os.path.expanduser(spec.target if spec.kind == "file" else str(src.get("source", "")))
+    if not os.path.isfile(path) or not not_text(path):
+        return []
+    found = "no metric line found" if not src.get("records") else f"{src['records']} metric lines read"
+    return [f"{path} does not look like a text log (binary content in its first bytes); {found}"]
 
 
 def _interrupt(signum: int, frame: object) -> None:
@@ -87,6 +127,7 @@ def _run(args: argparse.Namespace) -> int:
         summarize_source,
     )
 
+    args.json = args.json or args.format == "json"  # --json is --format json
     try:
         specs = expand_source_args(args.sources, config_ref(args))
     except SourceSpecError as exc:
@@ -103,15 +144,27 @@ def _run(args: argparse.Namespace) -> int:
             results.append(summarize_source(spec, **options))
         except (SourceSpecError, SummaryError) as exc:
             raise CliError(f"specwatch summary: {exc}") from None
+    from tui.core.model.sanitize import visible
     from tui.core.stats.verdicts import comparison, segment_comparison
 
     sources: list[dict] = []
-    for s in results:
+    unreadable = False
+    for spec, s in zip(specs, results):
         d = s.result()
         d["segment_comparison"] = segment_comparison(s.stats)
+        d["warnings"] = _text_warnings(spec, d)
+        for w in d["warnings"]:
+            print(visible(f"specwatch summary: warning: {w}"), file=sys.stderr)
+        unreadable = unreadable or bool(d["warnings"] and not d.get("records"))
         sources.append(d)
     both = comparison(results[0].stats, results[1].stats) if len(results) == 2 else None
     out = _clean({"sources": sources, "comparison": both})
+    if args.format == "markdown" and not args.json:
+        from tui.cli.summary_markdown import render as markdown
+
+        sys.stdout.write(markdown(out))
+        sys.stdout.flush()
+        return 2 if unreadable else 0
     if args.json:
         from tui.core.model.sanitize import json_text
 
@@ -123,4 +176,4 @@ def _run(args: argparse.Namespace) -> int:
         # Labels, paths, config values and messages in it come from outside: shown, never obeyed.
         sys.stdout.write(visible(render(out), keep_newlines=True))
     sys.stdout.flush()
-    return 0
+    return 2 if unreadable else 0

@@ -75,7 +75,8 @@ def has_acceptance(d: dict) -> bool:
 
 
 def no_acceptance_warning(src: dict) -> str | None:
-    """The warning for a source with lines but no acceptance value."""
+    """The warning for a source with lines but no acceptance value (shown when the source has no
+    other ``warnings``: a binary file's says more)."""
     if not src.get("lines") or has_acceptance(src):
         return None
     what = f"{src['records']} metric lines, none with acceptance" if src.get("records") else "no metric line"
@@ -93,9 +94,8 @@ def render_source(src: dict, width: int = 10**6) -> list[str]:
         + (f", family {src['family']}" if src.get("family") else "")
         + _oversized(src.get("oversized")),
     ]
-    warn = no_acceptance_warning(src)
-    if warn:
-        out.append(warn)
+    warn: list[str | None] = [f"  warning: {w}" for w in src.get("warnings") or []]
+    out += [w for w in warn or [no_acceptance_warning(src)] if w]
     al, ar = src.get("accept_len") or {}, src.get("accept_rate") or {}
     out.append(
         f"  accept len   {mean_ci(al)}  min {_f(al.get('min'))}  max {_f(al.get('max'))}"
@@ -117,25 +117,7 @@ def render_source(src: dict, width: int = 10**6) -> list[str]:
         )
     if src.get("accept_len_derived"):
         out.append(f"  accept len (derived from counters)  {mean_ci(src['accept_len_derived'])}")
-    rows = []
-    for seg in src["segments"]:
-        norm = seg.get("accept_rate_normalized")
-        rd = seg.get("rate_definition") or {}
-        rows.append(
-            [
-                str(seg["index"]),
-                seg["reason"],
-                seg.get("start_time") or seg.get("first_record_time") or "—",
-                seg["label"],
-                str(seg["records"]),
-                mean_ci(seg["accept_len"]),
-                mean_ci(seg["accept_rate"], 3) if seg["accept_rate"]["n"] else "—",
-                mean_ci(norm, 3) if norm and norm.get("n") else "—",
-                DEFINITION_WORDS.get(rd.get("printed_definition") or "", "unknown")
-                if seg["accept_rate"]["n"]
-                else "—",
-            ]
-        )
+    rows = [segment_row(seg) for seg in src["segments"]]
     tab, kept = table(rows, SEG_HEADER, width, SEG_DROP)
     out += tab
     dropped = [i for i in SEG_DROP if i not in kept]
@@ -161,10 +143,28 @@ def render_source(src: dict, width: int = 10**6) -> list[str]:
     out += render_metrics(src.get("metrics"))
     sc = src.get("segment_comparison")
     if sc:
-        out.append(f"  last two segments ({sc['segments'][0]} → {sc['segments'][1]}): {_cmp(sc)}")
+        out.append(f"  last two segments ({sc['segments'][0]} → {sc['segments'][1]}): {verdict_text(sc)}")
         if sc.get("accept_len_load_adjusted"):
-            out.append(f"    at equal batch size: {_adjusted(sc['accept_len_load_adjusted'])}")
+            out.append(f"    at equal batch size: {adjusted_text(sc['accept_len_load_adjusted'])}")
     return out
+
+
+def segment_row(seg: dict) -> list[str]:
+    """One segment's cells, in the order of :data:`SEG_HEADER`."""
+    norm = seg.get("accept_rate_normalized")
+    rd = seg.get("rate_definition") or {}
+    printed = bool(seg["accept_rate"]["n"])
+    return [
+        str(seg["index"]),
+        seg["reason"],
+        seg.get("start_time") or seg.get("first_record_time") or "—",
+        seg["label"],
+        str(seg["records"]),
+        mean_ci(seg["accept_len"]),
+        mean_ci(seg["accept_rate"], 3) if printed else "—",
+        mean_ci(norm, 3) if norm and norm.get("n") else "—",
+        DEFINITION_WORDS.get(rd.get("printed_definition") or "", "unknown") if printed else "—",
+    ]
 
 
 def _draft_notes(segments: list[dict]) -> list[str]:
@@ -267,7 +267,7 @@ def render_metrics(m: dict | None) -> list[str]:
 ESTIMATOR_WORDS = {"pooled": "pooled counts", "mean_of_lines": "mean of printed values"}
 
 
-def _cmp(c: dict) -> str:
+def verdict_text(c: dict) -> str:
     how = f" [{ESTIMATOR_WORDS[c['estimator']]}]" if c.get("estimator") else ""
     if c.get("diff") is None or not c.get("ci95"):
         return f"{VERDICT_WORDS[c['verdict']]} ({c.get('reason', '')}){how}"
@@ -291,27 +291,27 @@ def render(out: dict, width: int | None = None) -> str:
             f"A = {c['a']['label']} (segment {c['a']['segment']}), "
             f"B = {c['b']['label']} (segment {c['b']['segment']})"
         )
-        lines.append(f"  accept len B − A: {_cmp(c['accept_len'])}")
+        lines.append(f"  accept len B − A: {verdict_text(c['accept_len'])}")
         adj = c.get("accept_len_load_adjusted")
         if adj:
-            lines.append(f"  accept len B − A at equal batch size: {_adjusted(adj)}")
+            lines.append(f"  accept len B − A at equal batch size: {adjusted_text(adj)}")
         if c.get("accept_rate"):
             lines.append(
-                f"  accept rate B − A: {_cmp(c['accept_rate'])}"
+                f"  accept rate B − A: {verdict_text(c['accept_rate'])}"
                 + (f"  [{c['accept_rate']['note']}]" if c["accept_rate"].get("note") else "")
             )
         t = c.get("throughput")
         if t and t.get("ratio") is not None:
-            lines.append(f"  {_throughput(t, c)}")
+            lines.append(f"  {throughput_text(t, c)}")
         lines.append("")
     return "\n".join(fit([visible(ln) for ln in lines], width))
 
 
-def _adjusted(adj: dict) -> str:
+def adjusted_text(adj: dict) -> str:
     strata = adj.get("strata") or []
     load = (adj.get("load") or {}).get("note")
     extra = f"{len(strata)} batch-size bins in common" + (f"; {load}" if load else "")
-    return f"{_cmp(adj)} [{extra}]"
+    return f"{verdict_text(adj)} [{extra}]"
 
 
 THROUGHPUT_WORDS = {
@@ -322,7 +322,7 @@ THROUGHPUT_WORDS = {
 }
 
 
-def _throughput(t: dict, c: dict) -> str:
+def throughput_text(t: dict, c: dict) -> str:
     if t.get("baseline"):
         base = c[t["baseline"]]["label"]
         spec = c["b" if t["baseline"] == "a" else "a"]["label"]
