@@ -14,6 +14,11 @@ standard error of the value compared (with D: the sample sd of the window's reco
 D: 0, so 2%); a value between the threshold and that level restarts the clear time. A verdict
 rule is clear as soon as the verdict changes. A new segment (a restart) starts the windows afresh
 and resolves firing threshold and drift alerts. Drift alerts carry ``suggest = "new_segment"``.
+
+Alerts see what the statistics see: a value the statistics refuse (:func:`tui.core.stats.checks.admissible`:
+not finite, or physically impossible, e.g. accept len outside [1, k + 1] or a rate outside [0, 1])
+is skipped, not counted as data, before it enters a window, a drift detector or a per-record rule.
+k is the record's own per-position list length when it has one, else unknown (bound k ≤ MAX_DEPTH).
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tui.core.alerts.rules import OPS, Rule, RuleError, parse_duration, parse_rule
+from tui.core.stats.checks import admissible
 from tui.core.stats.drift import DriftDetector
 
 # Rule, RuleError and the parsers are here too for the callers that import them with the engine
@@ -140,15 +146,22 @@ class AlertEngine:
 
     # -- observations ----------------------------------------------------------------------
     def observe(
-        self, source: str, metric: str, value: float | None, t: float, segment: int = 0
+        self,
+        source: str,
+        metric: str,
+        value: float | None,
+        t: float,
+        segment: int = 0,
+        depth: int | None = None,
     ) -> list[Alert]:
-        """One value of ``metric`` for ``source`` at time ``t`` (seconds), in ``segment``."""
+        """One value of ``metric`` for ``source`` at time ``t`` (seconds), in ``segment``; a value
+        the statistics refuse (``depth``: the draft depth k when known) is skipped like a gap."""
         out: list[Alert] = []
         if self._segment.get(source, segment) != segment:
             out += self.new_segment(source, t)
         self._segment[source] = segment
-        if value is None or not math.isfinite(value):
-            return out  # a gap is a gap: never a zero
+        if value is None or not admissible(metric, value, depth):
+            return out  # a gap (or a refused value) is a gap: never a zero
         for rule, key in self._by_metric(source).get(metric, ()):
             if rule.kind == "drift":
                 out += self._observe_drift(rule, key, value, t)
@@ -173,11 +186,17 @@ class AlertEngine:
     ) -> list[Alert]:
         """A record's accept_len / accept_rate / throughput (any object with those attributes and
         ``timestamp``), at the log's own time when it has one, else ``arrival`` (default: now on
-        the local wall clock, the same naive seconds the logs' timestamps are read as)."""
-        t = rec.timestamp if rec.timestamp is not None else (local_now() if arrival is None else arrival)
+        the local wall clock, the same naive seconds the logs' timestamps are read as). A refused
+        timestamp counts as none; the record's per-position list, when it has one, gives k."""
+        ts = rec.timestamp
+        if ts is not None and not admissible("timestamp", ts):
+            ts = None
+        t = ts if ts is not None else (local_now() if arrival is None else arrival)
+        pp = getattr(rec, "per_position", None)
+        depth = len(pp) if pp else None
         out: list[Alert] = []
         for metric in self._by_metric(source):
-            out += self.observe(source, metric, getattr(rec, metric, None), t, segment)
+            out += self.observe(source, metric, getattr(rec, metric, None), t, segment, depth)
         return out
 
     def verdict(self, a: str, b: str, verdict: str, t: float) -> list[Alert]:

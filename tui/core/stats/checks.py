@@ -89,6 +89,15 @@ class Refused:
         return "values left out of the statistics: " + ", ".join(parts) + where
 
 
+def admissible(name: str, x: float, depth: int | None = None) -> bool:
+    """Whether one value of field ``name`` passes the check :func:`clean` applies: finite and within
+    :data:`RANGES` (accept len at most ``depth`` + 1 when the draft depth is known)."""
+    lo, hi = RANGES[name]
+    if depth is not None and name in ("accept_len", "accept_len_derived"):
+        hi = depth + 1.0
+    return math.isfinite(x) and lo - _EPS <= x <= hi + _EPS
+
+
 _nan_cache: dict[int, bytes] = {}
 
 
