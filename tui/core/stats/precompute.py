@@ -27,6 +27,7 @@ from tui.core.stats.checks import RANGES, Refused, all_nan, clean
 from tui.core.stats.load import BinChunks, bin_chunks
 from tui.core.stats.metrics import SERIES, Prepared, prepare
 from tui.core.stats.pooled import RatioChunk
+from tui.core.stats.estimate import print_step
 from tui.core.stats.series import ColumnChunk
 
 # the optional native reduction (setup.py; off with SPECWATCH_NATIVE=0); same results, several times faster
@@ -126,13 +127,14 @@ def _native_precompute(cols: RecordColumns, free: bool) -> Precomputed | None:
         return None
     full_t, main_t, by_rank_t, bins_t = r
     full = {name: ext for name, ext in zip(RANGES, full_t) if ext is not None}
-    p = _prepared(main_t)
+    steps = {name: print_step(v[name]) for name in SERIES}  # the C code does not see print steps
+    p = _prepared(main_t, steps)
     by_rank = None
     if by_rank_t is not None:
-        by_rank = {name: _prepared(t) for name, t in zip(names, by_rank_t)}
+        by_rank = {name: _prepared(t, steps) for name, t in zip(names, by_rank_t)}
     load: BinChunks = {
         b: (
-            _column_chunk(lines) if lines is not None else None,
+            _column_chunk(lines, steps["accept_len"]) if lines is not None else None,
             _ratio_chunk(pooled) if pooled is not None else None,
         )
         for b, lines, pooled in bins_t
@@ -142,9 +144,9 @@ def _native_precompute(cols: RecordColumns, free: bool) -> Precomputed | None:
     return Precomputed(v, Refused(), full, p, by_rank, max_al, free, load)
 
 
-def _column_chunk(t: tuple) -> ColumnChunk:
+def _column_chunk(t: tuple, step: float) -> ColumnChunk:
     c = ColumnChunk.__new__(ColumnChunk)
-    c.__setstate__(t[:11] + (doubles(t[11]), t[12]))
+    c.__setstate__(t[:11] + (doubles(t[11]), t[12], step))
     return c
 
 
@@ -153,11 +155,11 @@ def _ratio_chunk(t: tuple) -> RatioChunk:
     return RatioChunk(n, num, den, doubles(num_prefix), doubles(den_prefix))
 
 
-def _prepared(t: tuple) -> Prepared:
+def _prepared(t: tuple, steps: dict[str, float]) -> Prepared:
     n, chunks, pooled_len, pooled_rate, accepted, drafted, positions, first, last = t
     return Prepared(
         n,
-        {name: _column_chunk(c) if c is not None else None for name, c in zip(SERIES, chunks)},
+        {name: _column_chunk(c, steps[name]) if c is not None else None for name, c in zip(SERIES, chunks)},
         _ratio_chunk(pooled_len) if pooled_len is not None else None,
         _ratio_chunk(pooled_rate) if pooled_rate is not None else None,
         int(accepted),
