@@ -91,9 +91,19 @@ def _python_precompute(cols: RecordColumns, free: bool) -> Precomputed | None:
             sub = {k: array("d", [c[i] for i in idx]) for k, c in v.items()}
             pp = None if cols.per_position is None else [cols.per_position[i] for i in idx]
             by_rank[rank] = prepare(len(idx), sub, cols.family, cols.cumulative, pp)
+    load = bin_chunks(v, cols.cumulative)
+    if not cols.cumulative:  # as the native path does: each series' print step is its whole column's
+        steps = {name: print_step(v[name]) for name in SERIES}
+        for prep in [p, *(by_rank or {}).values()]:
+            for name, chunk in prep.chunks.items():
+                if chunk is not None:
+                    chunk.step = steps[name]
+        for lines, _ in load.values():
+            if lines is not None:
+                lines.step = steps["accept_len"]
     c = p.chunks["accept_len"]
     max_al = c.max if c is not None else 1.0
-    return Precomputed(v, refused, full, p, by_rank, max_al, free, bin_chunks(v, cols.cumulative))
+    return Precomputed(v, refused, full, p, by_rank, max_al, free, load)
 
 
 # -- native ----------------------------------------------------------------------------------
