@@ -24,10 +24,10 @@ from tui.core import native
 from tui.core.formats import registry
 from tui.core.model.columns import RecordColumns, doubles, flat_rows, row_lengths
 from tui.core.stats.checks import RANGES, Refused, all_nan, clean
+from tui.core.stats.estimate import print_step
 from tui.core.stats.load import BinChunks, bin_chunks
 from tui.core.stats.metrics import SERIES, Prepared, prepare
 from tui.core.stats.pooled import RatioChunk
-from tui.core.stats.estimate import print_step
 from tui.core.stats.series import ColumnChunk
 
 # the optional native reduction (setup.py; off with SPECWATCH_NATIVE=0); same results, several times faster
