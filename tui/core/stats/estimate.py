@@ -61,6 +61,8 @@ MIN_INDEP = 10  # effective sample size needed (each side) for a verdict
 MIN_UNITS_FOR_CI = 3
 MIN_GROUPS = 20  # longer batches are tried while at least this many remain
 PRINT_SCALES = (100.0, 1000.0, 10000.0)  # print steps tried, coarsest first: 0.01 … 0.0001
+STEP_SAMPLE = 65536  # values of a long run that print_step looks at
+MAX_DISTINCT = 1000  # more distinct values than this: no print step is looked for (see print_step)
 _FIT = 1e-6  # a value fits a step when value/step is this close to a whole number
 
 
@@ -199,17 +201,25 @@ def _fits(xs: Sequence[float], scale: float) -> bool:
 
 
 def print_step(xs: Sequence[float]) -> float:
-    """The coarsest decimal step of :data:`PRINT_SCALES` that every value of ``xs`` is a multiple
+    """The coarsest decimal step of :data:`PRINT_SCALES` that the values of ``xs`` are multiples
     of (0.01 at most: whole numbers and tenths are read as printed to 0.01); 0.0 when none is
     (values that were not printed decimals, e.g. ratios computed from counts); inf for no values.
-    NaN and inf (values not printed) are left out."""
-    if not math.isfinite(sum(xs)):
-        xs = [x for x in xs if math.isfinite(x)]
-    if not xs:
+    NaN and inf (values not printed) are left out.
+
+    A long run is judged by :data:`STEP_SAMPLE` of its values spread evenly through it (every
+    k-th), a shorter one by all of them; only their distinct values are tested, and with more
+    than :data:`MAX_DISTINCT` of those the answer is 0.0: K distinct multiples of h have a spread
+    s² ≥ h²·K³/(12·n), far above the rounding variance h²/12 unless n > K³ (10⁹ records), so the
+    floor could not bind anyway."""
+    k = -(-len(xs) // STEP_SAMPLE)
+    values = set(filter(math.isfinite, xs[::k] if k > 1 else xs))
+    if not values:
         return math.inf
-    head = xs[:64]
+    if len(values) > MAX_DISTINCT:
+        return 0.0
+    distinct = list(values)
     for scale in PRINT_SCALES:
-        if _fits(head, scale) and _fits(xs, scale):
+        if _fits(distinct, scale):
             return 1.0 / scale
     return 0.0
 
