@@ -67,3 +67,19 @@ def test_floor_barely_touches_noisy_data(monkeypatch) -> None:
         monkeypatch.undo()
         assert with_floor is not None and without is not None
         assert without <= with_floor <= without * 1.001
+
+
+def test_values_that_are_not_printed_decimals_get_no_floor() -> None:
+    e = _series([2 / 3] * 30).estimate()  # e.g. a ratio of counts: exact, no rounding
+    assert e.se is not None and e.se < 1e-9  # float noise of the batch sums only
+    assert "print step" not in e.method
+
+
+def test_the_finest_step_of_the_runs_wins() -> None:
+    s = Series()
+    s.add_many([2.5] * 20)
+    s.add_many([2.505] * 20)
+    assert s.estimate().se is not None
+    coarse = _series([2.5] * 20 + [2.51] * 20).estimate().se
+    fine = s.estimate().se
+    assert coarse is not None and fine is not None and fine < coarse
