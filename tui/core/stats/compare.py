@@ -2,8 +2,8 @@
 
 The difference B − A gets a 95% interval ``diff ± t(df) · √(se_A² + se_B²)``, each se being the
 autocorrelation-robust standard error of :mod:`tui.core.stats.estimate` (for means of printed
-values never below the rounding of their print step: equal values are not "different without
-doubt" because they differ by one step) and ``df`` the smaller
+values never below the rounding of their print step, so two runs of equal values one step apart
+are not called different on a zero-width interval) and ``df`` the smaller
 of the two sides' degrees of freedom (effectively independent batch means − 1): a little more
 conservative than Welch–Satterthwaite. The interval is clamped to what the bounds allow.
 

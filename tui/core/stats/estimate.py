@@ -246,9 +246,8 @@ def mean_estimate(
     )
     if step:
         rounding = step * step / 12.0
-        if (
-            not var_x or var_x < 1e-12 * rounding
-        ):  # all values equal: the rounding error may be the same in every one
+        # all values equal (up to float noise): the rounding error may be the same in every one
+        if not var_x or var_x < 1e-12 * rounding:
             var, indep = max(var, rounding), 1.0
             method = f"all values equal: only the rounding of their print step {step:g}"
         else:
