@@ -1,7 +1,9 @@
 """A/B comparison of two estimates (means of printed values, or pooled ratios of counts).
 
 The difference B − A gets a 95% interval ``diff ± t(df) · √(se_A² + se_B²)``, each se being the
-autocorrelation-robust standard error of :mod:`tui.core.stats.estimate` and ``df`` the smaller
+autocorrelation-robust standard error of :mod:`tui.core.stats.estimate` (for means of printed
+values never below the rounding of their print step, so two runs of equal values one step apart
+are not called different on a zero-width interval) and ``df`` the smaller
 of the two sides' degrees of freedom (effectively independent batch means − 1): a little more
 conservative than Welch–Satterthwaite. The interval is clamped to what the bounds allow.
 

@@ -30,6 +30,12 @@ verdict needs it ≥ ``MIN_INDEP`` on both sides (see :mod:`tui.core.stats.compa
 
 For a ratio of sums R = ΣA/ΣD (pooled acceptance) the same is applied to the linearised batch
 totals ``z_j = A_j − R·D_j`` (the delta method): ``var(R) = var(z̄) / D̄²``.
+
+A mean of printed values has a variance floor (:func:`mean_estimate`): each value was rounded to
+its print step h (:func:`print_step`), an error uniform within ±h/2, variance h²/12; so the mean's
+variance is at least h²/12 / ess. Values that are all equal give no measure of how independent
+their rounding errors are (a constant true value is rounded the same way every time): their
+floor is h²/12 with one degree of freedom. Pooled ratios of counts are exact: no floor.
 """
 
 from __future__ import annotations
@@ -38,6 +44,7 @@ import math
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import repeat
 from operator import add, mul, sub
 
 from tui.core import native
@@ -53,6 +60,10 @@ PHI_MARGIN = 1.0
 MIN_INDEP = 10  # effective sample size needed (each side) for a verdict
 MIN_UNITS_FOR_CI = 3
 MIN_GROUPS = 20  # longer batches are tried while at least this many remain
+PRINT_SCALES = (100.0, 1000.0, 10000.0)  # print steps tried, coarsest first: 0.01 … 0.0001
+STEP_SAMPLE = 2048  # values of a long run that print_step looks at
+MAX_DISTINCT = 1000  # more distinct values than this: no print step is looked for (see print_step)
+_FIT = 1e-6  # a value fits a step when value/step is this close to a whole number
 
 
 @dataclass(slots=True)
@@ -184,10 +195,46 @@ def robust_variance(units: Sequence[float]) -> tuple[float, float, float, int] |
         size *= 2
 
 
+def _fits(xs: Sequence[float], scale: float) -> bool:
+    ys = list(map(mul, xs, repeat(scale, len(xs))))
+    return max(map(abs, map(sub, ys, map(round, ys))), default=0.0) <= _FIT
+
+
+def print_step(xs: Sequence[float]) -> float:
+    """The coarsest decimal step of :data:`PRINT_SCALES` that the values of ``xs`` are multiples
+    of (0.01 at most: whole numbers and tenths are read as printed to 0.01); 0.0 when none is
+    (values that were not printed decimals, e.g. ratios computed from counts); inf for no values.
+    NaN and inf (values not printed) are left out.
+
+    A long run is judged by :data:`STEP_SAMPLE` of its values spread evenly through it (every
+    k-th), a shorter one by all of them; only their distinct values are tested, and with more
+    than :data:`MAX_DISTINCT` of those the answer is 0.0: K distinct multiples of h have a spread
+    s² ≥ h²·K³/(12·n), far above the rounding variance h²/12 unless n > K³ (10⁹ records), so the
+    floor could not bind anyway."""
+    k = -(-len(xs) // STEP_SAMPLE)
+    values = set(filter(math.isfinite, xs[::k] if k > 1 else xs))
+    if not values:
+        return math.inf
+    if len(values) > MAX_DISTINCT:
+        return 0.0
+    distinct = list(values)
+    for scale in PRINT_SCALES:
+        if _fits(distinct, scale):
+            return 1.0 / scale
+    return 0.0
+
+
 def mean_estimate(
-    b: Batches, n: int, mean: float | None, var_x: float | None, lo: float, hi: float
+    b: Batches,
+    n: int,
+    mean: float | None,
+    var_x: float | None,
+    lo: float,
+    hi: float,
+    step: float | None = None,
 ) -> Estimate:
-    """The estimate of a plain mean from its batches (channel 0)."""
+    """The estimate of a plain mean from its batches (channel 0). ``step``: the print step of
+    the values (:func:`print_step`), for the rounding floor of the module text; None: no floor."""
     size = b.size
     r = robust_variance([s / size for s in b.sums[0]]) if mean is not None else None
     if r is None:
@@ -197,6 +244,14 @@ def mean_estimate(
     method = (
         f"AR(1)-corrected batch means: {b.count // k} batches of {size * k}, lag-1 autocorrelation {phi:.2f}"
     )
+    if step:
+        rounding = step * step / 12.0
+        # all values equal (up to float noise): the rounding error may be the same in every one
+        if not var_x or var_x < 1e-12 * rounding:
+            var, indep = max(var, rounding), 1.0
+            method = f"all values equal: only the rounding of their print step {step:g}"
+        else:
+            var = max(var, rounding / ess)
     return Estimate(mean, math.sqrt(var), max(1.0, indep - 1.0), n, ess, indep, phi, method, lo, hi)
 
 

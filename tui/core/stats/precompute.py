@@ -24,6 +24,7 @@ from tui.core import native
 from tui.core.formats import registry
 from tui.core.model.columns import RecordColumns, doubles, flat_rows, row_lengths
 from tui.core.stats.checks import RANGES, Refused, all_nan, clean
+from tui.core.stats.estimate import print_step
 from tui.core.stats.load import BinChunks, bin_chunks
 from tui.core.stats.metrics import SERIES, Prepared, prepare
 from tui.core.stats.pooled import RatioChunk
@@ -90,9 +91,19 @@ def _python_precompute(cols: RecordColumns, free: bool) -> Precomputed | None:
             sub = {k: array("d", [c[i] for i in idx]) for k, c in v.items()}
             pp = None if cols.per_position is None else [cols.per_position[i] for i in idx]
             by_rank[rank] = prepare(len(idx), sub, cols.family, cols.cumulative, pp)
+    load = bin_chunks(v, cols.cumulative)
+    if not cols.cumulative:  # as the native path does: each series' print step is its whole column's
+        steps = {name: print_step(v[name]) for name in SERIES}
+        for prep in [p, *(by_rank or {}).values()]:
+            for name, chunk in prep.chunks.items():
+                if chunk is not None:
+                    chunk.step = steps[name]
+        for lines, _ in load.values():
+            if lines is not None:
+                lines.step = steps["accept_len"]
     c = p.chunks["accept_len"]
     max_al = c.max if c is not None else 1.0
-    return Precomputed(v, refused, full, p, by_rank, max_al, free, bin_chunks(v, cols.cumulative))
+    return Precomputed(v, refused, full, p, by_rank, max_al, free, load)
 
 
 # -- native ----------------------------------------------------------------------------------
@@ -126,13 +137,14 @@ def _native_precompute(cols: RecordColumns, free: bool) -> Precomputed | None:
         return None
     full_t, main_t, by_rank_t, bins_t = r
     full = {name: ext for name, ext in zip(RANGES, full_t) if ext is not None}
-    p = _prepared(main_t)
+    steps = {name: print_step(v[name]) for name in SERIES}  # the C code does not see print steps
+    p = _prepared(main_t, steps)
     by_rank = None
     if by_rank_t is not None:
-        by_rank = {name: _prepared(t) for name, t in zip(names, by_rank_t)}
+        by_rank = {name: _prepared(t, steps) for name, t in zip(names, by_rank_t)}
     load: BinChunks = {
         b: (
-            _column_chunk(lines) if lines is not None else None,
+            _column_chunk(lines, steps["accept_len"]) if lines is not None else None,
             _ratio_chunk(pooled) if pooled is not None else None,
         )
         for b, lines, pooled in bins_t
@@ -142,9 +154,9 @@ def _native_precompute(cols: RecordColumns, free: bool) -> Precomputed | None:
     return Precomputed(v, Refused(), full, p, by_rank, max_al, free, load)
 
 
-def _column_chunk(t: tuple) -> ColumnChunk:
+def _column_chunk(t: tuple, step: float) -> ColumnChunk:
     c = ColumnChunk.__new__(ColumnChunk)
-    c.__setstate__(t[:11] + (doubles(t[11]), t[12]))
+    c.__setstate__(t[:11] + (doubles(t[11]), t[12], step))
     return c
 
 
@@ -153,11 +165,11 @@ def _ratio_chunk(t: tuple) -> RatioChunk:
     return RatioChunk(n, num, den, doubles(num_prefix), doubles(den_prefix))
 
 
-def _prepared(t: tuple) -> Prepared:
+def _prepared(t: tuple, steps: dict[str, float]) -> Prepared:
     n, chunks, pooled_len, pooled_rate, accepted, drafted, positions, first, last = t
     return Prepared(
         n,
-        {name: _column_chunk(c) if c is not None else None for name, c in zip(SERIES, chunks)},
+        {name: _column_chunk(c, steps[name]) if c is not None else None for name, c in zip(SERIES, chunks)},
         _ratio_chunk(pooled_len) if pooled_len is not None else None,
         _ratio_chunk(pooled_rate) if pooled_rate is not None else None,
         int(accepted),

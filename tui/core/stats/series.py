@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from itertools import accumulate, repeat
 from operator import mul, sub
 
-from tui.core.stats.estimate import Batches, Estimate, clamp, mean_estimate
+from tui.core.stats.estimate import Batches, Estimate, clamp, mean_estimate, print_step
 
 WINDOW = 50  # values in the recent window
 EWMA_ALPHA = 0.1
@@ -72,6 +72,7 @@ class ColumnChunk:
         "tail",
         "prefix",
         "small",
+        "step",
     )
     n: int
     sum: float
@@ -86,6 +87,7 @@ class ColumnChunk:
     tail: list[float]
     prefix: array  # running sums from 0 (doubles: a worker's chunk pickles as bytes)
     small: list[float | None] | None  # a short run's weights (None: unweighted), for Series' pending list
+    step: float  # print step of the values (estimate.print_step: 0.0 none, inf no values)
 
     @classmethod
     def of(
@@ -133,6 +135,7 @@ class ColumnChunk:
         c.tail = list(xs[-TAIL:])
         c.prefix = array("d", accumulate(xs, initial=0.0))
         c.small = None
+        c.step = print_step(xs)
         if c.n <= SMALL:
             c.small = [None] * c.n if ws is None else list(ws)
         return c
@@ -174,6 +177,7 @@ class Series:
         "_bm",
         "_px",
         "_pw",
+        "_step",
     )
 
     def __init__(self, window: int = WINDOW) -> None:
@@ -197,6 +201,7 @@ class Series:
         self._bm = Batches(1)
         self._px: list[float] = []
         self._pw: list[float | None] = []
+        self._step = math.inf  # the finest print step of the chunks merged (estimate.print_step)
 
     def set_bounds(self, lo: float, hi: float) -> None:
         if (lo, hi) != self.bounds:
@@ -281,6 +286,7 @@ class Series:
             if len(self._ew_tails) > 2:  # short runs (live logs): kept up to date, memory bounded
                 self._ewma_now()
         self._bm.add_prefix((c.prefix,))
+        self._step = min(self._step, c.step)
         self._est = None
 
     # -- reading -----------------------------------------------------------------------------
@@ -364,7 +370,9 @@ class Series:
         if e is None:
             std = self.std
             lo, hi = self.bounds
-            e = mean_estimate(self._bm, self._n, self.mean, None if std is None else std * std, lo, hi)
+            var_x = None if std is None else std * std
+            step = self._step if 0.0 < self._step < math.inf else None
+            e = mean_estimate(self._bm, self._n, self.mean, var_x, lo, hi, step)
             self._est = e
         return e
 
