@@ -130,12 +130,9 @@ def parse_rule(text: str) -> Rule:
         raise RuleError(f"{text!r}: unknown metric {name!r}; one of {', '.join(METRICS)}")
     if op not in OPS:
         raise RuleError(f"{text!r}: unknown comparison {op!r}; one of {' '.join(OPS)}")
-    try:
-        threshold = float(num)
-    except ValueError:
-        raise RuleError(f"{text!r}: {num!r} is not a number") from None
-    if not math.isfinite(threshold):
-        raise RuleError(f"{text!r}: the threshold must be a finite number")
+    threshold = _finite(
+        num, f"{text!r}: {num!r} is not a number", f"{text!r}: the threshold must be a finite number"
+    )
     seconds = _duration(text, dur) if dur else 0.0
     if not math.isnan(clear) and (clear < threshold if op in ("<", "<=") else clear > threshold):
         side = "at or above" if op in ("<", "<=") else "at or below"
@@ -155,13 +152,23 @@ def _clear(text: str, t: str) -> tuple[float, str]:
         raise RuleError(f"{text!r}: clear= applies only to METRIC OP NUMBER rules")
     if num[0] in "+-":
         raise RuleError(f"{text!r}: clear={num}: write the level itself (clear=2.1), not a margin")
-    try:
-        level = float(num)
-    except ValueError:
-        raise RuleError(f"{text!r}: clear={num}: {num!r} is not a number") from None
-    if not math.isfinite(level):
-        raise RuleError(f"{text!r}: clear={num}: must be a finite number")
+    level = _finite(
+        num,
+        f"{text!r}: clear={num}: {num!r} is not a number",
+        f"{text!r}: clear={num}: must be a finite number",
+    )
     return level, head
+
+
+def _finite(num: str, not_number: str, not_finite: str) -> float:
+    """``num`` as a finite float, else a RuleError with the message that fits."""
+    try:
+        x = float(num)
+    except ValueError:
+        raise RuleError(not_number) from None
+    if not math.isfinite(x):
+        raise RuleError(not_finite)
+    return x
 
 
 def parse_rules(texts: list[str]) -> list[Rule]:
