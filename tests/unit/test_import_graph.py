@@ -10,52 +10,32 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from _ast_util import module_name, runtime_imports
+
 ROOT = Path(__file__).parent.resolve().parents[1]
-
-
-def _module_name(path: Path) -> str:
-    parts = list(path.relative_to(ROOT).with_suffix("").parts)
-    if parts[-1] == "__init__":
-        parts.pop()
-    return ".".join(parts)
-
-
-def _is_type_checking(test: ast.expr) -> bool:
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
-    )
 
 
 def _imports(tree: ast.AST, module: str, is_package: bool) -> set[tuple[str, str | None]]:
     """Every import anywhere in ``tree`` outside ``if TYPE_CHECKING:`` blocks, as (module, name
     imported from it or None)."""
     found: set[tuple[str, str | None]] = set()
-
-    def visit(node: ast.AST) -> None:
-        if isinstance(node, ast.If) and _is_type_checking(node.test):
-            for child in node.orelse:
-                visit(child)
-            return
+    for node in runtime_imports(tree):
         if isinstance(node, ast.Import):
             found.update((alias.name, None) for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = module.split(".")
-                base = base if is_package else base[:-1]
-                base = base[: len(base) - (node.level - 1)]
-                target = ".".join(base + ([node.module] if node.module else []))
-            else:
-                target = node.module or ""
-            found.update((target, alias.name) for alias in node.names)
-        for child in ast.iter_child_nodes(node):
-            visit(child)
-
-    visit(tree)
+            continue
+        if node.level:
+            base = module.split(".")
+            base = base if is_package else base[:-1]
+            base = base[: len(base) - (node.level - 1)]
+            target = ".".join(base + ([node.module] if node.module else []))
+        else:
+            target = node.module or ""
+        found.update((target, alias.name) for alias in node.names)
     return found
 
 
 def import_graph(root: Path = ROOT / "tui") -> dict[str, set[str]]:
-    paths = {_module_name(p): p for p in root.rglob("*.py")}
+    paths = {module_name(p, ROOT): p for p in root.rglob("*.py")}
     graph: dict[str, set[str]] = {}
     for name, path in paths.items():
         tree = ast.parse(path.read_text(encoding="utf-8"), str(path))

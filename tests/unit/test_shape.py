@@ -16,6 +16,8 @@ import ast
 import tomllib
 from pathlib import Path
 
+from _ast_util import module_name, runtime_imports
+
 ROOT = Path(__file__).resolve().parents[2]
 TUI = ROOT / "tui"
 MAX_LINES = 450
@@ -30,38 +32,17 @@ PRIVATE_READS_ALLOWED = {
 
 def _modules() -> dict[str, Path]:
     """Every module of ``tui`` by dotted name (a package by its ``__init__.py``)."""
-    found = {}
-    for path in sorted(TUI.rglob("*.py")):
-        parts = list(path.relative_to(ROOT).with_suffix("").parts)
-        if parts[-1] == "__init__":
-            parts.pop()
-        found[".".join(parts)] = path
-    return found
-
-
-def _is_type_checking(test: ast.expr) -> bool:
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
-    )
+    return {module_name(path, ROOT): path for path in sorted(TUI.rglob("*.py"))}
 
 
 def _runtime_imports(tree: ast.AST) -> list[tuple[int, str]]:
     """(line, module) of every absolute import outside ``if TYPE_CHECKING:`` blocks."""
     found: list[tuple[int, str]] = []
-
-    def visit(node: ast.AST) -> None:
-        if isinstance(node, ast.If) and _is_type_checking(node.test):
-            for child in node.orelse:
-                visit(child)
-            return
+    for node in runtime_imports(tree):
         if isinstance(node, ast.Import):
             found.extend((node.lineno, alias.name) for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+        elif not node.level and node.module:
             found.append((node.lineno, node.module))
-        for child in ast.iter_child_nodes(node):
-            visit(child)
-
-    visit(tree)
     return found
 
 
