@@ -30,7 +30,7 @@ def test_the_c_extensions_compile_without_a_warning(compiler: str, source: str, 
     cc = _compiler(compiler)
     if cc is None:
         if compiler == "clang":
-            pytest.skip("clang is not installed")
+            missing("clang is not installed (apt-get install clang; .ci/run installs it)")
         missing("no C compiler (the one Python's extensions are built with)")
     include = sysconfig.get_paths()["include"]
     cmd = [cc, "-c", "-O2", "-fPIC", "-Wall", "-Wextra", "-Werror", "-ffp-contract=off", f"-I{include}"]
