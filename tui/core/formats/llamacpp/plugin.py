@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from tui.core.formats.llamacpp import grammar
-from tui.core.formats.llamacpp.metrics import LlamaCppMetrics
 from tui.core.formats.llamacpp.stats import StatsState, parse_stats
 from tui.core.formats.llamacpp.timing import parse_timing
 from tui.core.formats.plugin import NOT_MINE, Line, MetricsReader, PrintedRate
@@ -44,4 +43,6 @@ class LlamaCpp(PrintedRate):
         return NOT_MINE
 
     def metrics(self) -> MetricsReader:
+        from tui.core.formats.llamacpp.metrics import LlamaCppMetrics  # only a /metrics source needs it
+
         return LlamaCppMetrics(self.name)

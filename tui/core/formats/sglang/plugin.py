@@ -11,7 +11,6 @@ from tui.core.formats.rate_definition import RateDefinition
 from tui.core.formats.sglang import grammar
 from tui.core.formats.sglang.decode import parse_decode
 from tui.core.formats.sglang.finish import parse_finish
-from tui.core.formats.sglang.metrics import SglangMetrics
 from tui.core.formats.sglang.rates import infer_sglang
 from tui.core.formats.text import at_message_start
 
@@ -73,4 +72,6 @@ class SGLang(Format):
         return infer_sglang(seen.pairs, c.num_steps, c.effective_num_draft_tokens, seen.first_ts)
 
     def metrics(self) -> MetricsReader:
+        from tui.core.formats.sglang.metrics import SglangMetrics  # only a /metrics source needs it
+
         return SglangMetrics(self.name)

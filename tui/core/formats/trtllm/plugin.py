@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import ClassVar
 
 from tui.core.formats.plugin import MetricsReader, PrintedRate
-from tui.core.formats.trtllm.metrics import TrtLlmMetrics
 
 
 class TrtLlm(PrintedRate):
@@ -19,4 +18,6 @@ class TrtLlm(PrintedRate):
     looked_for = "trtllm_spec_decode_num_accepted_tokens_total"
 
     def metrics(self) -> MetricsReader:
+        from tui.core.formats.trtllm.metrics import TrtLlmMetrics  # only a /metrics source needs it
+
         return TrtLlmMetrics(self.name)

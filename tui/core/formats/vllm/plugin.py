@@ -9,7 +9,6 @@ from tui.core.formats.markers import parse_dict_args, parse_kv_args
 from tui.core.formats.plugin import NOT_MINE, Found, Line, MetricsReader, PrintedRate
 from tui.core.formats.text import at_message_start
 from tui.core.formats.vllm import bench, grammar
-from tui.core.formats.vllm.metrics import VllmMetrics
 from tui.core.formats.vllm.spec import (
     ENGINE_ANCHOR,
     SPEC_ANCHOR,
@@ -96,4 +95,6 @@ class Vllm(PrintedRate):
         return None
 
     def metrics(self) -> MetricsReader:
+        from tui.core.formats.vllm.metrics import VllmMetrics  # only a /metrics source needs it
+
         return VllmMetrics(self.name)
