@@ -15,10 +15,11 @@ D: 0, so 2%); a value between the threshold and that level restarts the clear ti
 rule is clear as soon as the verdict changes. A new segment (a restart) starts the windows afresh
 and resolves firing threshold and drift alerts. Drift alerts carry ``suggest = "new_segment"``.
 
-Alerts see what the statistics see: a value the statistics refuse (:func:`tui.core.stats.checks.admissible`:
-not finite, or physically impossible, e.g. accept len outside [1, k + 1] or a rate outside [0, 1])
-is skipped, not counted as data, before it enters a window, a drift detector or a per-record rule.
-k is the record's own per-position list length when it has one, else unknown (bound k ≤ MAX_DEPTH).
+Alerts see what the statistics see: a value the statistics refuse (:func:`tui.core.stats.checks.refusal`,
+the one rule: not finite, or physically impossible, e.g. accept len outside [1, k + 1] or a rate
+outside [0, 1]) is skipped, not counted as data, before it enters a window, a drift detector or a
+per-record rule. k is the record's own per-position list length when it has one, else the
+segment's draft depth when the caller knows it (``depth``), else unknown (bound k ≤ MAX_DEPTH).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tui.core.alerts.rules import OPS, Rule, RuleError, parse_duration, parse_rule
-from tui.core.stats.checks import admissible
+from tui.core.stats.checks import admissible, record_refusals
 from tui.core.stats.drift import DriftDetector
 
 # Rule, RuleError and the parsers are here too for the callers that import them with the engine
@@ -182,21 +183,25 @@ class AlertEngine:
         return out
 
     def observe_record(
-        self, source: str, rec: Any, segment: int = 0, arrival: float | None = None
+        self,
+        source: str,
+        rec: Any,
+        segment: int = 0,
+        arrival: float | None = None,
+        depth: int | None = None,
     ) -> list[Alert]:
         """A record's accept_len / accept_rate / throughput (any object with those attributes and
         ``timestamp``), at the log's own time when it has one, else ``arrival`` (default: now on
-        the local wall clock, the same naive seconds the logs' timestamps are read as). A refused
-        timestamp counts as none; the record's per-position list, when it has one, gives k."""
-        ts = rec.timestamp
-        if ts is not None and not admissible("timestamp", ts):
-            ts = None
+        the local wall clock, the same naive seconds the logs' timestamps are read as). Values the
+        statistics refuse (:func:`record_refusals`; ``depth``: the segment's draft depth k when
+        known, the record's own per-position list first) are gaps; a refused timestamp counts as none."""
+        bad = record_refusals(rec, depth)
+        ts = None if "timestamp" in bad else rec.timestamp
         t = ts if ts is not None else (local_now() if arrival is None else arrival)
-        pp = getattr(rec, "per_position", None)
-        depth = len(pp) if pp else None
         out: list[Alert] = []
         for metric in self._by_metric(source):
-            out += self.observe(source, metric, getattr(rec, metric, None), t, segment, depth)
+            value = None if metric in bad else getattr(rec, metric, None)
+            out += self.observe(source, metric, value, t, segment, depth)
         return out
 
     def verdict(self, a: str, b: str, verdict: str, t: float) -> list[Alert]:
