@@ -150,6 +150,7 @@ class Decision:
     drain_identity: str = ""  # the identity the file to drain must still have
     old_note: str = ""
     old_rest: str = ""  # "read" (to its end) | "drain" (the rest is read now) | "lost"
+    rest_lines: int | None = None  # the lines the rest made, once it has been read
 
 
 def decide(identity: str, pos: int, look: Look) -> Decision:
