@@ -10,12 +10,16 @@ same. Then the rest of the old content is read from it, from the byte the follow
 
 from __future__ import annotations
 
+import asyncio
 import errno
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 
-from tui.core.sources.identity import FileLook, Fingerprint
+from tui.core.sources.base import Batch, EventKind, SourceEvent
+from tui.core.sources.identity import FileLook, Fingerprint, copy_decision, drained_note, unread_note
+from tui.core.sources.lines import make_batch
+from tui.core.sources.openfile import OpenFile, describe_oserror
 
 MAX_COPIES = 8  # candidates looked at (as on a remote host)
 CHUNK = 1 << 20
@@ -46,7 +50,7 @@ def local_copies(path: str, identity: tuple[int, int], fp: Fingerprint, pos: int
             st = os.fstat(fd)
             if not stat.S_ISREG(st.st_mode) or st.st_size < pos or (st.st_dev, st.st_ino) == identity:
                 continue
-            same = fp.same_bytes(lambda at, n, fd=fd: os.pread(fd, n, at))
+            same = _same(fd, fp)
         except OSError:
             continue
         finally:
@@ -56,6 +60,13 @@ def local_copies(path: str, identity: tuple[int, int], fp: Fingerprint, pos: int
             break
     found.sort(key=lambda x: -x[0])
     return tuple(look for _, look in found)
+
+
+def _same(fd: int, fp: Fingerprint) -> bool:
+    def read(at: int, n: int) -> bytes:
+        return os.pread(fd, n, at)
+
+    return fp.same_bytes(read)
 
 
 def read_copy(path: str, identity: str, start: int) -> Iterator[bytes]:
@@ -75,3 +86,46 @@ def read_copy(path: str, identity: str, start: int) -> Iterator[bytes]:
             yield data
     finally:
         os.close(fd)
+
+
+async def after_truncation(
+    f: OpenFile, why: str, source: str, event: Callable[..., SourceEvent]
+) -> AsyncIterator[Batch]:
+    """``f`` must be read again from its start (``why``): first the rest of the old content from
+    a copy holding the same bytes, then the ``truncated`` event saying what was read from it (its
+    name, bytes and lines) and what could not be; ``f`` is left at its start."""
+    old = f.pos
+    d = copy_decision(why, old, local_copies(f.path, f.identity, f.fp, old) if old else None)
+    note, rest = d.old_note, {}
+    failed = ""
+    if d.drain is not None:
+        copy, start, _ = d.drain
+        first = f.splitter.line_no
+        try:
+            for data in read_copy(copy, d.drain_identity, start):
+                b = make_batch(source, f.splitter.feed(data), f.path)
+                if b is not None:
+                    yield b
+                await asyncio.sleep(0)
+        except OSError as exc:
+            failed = describe_oserror(exc, copy)
+    last = f.flush(source)
+    if last is not None:
+        yield last
+    if d.drain is not None:
+        lines = f.splitter.line_no - first
+        note = drained_note(True, copy, start, f.pos, lines)
+        rest = {"rest_path": copy, "rest_from": start, "rest_to": f.pos, "rest_lines": lines}
+        if failed:
+            note += f", then {failed}: whatever followed in it was not read"
+            rest["old_rest"] = "lost"
+    if d.old_rest != "lost" and f.size_before > f.pos:  # it had more than the copy holds
+        note += "; " + unread_note(f.pos, f.size_before)
+        rest["old_rest"] = "lost"
+    f.seek(0, 1)
+    yield event(
+        EventKind.TRUNCATED,
+        f"{f.path} {why}{'; ' + note if note else ''}; reading it again from the start",
+        f.path,
+        **{"old_size": old, "inode": f.identity[1], "old_rest": d.old_rest or "read", **rest},
+    )

@@ -29,14 +29,12 @@ from tui.core.sources.base import (
     LineBatch,
     SourceEvent,
 )
-from tui.core.sources.copies import local_copies, read_copy
-from tui.core.sources.identity import copy_decision, drained_note, unread_note
+from tui.core.sources.copies import after_truncation
 from tui.core.sources.lines import (
     START,
     StartAt,
     count_newlines,
     find_start,
-    make_batch,
 )
 from tui.core.sources.openfile import OpenFile, describe_oserror
 from tui.core.sources.wakeups import Waker
@@ -219,7 +217,7 @@ class Follower(GeneratorSource):
             except OSError:
                 why = None
             if why is not None:
-                async for b in self._truncated(f, why):
+                async for b in after_truncation(f, why, self.name, self._event):
                     yield b
         try:
             target = self._target(changed)
@@ -337,48 +335,6 @@ class Follower(GeneratorSource):
         late = f", {f.pos - noticed} bytes of it after the change was noticed" if f.pos > noticed else ""
         quiet = f", then no new bytes for {self.settle:g} s" if self.settle > 0 else ""
         out += ["read", f"{which} was read to its end (to byte {f.pos}{late}{quiet})"]
-
-    async def _truncated(self, f: OpenFile, why: str) -> AsyncIterator[Batch]:
-        """``f`` must be read again from its start: first the rest of the old content from a
-        copy holding the same bytes (copytruncate), then the event saying what was read."""
-        old = f.pos
-        d = copy_decision(why, old, local_copies(f.path, f.identity, f.fp, old) if old else None)
-        note, rest = d.old_note, {}
-        if d.drain is not None:
-            copy, start, _ = d.drain
-            first = f.splitter.line_no
-            try:
-                for data in read_copy(copy, d.drain_identity, start):
-                    b = make_batch(self.name, f.splitter.feed(data), f.path)
-                    if b is not None:
-                        yield b
-                    await asyncio.sleep(0)
-                failed = ""
-            except OSError as exc:
-                failed = describe_oserror(exc, copy)
-            last = f.flush(self.name)
-            if last is not None:
-                yield last
-            lines = f.splitter.line_no - first
-            note = drained_note(True, copy, start, f.pos, lines)
-            rest = dict(rest_path=copy, rest_from=start, rest_to=f.pos, rest_lines=lines)
-            if failed:
-                note += f", then {failed}: whatever followed in it was not read"
-                rest["old_rest"] = "lost"
-        else:
-            last = f.flush(self.name)
-            if last is not None:
-                yield last
-        if d.old_rest != "lost" and f.size_before > f.pos:
-            note += "; " + unread_note(f.pos, f.size_before)
-            rest["old_rest"] = "lost"
-        f.seek(0, 1)
-        yield self._event(
-            EventKind.TRUNCATED,
-            f"{f.path} {why}{'; ' + note if note else ''}; reading it again from the start",
-            f.path,
-            **{"old_size": old, "inode": f.identity[1], "old_rest": d.old_rest or "read", **rest},
-        )
 
     async def _say_error(self, message: str, first: bool) -> AsyncIterator[Batch]:
         if first or not self.follow:
