@@ -18,7 +18,7 @@ whether a copy holds the old bytes); :func:`.identity.decide` says read again fr
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING
 
 import asyncssh
@@ -188,6 +188,7 @@ class Opener:
         if b is not None:
             yield b
         old = self.file.splitter.pos
+        self.cs.seen_size = None
         if rest:  # the rest of the old content was read from a copy: old_size is what was read before it
             old = rest["rest_from"]
         self.reset(0, 1)
@@ -247,7 +248,9 @@ class Opener:
                 why = f"shrank to {size} bytes (it was read to byte {self.file.splitter.pos})"
             rest = d.old_rest if d is not None and d.action == "restart" and d.old_rest else None
             async for b in self.truncated(
-                f"{self.display(name)} {why}; reading it again from the start", rest, rest_data(d)
+                f"{self.display(name)} {why}; reading it again from the start",
+                rest,
+                rest_data(d, self.display),
             ):
                 yield b
         elif prev is not None:
@@ -275,7 +278,7 @@ class Opener:
                 inode=inode_of(identity),
                 old_read_to=old_pos,
                 old_rest=d.old_rest if d is not None else "read",
-                **rest_data(d),
+                **rest_data(d, self.display),
             )
         else:
             self.reset(start, line_no)
@@ -354,9 +357,9 @@ class Opener:
             sp = self.file.splitter
             lines = sp.line_no - self.cs.drain_from_line + (1 if sp.pending else 0)  # (+ the last, unended)
             copy = d.action == "restart"
-            note = drained_note(copy, old_name, start, pos, lines)
+            note = drained_note(copy, self.display(old_name), start, pos, lines)
             rest = d.old_rest
-            seen = self.cs.seen_size
+            seen, self.cs.seen_size = self.cs.seen_size, None
             if copy and seen is not None and seen > pos:  # the file had more than its copy holds
                 note, rest = f"{note}; {unread_note(pos, seen)}", "lost"
             d = Decision(d.action, d.why, (old_name, start, pos), d.drain_identity, note, rest, lines)
@@ -370,10 +373,10 @@ class Opener:
         await self.open(self.cs.pending_name or self.src.rp.base, drained=True, after=d)
 
 
-def rest_data(d: Decision | None) -> dict:
+def rest_data(d: Decision | None, display: Callable[[str], str]) -> dict:
     """The event's data on the rest of an old file (or copy) that was read: its name, bytes and
     lines (none when nothing was read that way)."""
     if d is None or d.drain is None or d.rest_lines is None:
         return {}
     name, start, end = d.drain
-    return {"rest_path": name, "rest_from": start, "rest_to": end, "rest_lines": d.rest_lines}
+    return {"rest_path": display(name), "rest_from": start, "rest_to": end, "rest_lines": d.rest_lines}

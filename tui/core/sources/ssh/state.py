@@ -47,7 +47,7 @@ class ConnState:
     grew_at: float = 0.0  # loop time of the status that first showed that size
     seen_size: int | None = None  # open_size when tail said "file truncated"
     drain_from_line: int = 0  # the line number where reading the rest of an old file (or copy) began
-    switch: tuple[str, float] | None = None  # name to switch to, and since when
+    switch: tuple[str, float, int] | None = None  # name to switch to, since when, the offset then
     retry_at: float | None = None
     waiting_said: bool = False
     error_said: str | None = None

@@ -207,7 +207,7 @@ class Session:
                     )
             elif st.name.identity != self.file.identity:
                 if self.cs.switch is None:
-                    self.cs.switch = (src.rp.base, self.loop.time())
+                    self.cs.switch = (src.rp.base, self.loop.time(), self.file.splitter.pos)
             elif self.cs.waiting_said:
                 self.cs.waiting_said = False
                 yield self.ev(
@@ -220,7 +220,7 @@ class Session:
         if self.cs.switch is not None:
             # the old file is read until it has been quiet (no growth) for the settle time,
             # however long it is still written: tail keeps it open
-            name, since = self.cs.switch
+            name, since, noticed = self.cs.switch
             pos, now = self.file.splitter.pos, self.loop.time()
             drained = self.cs.open_size is None or pos >= self.cs.open_size
             quiet = now - max(since, self.cs.grew_at)
@@ -229,7 +229,10 @@ class Session:
                 after = None
                 if self.cs.open_size is not None:
                     which = "the old one" if name == self.file.current else self.display(self.file.current)
-                    note = f"{which} was read to its end (to byte {pos}, then no new bytes for {quiet:.1f} s)"
+                    late = (
+                        f", {pos - noticed} bytes of it after the change was noticed" if pos > noticed else ""
+                    )
+                    note = f"{which} was read to its end (to byte {pos}{late}, then no new bytes for {quiet:.1f} s)"
                     after = Decision("rotated", old_note=note, old_rest="read")
                 await self.opener.open(name, drained=self.cs.open_size is not None, after=after)
 
@@ -327,7 +330,7 @@ class Session:
         ]
         if newer and self.cs.switch is None:
             self.file.known = {e.identity for e in found}
-            self.cs.switch = (newer[-1].name, self.loop.time())
+            self.cs.switch = (newer[-1].name, self.loop.time(), self.file.splitter.pos)
         if self.cs.failed and found:  # the current name is gone: the newest match now (probed first,
             # so a file renamed within the pattern, or a new one on a reused inode, is told apart)
             name = self.cs.switch[0] if self.cs.switch is not None else found[-1].name
