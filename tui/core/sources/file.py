@@ -4,10 +4,12 @@
   as a safety net, so a lost notification only costs one poll interval).
 * Truncation (the file shrank, or the bytes before our position changed: truncated and refilled
   between two looks, judged by :func:`.identity.decide` on the first and last 4 KiB read, as
-  for SSH sources): ``truncated`` event, read again from the new start.
-* Rotation (the name now points at another file): the old file is read to its end (and given a
-  short grace period to settle, for writers that reopen their log a moment later), then
-  ``rotated`` and the new file is read from its start.
+  for SSH sources): the rest of the old content is read from a copy holding the same bytes
+  (copytruncate, :mod:`.copies`), then ``truncated`` says what was read, and the file is read
+  again from its new start.
+* Rotation (the name now points at another file): the old file, still open, is read until it
+  has been quiet (no new bytes) for ``settle`` seconds, however long its writer goes on; then
+  ``rotated`` (saying it was read to its end) and the new file is read from its start.
 * The name disappears (for longer than a rename-then-create takes): ``waiting``; the old file,
   still open, keeps being read. When the name comes back as a new file: ``rotated``.
 * Permission denied: ``error`` (fatal on the first open, else retried).

@@ -4,7 +4,10 @@ header checked, and the resume decision made.
 Identity checks: the header names the file the remote side opened; the first status record
 names the file ``tail`` really has open (``/proc/PID/fd``). Data is held back until they agree,
 so a rotation between the two cannot mix two files. A rotation or a newer glob match is
-carried out only once everything the old file held when it was last looked at has arrived.
+carried out only once the old file (which ``tail`` keeps open) has been quiet -- its size in the
+status records unchanged for the settle time -- and everything it held has arrived. A
+truncation ``tail`` reports while following is checked like a reconnect (``probe``): the rest of
+the old content is read from a copy that holds the same bytes first.
 
 Coming back to a file without a live ``tail`` on it (a reconnect, a retry), the reader checks
 it first (mode ``verify``): same identity, not shorter, and the same ``cksum`` of the bytes the
