@@ -119,7 +119,7 @@ async def after_truncation(
         if failed:
             note += f", then {failed}: whatever followed in it was not read"
             rest["old_rest"] = "lost"
-    if d.old_rest != "lost" and f.size_before > f.pos:  # it had more than the copy holds
+    if old and d.old_rest != "lost" and f.size_before > f.pos:  # it had more than the copy holds
         note += "; " + unread_note(f.pos, f.size_before)
         rest["old_rest"] = "lost"
     f.seek(0, 1)
