@@ -43,9 +43,14 @@ from dataclasses import dataclass
 
 BATCH = 50
 WARMUP = 10
-H = 2.2
+H = 4.0
+GROWTH = 0.25
+RESID_MARGIN = 1.0
+REPLACE = 2
+RECORD_MARGIN = 2.0
 MIN_SIDE = 3  # batches on each side of a change: one odd batch is not a shift
-PHI_CAP = 0.95
+PHI_MAX = 0.999  # only to keep 1 − φ positive: φ is not capped below a unit root
+MIN_GROUPS = 20  # longer blocks of the warm-up values are tried while at least this many remain
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +77,12 @@ class DriftDetector:
         self.records = 0
         self._acc = 0.0
         self._acc_n = 0
+        self._ref: float | None = None  # the first value: second moments are of x − ref
+        self._prev = 0.0  # the previous value's x − ref
+        self._acc2 = 0.0  # the batch's Σ (x − ref)² and Σ of neighbours' products (x − ref)·(x' − ref)
+        self._accl = 0.0
+        self._p2: list[float] = [0.0]  # their running sums, batch by batch
+        self._pl: list[float] = [0.0]
         self._warm_values: list[float] = []
         self._means: list[float] = []  # every batch mean since the (re)start
         self._prefix: list[float] = [0.0]  # their running sums
@@ -94,12 +105,21 @@ class DriftDetector:
             self._batch_t = t
         if self.mu is None:
             self._warm_values.append(value)
+        if self._ref is None:
+            self._ref = value
+        d = value - self._ref
+        self._acc2 += d * d
+        self._accl += d * self._prev
+        self._prev = d
         self._acc += value
         self._acc_n += 1
         if self._acc_n < self.batch:
             return None
         mean = self._acc / self._acc_n
         self._acc, self._acc_n = 0.0, 0
+        self._p2.append(self._p2[-1] + self._acc2)
+        self._pl.append(self._pl[-1] + self._accl)
+        self._acc2 = self._accl = 0.0
         self._starts.append(self._batch_t)
         if self.mu is None:
             self._means.append(mean)
@@ -113,17 +133,44 @@ class DriftDetector:
         means = self._means
         mu = sum(means) / len(means)
         sd_means = math.sqrt(sum((m - mu) ** 2 for m in means) / (len(means) - 1))
-        vals = self._warm_values
-        vm = sum(vals) / len(vals)
-        dev = [v - vm for v in vals]
-        s2 = sum(d * d for d in dev) / (len(vals) - 1)
-        c1 = sum(a * b for a, b in zip(dev, dev[1:])) / (len(vals) - 1)
-        phi = min(max(c1 / s2, 0.0), PHI_CAP) if s2 > 0 else 0.0
-        b = self.batch  # the variance of the mean of b values of an AR(1) series
-        sd_ar1 = math.sqrt(s2 / b * ((1 + phi) / (1 - phi) - 2 * phi * (1 - phi**b) / (b * (1 - phi) ** 2)))
+        lrv = long_run_variance(self._warm_values)
         floor = 1e-6 * max(abs(mu), 1.0)  # a constant series: any real change is a shift
-        self.mu, self.sigma = mu, max(sd_means, sd_ar1, floor)
+        self.mu, self.sigma = mu, max(sd_means, math.sqrt(lrv / self.batch), floor)
         self._warm_values = []
+
+    def _confirmed(self, tau: int, best: float, n: int) -> bool:
+        """Whether the statistic still passes the limit with σ estimated from all the values so
+        far, each side of the change less its own mean (so a shift does not inflate it): the
+        larger of the AR(1) long-run variance of the records and the long-run variance of the
+        batch means. A warm-up too short to see the correlation does not raise alarms later."""
+        means, b = self._means, self.batch
+        left = self._prefix[tau] / tau
+        right = (self._prefix[-1] - self._prefix[tau]) / (n - tau)
+        resid = [m - left for m in means[:tau]] + [m - right for m in means[tau:]]
+        lrv = max(long_run_variance(resid, 8, RESID_MARGIN), self._records_lrv(tau, n) / b)
+        sigma = max(self.sigma or 0.0, math.sqrt(lrv)) if n < REPLACE * self.warmup else math.sqrt(lrv)
+        return best / max(sigma, 1e-6 * max(abs(left), 1.0)) > self.limit(n)
+
+    def _records_lrv(self, tau: int, n: int) -> float:
+        """The AR(1) long-run variance of the records, each side of batch ``tau`` less its mean."""
+        ref, b = self._ref or 0.0, self.batch
+        ss = cross = 0.0
+        for lo, hi in ((0, tau), (tau, n)):
+            k = (hi - lo) * b
+            mu = b * (self._prefix[hi] - self._prefix[lo]) / k - ref  # the side's mean of x − ref
+            ss += self._p2[hi] - self._p2[lo] - k * mu * mu
+            cross += self._pl[hi] - self._pl[lo] - k * mu * mu
+        m = n * b
+        if ss <= 0.0:
+            return 0.0
+        phi = min(max((m * cross / ss + 1.0) / (m - 4.0), 0.0), PHI_MAX)  # Kendall's bias correction
+        phi = min(phi + RECORD_MARGIN * math.sqrt((1.0 - phi * phi) / m), PHI_MAX)
+        return ss / (m - 2) * (1.0 + phi) / (1.0 - phi)
+
+    def limit(self, n: int) -> float:
+        """The alarm level after ``n`` batch means: ``h`` up to ``4·warmup`` batches, then
+        :data:`GROWTH` higher for every doubling of ``n`` (more looks, more split points)."""
+        return self.h + GROWTH * math.log2(max(n, 4 * self.warmup) / (4 * self.warmup))
 
     def _step(self, mean: float) -> DriftAlarm | None:
         assert self.mu is not None and self.sigma is not None
@@ -132,12 +179,12 @@ class DriftDetector:
         n = len(self._means)
         total = self._prefix[-1]
         best, tau = 0.0, 0
+        prefix = self._prefix
         for t in range(MIN_SIDE, n - MIN_SIDE + 1):
-            d = abs(self._prefix[t] - t * total / n)
-            if d > best:
-                best, tau = d, t
-        stat = best / (self.sigma * math.sqrt(n))
-        if stat <= self.h:
+            z = abs(prefix[t] - t * total / n) / math.sqrt(t * (n - t) / n)
+            if z > best:
+                best, tau = z, t
+        if (n < REPLACE * self.warmup and best / self.sigma <= self.limit(n)) or not self._confirmed(tau, best, n):
             return None
         before = self._prefix[tau] / tau
         after = (total - self._prefix[tau]) / (n - tau)
@@ -151,3 +198,31 @@ class DriftDetector:
         )
         self.reset()
         return alarm
+
+
+def _ar1_lrv(xs: list[float], margin: float) -> float:
+    """The AR(1) long-run variance ``s²·(1 + φ)/(1 − φ)`` of ``xs`` (φ: the lag-1
+    autocorrelation, bias-corrected and ``margin`` standard errors up; 0 when negative)."""
+    m = len(xs)
+    mu = sum(xs) / m
+    d = [x - mu for x in xs]
+    ss = sum(x * x for x in d)
+    if ss <= 0.0:
+        return 0.0
+    r1 = sum(a * b for a, b in zip(d, d[1:])) / ss
+    phi = min(max((m * r1 + 1.0) / (m - 4.0), 0.0), PHI_MAX)  # Kendall: E[r₁] ≈ φ − (1 + 4φ)/m
+    phi = min(phi + margin * math.sqrt((1.0 - phi * phi) / m), PHI_MAX)
+    return ss / (m - 1) * (1.0 + phi) / (1.0 - phi)
+
+
+def long_run_variance(xs: list[float], least: int = MIN_GROUPS, margin: float = 1.0) -> float:
+    """The long-run variance of ``xs`` (the variance of their mean times their count): the
+    largest AR(1) value over blocks of 1, 2, 4, … values (block means, times the block length)
+    that leave at least :data:`MIN_GROUPS` blocks, so that a slowly decaying correlation that an
+    AR(1) fit on single values misses is seen in the longer blocks."""
+    best, level, size = 0.0, list(xs), 1
+    while len(level) >= least and (size == 1 or len(level) >= MIN_GROUPS):
+        best = max(best, size * _ar1_lrv(level, margin if size == 1 else 0.0))
+        level = [(a + b) * 0.5 for a, b in zip(level[0::2], level[1::2])]
+        size *= 2
+    return best
