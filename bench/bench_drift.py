@@ -66,7 +66,9 @@ class Before(DriftDetector):
         return True
 
 
-def ar1(rng: random.Random, n: int, phi: float, shift_at: int | None = None, shift: float = 0.0) -> list[float]:
+def ar1(
+    rng: random.Random, n: int, phi: float, shift_at: int | None = None, shift: float = 0.0
+) -> list[float]:
     sd, mu = 0.3, 3.0
     e = sd * math.sqrt(1 - phi * phi)
     x = rng.gauss(0, sd)
@@ -108,15 +110,21 @@ def false_alarms(runs: int) -> None:
 
 
 def shifts(runs: int) -> None:
-    print("\nTable 2: a sustained drop of 0.3 (found: first alarm at or after the drop, within 3,000 records)")
-    print(f"{'phi':>5} {'after':>7} {'who':<7} {'false before it':<30} {'found':<30} {'median':>6} {'90%':>6}")
+    print(
+        "\nTable 2: a sustained drop of 0.3 (found: first alarm at or after the drop, within 3,000 records)"
+    )
+    print(
+        f"{'phi':>5} {'after':>7} {'who':<7} {'false before it':<30} {'found':<30} {'median':>6} {'90%':>6}"
+    )
     for phi in (0.9, 0.97):
         for at in (1000, 10000):
             for name, cls in (("before", Before), ("after", DriftDetector)):
                 early = found = 0
                 delays = []
                 for seed in range(runs):
-                    vals = ar1(random.Random(100_000 + seed * 31 + at), at + 3000, phi, shift_at=at, shift=-0.3)
+                    vals = ar1(
+                        random.Random(100_000 + seed * 31 + at), at + 3000, phi, shift_at=at, shift=-0.3
+                    )
                     hits = alarms_at(cls(), vals)
                     early += any(i < at for i in hits)
                     late = [i - at for i in hits if i >= at]

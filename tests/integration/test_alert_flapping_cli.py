@@ -46,7 +46,9 @@ def correlated_log(path: Path, seed: int = 0, phi: float = 0.9, sd: float = 0.1)
 
 
 def alerts(rule: str, log: Path, xdg: Path) -> list[dict]:
-    r = run_cli("stream", "--no-follow", "--jsonl", "--alert", rule, str(log), env={"XDG_CONFIG_HOME": str(xdg)})
+    r = run_cli(
+        "stream", "--no-follow", "--jsonl", "--alert", rule, str(log), env={"XDG_CONFIG_HOME": str(xdg)}
+    )
     assert r.returncode == 0, r.stderr
     return [d for d in map(json.loads, r.stdout.splitlines()) if d["kind"] == "alert"]
 
