@@ -9,9 +9,10 @@ Firing is edge-triggered: a rule fires once when its condition starts to hold, t
 firing (no further alerts) until the value has been *clear* for ``rearm`` seconds (default 30;
 at least D), when a ``resolved`` alert is emitted and the rule is armed again. A threshold rule is
 clear only when the value is back past the threshold by a margin (hysteresis): at its
-``clear=`` level when the rule names one, else by the larger of 2% of the threshold and the
-standard error of the value compared (with D: the sample sd of the window's records / √n; without
-D: 0, so 2%); a value between the threshold and that level restarts the clear time. A verdict
+``clear=`` level when the rule names one, else by the larger of 2% of the threshold and three
+standard errors of the value compared (with D: :meth:`_Window.stderr`, corrected for the
+autocorrelation of neighbouring records; without D: 0, so 2%); a value between the threshold and
+that level restarts the clear time. A verdict
 rule is clear as soon as the verdict changes. A new segment (a restart) starts the windows afresh
 and resolves firing threshold and drift alerts. Drift alerts carry ``suggest = "new_segment"``.
 
