@@ -81,7 +81,7 @@ def default_margin(threshold: float, stderr: float) -> float:
     Three standard errors, not one: a window mean at the threshold stays more than one standard
     error above it for the 30 s a resolve needs several times an hour (simulated AR(1) logs at
     2.0, one record every 1–2 s, ``accept_len<2.0 for 30s``, 45 minutes, 60 seeds each: with the
-    true one-SE margin a median of 3–5 fire/resolve pairs at φ = 0.5–0.9; with 3 SE as estimated
+    true one-SE margin, 40 seeds, a median of 2–5 fire/resolve pairs at φ = 0.5–0.95; with 3 SE as estimated
     here, exactly one fire and one resolve (after a rise to 2.5) in 59/60 runs at φ = 0.5, 58/60
     at 0.7, 60/60 at 0.9 and 54/60 at 0.95)."""
     return max(MARGIN_SHARE * abs(threshold), CLEAR_Z * stderr if math.isfinite(stderr) else 0.0)

@@ -12,8 +12,8 @@ two regimes. :class:`DriftDetector` notices such a sustained shift, in either di
 
    is compared with a limit that grows with the number of looks and split points:
    ``h + GROWTH·log₂(n / 4·warmup)`` once ``n > 4·warmup`` (h = 4.0, GROWTH = 0.25: with σ known,
-   simulated white noise crosses it in under 1% of runs of 400 batches, the 99% points of the
-   largest Z over all looks being 3.9, 4.2 and 4.55 for 40, 100 and 400 batches). The
+   simulated white noise crosses it in 0.7% of runs of 40 batches, 1.6% of 100 and 2.3% of 400;
+   σ as estimated below errs on the safe side, see the measured rates in docs/alerts.md). The
    standardised statistic (not ``max |Sₜ − (t/n)Sₙ| / (σ√n)``, which weights a split by
    ``√(p(1 − p))``) finds a shift early in a long segment as well as one in its middle.
 3. ``σ`` is the **long-run** standard deviation of the batch means (what their sum's spread
@@ -24,12 +24,13 @@ two regimes. :class:`DriftDetector` notices such a sustained shift, in either di
    less its own mean (so the shift itself does not inflate it): the larger of the records' AR(1)
    long-run variance (φ two standard errors up) and the batch means' own long-run variance
    (from ``REPLACE·warmup`` batches on, this alone; before, the larger with the warm-up's). φ is
-   not capped below 1 (it was at 0.95: near a unit root that halved σ). A warm-up too short to
-   see the correlation therefore cannot raise alarms later.
+   not capped below 1 (it was at 0.95, with the variance of one batch mean instead of the
+   long-run one: at φ = 0.97 that gave σ about 0.6 of its true value). A warm-up too short to
+   see the correlation is corrected before it can raise an alarm.
 
 With a change the evidence keeps growing, so a shift is never absorbed into the baseline; the
 ``t`` of the maximum estimates where the new level began. After an alarm the detector starts
-over: the values after the change form the new baseline. The cost is one pass over the
+over: the values after the change form the new baseline. The cost is two passes over the
 segment's batch means per batch (a day of one record a second is about 1,700 batches).
 
 Measured (``python bench/bench_drift.py``: seeded AR(1) series, mean 3.0, per-record sd 0.3, 400
