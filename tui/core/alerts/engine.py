@@ -67,6 +67,7 @@ class Alert:
 BLOCKS = 60  # window-long blocks kept for the standard error (the last 60 windows)
 MIN_BLOCKS = 6  # fewer: an AR(1) fit to the values so far
 PHI_MAX = 0.99
+EARLY = 4096  # values kept for that fit (the latest)
 
 
 @dataclass(slots=True)
@@ -89,7 +90,9 @@ class _Window:
     block_start: float | None = None
     block_sum: float = 0.0
     block_n: int = 0
-    early: list = field(default_factory=list)  # every value until MIN_BLOCKS blocks exist
+    early: deque = field(
+        default_factory=lambda: deque(maxlen=EARLY)
+    )  # the values until MIN_BLOCKS blocks exist
 
     def add(self, t: float, v: float) -> float:
         if self.last_t is not None and t < self.last_t:  # the clock went back: start over
@@ -98,7 +101,7 @@ class _Window:
             self.first_t = None
             self.blocks.clear()
             self.block_start, self.block_sum, self.block_n = None, 0.0, 0
-            self.early = []
+            self.early.clear()
         if self.first_t is None:
             self.first_t = t
         self.last_t = t
@@ -122,7 +125,7 @@ class _Window:
             if self.block_n:
                 self.blocks.append(self.block_sum / self.block_n)
                 if len(self.blocks) >= MIN_BLOCKS:
-                    self.early = []
+                    self.early.clear()
             self.block_start += self.span * math.floor((t - self.block_start) / self.span)
             self.block_sum, self.block_n = 0.0, 0
         self.block_sum += v
@@ -139,18 +142,24 @@ class _Window:
           between records): ``√(mean((b_i − b_{i−2})²) / 2)`` over the last :data:`BLOCKS`.
           Differences two blocks apart leave out most of the correlation of neighbouring blocks,
           and a level shift enters only two of them;
-        * before that, the AR(1) value from every value so far (:func:`ar1_stderr`)."""
+        * before that, the AR(1) value from the values so far (the last :data:`EARLY`;
+          :func:`ar1_stderr`)."""
         n = len(self.values)
         plain = 0.0
         if n >= 2:
             mean = self.total / n
             var = sum((v - mean) ** 2 for _, v in self.values) / (n - 1)
             plain = math.sqrt(var / n)
-        b = self.blocks
-        if len(b) < MIN_BLOCKS:
-            return max(plain, ar1_stderr(self.early, n))
-        sq = [(b[i] - b[i - 2]) ** 2 for i in range(2, len(b))]
-        return max(plain, math.sqrt(sum(sq) / (2.0 * len(sq))))
+        if len(self.blocks) < MIN_BLOCKS:
+            return max(plain, ar1_stderr(list(self.early), n))
+        return max(plain, block_stderr(list(self.blocks)))
+
+
+def block_stderr(blocks: list[float]) -> float:
+    """The standard error of one block mean from consecutive block means ``b``:
+    ``√(mean((b_i − b_{i−2})²) / 2)`` (0 with fewer than 3)."""
+    sq = [(blocks[i] - blocks[i - 2]) ** 2 for i in range(2, len(blocks))]
+    return math.sqrt(sum(sq) / (2.0 * len(sq))) if sq else 0.0
 
 
 def ar1_stderr(xs: list[float], n: int) -> float:
