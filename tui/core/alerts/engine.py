@@ -90,9 +90,8 @@ class _Window:
     block_start: float | None = None
     block_sum: float = 0.0
     block_n: int = 0
-    early: deque = field(
-        default_factory=lambda: deque(maxlen=EARLY)
-    )  # the values until MIN_BLOCKS blocks exist
+    # the values until MIN_BLOCKS blocks exist (for the early AR(1) fit)
+    early: deque = field(default_factory=lambda: deque(maxlen=EARLY))
 
     def add(self, t: float, v: float) -> float:
         if self.last_t is not None and t < self.last_t:  # the clock went back: start over
