@@ -143,7 +143,7 @@ class DriftDetector:
         """Whether the statistic still passes the limit with σ estimated from all the values so
         far, each side of the change less its own mean (so a shift does not inflate it): the
         larger of the AR(1) long-run variance of the records and the long-run variance of the
-        batch means. A warm-up too short to see the correlation does not raise alarms later."""
+        batch means, so that a warm-up too short to see the correlation is corrected here."""
         means, b = self._means, self.batch
         left = self._prefix[tau] / tau
         right = (self._prefix[-1] - self._prefix[tau]) / (n - tau)
