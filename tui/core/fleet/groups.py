@@ -1,0 +1,155 @@
+"""Groups of instances: their pooled accept len, each instance against its group, and the canary
+verdict between two groups.
+
+**Instances are the unit.** Servers behind one load balancer see the same traffic mix, and one
+server's steps are correlated in time; treating every step of every server as independent would
+make any two groups "differ". So a group's interval comes from its instances' window totals: for
+counters, the ratio estimator R = ΣAᵢ / ΣDᵢ (accepted tokens over drafts, + 1 for the bonus token)
+with the cluster-robust variance m/(m−1) · Σ(Aᵢ − R·Dᵢ)² / (ΣDᵢ)² and m − 1 degrees of freedom;
+for gauges (SGLang), the mean of the instances' means with their standard error. Two groups are
+compared by Welch's t on those (Welch–Satterthwaite degrees of freedom). A group with fewer than
+two instances that drafted in the window gives ``insufficient`` (one server says nothing about
+how servers vary).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from tui.core.fleet.rows import Instance
+from tui.core.stats.compare import HIGHER, INSUFFICIENT, LOWER, NO_DIFFERENCE
+from tui.core.stats.tdist import t975
+
+MIN_UNITS = 2
+
+
+@dataclass(slots=True)
+class GroupEstimate:
+    """A group's accept len over instances: value, standard error, degrees of freedom."""
+
+    name: str
+    instances: int  # instances in the group
+    units: int  # instances with drafts in the window (the estimate's units)
+    value: float | None
+    se: float | None
+    df: float | None
+    method: str
+    accepted: float | None = None
+    drafts: float | None = None
+
+    def ci95(self) -> tuple[float, float] | None:
+        if self.value is None or self.se is None or self.df is None:
+            return None
+        hw = t975(self.df) * self.se
+        return (max(1.0, self.value - hw), self.value + hw)
+
+    def to_dict(self) -> dict:
+        ci = self.ci95()
+        return {
+            "group": self.name,
+            "instances": self.instances,
+            "units": self.units,
+            "accept_len": self.value,
+            "ci95": list(ci) if ci else None,
+            "se": self.se,
+            "df": self.df,
+            "method": self.method,
+            "accepted": self.accepted,
+            "drafts": self.drafts,
+        }
+
+
+def group_estimate(name: str, members: list[Instance]) -> GroupEstimate:
+    """The group's accept len with instances as the unit (see the module text)."""
+    used = [i for i in members if i.accept_len is not None]
+    m = len(used)
+    if m and all(i.kind == "counters" for i in used):
+        a = math.fsum(i.accepted for i in used)
+        d = math.fsum(i.drafts for i in used)
+        r = a / d
+        se = df = None
+        if m >= MIN_UNITS:
+            zz = math.fsum((i.accepted - r * i.drafts) ** 2 for i in used)
+            se = math.sqrt(m / (m - 1) * zz) / d
+            df = float(m - 1)
+        method = f"pooled over {m} instances (ΣA/ΣD), instances as the unit"
+        return GroupEstimate(name, len(members), m, 1.0 + r, se, df, method, a, d)
+    if not m:
+        return GroupEstimate(name, len(members), 0, None, None, None, "no instance drafted in the window")
+    xs = [float(i.accept_len) for i in used if i.accept_len is not None]
+    mean = math.fsum(xs) / m
+    se = df = None
+    if m >= MIN_UNITS:
+        var = math.fsum((x - mean) ** 2 for x in xs) / (m - 1)
+        se, df = math.sqrt(var / m), float(m - 1)
+    kinds = "gauges" if all(i.kind == "gauge" for i in used) else "instances (counters and gauges)"
+    return GroupEstimate(
+        name, len(members), m, mean, se, df, f"mean of {m} {kinds}' means, instances as the unit"
+    )
+
+
+def welch(a: GroupEstimate, b: GroupEstimate) -> dict:
+    """B − A with its 95% interval and the verdict (``insufficient`` with the reason)."""
+    out: dict = {
+        "a": a.to_dict(),
+        "b": b.to_dict(),
+        "diff": None,
+        "ci95": None,
+        "df": None,
+        "verdict": INSUFFICIENT,
+        "reason": "",
+    }
+    if a.value is not None and b.value is not None:
+        out["diff"] = b.value - a.value
+    short = [
+        f"{g.name}: {g.units} instance{'s' * (g.units != 1)} drafted" for g in (a, b) if g.units < MIN_UNITS
+    ]
+    if short:
+        out["reason"] = f"need {MIN_UNITS} instances with drafts on each side ({'; '.join(short)})"
+        return out
+    assert a.se is not None and b.se is not None and a.df is not None and b.df is not None
+    assert out["diff"] is not None
+    va, vb = a.se**2, b.se**2
+    if va + vb == 0.0:
+        out["reason"] = "no variation between instances"
+        return out
+    df = (va + vb) ** 2 / ((va * va / a.df if a.df else 0.0) + (vb * vb / b.df if b.df else 0.0))
+    hw = t975(df) * math.sqrt(va + vb)
+    lo, hi = out["diff"] - hw, out["diff"] + hw
+    out.update(ci95=[lo, hi], df=df, verdict=HIGHER if lo > 0 else LOWER if hi < 0 else NO_DIFFERENCE)
+    return out
+
+
+def against_group(inst: Instance, members: list[Instance], group: str) -> dict | None:
+    """The instance against the rest of its group (leave-one-out, so a bad server does not pull
+    its own yardstick down): its own interval (time steps as batch means) and the others' (instances
+    as the unit). None when it has no value."""
+    if inst.estimate is None or inst.accept_len is None:
+        return None
+    rest = group_estimate(group, [i for i in members if i is not inst])
+    out = {
+        "group": group,
+        "others": rest.units,
+        "group_accept_len": rest.value,
+        "diff": None,
+        "verdict": INSUFFICIENT,
+    }
+    if rest.value is None:
+        out["reason"] = "no other instance of the group drafted"
+        return out
+    diff = inst.accept_len - rest.value
+    out["diff"] = diff
+    e = inst.estimate
+    if e.se is None or e.df is None or rest.se is None or rest.df is None:
+        out["reason"] = "too few steps or instances for an interval"
+        return out
+    va, vb = e.se**2, rest.se**2
+    if va + vb == 0.0:
+        out["reason"] = "no variation"
+        return out
+    df = (va + vb) ** 2 / (va * va / e.df + vb * vb / rest.df)
+    hw = t975(df) * math.sqrt(va + vb)
+    lo, hi = diff - hw, diff + hw
+    out.update(ci95=[lo, hi], verdict=HIGHER if lo > 0 else LOWER if hi < 0 else NO_DIFFERENCE)
+    return out
