@@ -70,10 +70,17 @@ def group_estimate(name: str, members: list[Instance]) -> GroupEstimate:
         r = a / d
         se = df = None
         if m >= MIN_UNITS:
-            zz = math.fsum((i.accepted - r * i.drafts) ** 2 for i in used)
-            se = math.sqrt(m / (m - 1) * zz) / d
-            df = float(m - 1)
-        method = f"pooled over {m} instances (ΣA/ΣD), instances as the unit"
+            # the jackknife over instances: each left out in turn (a server with most of the
+            # drafts moves the ratio most, and its weight is not trusted blindly as the
+            # linearised variance does)
+            loo = [(a - i.accepted) / (d - i.drafts) if d > i.drafts else r for i in used]
+            mean_loo = math.fsum(loo) / m
+            se = math.sqrt((m - 1) / m * math.fsum((x - mean_loo) ** 2 for x in loo))
+            # degrees of freedom of the instances' effective count (ΣD)² / ΣD²: a group whose
+            # drafts come mostly from one or two servers has about that many units, not m
+            m_eff = d * d / math.fsum(i.drafts * i.drafts for i in used)
+            df = max(1.0, m_eff - 1.0)
+        method = f"pooled over {m} instances (ΣA/ΣD), jackknife over instances"
         return GroupEstimate(name, len(members), m, 1.0 + r, se, df, method, a, d)
     if not m:
         return GroupEstimate(name, len(members), 0, None, None, None, "no instance drafted in the window")
