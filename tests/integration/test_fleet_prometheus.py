@@ -35,6 +35,30 @@ def step_vllm(fake: FakeVllm, rng: random.Random, truth: dict) -> None:
         t[1] += drafts
 
 
+def instance_history(url: str, family: str, labels: dict[str, str]):
+    """One instance read whole (follow=False) by the source the fleet screen opens, into a driver."""
+    import asyncio
+
+    from tui.core.fleet.fetch import fleet_families
+    from tui.core.pipeline.follow import Followed
+    from tui.core.sources.base import LineBatch
+    from tui.core.sources.prom.history import PromHistorySource
+
+    names = next(n for n in fleet_families() if n.family == family)
+    drv = Followed("one")
+
+    async def run() -> None:
+        src = PromHistorySource("one", url, names, labels, window=300, step=1, follow=False)
+        async for b in src:
+            drv.feed(b)
+            if not isinstance(b, LineBatch):
+                assert b.kind.value != "error", b.message
+        await src.aclose()
+
+    asyncio.run(run())
+    return drv
+
+
 def fleet_json(url: str, *args: str) -> dict:
     r = run_cli("fleet", url, "--json", *args)
     assert r.returncode == 0, r.stderr
@@ -161,6 +185,16 @@ def test_fleet_reads_every_family_from_prometheus(tmp_path):
             (rl,) = jobs_["llama"]
             assert rl["accept_len"] == pytest.approx(1 + llama.acc / llama.drafts, rel=1e-12)
             assert not any(f.startswith("stale") for r in jobs_["vllm-a"] for f in r["flags"])
+            # the history source the fleet screen opens for vllm-b: a restart opens a segment, and
+            # the records' counts add up to the truth on both sides of it
+            history = instance_history(
+                prom.url,
+                "vllm",
+                {"instance": f"127.0.0.1:{servers['vllm-b'].port}", "job": "vllm-b", "engine": "0"},
+            )
+            assert len(history.stats.segments) == 2
+            pooled = history.stats.total.pooled_len
+            assert pooled.numerator == acc and pooled.denominator == drafts
             # specwatch export: a gauge of the log's current segment, constant once the log is read
             spec = fleet_json(prom.url, "--selector", 'job="specwatch"', "--window", "3s", "--step", "1s")
             (rs,) = spec["instances"]

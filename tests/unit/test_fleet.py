@@ -12,7 +12,8 @@ import pytest
 from tui.core.fleet import query as q
 from tui.core.fleet.fetch import fleet_families
 from tui.core.fleet.groups import group_estimate, welch
-from tui.core.fleet.rows import Instance, counters_instance, flag, increments, restart_steps
+from tui.core.fleet.rows import Instance, counters_instance, flag
+from tui.core.sources.prom.steps import increments, restart_steps
 from tui.core.stats.pooled import RatioSeries
 
 

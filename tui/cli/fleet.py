@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import signal
 import sys
 from pathlib import Path
@@ -45,6 +46,16 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         help="B − A between the instances matching two selectors, e.g. 'draft=\"v1\"' 'draft=\"v2\"'",
     )
     p.add_argument("--json", action="store_true", help="one JSON document")
+    p.add_argument(
+        "--table", action="store_true", help="print the table once (the default when not in a terminal)"
+    )
+    p.add_argument(
+        "--refresh",
+        type=float,
+        default=5.0,
+        metavar="SECONDS",
+        help="the screen's refresh interval (default 5)",
+    )
     p.add_argument(
         "--exit-on",
         choices=VERDICTS,
@@ -122,11 +133,35 @@ async def _fetch(api: Any, fq: Any) -> Any:
         await api.aclose()
 
 
+def _screen(args: argparse.Namespace, api: Any, fq: Any, timeout: float) -> int:
+    """The fleet screen in the app (a terminal, neither --json nor --table)."""
+    from tui.cli.tui_commands import _run_app
+    from tui.panes.fleet import FleetPlan
+    from tui.panes.launch import LaunchPlan
+
+    if args.refresh <= 0:
+        raise CliError("specwatch fleet: --refresh takes a number of seconds > 0")
+    url, auth = api.url, api.auth
+    asyncio.run(api.aclose())  # the screen opens its own client in its event loop
+    plan = LaunchPlan([], title="specwatch fleet", fleet=FleetPlan(url, fq, auth, timeout, args.refresh))
+    args.command = "fleet"
+    args.save_dir = None
+    args.theme = None
+    return _run_app(plan, args)
+
+
 def run(args: argparse.Namespace) -> int:
+    from tui.cli.tui_commands import _isatty
     from tui.core.fleet.report import fleet_dict, text_table
     from tui.core.sources.prom.api import PromError
 
-    api, fq, _ = setup(args)
+    api, fq, timeout = setup(args)
+    if (
+        not args.json
+        and not args.table
+        and (_isatty(sys.__stdout__) or os.environ.get("SPECWATCH_FORCE_TUI"))
+    ):
+        return _screen(args, api, fq, timeout)
     stopped: list[int] = []
 
     async def main() -> Any:

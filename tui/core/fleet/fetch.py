@@ -15,19 +15,11 @@ from dataclasses import dataclass, field
 
 from tui.core.fleet import query as q
 from tui.core.fleet.groups import GroupEstimate, against_group, group_estimate, welch
-from tui.core.fleet.rows import Instance, counters_instance, flag, gauge_instance, points
+from tui.core.fleet.rows import Instance, counters_instance, flag, gauge_instance
 from tui.core.formats import registry
-from tui.core.formats.fleet_names import FleetNames, Series
+from tui.core.formats.fleet_names import SPECWATCH, FleetNames
 from tui.core.sources.prom.api import PromAPI
-
-# specwatch's own exporter (``specwatch export``): log-only servers, a gauge of the current
-# segment's accept len over its last records
-SPECWATCH = FleetNames(
-    "specwatch",
-    "gauge",
-    accept_len=Series("specwatch_accept_len_window_mean", 'rank="all", current="true"'),
-    instance_labels=("host", "source"),
-)
+from tui.core.sources.prom.steps import points
 
 
 def fleet_families() -> list[FleetNames]:
@@ -61,6 +53,7 @@ class Fleet:
     comparison: dict | None = None
     warnings: list[str] = field(default_factory=list)
     queries: int = 0
+    group_by: tuple[str, ...] = ()
 
 
 def group_name(inst: Instance, group_by: Iterable[str]) -> str:
@@ -81,7 +74,7 @@ async def refresh(api: PromAPI, fq: FleetQuery) -> Fleet:
     fams = fleet_families()
     jobs = [(names, qq) for names in fams for qq in q.family_queries(names, selector, group_by)]
     answers = await asyncio.gather(*(api.query_range(qq.promql, start - step, end, step) for _, qq in jobs))
-    fleet = Fleet(api.url, end, fq.window, step, queries=len(jobs) + 1)
+    fleet = Fleet(api.url, end, fq.window, step, queries=len(jobs) + 1, group_by=tuple(group_by))
     per: dict[tuple[str, tuple], dict] = {}
     for (names, qq), ans in zip(jobs, answers):
         fleet.warnings += [w for w in ans.warnings if w not in fleet.warnings]

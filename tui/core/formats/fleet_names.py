@@ -49,3 +49,13 @@ class FleetNames:
     created: Series | None = None
     # labels besides instance / job that tell one serving instance from another on a host
     instance_labels: tuple[str, ...] = ()
+
+
+# specwatch's own exporter (``specwatch export``): log-only servers, a gauge of the current
+# segment's accept len over its last records (not a server family: no plug-in of its own)
+SPECWATCH = FleetNames(
+    "specwatch",
+    "gauge",
+    accept_len=Series("specwatch_accept_len_window_mean", 'rank="all", current="true"'),
+    instance_labels=("host", "source"),
+)
