@@ -95,7 +95,8 @@ class FleetScreen(Screen):
         else:
             self.view.fleet, self.view.error, self.view.updated = fleet, None, time.time()
             self.refreshes += 1
-        self.show()
+        if self.is_attached:  # the screen may have gone while Prometheus answered
+            self.show()
 
     # -- drawing --------------------------------------------------------------------------------
     def show_status(self) -> None:

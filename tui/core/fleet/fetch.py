@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from tui.core.fleet import query as q
-from tui.core.fleet.groups import GroupEstimate, against_group, group_estimate, welch
+from tui.core.fleet.groups import GroupEstimate, GroupSums, against_group, group_estimate, welch
 from tui.core.fleet.rows import Instance, counters_instance, flag, gauge_instance
 from tui.core.formats import registry
 from tui.core.formats.fleet_names import SPECWATCH, FleetNames
@@ -102,8 +102,9 @@ async def refresh(api: PromAPI, fq: FleetQuery) -> Fleet:
         by_group.setdefault(group_name(inst, group_by), []).append(inst)
     for name, members in sorted(by_group.items()):
         fleet.groups.append(group_estimate(name, members))
+        sums = GroupSums.of(members)
         for inst in members:
-            inst.vs_group = against_group(inst, members, name)
+            inst.vs_group = against_group(inst, sums, name)
             if inst.vs_group and inst.vs_group["verdict"] == "lower":
                 inst.flags.append("below its group")
     if fq.compare is not None:

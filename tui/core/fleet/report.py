@@ -30,7 +30,7 @@ def instance_dict(inst: Instance) -> dict:
         "last_seen": _iso(inst.last_seen),
         "flags": inst.flags,
         "vs_group": inst.vs_group,
-        "trend": [[_iso(t), v] for t, v in inst.steps],
+        "trend": inst.steps,  # [unix seconds, accept len or null (idle)] per step
     }
 
 
