@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from tui.core.formats.fleet_names import FleetNames, Series
 from tui.core.formats.llamacpp import grammar
 from tui.core.formats.llamacpp.stats import StatsState, parse_stats
 from tui.core.formats.llamacpp.timing import parse_timing
@@ -46,3 +47,14 @@ class LlamaCpp(PrintedRate):
         from tui.core.formats.llamacpp.metrics import LlamaCppMetrics  # only a /metrics source needs it
 
         return LlamaCppMetrics(self.name)
+
+    def fleet(self) -> FleetNames:
+        return FleetNames(
+            self.name,
+            "counters",
+            accepted=Series("llamacpp:spec_decode_num_accepted_tokens_total"),
+            drafts=Series("llamacpp:spec_decode_num_drafts_total"),
+            draft_tokens=Series("llamacpp:spec_decode_num_draft_tokens_total"),
+            gen_tokens=Series("llamacpp:tokens_predicted_total"),
+            running=Series("llamacpp:requests_processing"),
+        )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, ClassVar
 
+from tui.core.formats.fleet_names import FleetNames, Series
 from tui.core.formats.markers import parse_dict_args, parse_kv_args
 from tui.core.formats.plugin import NOT_MINE, Format, Found, Line, MetricsReader, RateEvidence
 from tui.core.formats.rate_definition import RateDefinition
@@ -75,3 +76,12 @@ class SGLang(Format):
         from tui.core.formats.sglang.metrics import SglangMetrics  # only a /metrics source needs it
 
         return SglangMetrics(self.name)
+
+    def fleet(self) -> FleetNames:
+        return FleetNames(
+            self.name,
+            "gauge",
+            accept_len=Series("sglang:spec_accept_length"),
+            throughput=Series("sglang:gen_throughput"),
+            instance_labels=("dp_rank", "tp_rank", "pp_rank"),
+        )

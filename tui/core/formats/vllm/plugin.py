@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any, ClassVar
 
+from tui.core.formats.fleet_names import FleetNames, Series
 from tui.core.formats.markers import parse_dict_args, parse_kv_args
 from tui.core.formats.plugin import NOT_MINE, Found, Line, MetricsReader, PrintedRate
 from tui.core.formats.text import at_message_start
@@ -98,3 +99,16 @@ class Vllm(PrintedRate):
         from tui.core.formats.vllm.metrics import VllmMetrics  # only a /metrics source needs it
 
         return VllmMetrics(self.name)
+
+    def fleet(self) -> FleetNames:
+        return FleetNames(
+            self.name,
+            "counters",
+            accepted=Series("vllm:spec_decode_num_accepted_tokens_total"),
+            drafts=Series("vllm:spec_decode_num_drafts_total"),
+            draft_tokens=Series("vllm:spec_decode_num_draft_tokens_total"),
+            gen_tokens=Series("vllm:generation_tokens_total"),
+            running=Series("vllm:num_requests_running"),
+            created=Series("vllm:spec_decode_num_drafts_created"),
+            instance_labels=("engine",),
+        )
