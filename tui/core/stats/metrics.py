@@ -132,6 +132,11 @@ def prepare(
         pooled_len = RatioChunk.of(acc, nd)
         pooled_rate = RatioChunk.of(acc, dr)
         accepted, drafted = int(math.fsum(acc)), int(math.fsum(dr))
+    elif all_nan(acc) and not all_nan(v["accept_len_derived"]):
+        # llama.cpp statistics after per-request lines: verify steps and 1 + Δaccepted / Δsteps
+        # only (the tokens are the per-request lines'): pooled accept len, never the rate
+        rows2 = [((a - 1.0) * d, d) for a, d in zip(v["accept_len_derived"], nd) if d > 0 and a == a]
+        pooled_len = RatioChunk.of([a for a, _ in rows2], [d for _, d in rows2])
     elif not all_nan(acc):
         pl = [(a, d) for a, d in zip(acc, nd) if d > 0 and a == a]
         pooled_len = RatioChunk.of([a for a, _ in pl], [d for _, d in pl])

@@ -20,7 +20,7 @@ from tui.core.formats import registry
 from tui.core.formats.plugin import RateEvidence
 from tui.core.formats.server_config import ServerConfig
 from tui.core.model.columns import RecordColumns, row_lengths
-from tui.core.model.records import EngineStats, Item, Malformed, Marker, Record, format_ts
+from tui.core.model.records import RESTART, EngineStats, Item, Malformed, Marker, Record, format_ts
 from tui.core.sources.base import SourceEvent
 from tui.core.stats import diagnostics, rates
 from tui.core.stats.checks import MAX_DEPTH, Refused, clean
@@ -338,6 +338,11 @@ class SourceStats:
         run: list[Record] = []
         for it in items:
             if isinstance(it, Record):
+                if it.extra and RESTART in it.extra:  # counters went back: a new server
+                    if run:
+                        self._feed_records(run)
+                        run = []
+                    self.on_counter_reset(it)
                 if run and (it.family, it.kind, it.cumulative) != (
                     run[0].family,
                     run[0].kind,
@@ -373,6 +378,15 @@ class SourceStats:
         seg = self.new_segment(m.kind, m.line_no, m.timestamp)
         seg.markers.append(m.kind)
         seg.config.update(m.family, m.config, m.version)
+        seg._rate_def = None
+
+    def on_counter_reset(self, r: Record) -> None:
+        """A record whose cumulative counters went back (``Record.extra[RESTART]``): the server
+        restarted without a startup line in the log. A segment opens before it (the same one
+        when a startup marker just opened one), its config unknown."""
+        seg = self.new_segment("counter_reset", r.line_no, r.timestamp)
+        if not seg.markers or seg.markers[-1] != "counter_reset":
+            seg.markers.append("counter_reset")
         seg._rate_def = None
 
     def on_event(self, ev: SourceEvent) -> None:

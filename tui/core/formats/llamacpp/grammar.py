@@ -7,6 +7,14 @@ from tui.core.formats.shapes import FLOAT, INT, Field, Lit, OneOf, Opt, Prefix, 
 
 TIMING = "draft acceptance"
 STATS = "#gen drafts ="  # "statistics <impl>: ..." (cumulative counters)
+GRAPHS = "graphs reused ="  # print_timing's line before the draft line: compute graphs reused
+# startup lines of llama-server (its elapsed clock starts again at 0.00): a restart marker.
+# "build: N (commit) with CC for TARGET" (print_build_info, to 2026), then
+# "common_params_print_info: build N (commit) with ..." (common/common.cpp); and the server's
+# first line "srv          main: initializing ..." (tools/server/server.cpp)
+BUILD = "build: "
+BUILD_INFO = "print_info: build "
+INIT = "main: initializing"
 
 # groups 1-4: minutes, seconds, ms, us since the server started; the slot and task
 PREFIX = Prefix(r"(\d+)\.(\d\d)\.(\d{3})\.(\d{3}) I slot print_timing: id +\d+ \| task +\d+ \| ", 4)

@@ -19,6 +19,8 @@ from tui.core.formats.vllm.spec import (
 )
 
 _VERSION = re.compile(r"vLLM API server version (\S+)")
+_SERVER_VERSION = re.compile(r"vLLM server version (\S+?),? serving model (\S+)")
+_LOGO_VERSION = re.compile(r"\u2580\u2584\u2580 \u2588.*?\bversion\s+(\S+)")
 _ENGINE_INIT = re.compile(r"Initializing an? (?:V1 )?LLM engine \((v[^)]+)\) with config: ")
 _SPEC_CONFIG_JSON = re.compile(r"speculative_config=(\{[^{}]*\}|SpeculativeConfig\([^()]*\)|None)")
 
@@ -29,6 +31,8 @@ class Vllm(PrintedRate):
     anchors: ClassVar[tuple[str, ...]] = (grammar.SPEC, grammar.SPEC_V0, grammar.ENGINE, grammar.BENCH)
     marker_anchors: ClassVar[tuple[str, ...]] = (
         grammar.VERSION,
+        grammar.SERVER_VERSION,
+        grammar.LOGO,
         grammar.NON_DEFAULT_ARGS,
         grammar.ENGINE_INIT,
     )
@@ -45,6 +49,9 @@ class Vllm(PrintedRate):
 
     def new_state(self) -> VllmState:
         return VllmState()
+
+    def restarted(self, state: VllmState) -> None:
+        state.v0_prev.clear()
 
     def busy(self, state: VllmState) -> bool:
         return state.bench is not None
@@ -80,6 +87,14 @@ class Vllm(PrintedRate):
         if grammar.VERSION in text:
             m = _VERSION.search(text)
             return "version", self.name, {}, m.group(1) if m else None
+        if grammar.SERVER_VERSION in text:
+            m = _SERVER_VERSION.search(text)
+            if m:
+                return "version", self.name, {"model": m.group(2)}, m.group(1)
+        if grammar.LOGO in text:
+            m = _LOGO_VERSION.search(text)
+            if m:
+                return "version", self.name, {}, m.group(1)
         if grammar.NON_DEFAULT_ARGS in text:
             i = text.find(grammar.NON_DEFAULT_ARGS)
             return "non_default_args", self.name, parse_dict_args(text[i:]), None
