@@ -25,6 +25,9 @@ class LlamaCpp(PrintedRate):
     # it drafts a varying number of tokens per step: its per-position list is as long as the
     # longest accepted run, not a k
     depth_from_records = False
+    # for the same reason drafted tokens / k is not its verify steps: those come from the
+    # statistics lines' "a" counter only
+    drafts_from_depth = False
     request_kinds: ClassVar[frozenset[str]] = frozenset({"timing"})  # one line per request
     metric_prefixes: ClassVar[tuple[str, ...]] = ("llamacpp:",)
     no_spec_note = (
