@@ -93,6 +93,7 @@ class Prepared:
     positions: tuple[list[float], float] | None  # Σ rate_i · drafts per position i, Σ drafts
     first_ts: float | None
     last_ts: float | None
+    system_efficiency: float | None = None  # vLLM V0: the run's last printed value (since start)
 
 
 def prepare(
@@ -102,6 +103,7 @@ def prepare(
     cumulative: bool,
     per_position: Sequence[tuple[float, ...] | None] | None,
     full: Mapping[str, tuple[float, float]] | None = None,
+    system_efficiency: Sequence[float] | None = None,
 ) -> Prepared:
     """``v``: the checked values (NaN = not there), ``v["num_drafts"]`` completed from drafted / k
     where k is known. Weights: SGLang lines by #running-req; others by drafts (accept len) or
@@ -154,7 +156,10 @@ def prepare(
     if not all_nan(ts):
         first = next(t for t in ts if t == t)
         last = next(t for t in reversed(ts) if t == t)
-    return Prepared(n, chunks, pooled_len, pooled_rate, accepted, drafted, positions, first, last)
+    last_se = None  # the last printed value that is a fraction (it is cumulative: one is kept)
+    if system_efficiency is not None and not all_nan(system_efficiency):
+        last_se = next((x for x in reversed(system_efficiency) if 0.0 <= x <= 1.0), None)
+    return Prepared(n, chunks, pooled_len, pooled_rate, accepted, drafted, positions, first, last, last_se)
 
 
 def _positive(col: Sequence[float]) -> bool:
@@ -217,6 +222,7 @@ class MetricSet:
         "_pos_weight",
         "first_ts",
         "last_ts",
+        "system_efficiency",
     )
 
     def __init__(self) -> None:
@@ -235,6 +241,7 @@ class MetricSet:
         self._pos_weight = 0.0
         self.first_ts: float | None = None
         self.last_ts: float | None = None
+        self.system_efficiency: float | None = None  # vLLM V0: the last printed (since start)
         for s in (self.accept_len, self.accept_len_derived, self.pooled_len):
             s.set_bounds(1.0, math.inf)
         for s in (self.accept_rate, self.accept_rate_derived, self.pooled_rate):
@@ -266,6 +273,8 @@ class MetricSet:
             for i, x in enumerate(sums):
                 self._pos_sums[i] += x
             self._pos_weight += weight
+        if p.system_efficiency is not None:
+            self.system_efficiency = p.system_efficiency
         if p.first_ts is not None:
             if self.first_ts is None:
                 self.first_ts = p.first_ts
@@ -314,4 +323,7 @@ class MetricSet:
         pp = self.per_position()
         if pp is not None:
             d["per_position"] = pp
+        if self.system_efficiency is not None:
+            # emitted / (verify steps x (k+1)) since the server started, as the last V0 line printed it
+            d["system_efficiency"] = {"last": self.system_efficiency, "since": "server start"}
         return d

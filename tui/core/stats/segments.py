@@ -318,7 +318,15 @@ class SourceStats:
         p = (
             pre.prepared
             if pre is not None
-            else prepare(cols.n, v, cols.family, cols.cumulative, cols.per_position, full)
+            else prepare(
+                cols.n,
+                v,
+                cols.family,
+                cols.cumulative,
+                cols.per_position,
+                full,
+                cols.values["system_efficiency"],
+            )
         )
         self.total.add(p)
         seg._add_values(cols, v, p, pre)

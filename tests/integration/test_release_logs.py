@@ -1,0 +1,107 @@
+"""Logs rendered through the servers' own format strings, release by release (issue 22): vLLM V0
+0.4.1 / 0.6.3, V1 0.8.5 / 0.9.0 / 0.11.0 / 0.33.0, SGLang 0.4.3 / 0.5.2 / 0.5.23, llama.cpp (the
+source bundled in llama-cpp-python 0.3.36). tools/render_release_logs.py read each format string
+from the release's code and worked the expected values out of the counts it rendered
+(tests/fixtures/formats/releases/expected.json, never from specwatch); ``summary --json`` must
+give the true n, means, pooled values and segments of each."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from _cli_util import run_cli
+
+REL = Path(__file__).parent.parent / "fixtures" / "formats" / "releases"
+EXPECTED = json.loads((REL / "expected.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def summaries() -> dict[str, dict]:
+    names = sorted(EXPECTED)
+    out = run_cli("summary", "--json", *(str(REL / n) for n in names))
+    assert out.returncode == 0, out.stderr
+    sources = json.loads(out.stdout)["sources"]
+    assert len(sources) == len(names)
+    return {Path(s["source"]).name: s for s in sources}
+
+
+def test_every_release_fixture_names_its_release_and_format_strings():
+    for name in EXPECTED:
+        head = (REL / name).read_text().split("\n", 1)[0]
+        assert head.startswith("# source: ") and "rendered by tools/render_release_logs.py" in head
+        assert ".py:" in head or ".cpp:" in head  # file:line of the format strings
+
+
+@pytest.mark.parametrize(
+    "name",
+    [n for n in EXPECTED if n.startswith("vllm-0.") and EXPECTED[n]["segments"][0].get("accept_len_mean")],
+)
+def test_vllm_v1_every_era_on_one_scale(summaries, name):
+    s, exp = summaries[name], EXPECTED[name]
+    assert s["refused"]["out_of_range"] == {} and s["malformed"] == 0  # no value of any era refused
+    assert len(s["segments"]) == len(exp["segments"]) == 2
+    for seg, e in zip(s["segments"], exp["segments"]):
+        assert seg["records"] == e["records"]
+        al = seg["accept_len"]
+        assert al["n"] == e["records"]
+        assert al["mean"] == pytest.approx(e["accept_len_mean"], abs=1e-9)  # with the bonus token
+        assert al["pooled"]["value"] == pytest.approx(e["pooled_accept_len"], rel=1e-12)
+        assert seg["accept_rate"]["pooled"]["value"] == pytest.approx(e["pooled_accept_rate"], rel=1e-12)
+        note = seg["rate_definition"]["note"]
+        assert ("no bonus token" in note) == e["no_bonus_token"]
+        assert seg["config"]["version"] == exp["version"]
+
+
+@pytest.mark.parametrize("name", ["vllm-0.4.1.log", "vllm-0.6.3.log"])
+def test_vllm_v0_counters_differenced_per_run(summaries, name):
+    s, exp = summaries[name], EXPECTED[name]
+    assert len(s["segments"]) == 2  # the second "vLLM API server version" line: counters from zero
+    for seg, e in zip(s["segments"], exp["segments"]):
+        assert seg["records"] == e["records"]
+        assert seg["accept_len_derived"]["mean"] == pytest.approx(e["accept_len_derived_mean"], rel=1e-12)
+        assert seg["accept_len"]["pooled"]["value"] == pytest.approx(e["pooled_accept_len"], rel=1e-12)
+        assert seg["accept_rate"]["pooled"]["value"] == pytest.approx(e["pooled_accept_rate"], rel=1e-12)
+        assert seg["system_efficiency"]["last"] == e["system_efficiency_last"]
+
+
+@pytest.mark.parametrize("name", ["sglang-0.4.3.log", "sglang-0.5.2.log", "sglang-0.5.23.log"])
+def test_sglang_releases(summaries, name):
+    s, exp = summaries[name], EXPECTED[name]
+    (seg,) = s["segments"]
+    (e,) = exp["segments"]
+    assert seg["records"] == e["records"] and seg["accept_len"]["n"] == e["records"]
+    assert seg["accept_len"]["mean"] == pytest.approx(e["accept_len_mean"], abs=1e-9)
+    assert seg["accept_len"]["weighted_mean"] == pytest.approx(e["accept_len_weighted_mean"], abs=1e-9)
+    assert seg["accept_len"]["pooled"] is None  # SGLang prints no counts
+    for key, value in e["config"].items():  # the ServerArgs(...) dump and the 0.5.2x dict alike
+        assert seg["config"][key] == value
+
+
+def test_llamacpp_restart_by_startup_lines(summaries):
+    name = "llamacpp-0.3.36-startup.log"
+    s, exp = summaries[name], EXPECTED[name]
+    assert [g["reason"] for g in s["segments"]] == ["llamacpp_start", "llamacpp_start"]
+    for seg, e in zip(s["segments"], exp["segments"]):
+        assert seg["config"]["version"] == "b6123"
+        assert seg["accept_len"]["pooled"]["value"] == pytest.approx(e["pooled_accept_len"], rel=1e-12)
+        assert seg["accept_rate"]["pooled"]["value"] == pytest.approx(e["pooled_accept_rate"], rel=1e-12)
+        assert seg["tokens"]["accepted"] == e["accepted"] and seg["tokens"]["drafted"] == e["drafted"]
+        assert seg["requests"]["n"] == e["requests"]
+        assert seg["requests"]["accept_len"]["mean"] == pytest.approx(e["requests_accept_len_mean"], abs=1e-9)
+
+
+def test_llamacpp_counter_reset_opens_a_segment(summaries):
+    name = "llamacpp-0.3.36-counter-reset.log"
+    s, exp = summaries[name], EXPECTED[name]
+    assert [g["reason"] for g in s["segments"]] == ["llamacpp_start", "counter_reset"]
+    for seg, e in zip(s["segments"], exp["segments"]):  # the statistics lines' steps, per server run
+        assert seg["accept_len"]["pooled"]["value"] == pytest.approx(e["pooled_accept_len"], rel=1e-12)
+    # the new server's first per-request line comes before the statistics line that shows the reset:
+    # it is counted in the segment before, so the token totals are checked over the source
+    acc = sum(e["accepted"] for e in exp["segments"])
+    dr = sum(e["drafted"] for e in exp["segments"])
+    assert (s["tokens"]["accepted"], s["tokens"]["drafted"]) == (acc, dr)
+    assert s["accept_rate"]["pooled"]["value"] == pytest.approx(acc / dr, rel=1e-12)
+    assert s["requests"]["n"] == sum(e["requests"] for e in exp["segments"])
