@@ -323,7 +323,7 @@ class MetricSet:
         pp = self.per_position()
         if pp is not None:
             d["per_position"] = pp
-        if self.system_efficiency is not None:
-            # emitted / (verify steps x (k+1)) since the server started, as the last V0 line printed it
-            d["system_efficiency"] = {"last": self.system_efficiency, "since": "server start"}
+        # vLLM V0: emitted / (verify steps x (k+1)) since the server started, as the last line printed it
+        se = self.system_efficiency
+        d["system_efficiency"] = None if se is None else {"last": se, "since": "server start"}
         return d
