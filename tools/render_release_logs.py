@@ -22,6 +22,7 @@ import ast
 import json
 import random
 import re
+import struct
 import subprocess
 import sys
 import tarfile
@@ -52,6 +53,15 @@ RELEASES = [
         "sglang",
         "0.5.23",
         ["sglang/srt/managers/scheduler_components/metrics_reporter.py", "sglang/srt/entrypoints/engine.py"],
+    ),
+    (
+        "llama-cpp-python",
+        "0.3.16",
+        [
+            "*/vendor/llama.cpp/tools/server/server.cpp",
+            "*/vendor/llama.cpp/tools/server/utils.hpp",
+            "*/vendor/llama.cpp/common/common.cpp",
+        ],
     ),
     (
         "llama-cpp-python",
@@ -496,6 +506,52 @@ def llamacpp(root: Path, restart_line: bool) -> tuple[list[str], dict, list[str]
     )
 
 
+def llamacpp_2025(root: Path) -> tuple[list[str], dict, list[str]]:
+    """A 2025 build: "draft acceptance rate = ..." on a line of its own after the slot prefix (no
+    length, no statistics lines); "build: ..." and "system info: n_threads = ..." at start."""
+    base = next(root.glob("*/vendor/llama.cpp"))
+    rel = base.relative_to(root)
+    t = find_c_format(root, str(rel / "tools/server/server.cpp"), "draft acceptance rate = ")
+    si = find_c_format(root, str(rel / "tools/server/server.cpp"), "system info: n_threads = ")
+    b = find_c_format(root, str(rel / "common/common.cpp"), '"build: %d (%s) with')
+    slt, w1 = c_macro(root, str(rel / "tools/server/utils.hpp"), "SLT_INF")
+    where = [x.where() for x in (t, si, b)] + [w1]
+    rng = random.Random(16)
+    lines: list[str] = []
+    segs = []
+    for _seg in range(2):
+        clock = 0.0
+
+        def stamp() -> str:
+            nonlocal clock
+            clock += rng.uniform(0.5, 3.0)
+            us = int(clock * 1e6)
+            return f"{us // 60_000_000}.{us // 1_000_000 % 60:02d}.{us // 1000 % 1000:03d}.{us % 1000:03d} I "
+
+        lines.append(stamp() + b.node % (6000, "1a2b3c4d", "cc (GCC) 13.2", "x86_64-linux-gnu", ""))
+        lines.append(stamp() + si.node % (8, 8, 16))
+        printed, accs, gens = [], [], []
+        for r in range(5):
+            g = rng.randint(50, 400)
+            a = rng.randint(0, g)
+            ratio = struct.unpack("f", struct.pack("f", a / g))[0]  # (float) n_draft_accepted / n_draft_total
+            lines.append(stamp() + slt % ("print_timing", 0, r * 10))  # the message starts with "\n"
+            lines.append(t.node % (ratio, a, g))
+            printed.append(float(f"{ratio:0.5f}"))
+            accs.append(a)
+            gens.append(g)
+        segs.append(
+            {
+                "records": len(printed),
+                "accept_rate_mean": _mean(printed),
+                "pooled_accept_rate": sum(accs) / sum(gens),
+                "accepted": sum(accs),
+                "drafted": sum(gens),
+            }
+        )
+    return lines, {"segments": segs, "restart_by": "startup lines"}, where
+
+
 # -- fetching and writing -------------------------------------------------------------------------
 def fetch(dest: Path) -> None:
     for pkg, version, globs in RELEASES:
@@ -534,6 +590,14 @@ def render(src: Path, out: Path) -> None:
                     f"sglang-{version}.log",
                     f"sglang {version}",
                     lambda r=root, v=version: sglang(r, v, _sglang_rel(v)),
+                )
+            )
+        elif version == "0.3.16":
+            jobs.append(
+                (
+                    f"llamacpp-{version}.log",
+                    f"llama.cpp (llama-cpp-python {version})",
+                    lambda r=root: llamacpp_2025(r),
                 )
             )
         else:

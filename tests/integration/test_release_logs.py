@@ -1,6 +1,6 @@
 """Logs rendered through the servers' own format strings, release by release (issue 22): vLLM V0
 0.4.1 / 0.6.3, V1 0.8.5 / 0.9.0 / 0.11.0 / 0.33.0, SGLang 0.4.3 / 0.5.2 / 0.5.23, llama.cpp (the
-source bundled in llama-cpp-python 0.3.36). tools/render_release_logs.py read each format string
+source bundled in llama-cpp-python 0.3.16 and 0.3.36). tools/render_release_logs.py read each format string
 from the release's code and worked the expected values out of the counts it rendered
 (tests/fixtures/formats/releases/expected.json, never from specwatch); ``summary --json`` must
 give the true n, means, pooled values and segments of each."""
@@ -105,3 +105,17 @@ def test_llamacpp_counter_reset_opens_a_segment(summaries):
     assert (s["tokens"]["accepted"], s["tokens"]["drafted"]) == (acc, dr)
     assert s["accept_rate"]["pooled"]["value"] == pytest.approx(acc / dr, rel=1e-12)
     assert s["requests"]["n"] == sum(e["requests"] for e in exp["segments"])
+
+
+def test_llamacpp_2025_build_restart_and_old_form(summaries):
+    name = "llamacpp-0.3.16.log"
+    s, exp = summaries[name], EXPECTED[name]
+    # "system info: n_threads = ..." at each start (the "build: N" line before it is too short a text
+    # to be an anchor); the draft line of this era is a line of its own after the slot prefix
+    assert [g["reason"] for g in s["segments"]] == ["llamacpp_start", "llamacpp_start"]
+    for seg, e in zip(s["segments"], exp["segments"]):
+        assert seg["records"] == e["records"] and seg["accept_rate"]["n"] == e["records"]
+        assert seg["accept_rate"]["mean"] == pytest.approx(e["accept_rate_mean"], abs=1e-12)
+        assert seg["accept_rate"]["pooled"]["value"] == pytest.approx(e["pooled_accept_rate"], rel=1e-12)
+        assert seg["accept_len"]["pooled"] is None  # no statistics lines in this era: no verify steps
+        assert (seg["tokens"]["accepted"], seg["tokens"]["drafted"]) == (e["accepted"], e["drafted"])

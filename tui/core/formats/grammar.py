@@ -62,7 +62,7 @@ MARKER_ANCHORS = (
     *_sglang.ARGS_DICT,
     _vllm.SERVER_VERSION,
     _vllm.LOGO,
-    _llamacpp.BUILD,
+    _llamacpp.SYSTEM_INFO,
     _llamacpp.BUILD_INFO,
     _llamacpp.INIT,
 )

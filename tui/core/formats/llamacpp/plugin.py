@@ -11,7 +11,7 @@ from tui.core.formats.llamacpp.timing import parse_timing
 from tui.core.formats.plugin import NOT_MINE, Line, MetricsReader, PrintedRate
 from tui.core.model.records import Marker, Record
 
-# "build: 6000 (1a2b3c4d) with cc ... for x86_64-linux-gnu" / "...print_info: build 6000 (...) with"
+# "...common_params_print_info: build 6000 (1a2b3c4d) with cc ... for x86_64-linux-gnu"
 _BUILD = re.compile(r"(?:^|[\s:])build:? (\d+) \(([0-9a-f]+|unknown)\) with ")
 _GRAPHS = re.compile(r"graphs reused = *(\d+)")
 
@@ -20,7 +20,7 @@ class LlamaCpp(PrintedRate):
     name = "llamacpp"
     display = "llama.cpp"
     anchors: ClassVar[tuple[str, ...]] = (grammar.TIMING, grammar.STATS, grammar.GRAPHS)
-    marker_anchors: ClassVar[tuple[str, ...]] = (grammar.BUILD, grammar.BUILD_INFO, grammar.INIT)
+    marker_anchors: ClassVar[tuple[str, ...]] = (grammar.SYSTEM_INFO, grammar.BUILD_INFO, grammar.INIT)
     elapsed_clock = True  # print_timing lines carry time since the server started
     # it drafts a varying number of tokens per step: its per-position list is as long as the
     # longest accepted run, not a k
@@ -65,12 +65,14 @@ class LlamaCpp(PrintedRate):
         """llama-server's startup lines: a restart marker (the counters start from zero)."""
         text = line.text
         version = None
-        if grammar.BUILD in text or grammar.BUILD_INFO in text:
+        if grammar.BUILD_INFO in text:
             m = _BUILD.search(text)
             if m is None:
                 return NOT_MINE
             version = f"b{m.group(1)}"
-        elif grammar.INIT not in text or not text.rstrip().endswith("initializing ..."):
+        elif grammar.SYSTEM_INFO not in text and not (
+            grammar.INIT in text and text.rstrip().endswith("initializing ...")
+        ):
             return NOT_MINE
         self.restarted(state)
         state.per_request = state.wants_len = False
