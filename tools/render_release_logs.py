@@ -357,6 +357,11 @@ ARGS = {
 }
 
 
+# a day when the release was current (a log is never older than its build: the rate's formula is
+# told apart by date too, tui/core/formats/sglang/rates.py)
+SGLANG_DAY = {"0.4.3": "2025-02-20", "0.5.2": "2025-09-20", "0.5.23": "2026-09-20"}
+
+
 def sglang(root: Path, version: str, rel: str) -> tuple[list[str], dict, list[str]]:
     eng = "sglang/srt/entrypoints/engine.py"
     if version == "0.5.23":
@@ -381,7 +386,8 @@ def sglang(root: Path, version: str, rel: str) -> tuple[list[str], dict, list[st
         parts = [find_fstring(root, rel, "accept len: ")]
     where = [sa.where()] + [p.where() for p in parts]
     rng = random.Random(int(version.replace(".", "")))
-    lines = [f"[2026-03-01 09:00:00] {render_fstring(sa, sa_vals)}"]
+    day = SGLANG_DAY[version]
+    lines = [f"[{day} 09:00:00] {render_fstring(sa, sa_vals)}"]
     printed, weights = [], []
     for i in range(8):
         run = rng.randint(1, 32)
@@ -411,7 +417,7 @@ def sglang(root: Path, version: str, rel: str) -> tuple[list[str], dict, list[st
             "iter_msg": "",
         }
         msg = "".join(render_fstring(p, vals) for p in parts)
-        lines.append(f"[2026-03-01 09:{i + 1:02d}:00 TP0] {msg}")
+        lines.append(f"[{day} 09:{i + 1:02d}:00 TP0] {msg}")
         printed.append(float(f"{al:.2f}"))
         weights.append(run)
     exp = {
@@ -421,6 +427,10 @@ def sglang(root: Path, version: str, rel: str) -> tuple[list[str], dict, list[st
                 "accept_len_mean": _mean(printed),
                 "accept_len_weighted_mean": sum(a * w for a, w in zip(printed, weights)) / sum(weights),
                 "config": {"num_steps": 3, "topk": 1, "num_draft_tokens": 4, "algorithm": "EAGLE3"},
+                # the rate printed (0.5.2x: accepted drafts / (forward_ct x draft_per_round))
+                "printed_definition": "accepted_drafts_over_proposed_drafts"
+                if "accept rate" in "".join(_consts(p.node) for p in parts)
+                else None,
             }
         ],
         "version": version,

@@ -77,6 +77,7 @@ def test_sglang_releases(summaries, name):
     assert seg["accept_len"]["pooled"] is None  # SGLang prints no counts
     for key, value in e["config"].items():  # the ServerArgs(...) dump and the 0.5.2x dict alike
         assert seg["config"][key] == value
+    assert seg["rate_definition"]["printed_definition"] == e["printed_definition"]
 
 
 def test_llamacpp_restart_by_startup_lines(summaries):
