@@ -169,3 +169,22 @@ def test_vllm_0_3x_startup_lines_are_restart_markers():
     assert [(m.kind, m.version) for m in got] == [("version", "0.33.0"), ("version", "0.33.1")]
     assert got[0].config == {"model": "m/x"}
     assert all(isinstance(m, Marker) for m in got) and not any(isinstance(m, Record) for m in got)
+
+
+def test_llamacpp_clock_going_back_opens_a_segment_on_every_path():
+    line = (
+        "{t} I slot print_timing: id  0 | task {n} | draft acceptance = 0.50000 (   {a} accepted /   100 "
+        "generated), mean len =  {al:.2f}\n"
+    )
+    times = ["0.10.000.000", "0.20.000.000", "0.30.500.000", "0.08.000.000", "0.09.000.000"]  # restart
+    text = "".join(line.format(t=t, n=i, a=40 + i, al=1.5 + i / 10) for i, t in enumerate(times))
+    slow = SourceStats("t")
+    slow.feed(items(text.splitlines()))
+    sc = scan_chunk(text.encode(), 2026)
+    assert sc is not None and len(sc.runs) == 1  # the Python scanner reads these lines
+    fast = SourceStats("t")
+    fast.add_columns(sc.runs[0])
+    for st in (slow, fast):
+        d = st.to_dict()
+        assert [(s["reason"], s["records"]) for s in d["segments"]] == [("start", 3), ("clock_reset", 2)]
+        assert d["segments"][1]["start_line"] == 4
