@@ -54,10 +54,11 @@ def _percent(text: str, v: float) -> float:
 def no_bonus_token(accept_len: float, per_position: tuple[float, ...] | None) -> bool:
     """Whether a printed ``Mean acceptance length`` is of vLLM < 0.9 (accepted / drafts, no bonus
     token). Each per-position rate is accepted_at_i / drafts, so their sum is accepted / drafts:
-    before 0.9 the printed value is that sum, from 0.9 on 1 + that sum. The printed value is
-    of the old era when it equals the sum within the rounding of ``%.2f`` and k ``%.3f`` (0.005
-    + 0.0005 k, and 0.001 to spare); the two eras differ by 1. Without a list only a value below 1 is evidence
-    (no later value can be). The scanners apply the same test (C: ``spec_body``)."""
+    before 0.9 the printed value is that sum, from 0.9 on 1 + that sum. The printed value is of
+    the old era when it equals the sum within the rounding of ``%.2f`` and k ``%.3f`` (0.005 +
+    0.0005 k, and 0.001 to spare); the two eras differ by 1. Without a list only a value below 1
+    is evidence (no later value can be). The C scanner applies the same test (``spec_body``),
+    summing in the same order (a plain loop: ``sum`` of floats compensates on newer Pythons)."""
     if per_position:
         s = 0.0
         for x in per_position:
@@ -181,7 +182,7 @@ def parse_spec(
     if v0:
         _v0_intervals(rec, f, state)
     else:
-        _eras(rec, f, state)
+        _eras(rec, f)
         rec.rate_definition = RATE_DRAFTS if rec.accept_rate is not None else None
         k = len(rec.per_position) if rec.per_position else None
         if k and rec.drafted is not None:
@@ -189,7 +190,7 @@ def parse_spec(
     return rec
 
 
-def _eras(rec: Record, f: dict[str, str], state: VllmState) -> None:
+def _eras(rec: Record, f: dict[str, str]) -> None:
     """One scale whatever the release: a pre-0.9 mean acceptance length gets its bonus token
     (the printed value kept in ``extra``); the V1 throughputs as numbers."""
     al = rec.accept_len
