@@ -118,3 +118,25 @@ def test_llamacpp_2025_build_restart_and_old_form(summaries):
         assert seg["accept_rate"]["pooled"]["value"] == pytest.approx(e["pooled_accept_rate"], rel=1e-12)
         assert seg["accept_len"]["pooled"] is None  # no statistics lines in this era: no verify steps
         assert (seg["tokens"]["accepted"], seg["tokens"]["drafted"]) == (e["accepted"], e["drafted"])
+
+
+@pytest.mark.parametrize("native", ["1", "0"])
+def test_a_long_vllm_0_8_log_read_fast_still_gets_the_bonus_token(tmp_path, native):
+    # 0.9.0's lines (read by the scanners) with 0.8.5's among them, far beyond one scanned chunk:
+    # every 0.8.5 line goes to the line parser, wherever it falls, on both scanners
+    old = (REL / "vllm-0.8.5.log").read_text().splitlines()[2:7]
+    new = (REL / "vllm-0.9.0.log").read_text().splitlines()[2:7]
+    assert [line.split("Mean acceptance length: ")[1][:4] for line in old[:1]] != [
+        line.split("Mean acceptance length: ")[1][:4] for line in new[:1]
+    ]
+    body = (new * 40 + old) * 100  # 20,500 lines, ~5 MB
+    p = tmp_path / "mixed.log"
+    p.write_text("\n".join(body) + "\n")
+    out = run_cli("summary", "--json", str(p), env={"SPECWATCH_NATIVE": native})
+    assert out.returncode == 0, out.stderr
+    s = json.loads(out.stdout)["sources"][0]
+    e = EXPECTED["vllm-0.9.0.log"]["segments"][0]
+    assert s["refused"]["out_of_range"] == {}
+    assert s["accept_len"]["n"] == len(body)
+    assert s["accept_len"]["mean"] == pytest.approx(e["accept_len_mean"], abs=1e-9)  # one scale
+    assert s["accept_len"]["pooled"]["value"] == pytest.approx(e["pooled_accept_len"], rel=1e-9)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from tui.core.formats import LineParser
-from tui.core.formats.fastscan import scan_chunk
+from tui.core.formats.fastscan import refused_at, scan_chunk
 from tui.core.formats.markers import MAX_LITERAL, parse_server_args
 from tui.core.formats.vllm.spec import no_bonus_token
 from tui.core.model.records import RESTART, Marker, Record
@@ -24,7 +24,7 @@ def items(lines: list[str]) -> list:
     return [x for i, line in enumerate(lines) if (x := p.feed(line, i + 1, 0)) is not None]
 
 
-def test_vllm_before_0_9_gets_the_bonus_token_from_the_per_position_sum():
+def test_vllm_before_0_9_gets_the_bonus_token_from_the_per_position_sum(scanner):
     # vLLM 0.8.5 (v1/spec_decode/metrics.py:82): accepted / drafts = 0.67; its list sums to 0.67
     old = V1.format(r="22.3", al="0.67", a=201, d=900, pp="0.400, 0.200, 0.070")
     new = V1.format(r="22.3", al="1.67", a=201, d=900, pp="0.400, 0.200, 0.070")  # 0.9.0 on
@@ -33,9 +33,13 @@ def test_vllm_before_0_9_gets_the_bonus_token_from_the_per_position_sum():
     assert r_old.accept_len == r_new.accept_len == 1.67
     assert r_old.extra["accept_len_printed"] == "0.67" and "no bonus token" in r_old.extra["accept_len_scale"]
     assert "accept_len_scale" not in r_new.extra
-    # the scanners leave the old era's lines to the line parser (same answers on every path)
+    # each scanner (this test runs with both) leaves the old era's lines to the line parser, and
+    # refused_at points the line parser at such a line inside a buffer it reads fast otherwise
     assert scan_chunk((old + "\n").encode(), 2026) is None
     assert scan_chunk((new + "\n").encode(), 2026) is not None
+    if scanner == "native":
+        buf = (new + "\n" + old + "\n" + new + "\n").encode()
+        assert refused_at(buf, 2026) == len(new) + 1
 
 
 @pytest.mark.parametrize(
