@@ -474,7 +474,7 @@ def llamacpp(root: Path, restart_line: bool) -> tuple[list[str], dict, list[str]
             lines.append(stamp() + cmn % func + build)
             fmt, arg = _C_LIT.findall(init.path.read_text().splitlines()[init.line - 1])[:2]  # ("%s", "...")
             lines.append(stamp() + srv % "main" + fmt % arg.replace("\\n", ""))
-        cum = [0, 0, 0, 0, 0, 0]  # begin, draft, accept calls; gen drafts, acc drafts; (unused)
+        cum = [0, 0, 0, 0, 0]  # calls: begin, draft, accept; drafts: generated, with a token accepted
         gen_tok = acc_tok = 0
         reqs = []
         for r in range(4):
@@ -490,7 +490,7 @@ def llamacpp(root: Path, restart_line: bool) -> tuple[list[str], dict, list[str]
             cum[4] += sum(1 for x in accs if x > 0)
             gen_tok += gtot
             acc_tok += a
-            slot = slt.replace("%2d", "%2d").replace("%d |", "%d |") % ("print_timing", 0, r * 100)
+            slot = slt % ("print_timing", 0, r * 100)
             lines.append(stamp() + slot + g.node % rng.randint(10, 200))
             lines.append(stamp() + slot + t.node % (a / gtot, a, gtot, 1 + a / steps))
             mean = f", #mean acc len = {1 + acc_tok / cum[2]:.2f}"
