@@ -106,6 +106,9 @@ class Format:
         if state is not None:
             state.reset()
 
+    def restarted(self, state: Any) -> None:
+        """A startup marker was read (any family's): cumulative counters start again from zero."""
+
     def busy(self, state: Any) -> bool:
         """True while a multi-line block is open: every next line goes to :meth:`block_line`."""
         return False
