@@ -205,6 +205,13 @@ def test_fleet_reads_every_family_from_prometheus(tmp_path):
             )["comparison"]
             assert cmp["a"]["units"] == 2 and cmp["b"]["units"] == 1
             assert cmp["verdict"] == "insufficient" and "need 2 instances" in cmp["reason"]
+            # a PromQL error and an empty answer: one line each
+            r = run_cli("fleet", prom.url, "--json", "--selector", 'job=~"("')
+            assert r.returncode == 1 and r.stdout == "" and r.stderr.count("\n") == 1
+            assert "bad_data" in r.stderr and "Traceback" not in r.stderr
+            r = run_cli("fleet", prom.url, "--table", "--selector", 'job="nothing"')
+            assert r.returncode == 0 and "0 instances" in r.stdout
+            assert r.stderr.count("\n") == 1 and "no spec-decode series found" in r.stderr
     finally:
         for s in servers.values():
             s.stop()

@@ -36,7 +36,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         "--step", metavar="DURATION", help="the step of the trend and of the batches (default: window / 60)"
     )
     p.add_argument(
-        "--selector", metavar="MATCHERS", help="label matchers every query gets, e.g. 'job=~\"vllm.*\"'"
+        "--selector", metavar="MATCHERS", help="label matchers every query gets, e.g. 'job=~\"inference.*\"'"
     )
     p.add_argument("--by", action="append", metavar="LABEL", help="group rows by this label (repeatable)")
     p.add_argument(
@@ -197,9 +197,12 @@ def run(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(text_table(fleet))
         if not fleet.instances:
+            from tui.core.formats import registry
+
+            known = ", ".join(f.display for f in registry.FORMATS if f.fleet() is not None)
             print(
-                "specwatch fleet: no spec-decode series found (vLLM, SGLang, TensorRT-LLM, llama.cpp or "
-                "specwatch export) for this selector in the window",
+                f"specwatch fleet: no spec-decode series found ({known} or specwatch export) for this "
+                "selector in the window",
                 file=sys.stderr,
             )
     if args.exit_on and fleet.comparison is not None and fleet.comparison["verdict"] == args.exit_on:

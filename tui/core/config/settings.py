@@ -124,7 +124,7 @@ class FleetEntry(BaseModel):
     ca_file: str | None = None
     insecure_skip_verify: bool = False
     timeout: float = Field(default=10.0, gt=0, le=600)
-    selector: str = Field(default="", description='label matchers every query gets, e.g. job=~"vllm.*"')
+    selector: str = Field(default="", description='label matchers every query gets, e.g. job=~"inference.*"')
     group_by: list[str] = Field(default=[], description="labels rows are grouped by")
     window: str = Field(default="30m", description="the window, e.g. 30m, 2h")
 

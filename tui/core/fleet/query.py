@@ -28,13 +28,13 @@ class SelectorError(ValueError):
 
 
 def matchers(text: str) -> str:
-    """A user's label selector as matchers without braces: ``{job="vllm"}`` or ``job="vllm"``
+    """A user's label selector as matchers without braces: ``{job="a"}`` or ``job="a"``
     (checked for balanced braces and quotes here; Prometheus checks the rest)."""
     s = text.strip()
     if s.startswith("{") and s.endswith("}"):
         s = s[1:-1].strip()
     if "{" in s or "}" in s:
-        raise SelectorError(f'{text!r}: a selector is label matchers like job="vllm" (no metric name)')
+        raise SelectorError(f'{text!r}: a selector is label matchers like job="inference" (no metric name)')
     if s.count('"') % 2:
         raise SelectorError(f"{text!r}: unbalanced quotes")
     return s
