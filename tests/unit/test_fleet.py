@@ -133,3 +133,56 @@ def test_one_server_per_group_is_insufficient():
     b = group_estimate("b", [simulated(rng, 2.6, 0.3) for _ in range(3)])
     out = welch(a, b)
     assert out["verdict"] == "insufficient" and "need 2 instances" in out["reason"]
+
+
+def loaded(rng: random.Random, load: float, shift: float = 0.0, k: int = 3, steps: int = 40) -> Instance:
+    """An instance whose acceptance falls with its batch size (3.0 − 0.01 per running request), at
+    its own load, with per-step counts and running requests. (A steeper fall leaves a bias inside
+    the half-octave bins: docs/fleet.md.)"""
+    inst = Instance("vllm", "counters", {}, ())
+    nums, dens = [], []
+    for _ in range(steps):
+        running = max(1, round(rng.gauss(load, load * 0.3)))
+        al = 3.0 - 0.01 * running + shift + rng.gauss(0, 0.05)
+        p = min(0.99, max(0.01, (al - 1) / k))
+        d = max(1, int(rng.lognormvariate(math.log(30), 0.4)))
+        n = d * k
+        a = min(n, max(0, round(rng.gauss(n * p, math.sqrt(n * p * (1 - p))))))
+        nums.append(float(a))
+        dens.append(float(d))
+        inst.counts.append((float(a), float(d), float(running)))
+    r = RatioSeries(offset=1.0)
+    r.add_many(nums, dens)
+    inst.estimate, inst.accepted, inst.drafts = r.estimate(), math.fsum(nums), math.fsum(dens)
+    return inst
+
+
+def test_the_load_adjusted_canary_removes_a_difference_of_load():
+    """The canary runs lighter traffic (8 vs 20 running requests, overlapping): the raw verdict
+    calls it higher, the verdict at equal batch size mostly not; a real +0.2 is still found."""
+    from tui.core.fleet.canary import load_adjusted
+
+    rng = random.Random(7)
+    raw_higher = adj_false = adj_found = 0
+    reps = 60
+    for _ in range(reps):
+        stable = [loaded(rng, 20) for _ in range(6)]
+        canary = [loaded(rng, 12) for _ in range(6)]
+        raw_higher += welch(group_estimate("s", stable), group_estimate("c", canary))["verdict"] == "higher"
+        adj = load_adjusted(stable, canary)
+        assert adj["strata"], adj["reason"]
+        adj_false += adj["verdict"] in ("higher", "lower")
+        better = [loaded(rng, 12, shift=0.2) for _ in range(6)]
+        adj_found += load_adjusted(stable, better)["verdict"] == "higher"
+    assert raw_higher >= 0.8 * reps  # the confounding the adjustment is for
+    assert adj_false <= 8, adj_false  # at most ~13% of 60 (a calibrated 5% test exceeds it with p < 1%)
+    assert adj_found >= 0.7 * reps, adj_found
+
+
+def test_load_adjusted_needs_batch_sizes():
+    from tui.core.fleet.canary import load_adjusted
+
+    rng = random.Random(1)
+    a = [simulated(rng, 2.6, 0.3) for _ in range(3)]  # no running requests exported
+    out = load_adjusted(a, a)
+    assert out["verdict"] == "insufficient" and "batch sizes" in out["reason"]

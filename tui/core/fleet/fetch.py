@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from tui.core.fleet import query as q
+from tui.core.fleet.canary import load_adjusted
 from tui.core.fleet.groups import GroupEstimate, GroupSums, against_group, group_estimate, welch
 from tui.core.fleet.rows import Instance, counters_instance, flag, gauge_instance
 from tui.core.formats import registry
@@ -117,12 +118,15 @@ async def compare_groups(api: PromAPI, fq: FleetQuery, fleet: Fleet) -> dict:
     a selector may use any label Prometheus has, not only the grouping ones)."""
     assert fq.compare is not None
     sides = []
+    members: list[list[Instance]] = []
     for sel in fq.compare:
         sub = FleetQuery(fq.window, fleet.step, q.join(q.matchers(fq.selector), q.matchers(sel)), fq.group_by)
         part = await refresh(api, sub)
         fleet.queries += part.queries
         fleet.warnings += [w for w in part.warnings if w not in fleet.warnings]
         sides.append(group_estimate(sel, part.instances))
+        members.append(part.instances)
     out = welch(sides[0], sides[1])
     out["a"]["selector"], out["b"]["selector"] = fq.compare
+    out["load_adjusted"] = load_adjusted(members[0], members[1])
     return out

@@ -91,4 +91,13 @@ def text_table(f: Fleet, width: int = 120) -> str:
         else:
             head += f"{c['verdict']}: {c['reason']}"
         lines.append(head)
+        la = c.get("load_adjusted")
+        if la is not None:
+            if la["ci95"]:
+                lo, hi = la["ci95"]
+                lines.append(
+                    f"  at equal batch size: {la['diff']:+.3f} (95% CI {lo:+.3f} … {hi:+.3f}): {la['verdict']}"
+                )
+            else:
+                lines.append(f"  at equal batch size: {la['verdict']}: {la['reason']}")
     return "\n".join(lines) + "\n"

@@ -41,6 +41,7 @@ class Instance:
     last_seen: float | None = None  # the newest step with data
     flags: list[str] = field(default_factory=list)
     vs_group: dict[str, Any] | None = None
+    counts: list[tuple[float, float, float | None]] = field(default_factory=list)  # (a, d, running) per step
 
     @property
     def name(self) -> str:
@@ -71,6 +72,7 @@ def counters_instance(
     ratio = RatioSeries(offset=1.0)
     ratio.set_bounds(1.0, math.inf)
     nums, dens = [], []
+    running = dict(series.get("running") or [])
     for t in sorted(dr):
         d = dr[t]
         a = acc.get(t)
@@ -80,6 +82,7 @@ def counters_instance(
         nums.append(a)
         dens.append(d)
         inst.steps.append((t, 1.0 + a / d))
+        inst.counts.append((a, d, running.get(t)))
     ratio.add_many(nums, dens)
     inst.accepted, inst.drafts = math.fsum(nums), math.fsum(dens)
     inst.estimate = ratio.estimate() if nums else None
