@@ -89,7 +89,7 @@ class FleetScreen(Screen):
     async def _fetch(self) -> None:
         assert self.api is not None
         try:
-            fleet = await refresh(self.api, self.plan.query)
+            fleet = await refresh(self.api, self.plan.query, self.view.fleet)
         except PromError as exc:
             self.view.error = str(exc)
         else:

@@ -55,6 +55,7 @@ class Fleet:
     warnings: list[str] = field(default_factory=list)
     queries: int = 0
     group_by: tuple[str, ...] = ()
+    query: FleetQuery | None = None  # what was asked (a refresh reuses the answer within a step)
 
 
 def group_name(inst: Instance, group_by: Iterable[str]) -> str:
@@ -64,18 +65,25 @@ def group_name(inst: Instance, group_by: Iterable[str]) -> str:
     return ",".join(f"{k}={inst.labels.get(k, '')}" for k in keys)
 
 
-async def refresh(api: PromAPI, fq: FleetQuery) -> Fleet:
-    """Query the whole fleet once (a few range queries per family, run concurrently)."""
+async def refresh(api: PromAPI, fq: FleetQuery, previous: Fleet | None = None) -> Fleet:
+    """Query the whole fleet once (a few range queries per family, run concurrently). The window
+    ends on a whole step of Prometheus's clock: until the next step begins the answer cannot
+    change, so ``previous`` (the last answer to the same query) is returned again after one
+    ``time()`` query instead of asking for every series again (the screen refreshes every few
+    seconds; a step is a sixtieth of the window)."""
     selector = q.matchers(fq.selector)
     group_by = q.labels_ok(list(fq.group_by))
     step = q.step_for(fq.window, fq.step)
-    end = await api.server_time()
+    now = await api.server_time()
+    end = math.floor(now / step) * step  # whole steps of Prometheus's clock
+    if previous is not None and previous.end == end and previous.step == step and previous.query == fq:
+        previous.queries = 1
+        return previous
     start = end - fq.window
-    end = start + math.floor(fq.window / step) * step  # whole steps
     fams = fleet_families()
     jobs = [(names, qq) for names in fams for qq in q.family_queries(names, selector, group_by)]
     answers = await asyncio.gather(*(api.query_range(qq.promql, start - step, end, step) for _, qq in jobs))
-    fleet = Fleet(api.url, end, fq.window, step, queries=len(jobs) + 1, group_by=tuple(group_by))
+    fleet = Fleet(api.url, end, fq.window, step, queries=len(jobs) + 1, group_by=tuple(group_by), query=fq)
     per: dict[tuple[str, tuple], dict] = {}
     for (names, qq), ans in zip(jobs, answers):
         fleet.warnings += [w for w in ans.warnings if w not in fleet.warnings]
