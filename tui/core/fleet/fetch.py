@@ -8,7 +8,6 @@ warnings are passed on.
 
 from __future__ import annotations
 
-import asyncio
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -19,7 +18,7 @@ from tui.core.fleet.groups import GroupEstimate, GroupSums, against_group, group
 from tui.core.fleet.rows import Instance, counters_instance, flag, gauge_instance
 from tui.core.formats import registry
 from tui.core.formats.fleet_names import SPECWATCH, FleetNames
-from tui.core.sources.prom.api import PromAPI
+from tui.core.sources.prom.api import PromAPI, all_of
 from tui.core.sources.prom.steps import points
 
 
@@ -82,7 +81,7 @@ async def refresh(api: PromAPI, fq: FleetQuery, previous: Fleet | None = None) -
     start = end - fq.window
     fams = fleet_families()
     jobs = [(names, qq) for names in fams for qq in q.family_queries(names, selector, group_by)]
-    answers = await asyncio.gather(*(api.query_range(qq.promql, start - step, end, step) for _, qq in jobs))
+    answers = await all_of(api.query_range(qq.promql, start - step, end, step) for _, qq in jobs)
     fleet = Fleet(api.url, end, fq.window, step, queries=len(jobs) + 1, group_by=tuple(group_by), query=fq)
     per: dict[tuple[str, tuple], dict] = {}
     for (names, qq), ans in zip(jobs, answers):

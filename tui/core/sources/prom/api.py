@@ -14,7 +14,9 @@ on the result, for the caller to show.
 
 from __future__ import annotations
 
+import asyncio
 import ssl
+from collections.abc import Awaitable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -205,6 +207,16 @@ class PromAPI:
             raise PromError(kind, f"{where}: {etype or 'error'}: {msg}")
         warnings = [visible(str(w))[:300] for w in (body.get("warnings") or []) + (body.get("infos") or [])]
         return Result(body.get("data"), warnings)
+
+
+async def all_of(calls: Iterable[Awaitable[Result]]) -> list[Result]:
+    """The answers of several calls run at once; the first failure is raised only after every call
+    has ended (none is left running, or half-started, when the caller gives up)."""
+    got = await asyncio.gather(*calls, return_exceptions=True)
+    for r in got:
+        if isinstance(r, BaseException):
+            raise r
+    return [r for r in got if isinstance(r, Result)]
 
 
 def _num(x: float) -> str:

@@ -25,7 +25,7 @@ from tui.core.formats.fleet_names import FleetNames
 from tui.core.model.records import RATE_DRAFTS
 from tui.core.sources.base import Batch, EventKind, GeneratorSource, LineBatch, SourceEvent
 from tui.core.sources.clock import naive_now
-from tui.core.sources.prom.api import PromAPI, PromAuth, PromError
+from tui.core.sources.prom.api import PromAPI, PromAuth, PromError, all_of
 from tui.core.sources.prom.steps import increments, points, restart_steps
 
 QUANTITIES = (
@@ -138,8 +138,8 @@ class PromHistorySource(GeneratorSource):
         """The records of the steps after ``start`` up to ``end`` (the step before ``start`` is
         asked for too, as the base of the first difference)."""
         queries = self._queries()
-        answers = await asyncio.gather(
-            *(api.query_range(q, start - self.step, end, self.step) for q in queries.values())
+        answers = await all_of(
+            api.query_range(q, start - self.step, end, self.step) for q in queries.values()
         )
         series: dict[str, list[tuple[float, float]]] = {}
         for q, ans in zip(queries, answers):
