@@ -101,6 +101,10 @@ class ChunkLines(Sequence[str]):
         return line[:-1] if line.endswith("\r") else line
 
 
+class _Readable(Protocol):
+    def read(self, n: int = ..., /) -> bytes: ...
+
+
 class _Findable(Protocol):
     def __len__(self) -> int: ...
     def find(self, sub: bytes, start: int = ..., end: int = ...) -> int: ...
@@ -128,17 +132,20 @@ def has_oversized(buf: _Findable, lo: int = 0, hi: int | None = None) -> bool:
 
 
 def iter_chunks(
-    f: BinaryIO, size: int | None = None, on_oversized: Callable[[int, int, bool], None] | None = None
+    f: _Readable,
+    size: int | None = None,
+    on_oversized: Callable[[int, int, bool], None] | None = None,
+    start: int = 0,
 ) -> Iterator[tuple[int, bytes]]:
     """(offset, buffer of whole lines), reading ``f`` once.
 
     A line longer than ``MAX_LINE_BYTES`` is never handed over: its bytes are skipped and
     counted, and ``on_oversized(offset, length, newline)`` is called in its place (in order, between the
     buffers before and after it): memory stays bounded, and every line counts once. A last line
-    without a newline gets one.
+    without a newline gets one. Offsets count from ``start`` (where ``f`` is).
     """
     size = size or READ_CHUNK
-    offset = 0
+    offset = start
     rest = b""
     skipping = -1  # bytes of the oversized line being skipped (-1: none)
     skip_start = 0

@@ -173,24 +173,20 @@ class RemoteFile:
     async def chunks(self, size: int) -> AsyncIterator[bytes]:
         """The file's bytes once, in chunks of about ``size`` bytes that end at a line end (a
         last line without one gets it; a line longer than 4 × ``size`` is cut)."""
+        async for buf in line_chunks(self.raw(), size):
+            yield buf
+
+    async def raw(self) -> AsyncIterator[bytes]:
+        """The file's bytes once, as they arrive (compressed bytes travel as they are)."""
         try:
             proc, data = await _open_cat(self.conn, self.path, 0, self.who)
-            pending = bytearray(data)
+            if data:
+                yield data
             while True:
                 more = await proc.stdout.read(READ)
-                if more:
-                    pending += more
-                if len(pending) >= size or (not more and pending):
-                    cut = pending.rfind(b"\n") + 1 if more else len(pending)
-                    if cut == 0 and len(pending) < 4 * size:
-                        continue
-                    buf = bytes(pending[:cut] if cut else pending)
-                    del pending[: len(buf)]
-                    if not buf.endswith(b"\n"):
-                        buf += b"\n"
-                    yield buf
                 if not more:
                     break
+                yield more
             proc.close()
         except (asyncssh.Error, OSError) as exc:
             self.shared.mark_lost()
@@ -202,3 +198,21 @@ class RemoteFile:
     async def attach_drafts(self, stats: Any) -> None:
         """Fills the draft configs ``stats``' segments name (see :func:`attach_remote_drafts`)."""
         await attach_remote_drafts(stats, self.shared)
+
+
+async def line_chunks(pieces: AsyncIterator[bytes], size: int) -> AsyncIterator[bytes]:
+    """``pieces`` of a stream regrouped in chunks of about ``size`` bytes that end at a line end
+    (a last line without one gets it; a line longer than 4 × ``size`` is cut)."""
+    pending = bytearray()
+    async for more in pieces:
+        pending += more
+        if len(pending) < size:
+            continue
+        cut = pending.rfind(b"\n") + 1
+        if cut == 0 and len(pending) < 4 * size:
+            continue
+        buf = bytes(pending[:cut] if cut else pending)
+        del pending[: len(buf)]
+        yield buf if buf.endswith(b"\n") else buf + b"\n"
+    if pending:
+        yield bytes(pending) if pending.endswith(b"\n") else bytes(pending) + b"\n"
