@@ -128,7 +128,7 @@ def _run(args: argparse.Namespace) -> int:
 
     sources: list[dict] = []
     unreadable = False
-    for spec, s in zip(specs, results):
+    for s in results:
         d = s.result()
         d["segment_comparison"] = segment_comparison(s.stats)
         d["warnings"] = _read_warnings(s, d)

@@ -31,7 +31,7 @@ def window_options(args: argparse.Namespace, command: str) -> dict[str, Any]:
     """``{"window": Window}`` when --since or --until is given, and ``history``; a bad time is
     a :class:`tui.cli.CliError`."""
     from tui.cli import CliError
-    from tui.core.pipeline.window import Window, parse_when
+    from tui.core.sources.window import Window, parse_when
 
     out: dict[str, Any] = {"history": bool(getattr(args, "history", False))}
     since, until = getattr(args, "since", None), getattr(args, "until", None)

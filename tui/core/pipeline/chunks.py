@@ -9,7 +9,7 @@ import math
 from array import array
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, BinaryIO, Protocol, overload
+from typing import TYPE_CHECKING, Protocol, overload
 
 from tui.core.formats import registry
 from tui.core.formats.fastscan import Scan, VllmEdge

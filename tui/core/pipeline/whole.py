@@ -37,8 +37,8 @@ from tui.core.pipeline.chunks import (
 from tui.core.pipeline.ranges import Pending, ScanThreads, range_size
 from tui.core.pipeline.ranges import ranges as scan_ranges
 from tui.core.pipeline.ranges import workers as default_workers
-from tui.core.pipeline.window import Cutter, Window
 from tui.core.sources.base import MAX_LINE_BYTES
+from tui.core.sources.window import Cutter, Window
 
 if TYPE_CHECKING:
     from tui.core.formats import LineParser
@@ -329,7 +329,7 @@ def summarize_file(
     region: Callable[[int, int, float | None], tuple[int, int]] | None = None,
 ) -> Summarizer:
     """``region(fd, size, ref_time)``: the [start, end) of the file to read (a time window's
-    bytes, :func:`tui.core.pipeline.window.file_range`); by default all of it."""
+    bytes, :func:`tui.core.sources.window.file_range`); by default all of it."""
     with open(path, "rb") as f:
         st = os.fstat(f.fileno())
         ref_time = st.st_mtime if stat.S_ISREG(st.st_mode) else None

@@ -6,7 +6,7 @@ for large files; a window found by binary search, so only its bytes are read). A
 one stream of bytes (:class:`tui.core.sources.logset.LogSet`: decompressed as it is read, a
 newline between files that lack one) through one :class:`Summarizer`, so segments open where the
 log shows a restart, never at a file boundary; a window cuts that stream as it goes
-(:class:`tui.core.pipeline.window.Cutter`). The result says which files were read, in which
+(:class:`tui.core.sources.window.Cutter`). The result says which files were read, in which
 order (``files``), and the window (``window``).
 """
 
@@ -17,8 +17,8 @@ from functools import partial
 from tui.core.formats.fastscan import scan_chunk
 from tui.core.pipeline.chunks import iter_chunks
 from tui.core.pipeline.whole import CHUNK, Summarizer, summarize_file
-from tui.core.pipeline.window import Cutter, Window, file_range
 from tui.core.sources.logset import LogSet
+from tui.core.sources.window import Cutter, Window, file_range
 
 
 def summarize_paths(

@@ -81,11 +81,15 @@ class Inflater:
         try:
             yield from self._feed(data)
         except (zlib.error, OSError, lzma.LZMAError, EOFError, ValueError) as exc:
-            self.problem = f"corrupt {self.kind} data after {self.raw_bytes - len(data)} compressed bytes ({exc})"
+            self.problem = (
+                f"corrupt {self.kind} data after {self.raw_bytes - len(data)} compressed bytes ({exc})"
+            )
         except Exception as exc:  # zstandard.ZstdError
             if type(exc).__name__ != "ZstdError":
                 raise
-            self.problem = f"corrupt {self.kind} data after {self.raw_bytes - len(data)} compressed bytes ({exc})"
+            self.problem = (
+                f"corrupt {self.kind} data after {self.raw_bytes - len(data)} compressed bytes ({exc})"
+            )
 
     def _feed(self, data: bytes) -> Iterator[bytes]:
         while data or self._pending():

@@ -70,7 +70,7 @@ class Member:
 
 
 def _open(path: str) -> tuple[BinaryIO, str | None, os.stat_result]:
-    f = open(path, "rb")  # noqa: SIM115 - closed by LogSet
+    f = open(path, "rb")
     try:
         st = os.fstat(f.fileno())
         kind = sniff(os.pread(f.fileno(), SNIFF, 0)) if st.st_size else None

@@ -36,6 +36,11 @@ class FileKind(SourceKind):
     def open(self, spec: SourceSpec, *, follow: bool, start: Any, **options: Any) -> Source:
         from tui.core.sources.file import FileSource
 
+        whole = _whole_read(
+            spec, self.whole_files(spec, history=bool(options.get("history"))), follow, options
+        )
+        if whole is not None:
+            return whole
         opts = {k: v for k, v in options.items() if k in FOLLOW_OPTIONS}
         return FileSource(spec.target, spec.name, follow=follow, start=start, **opts)
 
@@ -108,6 +113,28 @@ class GlobKind(FileKind):
 
     def whole_file(self, spec: SourceSpec) -> str | None:
         return newest_match(spec.target)
+
+
+def _whole_read(
+    spec: SourceSpec, paths: list[str] | None, follow: bool, options: dict[str, Any]
+) -> Source | None:
+    """A compressed file, a rotated set or a ``--since``/``--until`` window: read whole, as fast
+    as it comes (a replay without pacing), not followed (a compressed file does not grow); None
+    for a plain file to follow."""
+    from tui.core.sources.compressed import sniff_file
+
+    window = options.get("window")
+    if not paths:
+        return None
+    try:
+        compressed = any(sniff_file(p) for p in paths)
+    except OSError:
+        return None
+    if len(paths) == 1 and not compressed and not window:
+        return None
+    from tui.core.sources.replay import ReplaySource
+
+    return ReplaySource(paths[-1], spec.name, speed=None, stay_open=follow, paths=paths, window=window)
 
 
 def _summarize_paths(paths: list[str], label: str, source: str, options: dict[str, Any]) -> Summary:
@@ -213,7 +240,9 @@ class StdinKind(SourceKind):
     def summarize(self, spec: SourceSpec, label: str, options: dict[str, Any]) -> Summary:
         from tui.core.pipeline.whole import summarize_stream
 
-        return attach_local_drafts(summarize_stream(sys.stdin.buffer, "-", label, window=options.get("window")))
+        return attach_local_drafts(
+            summarize_stream(sys.stdin.buffer, "-", label, window=options.get("window"))
+        )
 
     def where(self, spec: SourceSpec) -> str:
         return "standard input"

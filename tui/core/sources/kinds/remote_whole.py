@@ -11,12 +11,12 @@ from collections.abc import AsyncIterator
 
 from tui.core.formats.fastscan import scan_chunk
 from tui.core.pipeline.whole import CHUNK, Summarizer
-from tui.core.pipeline.window import Cutter, Window
 from tui.core.sources.compressed import SNIFF, Inflater, sniff
 from tui.core.sources.logset import Member
 from tui.core.sources.ssh.connect import SshSettings
 from tui.core.sources.ssh.whole import RemoteFile, line_chunks
 from tui.core.sources.target import SshTarget
+from tui.core.sources.window import Cutter, Window
 
 
 class _Decoded:

@@ -21,7 +21,6 @@ server on another clock) is read as a stream would read it only in the stream ca
 from __future__ import annotations
 
 import calendar
-import math
 import os
 import re
 import time
@@ -109,6 +108,7 @@ class Cutter:
         self.done = False
         self.skipped = 0  # bytes before the window
         self.first_offset: int | None = 0 if self.inside else None  # where the window starts
+        self.end_offset: int | None = None  # where it ended (once :attr:`done`)
 
     def _last_stamp(self, buf: bytes) -> float | None:
         """The last timestamp in ``buf`` (a fresh reader: cheap, from the end back)."""
@@ -138,7 +138,7 @@ class Cutter:
             return buf
         else:
             last = self._last_stamp(buf)
-            if last is not None and last < until and self.reader_agrees(last):
+            if last is not None and last < until:
                 return buf
         lo, hi = (None, len(buf)) if not self.inside else (0, len(buf))
         for a, b in _lines(buf):
@@ -151,14 +151,12 @@ class Cutter:
                 self.skipped += a
             if self.inside and until is not None and ts >= until:
                 hi, self.done = a, True
+                self.end_offset = offset + a
                 break
         if lo is None:
             self.skipped += len(buf)
             return b""
         return buf[lo:hi]
-
-    def reader_agrees(self, last: float) -> bool:
-        return True
 
 
 def offset_at(fd: int, size: int, t: float, ref_time: float | None, lo: int = 0) -> int:
@@ -230,5 +228,5 @@ def _scan(fd: int, pos: int, size: int, t: float, ref_time: float | None) -> int
 def file_range(fd: int, size: int, window: Window, ref_time: float | None) -> tuple[int, int]:
     """[start, end) of a plain file's bytes inside ``window`` (see the module's docstring)."""
     lo = 0 if window.since is None else offset_at(fd, size, window.since, ref_time)
-    hi = size if window.until is None else offset_at(fd, size, max(window.until, -math.inf), ref_time, lo)
+    hi = size if window.until is None else offset_at(fd, size, window.until, ref_time, lo)
     return lo, max(lo, hi)
