@@ -4,21 +4,17 @@ replay, and stream with --no-follow."""
 from __future__ import annotations
 
 import argparse
-import re
 from typing import Any
 
-WHEN = "2026-11-30 14:00, 14:00 (today), -2h"
+WHEN = "2026-11-30 14:00, 14:00 (today), or a time ago: --since=-2h or --since 2h"
 
 
 def add_window_arguments(p: argparse.ArgumentParser, *, history: bool = True) -> None:
-    # ``--since -2h`` as well as ``--since=-2h``: argparse takes a value that starts with "-" for
-    # an option unless it looks like a negative number; relative times are made to look like one
-    p._negative_number_matcher = re.compile(r"^-\d+$|^-\d*\.\d+$|^-(?:\d+(?:\.\d+)?[dhms])+$")
     p.add_argument(
         "--since",
         metavar="TIME",
         default=None,
-        help=f"only the lines from this log time on ({WHEN}; relative to now); lines without a "
+        help=f"only the lines from this log time on ({WHEN}); lines without a "
         "timestamp go with the stamped line before them",
     )
     p.add_argument("--until", metavar="TIME", default=None, help="only the lines before this log time")

@@ -339,7 +339,7 @@ def summarize_file(
             step = range_size(f, CHUNK)
             nw = default_workers(step) if workers is None else workers
             if nw > 1:
-                ranges = scan_ranges(f, step, lo, hi)
+                ranges = scan_ranges(f, step) if region is None else scan_ranges(f, step, lo, hi)
         if ranges is None:
             s = Summarizer(source or path, label, ref_time=ref_time)
             f.seek(lo)

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from tui.core.formats.timestamps import TimestampReader
 
-_REL = re.compile(r"-(?:(\d+(?:\.\d+)?)d)?(?:(\d+(?:\.\d+)?)h)?(?:(\d+(?:\.\d+)?)m)?(?:(\d+(?:\.\d+)?)s)?")
+_REL = re.compile(r"-?(?:(\d+(?:\.\d+)?)d)?(?:(\d+(?:\.\d+)?)h)?(?:(\d+(?:\.\d+)?)m)?(?:(\d+(?:\.\d+)?)s)?")
 _ABS = re.compile(r"(\d{4})-(\d\d)-(\d\d)(?:[ T](\d\d):(\d\d)(?::(\d\d)(?:[.,](\d{1,6}))?)?)?")
 _TOD = re.compile(r"(\d\d?):(\d\d)(?::(\d\d))?")
 

@@ -71,17 +71,22 @@ async def summarize_remote(
     size), then reads the draft configs it names over the same connection; raises
     :class:`tui.core.sources.ssh.whole.RemoteReadError`."""
     async with RemoteFile(target, settings) as rf:
-        s = Summarizer(source, label)
+        s: Summarizer | None = None
         decoded = _Decoded(rf.raw(), f"{rf.who}:{rf.path}")
-        cutter = Cutter(window, "now") if window else None
+        cutter: Cutter | None = None
         offset = 0
         async for buf in line_chunks(decoded.pieces(), CHUNK):
+            if s is None:  # the file's mtime is known once reading began: vLLM's year, as for a local file
+                s = Summarizer(source, label, ref_time=rf.mtime)
+                cutter = Cutter(window, rf.mtime) if window else None
             at, offset = offset, offset + len(buf)
             if cutter is not None:
                 buf = cutter.cut(buf, at)
                 if not buf:
                     continue
             s.feed(buf, at, scan_chunk(buf) if s.can_fast else None)
+        if s is None:
+            s = Summarizer(source, label, ref_time=rf.mtime)
         m = decoded.member
         s.files = [m.to_dict()]
         s.input_warnings = m.warnings()

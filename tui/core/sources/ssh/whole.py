@@ -60,7 +60,8 @@ async def _open_cat(conn, path: str, limit: int, who: str):
         fields = buf[i + len(marker) : nl].decode("utf-8", "replace").split()
         rest = buf[nl + 1 :]
         if fields and fields[0] == "ok":
-            return proc, rest
+            mtime = float(fields[1]) if len(fields) > 1 and fields[1].isdigit() else None
+            return proc, rest, mtime
         proc.close()
         kind = fields[1] if len(fields) > 1 else "other"
         text = {
@@ -76,7 +77,7 @@ async def read_remote_file(shared: SharedConnection, path: str, limit: int) -> b
     """At most ``limit`` bytes of a remote file; raises :class:`RemoteReadError`."""
     try:
         conn = await shared.get()
-        proc, data = await _open_cat(conn, path, limit, shared.who)
+        proc, data, _ = await _open_cat(conn, path, limit, shared.who)
         chunks = [data]
         size = len(data)
         while size < limit:
@@ -153,6 +154,7 @@ class RemoteFile:
         self.who = target_text(target)
         self.path = target.path
         self.shared = acquire(target, settings or SshSettings())
+        self.mtime: float | None = None  # the file's, once reading began (None: not known)
 
     async def __aenter__(self) -> RemoteFile:
         try:
@@ -179,7 +181,7 @@ class RemoteFile:
     async def raw(self) -> AsyncIterator[bytes]:
         """The file's bytes once, as they arrive (compressed bytes travel as they are)."""
         try:
-            proc, data = await _open_cat(self.conn, self.path, 0, self.who)
+            proc, data, self.mtime = await _open_cat(self.conn, self.path, 0, self.who)
             if data:
                 yield data
             while True:
