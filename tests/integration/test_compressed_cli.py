@@ -118,6 +118,12 @@ def test_a_rotated_set_is_one_history_oldest_first(tmp_path: Path) -> None:
         assert [f["path"] for f in got["files"]] == [str(f) for f in files]
         assert [f["compression"] for f in got["files"]] == ["zstd", "gzip", None, None]
         assert without_names(got) == without_names(whole)
+    # stream follows a glob's newest match, as live; with --history it reads them all
+    for args in (["--history", str(files[-1])], ["--history", str(tmp_path / "server.log*")]):
+        out = run_cli("stream", "--jsonl", "--no-follow", *args)
+        assert out.returncode == 0, out.stderr
+        recs = [json.loads(x) for x in out.stdout.splitlines() if '"kind": "record"' in x]
+        assert len(recs) == whole["records"] and {r["segment"] for r in recs} == {0, 1}
 
 
 def test_files_without_a_last_newline_do_not_run_together(tmp_path: Path) -> None:
@@ -177,3 +183,5 @@ def test_a_bad_time_is_one_line(tmp_path: Path) -> None:
     assert out.returncode != 0 and "is not a time" in out.stderr and "Traceback" not in out.stderr
     out = run_cli("stream", "--since=-2h", str(log))
     assert out.returncode != 0 and "need --no-follow" in out.stderr
+    out = run_cli("stream", "--no-follow", "--since", "2h", "cmd:cat x")
+    assert out.returncode != 0 and "read local files" in out.stderr

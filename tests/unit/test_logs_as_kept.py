@@ -106,7 +106,7 @@ def test_rotation_order_dated_then_numbered_in_reverse_then_the_live_file(tmp_pa
 def test_a_set_reads_as_one_stream_and_reads_back(tmp_path) -> None:
     (tmp_path / "a.1.gz").write_bytes(gzip.compress(b"one\ntwo"))  # no newline at the end
     (tmp_path / "a").write_bytes(b"three\n")
-    s = LogSet([str(tmp_path / "a.1.gz"), str(tmp_path / "a")])
+    s = LogSet([str(tmp_path / "a.1.gz"), str(tmp_path / "a")], keep=1 << 20)
     assert s.read(-1) == b"one\ntwo\nthree\n"
     assert s.pread(5, 4) == b"two\nt"  # from what was kept
     s.close()
@@ -166,3 +166,57 @@ def _chunks(data: bytes):
         j = data.find(b"\n", min(i + 3000, len(data) - 1)) + 1 or len(data)
         yield i, j - i
         i = j
+
+
+# -- replay (and stream --no-follow) of a set, a compressed file, a window ----------------------------
+T0 = "2026-01-02 03:04:"
+REPLAYED = [
+    f"[{T0}00] server_args=ServerArgs(model_path='m', speculative_algorithm='EAGLE3', speculative_num_steps=3)",
+    *(f"[{T0}{s:02d} TP0] Decode batch, #running-req: {s}, accept len: 2.00, accept rate: 0.50" for s in (1, 2)),
+    "a line without a timestamp",
+    *(f"[{T0}{s:02d} TP0] Decode batch, #running-req: {s}, accept len: 2.00, accept rate: 0.50" for s in (5, 9)),
+    f"[{T0}10] server_args=ServerArgs(model_path='m', speculative_algorithm='EAGLE3', speculative_num_steps=5)",
+    *(f"[{T0}{s:02d} TP0] Decode batch, #running-req: {s}, accept len: 2.00, accept rate: 0.50" for s in (11, 12)),
+]
+
+
+def _replay_set(tmp_path) -> list[str]:
+    old, new = tmp_path / "r.log.1.xz", tmp_path / "r.log"
+    old.write_bytes(lzma.compress("\n".join(REPLAYED[:4]).encode()))  # no newline at its end
+    new.write_text("\n".join(REPLAYED[4:]) + "\n")
+    return [str(old), str(new)]
+
+
+@pytest.mark.parametrize(
+    "since,until,want",
+    [(None, None, REPLAYED), ("02", "11", REPLAYED[2:7]), ("06", None, REPLAYED[5:])],
+)
+async def test_replay_of_a_rotated_set_in_a_window(tmp_path, since, until, want) -> None:
+    from _sources_util import Collector
+
+    from tui.core.sources.replay import ReplaySource
+
+    paths = _replay_set(tmp_path)
+    w = Window(*(None if x is None else parse_when(f"2026-01-02 03:04:{x}") for x in (since, until)))
+    src = ReplaySource(paths[-1], "r", speed=None, paths=paths, window=w or None)
+    async with Collector(src) as c:
+        await c.wait_for(lambda c: c.done, "the end of the replay")
+        assert c.lines == want
+
+
+async def test_replay_jumps_back_through_compressed_bytes(tmp_path) -> None:
+    from _sources_util import Collector
+
+    from tui.core.sources.base import EventKind
+    from tui.core.sources.replay import ReplaySource
+
+    paths = _replay_set(tmp_path)
+    src = ReplaySource(paths[-1], "r", speed=None, paths=paths, stay_open=True)
+    async with Collector(src) as c:
+        await c.wait_for(lambda c: len(c.lines) == len(REPLAYED), "every line")
+        c.items.clear()
+        src.pause()
+        src.seek(parse_when("2026-01-02 03:04:05"))  # back: from the start again, to the line at 5 s
+        await c.wait_for(lambda c: len(c.lines) == 4, "the lines before 5 s, again")
+        assert c.lines == REPLAYED[:4]
+        assert any(getattr(b, "kind", None) == EventKind.SEEK and b.data["reset"] for b in c.items)

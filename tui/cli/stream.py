@@ -90,6 +90,15 @@ def run(args: argparse.Namespace) -> int:
         from tui.cli import CliError
 
         raise CliError("specwatch stream: --since and --until need --no-follow")
+    if options.get("window") or options.get("history"):
+        from tui.cli import CliError
+
+        for spec in specs:
+            if spec.kind not in ("file", "glob"):
+                raise CliError(
+                    f"specwatch stream: {spec.text}: --since, --until and --history read local files "
+                    "(use specwatch summary for other sources)"
+                )
     streamer = Streamer(
         specs,
         jsonl=args.jsonl,

@@ -84,7 +84,9 @@ class LogSet:
     """The files ``paths`` (oldest first) as one stream of bytes; raises OSError when one cannot
     be opened."""
 
-    def __init__(self, paths: list[str]) -> None:
+    def __init__(self, paths: list[str], keep: int = 0) -> None:
+        """``keep``: how many of the last bytes read to keep for :meth:`pread` to look back at."""
+        self.keep = keep
         self.members: list[Member] = []
         for p in paths:
             f, kind, st = _open(p)
@@ -172,9 +174,12 @@ class LogSet:
             self._last = data[-1:]
             out += data
         self.pos += len(out)
+        if not self.keep:
+            self._keep_start = self.pos
+            return bytes(out)
         self._keep += out
-        if len(self._keep) > KEEP:
-            cut = len(self._keep) - KEEP
+        if len(self._keep) > self.keep:
+            cut = len(self._keep) - self.keep
             del self._keep[:cut]
             self._keep_start += cut
         return bytes(out)

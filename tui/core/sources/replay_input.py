@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 
-from tui.core.sources.logset import LogSet
+from tui.core.sources.logset import KEEP, LogSet
 from tui.core.sources.window import Cutter, Window, file_range
 
 
@@ -22,7 +22,7 @@ class ReplayInput:
     def __init__(self, paths: list[str], window: Window | None = None) -> None:
         self.paths = paths
         self.window = window
-        self._set = LogSet(paths)
+        self._set = LogSet(paths, keep=KEEP)
         self._fd = -1
         self.lo, self.hi = 0, 0
         self.mtime = self._set.mtime

@@ -91,6 +91,10 @@ class GlobKind(FileKind):
     def open(self, spec: SourceSpec, *, follow: bool, start: Any, **options: Any) -> Source:
         from tui.core.sources.glob import GlobSource
 
+        if not follow and (options.get("window") or options.get("history")):
+            whole = _whole_read(spec, self.whole_files(spec), follow, options)
+            if whole is not None:
+                return whole
         opts = {k: v for k, v in options.items() if k in FOLLOW_OPTIONS}
         return GlobSource(spec.target, spec.name, follow=follow, start=start, **opts)
 
@@ -130,7 +134,7 @@ def _whole_read(
         compressed = any(sniff_file(p) for p in paths)
     except OSError:
         return None
-    if len(paths) == 1 and not compressed and not window:
+    if len(paths) == 1 and not compressed and not window and not options.get("history"):
         return None
     from tui.core.sources.replay import ReplaySource
 
