@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _logs import ROOT, large_log  # noqa: E402
+from _logs import ROOT, large_log
 
 
 def run(args: list[str]) -> tuple[float, dict]:
@@ -59,8 +59,12 @@ def compare(path: Path, window: list[str], reps: int) -> tuple[dict, dict]:
         t, win = run([*window, str(path)])
         win_t.append(t)
     print(f"  {path.name}")
-    print(f"    full read   best {min(full_t):7.3f} s  median {statistics.median(full_t):7.3f} s  records {full['records']}")
-    print(f"    window      best {min(win_t):7.3f} s  median {statistics.median(win_t):7.3f} s  records {win['records']}")
+    print(
+        f"    full read   best {min(full_t):7.3f} s  median {statistics.median(full_t):7.3f} s  records {full['records']}"
+    )
+    print(
+        f"    window      best {min(win_t):7.3f} s  median {statistics.median(win_t):7.3f} s  records {win['records']}"
+    )
     print(f"    window/full {min(win_t) / min(full_t):.3f}  ({win['window']})")
     return full, win
 
@@ -78,11 +82,15 @@ def main() -> int:
         while f.read(1 << 24):
             pass
     window = ["--since", a.since, "--until", a.until]
-    print(f"{a.lines:,} lines, {path.stat().st_size / 1e6:.0f} MB, window {a.since} .. {a.until}, {a.reps} reps")
+    print(
+        f"{a.lines:,} lines, {path.stat().st_size / 1e6:.0f} MB, window {a.since} .. {a.until}, {a.reps} reps"
+    )
     _, win = compare(path, window, a.reps)
     expected = count_inside(path, a.since, a.until)
     ok = win["records"] == expected
-    print(f"  check: {win['records']} records in the window, {expected} Decode batch lines stamped in it: {'ok' if ok else 'WRONG'}")
+    print(
+        f"  check: {win['records']} records in the window, {expected} Decode batch lines stamped in it: {'ok' if ok else 'WRONG'}"
+    )
     if a.gzip:
         gz = path.with_suffix(".log.gz")
         if not gz.exists():

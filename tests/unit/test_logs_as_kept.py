@@ -172,11 +172,20 @@ def _chunks(data: bytes):
 T0 = "2026-01-02 03:04:"
 REPLAYED = [
     f"[{T0}00] server_args=ServerArgs(model_path='m', speculative_algorithm='EAGLE3', speculative_num_steps=3)",
-    *(f"[{T0}{s:02d} TP0] Decode batch, #running-req: {s}, accept len: 2.00, accept rate: 0.50" for s in (1, 2)),
+    *(
+        f"[{T0}{s:02d} TP0] Decode batch, #running-req: {s}, accept len: 2.00, accept rate: 0.50"
+        for s in (1, 2)
+    ),
     "a line without a timestamp",
-    *(f"[{T0}{s:02d} TP0] Decode batch, #running-req: {s}, accept len: 2.00, accept rate: 0.50" for s in (5, 9)),
+    *(
+        f"[{T0}{s:02d} TP0] Decode batch, #running-req: {s}, accept len: 2.00, accept rate: 0.50"
+        for s in (5, 9)
+    ),
     f"[{T0}10] server_args=ServerArgs(model_path='m', speculative_algorithm='EAGLE3', speculative_num_steps=5)",
-    *(f"[{T0}{s:02d} TP0] Decode batch, #running-req: {s}, accept len: 2.00, accept rate: 0.50" for s in (11, 12)),
+    *(
+        f"[{T0}{s:02d} TP0] Decode batch, #running-req: {s}, accept len: 2.00, accept rate: 0.50"
+        for s in (11, 12)
+    ),
 ]
 
 
