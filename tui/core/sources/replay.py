@@ -258,7 +258,7 @@ class ReplaySource(GeneratorSource):
             pace = "as fast as possible" if self._speed is None else f"at {self._speed:g}x"
             yield self._event(
                 EventKind.OPENED,
-                f"replaying {self.path} {pace}",
+                f"replaying {self.path}{_set_said(self.paths, self.window)} {pace}",
                 size=self._input.size,
                 mtime=self._input.mtime,
                 offset=0,
@@ -274,6 +274,8 @@ class ReplaySource(GeneratorSource):
                 if not self._fill():
                     if not eof_said:
                         eof_said = True
+                        for w in self._input.warnings() if self._input is not None else ():
+                            yield self._event(EventKind.ERROR, w, fatal=False)  # a compressed file cut short
                         yield self._event(EventKind.EOF, f"end of {self.path}", offset=self._next_off)
                     if not self.stay_open:
                         return
@@ -405,3 +407,12 @@ class _OffsetStop:
 
     def __str__(self) -> str:
         return self.what
+
+
+def _set_said(paths: list[str], window: Window | None) -> str:
+    """`` (4 files, oldest first)``, `` from 14:00 to 15:00``: what a replay reads beyond one file."""
+    said = f" ({len(paths)} files, oldest first)" if len(paths) > 1 else ""
+    if window:
+        w = window.to_dict()
+        said += f" from {w['since'] or 'the start'} to {w['until'] or 'the end'}"
+    return said
