@@ -229,3 +229,30 @@ async def test_replay_jumps_back_through_compressed_bytes(tmp_path) -> None:
         await c.wait_for(lambda c: len(c.lines) == 4, "the lines before 5 s, again")
         assert c.lines == REPLAYED[:4]
         assert any(getattr(b, "kind", None) == EventKind.SEEK and b.data["reset"] for b in c.items)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_window_read_by_scanning_threads_equals_filtering(tmp_path, monkeypatch, threads: int) -> None:
+    """The window's bytes go to the scanning threads of large files as a whole file's would."""
+    import tui.core.pipeline.whole as whole
+    from tui.core.pipeline.whole_sets import summarize_paths
+
+    monkeypatch.setattr(whole, "PARALLEL_MIN", 0)
+    monkeypatch.setattr(whole, "CHUNK", 1 << 16)
+    p = tmp_path / "big.log"
+    rows = []
+    with open(p, "w") as f:
+        for i in range(30_000):
+            al = 1 + (i * 7919 % 300) / 100
+            f.write(
+                f"[2026-06-01 {i // 3600:02d}:{i // 60 % 60:02d}:{i % 60:02d} TP0] Decode batch, #running-req: 1, "
+                f"#token: 10, token usage: 0.01, accept len: {al:.2f}, accept rate: 0.50, cuda graph: True, "
+                "gen throughput (token/s): 10.00, #queue-req: 0\n"
+            )
+            rows.append((i, al))
+    base = parse_when("2026-06-01")
+    w = Window(base + 4321, base + 22_222)
+    got = summarize_paths([str(p)], None, "big", window=w, workers=threads).result()
+    inside = [al for i, al in rows if 4321 <= i < 22_222]
+    assert got["records"] == len(inside) and got["window"]["search"] == "binary"
+    assert got["accept_len"]["mean"] == pytest.approx(sum(inside) / len(inside), rel=1e-12)
