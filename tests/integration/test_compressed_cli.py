@@ -185,3 +185,16 @@ def test_a_bad_time_is_one_line(tmp_path: Path) -> None:
     assert out.returncode != 0 and "need --no-follow" in out.stderr
     out = run_cli("stream", "--no-follow", "--since", "2h", "cmd:cat x")
     assert out.returncode != 0 and "read local files" in out.stderr
+
+
+def test_compressed_stdin_and_command_output_are_read_decompressed(tmp_path: Path) -> None:
+    sample = ROOT / "sample_logs" / "vllm_v1_eagle3.log"
+    packed = tmp_path / "v.log.bz2"
+    packed.write_bytes(bz2.compress(sample.read_bytes()))
+    want = without_names(
+        json.loads(run_cli("summary", "--json", "-", input=sample.read_bytes(), text=False).stdout)
+    )
+    got = json.loads(run_cli("summary", "--json", "-", input=packed.read_bytes(), text=False).stdout)
+    assert without_names(got) == want and got["sources"][0]["records"] > 0
+    cmd = json.loads(run_cli("summary", "--json", f"cmd:cat {packed}").stdout)
+    assert without_names(cmd)["sources"][0]["records"] == want["sources"][0]["records"]

@@ -38,6 +38,7 @@ from tui.core.pipeline.ranges import Pending, ScanThreads, range_size
 from tui.core.pipeline.ranges import ranges as scan_ranges
 from tui.core.pipeline.ranges import workers as default_workers
 from tui.core.sources.base import MAX_LINE_BYTES
+from tui.core.sources.compressed import decompressing
 from tui.core.sources.window import Cutter, Window
 
 if TYPE_CHECKING:
@@ -421,10 +422,13 @@ def summarize_stream(
     ref_time = ref_time if ref_time is not None else _mtime(f)
     s = Summarizer(source, label, ref_time=ref_time)
     cutter = Cutter(window, ref_time) if window else None
-    for offset, buf in iter_chunks(f, CHUNK, on_oversized=s.skip_oversized):
+    reader, kind = decompressing(f)  # a compressed stream is read decompressed
+    for offset, buf in iter_chunks(reader, CHUNK, on_oversized=s.skip_oversized):
         if cutter is not None and not (buf := cutter.cut(buf, offset)):
             continue
         s.feed(buf, offset, scan_chunk(buf, s.year) if s.can_fast else None)
     if window and cutter is not None:
         s.window = {**window.to_dict(), "skipped_bytes": cutter.skipped, "search": "stream"}
+    if kind is not None and reader.problem:
+        s.input_warnings.append(f"{source} ({kind}): {reader.problem}; the lines before it were read")
     return s

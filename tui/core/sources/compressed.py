@@ -176,3 +176,29 @@ class InflatingReader:
 
     def close(self) -> None:
         self.raw.close()
+
+
+class _Prepended:
+    """``head`` (bytes already read from ``f``), then the rest of ``f``."""
+
+    def __init__(self, head: bytes, f: BinaryIO) -> None:
+        self.head, self.f = head, f
+
+    def read(self, n: int = -1) -> bytes:
+        if self.head:
+            out = self.head if n < 0 or n >= len(self.head) else self.head[:n]
+            self.head = self.head[len(out) :]
+            return out + (self.f.read(-1) if n < 0 else b"")
+        return self.f.read(n)
+
+    def close(self) -> None:
+        self.f.close()
+
+
+def decompressing(f: BinaryIO) -> tuple[Any, str | None]:
+    """A stream (stdin, a pipe, a command's output) read as it is, or decompressed when its first
+    bytes are a known compression's: (a reader with ``read``, the compression or None)."""
+    head = f.read(SNIFF)
+    kind = sniff(head)
+    rest = _Prepended(head, f)
+    return (InflatingReader(rest, kind) if kind else rest), kind  # type: ignore[arg-type]
