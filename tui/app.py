@@ -74,7 +74,12 @@ class SpecwatchApp(App[int]):
         self.theme = wanted
         for err in self.theme_errors:
             self.notify(err, title="theme file skipped", severity="warning", timeout=8, markup=False)
-        self.push_screen(WatchScreen(self.plan))
+        if self.plan.fleet is not None:
+            from tui.screens.fleet import FleetScreen  # only the fleet command needs it
+
+            self.push_screen(FleetScreen(self.plan.fleet))
+        else:
+            self.push_screen(WatchScreen(self.plan))
         # Everything built so far (Textual, the widgets, modules) lives as long as the app:
         # keep it out of the cyclic GC's full collections, which would otherwise walk it every
         # time and pause the UI for 100+ ms while a log streams in.

@@ -56,6 +56,7 @@ class LaunchPlan:
     alerting: Any = None  # tui.cli.alert_args.Alerting: alert rules (see tui.screens.alerting)
     alert_names: list[str] | None = None  # each pane's source name (the keys of per-source rules)
     cleanup: list[Callable[[], None]] = field(default_factory=list)
+    fleet: Any = None  # tui.panes.fleet.FleetPlan: the app opens the fleet screen instead of panes
 
 
 def default_label(spec: SourceSpec) -> str:
