@@ -87,3 +87,21 @@ def test_a_random_binary_file_over_ssh_is_a_warning(home, sshd, tmp_path) -> Non
     (src,) = summary(home, f"logbox:{junk}", status=2)
     assert src["records"] == 0 and str(junk) in src["warnings"][0]
     assert "not a known compression" in src["warnings"][0]
+
+
+def test_a_rotated_set_over_ssh_is_one_history(home, sshd, tmp_path) -> None:
+    sample = ROOT / "sample_logs" / "sglang_eagle3_restart.log"
+    lines = sample.read_bytes().splitlines(keepends=True)
+    q = len(lines) // 4
+    parts = [b"".join(lines[i * q : (i + 1) * q if i < 3 else len(lines)]) for i in range(4)]
+    names = ["server.log-20261119.zst", "server.log.2.gz", "server.log.1", "server.log"]
+    for name, part, w in zip(names, parts, (COMPRESS["zst"], COMPRESS["gz"], bytes, bytes)):
+        (tmp_path / name).write_bytes(w(part))
+    (tmp_path / "server.logger").write_text("another log\n")  # not of the set (--history leaves it out)
+    plain, by_name = summary(home, str(sample), "--history", f"logbox:{tmp_path}/server.log")
+    (tmp_path / "server.logger").unlink()  # a glob reads every match
+    (by_glob,) = summary(home, f"logbox:{tmp_path}/server.log*")
+    assert len(plain["segments"]) == 2
+    for got in (by_name, by_glob):
+        assert without_names(got) == without_names(plain), differences(got, plain)
+        assert [f["path"] for f in got["files"]] == [f"logbox:{tmp_path}/{n}" for n in names]

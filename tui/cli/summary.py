@@ -20,7 +20,7 @@ def add_parser(sub: Any) -> None:
         "sources",
         nargs="+",
         metavar="SOURCE",
-        help="[label=]PATH, - (stdin), a quoted glob (its newest match), cmd:'COMMAND' (run, its output read "
+        help="[label=]PATH, - (stdin), a quoted glob (all its matches as one log, oldest first), cmd:'COMMAND' (run, its output read "
         "to the end), host:/path (read once over ssh), a name or pair from specwatch.toml, or "
         "metrics+http://HOST:PORT/metrics (scraped for --duration seconds)",
     )

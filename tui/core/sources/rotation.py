@@ -51,8 +51,10 @@ def _mtime(path: str) -> float:
         return 0.0
 
 
-def history_order(paths: list[str]) -> list[str]:
-    """``paths`` oldest first (see the module's docstring)."""
+def history_order(paths: list[str], mtimes: dict[str, float] | None = None) -> list[str]:
+    """``paths`` oldest first (see the module's docstring); ``mtimes``: their modification times
+    when they are not local files (else read here)."""
+    mtime = mtimes.get if mtimes is not None else None
     groups: dict[str, list[tuple[tuple, str]]] = {}
     for p in paths:
         base, rank, within = rotation_key(p)
@@ -60,7 +62,7 @@ def history_order(paths: list[str]) -> list[str]:
     ordered = []
     for base, members in groups.items():
         members.sort()
-        newest = max(_mtime(p) for _, p in members)
+        newest = max((mtime(p, 0.0) if mtime else _mtime(p)) for _, p in members)
         ordered.append((newest, base, [p for _, p in members]))
     ordered.sort()
     return [p for _, _, members in ordered for p in members]

@@ -60,25 +60,42 @@ async def _prepend(head: bytes, rest: AsyncIterator[bytes]) -> AsyncIterator[byt
         yield data
 
 
+async def _one_after_another(rf: RemoteFile, members: list[Member]) -> AsyncIterator[bytes]:
+    """The files of ``rf`` in order, decompressed, a newline after one whose last line has none."""
+    for path in rf.paths:
+        decoded = _Decoded(rf.raw(path), f"{rf.who}:{path}")
+        members.append(decoded.member)
+        last = b"\n"
+        async for out in decoded.pieces():
+            last = out[-1:]
+            yield out
+        if decoded.member.bytes and last != b"\n":
+            decoded.member.bytes += 1
+            yield b"\n"
+
+
 async def summarize_remote(
     target: SshTarget,
     label: str | None,
     source: str,
     settings: SshSettings | None = None,
     window: Window | None = None,
+    history: bool = False,
 ) -> Summarizer:
-    """Streams the remote file once through a :class:`Summarizer` (memory bounded by the chunk
-    size), then reads the draft configs it names over the same connection; raises
+    """Streams the remote file (a glob's matches, with ``history`` its rotated set: oldest first,
+    one after the other) once through a :class:`Summarizer` (memory bounded by the chunk size),
+    then reads the draft configs it names over the same connection; raises
     :class:`tui.core.sources.ssh.whole.RemoteReadError`."""
-    async with RemoteFile(target, settings) as rf:
+    async with RemoteFile(target, settings, history=history) as rf:
         s: Summarizer | None = None
-        decoded = _Decoded(rf.raw(), f"{rf.who}:{rf.path}")
+        members: list[Member] = []
         cutter: Cutter | None = None
         offset = 0
-        async for buf in line_chunks(decoded.pieces(), CHUNK):
+        async for buf in line_chunks(_one_after_another(rf, members), CHUNK):
             if s is None:  # the file's mtime is known once reading began: vLLM's year, as for a local file
-                s = Summarizer(source, label, ref_time=rf.mtime)
-                cutter = Cutter(window, rf.mtime) if window else None
+                ref = rf.newest_mtime or rf.mtime
+                s = Summarizer(source, label, ref_time=ref)
+                cutter = Cutter(window, ref) if window else None
             at, offset = offset, offset + len(buf)
             if cutter is not None:
                 buf = cutter.cut(buf, at)
@@ -87,9 +104,8 @@ async def summarize_remote(
             s.feed(buf, at, scan_chunk(buf) if s.can_fast else None)
         if s is None:
             s = Summarizer(source, label, ref_time=rf.mtime)
-        m = decoded.member
-        s.files = [m.to_dict()]
-        s.input_warnings = m.warnings()
+        s.files = [m.to_dict() for m in members]
+        s.input_warnings = [w for m in members for w in m.warnings()]
         if window and cutter is not None:
             s.window = window.to_dict()
             s.window.update(skipped_bytes=cutter.skipped, search="stream")
@@ -103,5 +119,6 @@ def summarize_ssh(
     source: str,
     settings: SshSettings | None = None,
     window: Window | None = None,
+    history: bool = False,
 ) -> Summarizer:
-    return asyncio.run(summarize_remote(target, label, source, settings, window))
+    return asyncio.run(summarize_remote(target, label, source, settings, window, history))
