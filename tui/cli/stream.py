@@ -83,22 +83,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
 
 def run(args: argparse.Namespace) -> int:
     start, specs, options = live_setup(args, "stream")
-    from tui.cli.window_args import window_options
+    from tui.cli.window_args import stream_window_options
 
-    options.update(window_options(args, "stream"))
-    if options.get("window") and not args.no_follow:
-        from tui.cli import CliError
-
-        raise CliError("specwatch stream: --since and --until need --no-follow")
-    if options.get("window") or options.get("history"):
-        from tui.cli import CliError
-
-        for spec in specs:
-            if spec.kind not in ("file", "glob"):
-                raise CliError(
-                    f"specwatch stream: {spec.text}: --since, --until and --history read local files "
-                    "(use specwatch summary for other sources)"
-                )
+    options.update(stream_window_options(args, specs))
     streamer = Streamer(
         specs,
         jsonl=args.jsonl,

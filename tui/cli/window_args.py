@@ -47,3 +47,21 @@ def window_options(args: argparse.Namespace, command: str) -> dict[str, Any]:
         raise CliError(f"specwatch {command}: --until ({until}) is not after --since ({since})")
     out["window"] = window
     return out
+
+
+def stream_window_options(args: argparse.Namespace, specs: list) -> dict[str, Any]:
+    """:func:`window_options` for ``stream``: a window needs ``--no-follow``, and a window or
+    ``--history`` local files."""
+    from tui.cli import CliError
+
+    options = window_options(args, "stream")
+    if options.get("window") and not args.no_follow:
+        raise CliError("specwatch stream: --since and --until need --no-follow")
+    if options.get("window") or options["history"]:
+        for spec in specs:
+            if spec.kind not in ("file", "glob"):
+                raise CliError(
+                    f"specwatch stream: {spec.text}: --since, --until and --history read local files "
+                    "(use specwatch summary for other sources)"
+                )
+    return options

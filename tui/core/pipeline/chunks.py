@@ -131,6 +131,18 @@ def has_oversized(buf: _Findable, lo: int = 0, hi: int | None = None) -> bool:
     return False
 
 
+class Limited:
+    """The next ``left`` bytes of ``f``, read like a file (a part of a file: a time window's)."""
+
+    def __init__(self, f: _Readable, left: int) -> None:
+        self.f, self.left = f, left
+
+    def read(self, n: int = -1) -> bytes:
+        data = self.f.read(self.left if n < 0 else min(n, self.left))
+        self.left -= len(data)
+        return data
+
+
 def iter_chunks(
     f: _Readable,
     size: int | None = None,

@@ -27,6 +27,7 @@ from tui.core.formats.timestamps import TimestampReader
 from tui.core.model.records import EngineStats, Item, Record
 from tui.core.pipeline.chunks import (
     ChunkLines,
+    Limited,
     Ready,
     absolute,
     has_oversized,
@@ -344,7 +345,7 @@ def summarize_file(
         if ranges is None:
             s = Summarizer(source or path, label, ref_time=ref_time)
             f.seek(lo)
-            limited = f if region is None else _Limited(f, hi - lo)
+            limited = f if region is None else Limited(f, hi - lo)
             for offset, buf in iter_chunks(limited, CHUNK, on_oversized=s.skip_oversized, start=lo):
                 s.feed(buf, offset, scan_chunk(buf, s.year) if s.can_fast else None)
             return s
@@ -371,18 +372,6 @@ def summarize_file(
         finally:  # on Ctrl-C or SIGTERM too: the ranges not begun are dropped
             pool.close()
     return s
-
-
-class _Limited:
-    """The next ``left`` bytes of ``f``, read like a file."""
-
-    def __init__(self, f: BinaryIO, left: int) -> None:
-        self.f, self.left = f, left
-
-    def read(self, n: int = -1) -> bytes:
-        data = self.f.read(self.left if n < 0 else min(n, self.left))
-        self.left -= len(data)
-        return data
 
 
 def _load_reduction() -> None:
