@@ -74,12 +74,18 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     p.add_argument("sources", nargs="+", metavar="SOURCE")
     p.add_argument("--jsonl", action="store_true", help="one JSON object per line (records and events)")
     add_live_arguments(p)
+    from tui.cli.window_args import add_window_arguments
+
+    add_window_arguments(p)
     p.set_defaults(run=run)
     return p
 
 
 def run(args: argparse.Namespace) -> int:
     start, specs, options = live_setup(args, "stream")
+    from tui.cli.window_args import stream_window_options
+
+    options.update(stream_window_options(args, specs))
     streamer = Streamer(
         specs,
         jsonl=args.jsonl,

@@ -87,6 +87,22 @@ def no_acceptance_warning(src: dict) -> str | None:
     )
 
 
+def _read_as(src: dict) -> list[str]:
+    """The files of a set or a compressed file, in the order read, and the time window."""
+    out = []
+    files = src.get("files") or []
+    if len(files) > 1 or any(f.get("compression") for f in files):
+        said = [f["path"] + (f" ({f['compression']})" if f.get("compression") else "") for f in files]
+        out.append("  read " + " → ".join(said))
+    w = src.get("window")
+    if w:
+        out.append(
+            f"  window {w.get('since') or 'start'} → {w.get('until') or 'end'}"
+            f" ({w.get('skipped_bytes', 0)} bytes before it skipped)"
+        )
+    return out
+
+
 def render_source(src: dict, width: int = 10**6) -> list[str]:
     out = [
         f"{src['label']}  ({src['source']})",
@@ -94,6 +110,7 @@ def render_source(src: dict, width: int = 10**6) -> list[str]:
         + (f", family {src['family']}" if src.get("family") else "")
         + _oversized(src.get("oversized")),
     ]
+    out += _read_as(src)
     warn: list[str | None] = [f"  warning: {w}" for w in src.get("warnings") or []]
     out += [w for w in warn or [no_acceptance_warning(src)] if w]
     al, ar = src.get("accept_len") or {}, src.get("accept_rate") or {}

@@ -64,8 +64,9 @@ def add_parser(sub: Any) -> None:
         "replay",
         help="replay saved logs with their original pacing (or faster)",
         description="Replay saved logs in the same screens, paced by their timestamps. Two files "
-        "are compared (B − A bar) unless --no-compare. LABEL=FILE names a pane; a quoted glob replays its "
-        "newest match, a name from specwatch.toml its file.",
+        "are compared (B − A bar) unless --no-compare. LABEL=FILE names a pane; a quoted glob replays all "
+        "its matches as one log, oldest first (a rotated set), a name from specwatch.toml its file. "
+        "Compressed files (gzip, bzip2, xz, zstd) are read as they are.",
     )
     r.add_argument("files", nargs="+", metavar="FILE")
     pace = r.add_mutually_exclusive_group()
@@ -85,6 +86,9 @@ def add_parser(sub: Any) -> None:
     from tui.cli.alert_args import add_alert_arguments
 
     add_alert_arguments(r)
+    from tui.cli.window_args import add_window_arguments
+
+    add_window_arguments(r)
     _common(r)
     r.set_defaults(run=run_replay)
 
@@ -163,22 +167,27 @@ def _replay_plan(args: argparse.Namespace):
     except SourceSpecError as exc:
         raise CliError(f"specwatch replay: {exc}") from None
     args.alerting = alert_setup(args, specs, "replay", config)
+    from tui.cli.window_args import window_options
+
+    opts = window_options(args, "replay")
     items = []
     for spec in specs:
-        path = kind_of(spec).whole_file(spec)
-        if path is None:
+        paths = kind_of(spec).whole_files(spec, history=opts["history"])
+        if not paths:
             raise CliError(
                 f"specwatch replay: {spec.text}: replays need local files (use specwatch watch for streams)"
             )
-        if not os.path.exists(path):
-            raise CliError(f"specwatch replay: {path}: no such file")
-        if not os.access(path, os.R_OK):
-            raise CliError(f"specwatch replay: {path}: permission denied")
-        items.append((spec.label or spec.config_name or os.path.basename(path), path))
+        for path in paths:
+            if not os.path.exists(path):
+                raise CliError(f"specwatch replay: {path}: no such file")
+            if not os.access(path, os.R_OK):
+                raise CliError(f"specwatch replay: {path}: permission denied")
+        items.append((spec.label or spec.config_name or os.path.basename(paths[-1]), paths))
     labels = unique_labels([lab for lab, _ in items])
     speed = None if args.max else args.speed
     panes = [
-        replay_pane(path, lab, speed=speed, max_gap=args.max_gap) for lab, (_, path) in zip(labels, items)
+        replay_pane(paths[-1], lab, speed=speed, max_gap=args.max_gap, paths=paths, window=opts.get("window"))
+        for lab, (_, paths) in zip(labels, items)
     ]
     compare = len(panes) == 2 and not args.no_compare
     pace = "as fast as possible" if speed is None else f"{speed:g}×"
