@@ -123,7 +123,11 @@ def compare(
     if ea.se is None or eb.se is None or ea.df is None or eb.df is None:
         base.reason = "not enough values for an interval"
         return base
-    short = [short_of(s, e) for s, e in (("A: ", ea), ("B: ", eb)) if (e.ess or 0.0) < MIN_INDEP]
+    short = [
+        f"{s}{e.why}" if e.why else short_of(s, e)
+        for s, e in (("A: ", ea), ("B: ", eb))
+        if e.why or (e.ess or 0.0) < MIN_INDEP
+    ]
     if short:
         base.reason = "; ".join(short)
         return base
