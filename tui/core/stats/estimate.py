@@ -49,7 +49,7 @@ from operator import add, mul, sub
 
 from tui.core import native
 from tui.core.model.columns import doubles
-from tui.core.stats.lrv import MIN_UNITS_FOR_CI, ar1_variance, level_shift, long_run_variance
+from tui.core.stats.lrv import MIN_UNITS_FOR_CI, ar1_noise, ar1_variance, level_shift, long_run_variance
 from tui.core.stats.tdist import t975
 
 # the optional native helpers (setup.py; off with SPECWATCH_NATIVE=0): the same arithmetic, in C
@@ -233,21 +233,37 @@ def mean_estimate(
 
 
 def _ratio_level1(u: Sequence[float], d_s: Sequence[float]) -> tuple[float, float, float] | None:
-    """Level 1 for a ratio: u_j = D_j·e_j, e_j the batch's deviation of acceptance. Fitting
-    AR(1) to u itself would see the correlation of e diluted by the spread of D (a 6-draft
-    interval next to a 600-draft one); so φ is fitted to e, and the long-run variance of u is
-    ``var(u) · (1 + 2·c·φ/(1 − φ))`` with ``c = mean(D_j·D_j+1) / mean(D_j²)`` (1 when all
-    batches have the same drafts: the plain AR(1) factor)."""
+    """Level 1 for a ratio: ``u_j = D_j·e_j``, e_j the batch's deviation of acceptance per draft.
+    An AR(1) fitted to u itself would see the correlation of e diluted by the spread of D (a
+    6-draft interval next to a 600-draft one); so φ is fitted to e, and the variance of Σu is the
+    quadratic form of the AR(1) with the drafts as they are, ``σ²·(Σ D_j² + 2·Σ_{j<k} D_j·D_k·
+    φ^(k−j))`` with ``σ² = Σu²/ΣD²`` (the lag-0 part is exactly the HC sum Σu²): conditional on
+    the drafts, as the ratio itself is."""
     m = len(u)
-    fit = ar1_variance([x / d if d > 0.0 else 0.0 for x, d in zip(u, d_s)])
+    e = [x / d if d > 0.0 else 0.0 for x, d in zip(u, d_s)]
+    fit = ar1_variance(e)
     if fit is None:
         return None
-    phi = fit[2]
     mu = math.fsum(u) / m
-    ss = math.fsum((x - mu) * (x - mu) for x in u)
-    c = math.fsum(map(mul, d_s[:-1], d_s[1:])) / (m - 1) / (math.fsum(map(mul, d_s, d_s)) / m)
-    f = 1.0 + 2.0 * min(1.0, c) * phi / (1.0 - phi)
-    return ss / (m - 1) / m * f, m / f, phi
+    ss = math.fsum((x - mu) * (x - mu) for x in u) * m / (m - 1)  # Σu², centred, unbiased
+    d2 = math.fsum(map(mul, d_s, d_s))
+    if ss <= 0.0 or d2 <= 0.0:
+        return 0.0, float(m), fit[2]
+    # correlation r(k) = r₁·ρ^(k−1): AR(1) (r₁ = ρ = φ), or AR(1) under white noise (the binomial
+    # noise of small intervals) when the lags say so (lrv.ar1_noise); the larger variance is used
+    shapes = [(fit[2], fit[2])]
+    noisy = ar1_noise(e)
+    if noisy is not None:
+        shapes.append(noisy)
+    best = 0.0
+    for r1, rho in shapes:
+        g = cross = prev = 0.0
+        for d in d_s:  # g_k = Σ_{j<k} D_j·ρ^(k−1−j)
+            g = rho * g + prev
+            cross += d * g
+            prev = d
+        best = max(best, ss / d2 * (d2 + 2.0 * r1 * cross))
+    return best / (m * m), m * ss / best, fit[2]
 
 
 def ratio_estimate(
@@ -276,7 +292,11 @@ def ratio_estimate(
     # how many batches the drafts are spread over: (ΣD)²/ΣD² (m when all are equal, ~1 when one
     # batch holds nearly all of them); the interval cannot have more degrees of freedom than that
     spread = total * total / math.fsum(map(mul, d_s, d_s))
-    indep = min(r.indep, spread)
+    # the variance rests on Σu²: with heavy-tailed drafts a few batches carry it, and it has
+    # about (Σu²)²/Σu⁴ terms' worth of degrees of freedom (Satterthwaite)
+    u2 = [x * x for x in u]
+    terms = math.fsum(u2) ** 2 / max(1e-300, math.fsum(map(mul, u2, u2)))
+    indep = min(r.indep, spread, terms)
     zz = math.fsum(map(mul, u, u)) / max(1, m - 1) * b.size / (d_bar * d_bar)
     ess = float(n) if var == 0.0 else min(float(n), zz / var, spread * b.size)
     levels, why = _unstable([value + x / d_bar for x in u], r.short / (d_bar * d_bar), var, b.size)

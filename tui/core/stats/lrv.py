@@ -97,6 +97,25 @@ def ar1_variance(ys: Sequence[float], margin: float = PHI_MARGIN) -> tuple[float
     return ss / (m - 1) / m * f, m / f, phi
 
 
+def ar1_noise(ys: Sequence[float]) -> tuple[float, float] | None:
+    """(r₁, ρ) of AR(1) plus white noise — autocorrelations ``r_k = r₁·ρ^(k−1)`` — with ρ the
+    ratio of the sums of lags 2…5 and 1…4 (bias-corrected as at level 1), each raised by one
+    standard error; None with fewer than 16 values or no positive correlation."""
+    m = len(ys)
+    if m < 16:
+        return None
+    d, ss = _centred(ys)
+    if ss <= 0.0:
+        return None
+    r = [_kendall(math.fsum(map(mul, d[:-k], d[k:])) / ss, m) for k in range(1, 6)]
+    head, tail = math.fsum(r[:-1]), math.fsum(r[1:])
+    if r[0] <= 0.0 or head <= 0.0:
+        return None
+    rho = _clamp(tail / head, 0.0, PHI_MAX)
+    step = PHI_MARGIN * math.sqrt((1.0 - rho * rho) / m)
+    return _clamp(r[0] + step, 0.0, PHI_MAX), _clamp(rho + step, 0.0, PHI_MAX)
+
+
 def _checked_ar1(ys: Sequence[float]) -> tuple[float, float, float]:
     """A longer level: batch means with an AR(1) correction confirmed by the next lags."""
     m = len(ys)
