@@ -3,8 +3,10 @@ tests/unit/test_calibration_cells.py (few replicates, binomial bounds) and
 bench/bench_calibration.py (≥ 400 replicates, the table in docs/statistics.md).
 
 Every replicate goes through the path of ``summary --json``: a log text is written, read by
-:func:`tui.core.pipeline.whole.summarize_stream`, and compared by
-:func:`tui.core.stats.verdicts.comparison`. Coverage is read from the interval the summary prints
+:func:`tui.core.pipeline.whole.summarize_stream`, and compared by the two functions that
+:func:`tui.core.stats.verdicts.comparison` calls for ``accept_len`` and
+``accept_len_load_adjusted`` (:func:`accept_len_verdict`, :func:`load_verdict`; the rest of
+``comparison``, e.g. which accept-rate formula each side printed, costs more than the verdict). Coverage is read from the interval the summary prints
 for side A (``accept_len.ci95`` of the mean of lines, ``accept_len.pooled.ci95`` for counts; the
 load-adjusted cells: the interval of B − A around the true 0). An ``insufficient`` verdict still
 prints its interval, and that interval counts: it must cover too.
@@ -19,7 +21,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from tui.core.pipeline.whole import summarize_stream
-from tui.core.stats.verdicts import comparison, last_measured
+from tui.core.stats.compare import compare_accept_len
+from tui.core.stats.load import compare_load_adjusted
+from tui.core.stats.verdicts import last_measured
 
 MEAN = 2.5  # true mean accept len of the mean-of-lines cells
 
@@ -155,6 +159,17 @@ def summarize(text: bytes, name: str):
     return summarize_stream(io.BytesIO(text), name).stats
 
 
+def accept_len_verdict(a, b) -> dict:
+    """``accept_len_verdict(a, b)`` of summary --json."""
+    return compare_accept_len(last_measured(a).all, last_measured(b).all).to_dict()
+
+
+def load_verdict(a, b) -> dict:
+    """``load_verdict(a, b)`` of summary --json."""
+    sa, sb = last_measured(a), last_measured(b)
+    return compare_load_adjusted(sa.load, sb.load, sa.all.running_req.mean, sb.all.running_req.mean)
+
+
 # -- cells -------------------------------------------------------------------------------------
 @dataclass
 class Tally:
@@ -168,7 +183,7 @@ class Tally:
     reasons: dict[str, int] = field(default_factory=dict)
 
     def add_reason(self, reason: str) -> None:
-        key = reason.split(" (")[0].split(":")[0][:60]
+        key = reason.removeprefix("A: ").removeprefix("B: ").split(" (")[0].split(":")[0][:60]
         self.reasons[key] = self.reasons.get(key, 0) + 1
 
 
@@ -188,7 +203,7 @@ def lines_cell(gen: Gen, n: int, reps: int, seed: int, shift: float | None = Non
     for _ in range(reps):
         a = summarize(sglang_log(gen(rng, n, 0.0)), "a")
         b = summarize(sglang_log(gen(rng, n, 0.0)), "b")
-        c = comparison(a, b)["accept_len"]
+        c = accept_len_verdict(a, b)
         t.reps += 1
         t.false += c["verdict"] in ("higher", "lower")
         if c["verdict"] == "insufficient":
@@ -201,7 +216,7 @@ def lines_cell(gen: Gen, n: int, reps: int, seed: int, shift: float | None = Non
         if shift is not None:
             s = summarize(sglang_log(gen(rng, n, shift)), "s")
             t.shifted += 1
-            t.found += comparison(a, s)["accept_len"]["verdict"] == "higher"
+            t.found += accept_len_verdict(a, s)["verdict"] == "higher"
     return t
 
 
@@ -213,7 +228,7 @@ def pooled_cell(n: int, spread: float, phi: float, reps: int, seed: int, big: bo
     for _ in range(reps):
         a = summarize(vllm_log(*drafts_and_accepted(rng, n, spread, phi, big)), "a")
         b = summarize(vllm_log(*drafts_and_accepted(rng, n, spread, phi, big)), "b")
-        c = comparison(a, b)["accept_len"]
+        c = accept_len_verdict(a, b)
         assert c["estimator"] == "pooled"
         t.reps += 1
         t.false += c["verdict"] in ("higher", "lower")
@@ -236,7 +251,7 @@ def load_cell(n: int, phi: float, scale_b: float, reps: int, seed: int) -> Tally
     for _ in range(reps):
         a = summarize(sglang_log(*load_series(rng, n, phi, 1.0)), "a")
         b = summarize(sglang_log(*load_series(rng, n, phi, scale_b)), "b")
-        c = comparison(a, b)["accept_len_load_adjusted"]
+        c = load_verdict(a, b)
         t.reps += 1
         t.false += c["verdict"] in ("higher", "lower")
         if c["verdict"] == "insufficient":

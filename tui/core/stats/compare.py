@@ -134,11 +134,9 @@ def compare(
     var = ea.se**2 + eb.se**2
     diff = mb - ma
     lo_b, hi_b = eb.lo - ea.hi, eb.hi - ea.lo  # what the bounds allow for B − A
-    if var == 0.0:
-        verdict = NO_DIFFERENCE if diff == 0 else (HIGHER if diff > 0 else LOWER)
-        return Comparison(
-            diff, (diff, diff), verdict, ea.n, eb.n, ma, mb, math.inf, "no variation", est, ea.ess, eb.ess
-        )
+    if var == 0.0:  # no spread at all: how precise the values are cannot be measured
+        base.reason = "no variation on either side: the precision of the values cannot be measured"
+        return base
     df = min(ea.df, eb.df)
     hw = t975(df) * math.sqrt(var)
     lo, hi = clamp(diff - hw, lo_b, hi_b), clamp(diff + hw, lo_b, hi_b)

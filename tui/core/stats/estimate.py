@@ -187,17 +187,19 @@ def print_step(xs: Sequence[float]) -> float:
 
 
 def _unstable(
-    units: Sequence[float], short: float, var: float, size: int
+    units: Sequence[float], short: float, var: float, size: int, ess: float
 ) -> tuple[tuple[float, float] | None, str]:
-    """The two levels and the reason when the level is not stable (lrv.level_shift)."""
+    """(the two levels, the reason) when the level is not stable (lrv.level_shift): beyond what
+    the long-run variance accounts for, or already too uncertain for a verdict (then the reason
+    says why better than "strongly correlated" does); (None, "") otherwise."""
     shift = level_shift(units, short, var)
-    if shift is None:
+    if shift is None or not (shift.long or ess < MIN_INDEP):
         return None, ""
-    lo, hi, at = shift
-    return (lo, hi), (
-        f"level not stable (switches between ~{lo:.2f} and ~{hi:.2f}, around record {at * size}); "
-        "compare stretches of one level, or wait until the switches average out"
+    why = (
+        f"level not stable (switches between ~{shift.lo:.2f} and ~{shift.hi:.2f}, around record "
+        f"{shift.at * size}); compare stretches of one level, or wait until the switches average out"
     )
+    return ((shift.lo, shift.hi) if shift.long else None), why
 
 
 def mean_estimate(
@@ -217,9 +219,11 @@ def mean_estimate(
     if r is None:
         return Estimate(mean, None, None, n, None, None, None, "none (fewer than 3 values)", lo, hi)
     var, indep, phi, k = r.var, r.indep, r.phi, r.size
-    levels, why = _unstable(units, r.short, var, size)
     ess = float(n) if var == 0.0 or not var_x else min(float(n), var_x / var)
-    method = f"long-run variance of batch means: {b.count // k} batches of {size * k}, AR(1) coefficient {phi:.2f}"
+    levels, why = _unstable(units, r.short, var, size, ess)
+    method = (
+        f"long-run variance of batch means: {b.count // k} batches of {size * k}, AR(1) coefficient {phi:.2f}"
+    )
     if step:
         rounding = step * step / 12.0
         # all values equal (up to float noise): the rounding error may be the same in every one
@@ -299,7 +303,7 @@ def ratio_estimate(
     indep = min(r.indep, spread, terms)
     zz = math.fsum(map(mul, u, u)) / max(1, m - 1) * b.size / (d_bar * d_bar)
     ess = float(n) if var == 0.0 else min(float(n), zz / var, spread * b.size)
-    levels, why = _unstable([value + x / d_bar for x in u], r.short / (d_bar * d_bar), var, b.size)
+    levels, why = _unstable([value + x / d_bar for x in u], r.short / (d_bar * d_bar), var, b.size, ess)
     if spread * b.size < MIN_INDEP:
         why = (
             f"drafts concentrated: the largest interval holds {max(d_s) / total:.0%} of all drafts "
@@ -309,4 +313,6 @@ def ratio_estimate(
         f"ratio of sums, jackknife-linearised, long-run variance over {m // r.size} batches of "
         f"{b.size * r.size}, AR(1) coefficient {r.phi:.2f}, drafts spread over {spread:.1f} batches"
     )
-    return Estimate(value, math.sqrt(var), max(1.0, indep - 1.0), n, ess, indep, r.phi, method, lo, hi, levels, why)
+    return Estimate(
+        value, math.sqrt(var), max(1.0, indep - 1.0), n, ess, indep, r.phi, method, lo, hi, levels, why
+    )

@@ -361,9 +361,8 @@ def compare_load_adjusted(
         out["reason"] = "; ".join(short) + " (in common batch sizes)"
         return out
     var = sd_a * sd_a + sd_b * sd_b
-    if var == 0.0:
-        out["ci95"] = [diff, diff]
-        out["verdict"] = NO_DIFFERENCE if diff == 0 else (HIGHER if diff > 0 else LOWER)
+    if var == 0.0:  # no spread at all: how precise the values are cannot be measured
+        out["reason"] = "no variation on either side: the precision of the values cannot be measured"
         return out
     df = max(1.0, df)
     hw = t975(df) * math.sqrt(var)

@@ -132,9 +132,7 @@ def _checked_ar1(ys: Sequence[float]) -> tuple[float, float, float]:
     return ss / (m - 1) / m * f, m / f, phi
 
 
-def long_run_variance(
-    units: Sequence[float], first: tuple[float, float, float] | None = None
-) -> Lrv | None:
+def long_run_variance(units: Sequence[float], first: tuple[float, float, float] | None = None) -> Lrv | None:
     """See the module text; None with fewer than 3 batch means. ``first``: level 1 when the
     caller knows better than an AR(1) fit on ``units`` (pooled ratios: see estimate.py)."""
     first = first or ar1_variance(units)
@@ -153,18 +151,29 @@ def long_run_variance(
     f1 = (1.0 + first[2]) / (1.0 - first[2])
     if top is not None and size >= f1:  # batches long against the correlation: a bound
         var, indep, phi = top
-        cap = var * chi2_ratio(max(1.0, indep - 1.0))
+        # ... but never below independent values: no level claims that (φ ≥ 0 everywhere)
+        d, ss = _centred(units)
+        cap = max(var * chi2_ratio(max(1.0, indep - 1.0)), ss / (len(units) - 1) / len(units))
         if best.var > cap:
             best = Lrv(cap, indep, phi, size, first[0])
     return best
 
 
-def level_shift(units: Sequence[float], short: float, var_mean: float) -> tuple[float, float, int] | None:
-    """When the largest CUSUM excursion is beyond :data:`CUSUM_CRIT` for the short-memory
-    variance ``short`` of the mean and beyond :data:`CUSUM_LONG` for the long-run variance
-    ``var_mean``: (lowest, highest) of the means before and after it and of the four quarters,
-    and the units before it; None when the level is stable (or cannot be judged: fewer than 8
-    batch means, or no variance)."""
+@dataclass(slots=True)
+class Shift:
+    """The largest CUSUM excursion of a series whose level moved beyond short-memory noise."""
+
+    lo: float  # lowest and highest of the means before and after it and of the four quarters
+    hi: float
+    at: int  # batch means before it
+    long: bool  # beyond CUSUM_LONG for the long-run variance too (the interval does not cover it)
+
+
+def level_shift(units: Sequence[float], short: float, var_mean: float) -> Shift | None:
+    """The level moved when the largest CUSUM excursion is beyond :data:`CUSUM_CRIT` for the
+    short-memory variance ``short`` of the mean (None: it did not, or cannot be judged: fewer than
+    8 batch means, or no variance); ``long`` says whether it is beyond :data:`CUSUM_LONG` for the
+    long-run variance ``var_mean`` as well."""
     m = len(units)
     if m < 8 or not short > 0.0 or not var_mean > 0.0:
         return None
@@ -174,8 +183,8 @@ def level_shift(units: Sequence[float], short: float, var_mean: float) -> tuple[
         c += y - mu
         if abs(c) > peak:
             peak, at = abs(c), k
-    if peak / (m * math.sqrt(short)) <= CUSUM_CRIT or peak / (m * math.sqrt(var_mean)) <= CUSUM_LONG:
+    if peak / (m * math.sqrt(short)) <= CUSUM_CRIT:
         return None
     parts = [units[:at], units[at:]] + [units[i * m // 4 : (i + 1) * m // 4] for i in range(4)]
     means = [math.fsum(p) / len(p) for p in parts]
-    return min(means), max(means), at
+    return Shift(min(means), max(means), at, peak / (m * math.sqrt(var_mean)) > CUSUM_LONG)
