@@ -8,11 +8,13 @@ of the two sides' degrees of freedom (effectively independent batch means − 1)
 conservative than Welch–Satterthwaite. The interval is clamped to what the bounds allow.
 
 The verdict is ``insufficient`` (never higher/lower) when either side has fewer than
-:data:`MIN_N` records, or an effective sample size below :data:`MIN_INDEP` values: at n=30
-with a lag-1 autocorrelation of 0.9 there are only about 2 independent values, and no interval
-computed from them is trustworthy. The reason says how many more records would do.
-Calibration (tests/unit/test_calibration.py): two logs of one server (AR(1) accept lengths) are called
-different in ≤ 5% of pairs at n 30–100 and φ ∈ {0, 0.5, 0.9}.
+:data:`MIN_N` records, an effective sample size below :data:`MIN_INDEP` values (at n=30 with a
+lag-1 autocorrelation of 0.9 there are only about 2 independent values), a level that is not
+stable (it switched between two levels in a way the interval does not account for), drafts
+concentrated in a few intervals (pooled), or no variation at all on either side (its precision
+cannot be measured). The reason says which, and how many more records would do. Calibration:
+tests/unit/test_calibration.py, tests/unit/test_calibration_cells.py and
+bench/bench_calibration.py (the table in docs/statistics.md).
 """
 
 from __future__ import annotations

@@ -6,30 +6,21 @@ is a sequence of *batch sums*: every value is its own batch until :data:`UNITS` 
 then neighbours are merged pairwise and the batch size doubles (so there are always between
 ``UNITS/2`` and ``UNITS`` complete batches once n ≥ ``UNITS``; memory is O(UNITS)).
 
-On the batch means ``y_1 … y_m`` the variance of the overall mean is estimated as
+The variance of the overall mean comes from these batch means by the long-run variance estimator
+of :mod:`tui.core.stats.lrv` (AR(1) at the finest level, checked AR(1) on longer batches, a bound
+from the longest ones), with its degrees of freedom ``m_eff − 1`` (effectively independent batch
+means at the level used). The *effective sample size* is ``s²_x / var(mean)``: how many
+independent values would give the same precision (at most n); a verdict needs it ≥ ``MIN_INDEP``
+on both sides, and a stable level (lrv.level_shift; see :mod:`tui.core.stats.compare`).
 
-    var(ȳ) = s²_y / m · (1 + φ) / (1 − φ)
-
-with ``φ`` the lag-1 autocorrelation of the batch means, bias-corrected for small m (Kendall:
-E[r₁] ≈ φ − (1 + 4φ)/m, so φ = (m·r₁ + 1)/(m − 4)) and clamped to [0, PHI_MAX]: a negative
-estimate never claims more precision than independent values. This is the AR(1) long-run
-variance; while batches are single values it corrects for the correlation of neighbouring log
-lines, and once batches hold many values, what correlation is left between batch means is
-short-ranged and the same correction covers it.
-
-The AR(1) fit on single lines misses slow drifts (the autocorrelation of real logs decays slowly),
-so the same variance is also computed on longer batches (2, 4, 8, … units, while at least
-:data:`MIN_GROUPS` batches remain) and the largest is used (:func:`robust_variance`). At small n
-only single lines exist, and there φ is uncertain: one standard error √((1 − φ²)/m) is added to
-it, so an underestimate does not turn into too narrow an interval.
-
-``m_eff = m · (1 − φ)/(1 + φ)`` (at the level used) is the number of effectively independent batch
-means: the t quantile uses ``m_eff − 1`` degrees of freedom. The *effective sample size* is
-``s²_x / var(mean)``: how many independent values would give the same precision (at most n); a
-verdict needs it ≥ ``MIN_INDEP`` on both sides (see :mod:`tui.core.stats.compare`).
-
-For a ratio of sums R = ΣA/ΣD (pooled acceptance) the same is applied to the linearised batch
-totals ``z_j = A_j − R·D_j`` (the delta method): ``var(R) = var(z̄) / D̄²``.
+For a ratio of sums R = ΣA/ΣD (pooled acceptance, :func:`ratio_estimate`) the batch values are
+``u_j = (A_j − R·D_j) / (1 − h_j)``, ``h_j = D_j/ΣD``: the delta-method linearisation with the
+jackknife's leverage correction (leaving batch j out moves R by exactly −u_j/ΣD; HC3 in
+regression terms), so one batch holding most drafts is not treated as a small residual. The
+finest level is the AR(1) quadratic form with the drafts as they are (:func:`_ratio_level1`).
+The degrees of freedom are at most the number of batches the drafts are spread over,
+``(ΣD)²/ΣD²``, and the number of terms the variance rests on, ``(Σu²)²/Σu⁴``; below
+``MIN_INDEP`` intervals' worth of drafts the answer is ``insufficient`` ("drafts concentrated").
 
 A mean of printed values has a variance floor (:func:`mean_estimate`): each value was rounded to
 its print step h (:func:`print_step`), an error uniform within ±h/2, variance h²/12; so the mean's

@@ -5,34 +5,39 @@ Input: ``m`` batch means ``y_1 … y_m`` in log order (single values while the l
 :class:`tui.core.stats.estimate.Batches`). Output: the variance of the overall mean, its degrees
 of freedom and the number of effectively independent batch means.
 
-**Level 1 (the batches as kept): AR(1) prewhitening.** ``var(ȳ) = s²/m · (1 + φ)/(1 − φ)``, φ the
-lag-1 autocorrelation, bias-corrected for small m (Kendall: ``φ = (m·r₁ + 1)/(m − 4)``), clamped
-to [0, PHI_MAX] and raised by one standard error ``√((1 − φ²)/m)`` (an underestimated φ at small
-m would give too narrow an interval). This is the parametric long-run variance of an AR(1)
-process, and the one that keeps its calibration at n = 30 where no non-parametric estimator has
-enough lags to work with (Andrews 1991 and Andrews & Monahan 1992 use the same AR(1) model to
-choose their bandwidths and to prewhiten). Degrees of freedom ``m·(1 − φ)/(1 + φ) − 1``.
+**Finest level: AR(1).** ``var(ȳ) = s²/m · (1 + φ)/(1 − φ)``, φ the lag-1 autocorrelation,
+bias-corrected for small m (Kendall: ``φ = (m·r₁ + 1)/(m − 4)``), clamped to [0, PHI_MAX] (a
+negative estimate never claims more precision than independent values) and raised by one
+standard error ``√((1 − φ²)/m)`` (an underestimated φ at small m would give too narrow an
+interval). The parametric AR(1) long-run variance keeps its calibration at n = 30, where a
+lag-window estimator has too few lags to work with; Andrews (1991) and Andrews & Monahan (1992)
+use the same AR(1) model to choose their bandwidths and to prewhiten. Degrees of freedom
+``m·(1 − φ)/(1 + φ) − 1``.
 
-**Longer batches (2, 4, 8, … units, while ≥ MIN_GROUPS remain): batch means with a checked AR(1)
-correction.** Slow drift and regime switches (a traffic mix that flips every ~50 lines) put
-variance at low frequencies that a lag-1 fit on single lines cannot see; batch means over long
-batches do (Schmeiser 1982: 10–30 batches suffice once batches are longer than the correlation
-time). What correlation is left between long batches is corrected by AR(1) again, but only as far
-as the second lag confirms a geometric decay: ``φ = min(r₁, √r₂⁺)``. A slow *cycle* (a sinusoid
-over a few periods of the log) has ``r₂ = cos 2θ`` well below ``r₁²``; extrapolating its ``r₁``
-as if it were AR(1) made the old estimator's intervals absurd (df ≈ 1, [1.0, 4.0] at n = 3,000),
-while the mean over whole periods is as good as the noise allows. Unlike the old rule (the
-largest variance of all levels, which picked sampling noise upward and made every interval ~1.4×
-too wide), a longer level replaces the current choice only when its variance is larger by more
-than its own sampling noise explains: the one-sided 99% point of χ²(k)/k, k its degrees of
-freedom (a test of "more long-range correlation than the shorter batches showed").
+**Longer batches (2, 4, 8, … units, while ≥ MIN_GROUPS remain): batch means with a checked
+AR(1).** Regime switches and drift put variance at low frequencies that a lag-1 fit on single
+lines cannot see; long batches do (batch means, Schmeiser 1982: 10–30 batches suffice once they
+are longer than the correlation time). What correlation is left between batches is corrected by
+AR(1) again, but only as far as the next lags confirm a geometric decay, ``φ = min_k r_k^(1/k)``
+(k ≤ CHECK_LAGS): a slow *cycle* has ``r_k = cos kθ``, which falls far below ``r₁^k``. A longer
+level replaces the current choice only when its variance is larger by more than its own sampling
+noise explains (the one-sided 99% point of χ²(k)/k, k its degrees of freedom): the old rule, the
+largest variance of all levels, picked noise upward and made intervals ~1.4× too wide.
+
+**A bound from the longest batches.** Once those batches are longer than the correlation time
+the finest level implies, their variance (× the 99% point of χ²(k)/k) bounds the result: an
+AR(1) extrapolation from short batches must not overshoot what long batches show directly (a
+cycle of period n/3 looks like a near-unit root on short batches; its old intervals were
+[1.0, 4.0] with df ≈ 1 at n = 3,000). The bound never goes below the variance of independent
+values.
 
 **Level stability** (:func:`level_shift`): the CUSUM of the batch means, ``max_k |Σ_{j≤k}(y_j −
-ȳ)| / (m · se)``, is a Kolmogorov statistic under a stationary level (the KPSS / Ploberger–Krämer
-CUSUM test with the long-run variance above). Beyond the 1% point (1.63) the level moved in a way
-the interval does not account for (a regime switch shorter than the log, a step): the verdict is
-``insufficient: level not stable (switches between ~a and ~b)``, a and b the means before and
-after the largest excursion, and the interval is widened to contain both.
+ȳ)| / (m · se)``, is a Kolmogorov statistic under a stable level (the CUSUM test of Ploberger &
+Krämer with a long-run variance). Beyond its 0.1% point (1.95) for the finest level's
+(short-memory) variance, the level moved; when it is also beyond CUSUM_LONG for the variance
+chosen above, the interval does not account for it: the verdict is ``insufficient: level not
+stable (switches between ~a and ~b …)`` and the interval is widened to hold both levels. (The
+same reason replaces "strongly correlated" when the answer is insufficient anyway.)
 """
 
 from __future__ import annotations
