@@ -157,7 +157,7 @@ def long_run_variance(units: Sequence[float], first: tuple[float, float, float] 
     if top is not None and size >= f1:  # batches long against the correlation: a bound
         var, indep, phi = top
         # ... but never below independent values: no level claims that (φ ≥ 0 everywhere)
-        d, ss = _centred(units)
+        ss = _centred(units)[1]
         cap = max(var * chi2_ratio(max(1.0, indep - 1.0)), ss / (len(units) - 1) / len(units))
         if best.var > cap:
             best = Lrv(cap, indep, phi, size, first[0])
