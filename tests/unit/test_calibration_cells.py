@@ -135,3 +135,18 @@ def test_the_verdicts_are_those_of_summary_json() -> None:
         full = comparison(a, b)
         assert full["accept_len"] == accept_len_verdict(a, b)
         assert full["accept_len_load_adjusted"] == load_verdict(a, b)
+
+
+def test_zero_variance_is_not_higher() -> None:
+    """30 lines of 2.50 against 30 of 2.51 (printed values: the print step's rounding is their
+    only variance) and identical exact count ratios on both sides (no variance at all)."""
+    c = accept_len_verdict(summarize(sglang_log([2.50] * 30), "a"), summarize(sglang_log([2.51] * 30), "b"))
+    assert c["verdict"] == "no_difference"
+    from tui.core.stats.compare import compare
+    from tui.core.stats.pooled import RatioSeries
+
+    a, b = RatioSeries(1.0), RatioSeries(1.0)
+    a.add_many([150.0] * 40, [100.0] * 40)
+    b.add_many([160.0] * 40, [100.0] * 40)
+    r = compare(a, b)
+    assert r.verdict == "insufficient" and "no variation" in r.reason
