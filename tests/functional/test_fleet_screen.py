@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from _fleet_util import STEP, FakePrometheus
 from _tui_util import _isolated_config, screen_text, wait_for  # noqa: F401
-from textual.widgets import DataTable
 
 from tui.app import SpecwatchApp
 from tui.core.fleet.fetch import FleetQuery
 from tui.panes.fleet import FleetPlan
 from tui.panes.launch import LaunchPlan
 from tui.screens.fleet import FleetScreen, InstanceScreen
+from tui.widgets.fleet_table import FleetTable
 
 
 def fleet_app(fake: FakePrometheus, **query) -> SpecwatchApp:
@@ -22,8 +22,7 @@ def fleet_app(fake: FakePrometheus, **query) -> SpecwatchApp:
 
 
 def table_rows(app) -> list[list[str]]:
-    table = app.screen.query_one("#fleet-table", DataTable)
-    return [[str(c) for c in table.get_row_at(i)] for i in range(table.row_count)]
+    return app.screen.query_one("#fleet-table", FleetTable).rows
 
 
 async def test_rows_sort_filter_group_and_open(tmp_path):

@@ -12,7 +12,7 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Input, Static
+from textual.widgets import Footer, Header, Input, Static
 
 from tui.core.fleet.fetch import refresh
 from tui.core.model.sanitize import visible
@@ -21,6 +21,7 @@ from tui.core.sources.prom.history import PromHistorySource
 from tui.panes.fleet import SORTS, FleetPlan, FleetView, shortened
 from tui.panes.launch import LaunchPlan, PaneSpec
 from tui.screens.watch import WatchScreen
+from tui.widgets.fleet_table import FleetTable
 
 
 class InstanceScreen(WatchScreen):
@@ -40,7 +41,6 @@ class FleetScreen(Screen):
     FleetScreen #fleet-filter.-on { display: block; }
     """
     BINDINGS = [
-        Binding("enter", "open", "Open"),
         Binding("s", "sort", "Sort"),
         Binding("slash", "filter", "Filter"),
         Binding("b", "group", "Group by"),
@@ -61,7 +61,7 @@ class FleetScreen(Screen):
         yield Header()
         yield Static(id="fleet-status")
         yield Input(placeholder="filter: text, or re:REGEX — Enter applies, Escape clears", id="fleet-filter")
-        yield DataTable(id="fleet-table", cursor_type="row", zebra_stripes=True)
+        yield FleetTable(id="fleet-table")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -71,7 +71,7 @@ class FleetScreen(Screen):
             self.plan.url, self.plan.auth, timeout=self.plan.timeout, transport=self.plan.transport
         )
         self.query_one("#fleet-filter", Input).disabled = True  # not focusable while hidden
-        self.query_one("#fleet-table", DataTable).focus()
+        self.query_one("#fleet-table", FleetTable).focus()
         self.show()
         self.action_refresh_now()
         self.set_interval(self.plan.refresh, self.action_refresh_now)
@@ -104,28 +104,16 @@ class FleetScreen(Screen):
 
     def show(self) -> None:
         self.show_status()
-        table = self.query_one("#fleet-table", DataTable)
-        cols = self.view.columns(self.size.width or 160)
-        keep = table.cursor_row
-        if cols != self._cols:
-            table.clear(columns=True)
-            for c in cols:
-                table.add_column(c, key=c)
-            self._cols = cols
-        else:
-            table.clear()
-        rows = self.view.rows()
+        table = self.query_one("#fleet-table", FleetTable)
         width = self.size.width or 160
+        cols = self.view.columns(width)
+        rows = self.view.rows()
         names: dict[str, str] = {}
         for fam in {i.family for i in rows}:  # what tells rows apart, within each family
             names |= shortened(
                 [i.name for i in rows if i.family == fam], 44 if width >= 120 else 24 if width >= 100 else 16
             )
-        for inst in rows:
-            cells = self.view.cells(inst, cols, names=names)
-            table.add_row(*(Text(c) for c in cells), key="\x00".join(map(str, (inst.family, *inst.key))))
-        if table.row_count:
-            table.move_cursor(row=min(keep, table.row_count - 1))
+        table.set_rows(cols, [self.view.cells(inst, cols, names=names) for inst in rows])
 
     def on_resize(self) -> None:
         self.show()
@@ -154,7 +142,7 @@ class FleetScreen(Screen):
             self.notify(bad, severity="warning", markup=False)
         event.input.remove_class("-on")
         event.input.disabled = True
-        self.query_one("#fleet-table", DataTable).focus()
+        self.query_one("#fleet-table", FleetTable).focus()
         self.show()
 
     def action_clear_filter(self) -> None:
@@ -162,17 +150,17 @@ class FleetScreen(Screen):
         box.remove_class("-on")
         box.disabled = True
         self.view.filter = ""
-        self.query_one("#fleet-table", DataTable).focus()
+        self.query_one("#fleet-table", FleetTable).focus()
         self.show()
 
     def selected(self):
         rows = self.view.rows()
-        table = self.query_one("#fleet-table", DataTable)
-        if not rows or table.cursor_row < 0 or table.cursor_row >= len(rows):
+        table = self.query_one("#fleet-table", FleetTable)
+        if not rows or not 0 <= table.cursor < len(rows):
             return None
-        return rows[table.cursor_row]
+        return rows[table.cursor]
 
-    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+    def on_fleet_table_selected(self, event: FleetTable.Selected) -> None:
         self.action_open()
 
     def action_open(self) -> None:
