@@ -8,7 +8,7 @@ from _tui_util import _isolated_config, replay_app, sample, screen_text, wait_en
 from rich.cells import cell_len
 
 from tui.app import SpecwatchApp
-from tui.panes.figures import elide_middle, fit_label
+from tui.panes.labels import elide_middle, fit_label
 from tui.panes.launch import LaunchPlan, replay_pane
 from tui.widgets.pane_header import PaneHeader
 from tui.widgets.segment_table import COLUMNS, SegmentTable, column_widths, verdict_line

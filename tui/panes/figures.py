@@ -9,11 +9,7 @@ accept len given by :func:`tui.core.stats.rates.normalise_transform`), so the pa
 from __future__ import annotations
 
 import math
-import os
-from collections.abc import Sequence
 from typing import Any
-
-from rich.cells import cell_len
 
 from tui.core.model.records import RATE_WORDS
 from tui.core.model.sanitize import number
@@ -167,50 +163,3 @@ def estimator_words(c: dict[str, Any]) -> str:
 
 def short(text: str, width: int) -> str:
     return text if len(text) <= width else text[: max(1, width - 1)] + "…"
-
-
-def elide_middle(text: str, width: int) -> str:
-    """``text`` in at most ``width`` cells, cut in the middle (``sglang-ea…run-fixed.log``): the
-    start and the end of a name, where file names differ, both survive."""
-    if cell_len(text) <= width:
-        return text
-    if width <= 1:
-        return "…"[:width]
-    tail_w = (width - 1 + 1) // 2  # the end gets the extra cell: extensions and run suffixes
-    head_w = width - 1 - tail_w
-    head, tail = "", ""
-    for ch in text:
-        if cell_len(head + ch) > head_w:
-            break
-        head += ch
-    for ch in reversed(text):
-        if cell_len(ch + tail) > tail_w:
-            break
-        tail = ch + tail
-    return head + "…" + tail
-
-
-def _shared_prefix(label: str, peers: Sequence[str]) -> int:
-    """Length of the start ``label`` shares with every other peer, cut back to a separator."""
-    others = [p for p in peers if p != label]
-    if not others:
-        return 0
-    n = len(os.path.commonprefix([label, *others]))
-    while n > 0 and label[n - 1] not in "-_./ :@":
-        n -= 1
-    return n
-
-
-def fit_label(label: str, width: int, peers: Sequence[str] = ()) -> str:
-    """``label`` in ``width`` cells, told apart from its ``peers`` (the other panes' labels): whole
-    when it fits; else the start it shares with every peer becomes ``…`` (``…run-broken.log``),
-    then the middle is elided."""
-    if cell_len(label) <= width:
-        return label
-    n = _shared_prefix(label, peers)
-    if n > 1:
-        cut = n
-        while cut > 0 and cell_len(label[cut - 1 :]) + 1 <= width:
-            cut -= 1  # room left: give back the end of the shared start
-        return elide_middle("…" + label[cut:], width)
-    return elide_middle(label, width)

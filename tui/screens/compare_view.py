@@ -5,7 +5,7 @@ widgets when ``plan.compare`` holds two sources."""
 
 from __future__ import annotations
 
-from tui.panes.figures import fit_label
+from tui.panes.labels import fit_label
 from tui.panes.launch import LaunchPlan
 from tui.screens.ticking import TickingScreen
 from tui.widgets.compare_bar import CompareBar

@@ -13,7 +13,8 @@ from textual.content import Content
 from textual.widgets import Static
 
 from tui.core.model.sanitize import number, visible
-from tui.panes.figures import estimator_words, fit_label, verdict_text
+from tui.panes.figures import estimator_words, verdict_text
+from tui.panes.labels import fit_label
 from tui.widgets._colours import hex_color
 
 NOTE_LABEL_W = 24  # cells of each label in the "A = … · B = …" note

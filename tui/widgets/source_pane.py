@@ -129,6 +129,7 @@ class SourcePane(Vertical, can_focus=True):
             frozen=frozen,
             extra=extra,
             peers=peers,
+            tag="AB"[self.index] if self.index < 2 and self.screen.has_class("-compare") else "",
         )
 
     def show_data(self, scales: Scales, *, force: bool = False, parts: frozenset[str] = ALL_PARTS) -> None:
