@@ -93,3 +93,27 @@ def test_header_of_a_node_grid_shows_the_node(width):
         assert fit.status in status_forms(OLD), fit
         if width >= 30:
             assert fit.status in ("live · 11 d old", OLD), fit
+
+
+REASON = (
+    "A: n=393 but consecutive values are strongly correlated: about 9 independent values; "
+    "wait for ~69 more records"
+)
+
+
+def test_verdict_forms_keep_the_advice_and_whole_numbers():
+    from tui.panes.figures import insufficient_short, raw_vs_adjusted, verdict_forms
+
+    c = {"verdict": "insufficient", "reason": REASON, "diff": 0.8, "ci95": None}
+    forms = verdict_forms(c)
+    assert (
+        forms[0].startswith("insufficient data (A: n=393") and forms[-1] == "insufficient: A ~69 more records"
+    )
+    assert insufficient_short("need at least 30 records on each side (have 3 and 40)").startswith("need at")
+    higher = {"verdict": "higher", "diff": 0.23, "ci95": [0.15, 0.31]}
+    assert verdict_forms(higher) == ("+0.23 (95% CI +0.15 … +0.31): B higher", "+0.23: B higher")
+    why = raw_vs_adjusted(c, {"verdict": "higher"}, "fixed")
+    assert why.startswith("raw: insufficient (A strongly correlated") and why.endswith(
+        "equal batch size: fixed higher"
+    )
+    assert raw_vs_adjusted(higher, higher) == ""

@@ -9,6 +9,7 @@ accept len given by :func:`tui.core.stats.rates.normalise_transform`), so the pa
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 from tui.core.model.records import RATE_WORDS
@@ -163,3 +164,45 @@ def estimator_words(c: dict[str, Any]) -> str:
 
 def short(text: str, width: int) -> str:
     return text if len(text) <= width else text[: max(1, width - 1)] + "…"
+
+
+_SHORT_OF = re.compile(
+    r"(?:([AB]): )?n=\d+ but consecutive values are strongly correlated[^;]*; wait for ~(\d+) more"
+)
+
+
+def insufficient_short(reason: str) -> str:
+    """The advice of an "insufficient" reason in a few words: ``A ~200 more records`` (each side
+    that must wait, from :func:`tui.core.stats.compare.short_of`), else the reason itself."""
+    found = _SHORT_OF.findall(reason or "")
+    if not found:
+        return reason
+    return ", ".join(f"{side + ' ' if side else ''}~{int(n):,} more records" for side, n in found)
+
+
+def verdict_forms(c: dict[str, Any], b_name: str = "B") -> tuple[str, ...]:
+    """A verdict's text, longest first (:func:`verdict_text`), each whole: the numbers are never
+    cut, the shorter forms leave words out (``insufficient: A ~200 more records``), never the
+    advice on how many records to wait for."""
+    long = verdict_text(c, b_name=b_name)
+    words = VERDICT_WORDS[c["verdict"]].replace("B ", f"{b_name} ", 1)
+    if c.get("diff") is None or not c.get("ci95"):
+        advice = insufficient_short(c.get("reason") or "")
+        forms = [long, f"{words.split(' ')[0]}: {advice}" if advice else words]  # the advice kept
+    else:
+        forms = [long, f"{number(c['diff'], signed=True)}: {words}"]
+    return tuple(dict.fromkeys(forms))
+
+
+def raw_vs_adjusted(raw: dict[str, Any], adj: dict[str, Any], b_name: str = "B") -> str:
+    """Why the raw verdict and the one at equal batch size differ, in one line (empty when they
+    agree): ``raw: insufficient (A strongly correlated); at equal batch size: fixed higher``."""
+    if raw["verdict"] == adj["verdict"]:
+        return ""
+    names = {"higher": f"{b_name} higher", "lower": f"{b_name} lower"}
+    said = names.get(raw["verdict"], VERDICT_WORDS[raw["verdict"]].replace(" data", ""))
+    sides = [side or "A or B" for side, _ in _SHORT_OF.findall(raw.get("reason") or "")]
+    if raw["verdict"] == "insufficient" and sides:
+        said += f" ({' and '.join(sides)} strongly correlated)"
+    adj_words = names.get(adj["verdict"], VERDICT_WORDS[adj["verdict"]])
+    return f"raw: {said}; at equal batch size: {adj_words}"

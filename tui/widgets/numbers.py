@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.cells import cell_len
 from rich.table import Table
 from rich.text import Text
 
@@ -50,14 +51,27 @@ class NumbersPanel(StripLines):
         t.add_column(style="bold", no_wrap=True, min_width=11)
         t.add_column(ratio=1)
 
+        room = max(12, (self.size.width or 80) - 13)  # the value column: the panel less the key column
+
         def kv(*pairs: tuple[str, str, str | None]) -> Text:
+            """Pairs on a line, a pair that does not fit on the next line: a pair (``0.156 ±
+            0.033``) is never split between two lines (only one longer than a line folds)."""
             out = Text(overflow="fold")
+            col = 0
             for i, (key, value, style) in enumerate(pairs):
+                pair_w = cell_len(key + " " if key else "") + cell_len(value)
                 if i:
-                    out.append("   " if key else "  ")
+                    gap = "   " if key else "  "
+                    if col + len(gap) + pair_w > room:
+                        out.append("\n")
+                        col = 0
+                    else:
+                        out.append(gap)
+                        col += len(gap)
                 if key:
                     out.append(key + " ", style=muted)
                 out.append(value, style=style or "")
+                col += pair_w
             return out
 
         seg_text = mean_ci_text(al["mean"], al["hw"], al["n"])
