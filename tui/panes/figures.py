@@ -59,8 +59,8 @@ def segment_by_index(stats: SourceStats, index: int | None) -> Segment:
 
 def pane_numbers(stats: SourceStats, index: int | None = None, *, brief: bool = False) -> dict[str, Any]:
     """What the numbers block of a pane shows for segment ``index`` (None: the current one).
-    ``brief``: only what a compact pane shows (the rate's definition, the normalised rate and the
-    pooled interval are left out as None: the definition's inference is the costly part)."""
+    ``brief``: only what a compact pane shows (the rate's definition and the normalised rate are
+    left out as None: the definition's inference is the costly part)."""
     seg = segment_by_index(stats, index)
     m = seg.all
     al, ar, tp, run = m.accept_len, m.accept_rate, m.throughput, m.running_req
@@ -82,7 +82,7 @@ def pane_numbers(stats: SourceStats, index: int | None = None, *, brief: bool = 
     else:
         warning = None
     pooled = None
-    if m.pooled_len.n and not brief:
+    if m.pooled_len.n:  # cheap (the estimate is made above): compact panes show it too
         ci = est.ci95()
         pooled = {
             "value": est.value,
@@ -206,3 +206,12 @@ def raw_vs_adjusted(raw: dict[str, Any], adj: dict[str, Any], b_name: str = "B")
         said += f" ({' and '.join(sides)} strongly correlated)"
     adj_words = names.get(adj["verdict"], VERDICT_WORDS[adj["verdict"]])
     return f"raw: {said}; at equal batch size: {adj_words}"
+
+
+def warning_forms(warning: str) -> tuple[str, ...]:
+    """A sample warning, longest first; the short form keeps how many records to wait for
+    (``strongly correlated: ~220 more records``)."""
+    m = re.search(r"wait for (~[\d,]+ more records)", warning)
+    if m is None:
+        return (warning,)
+    return (warning, f"strongly correlated: {m.group(1)}", m.group(1))

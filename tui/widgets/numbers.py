@@ -14,7 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from tui.core.model.sanitize import visible
-from tui.panes.figures import DASH, f2, mean_ci_text, short
+from tui.panes.figures import DASH, f2, mean_ci_text, short, warning_forms
 from tui.widgets._colours import hex_color
 from tui.widgets.strip_lines import StripLines
 
@@ -160,6 +160,7 @@ class NumbersPanel(StripLines):
             [
                 ("accept len ", "bold"),
                 (mean_ci_text(al["mean"], al["hw"], al["n"]), f"bold {strong}"),
+                *pooled_piece(al.get("pooled"), strong),
                 (f"  last {f2(al['last'])}", muted),
             ],
             [
@@ -181,10 +182,19 @@ class NumbersPanel(StripLines):
                 used += len(text)
         if v["warning"]:
             out.append("\n")
-            out.append(short("⚠ " + v["warning"], max(4, width)), style=hex_color(app, "warning"))
+            forms = [f"⚠ {w}" for w in warning_forms(v["warning"])]
+            fits = [w for w in forms if len(w) <= width]
+            out.append(fits[0] if fits else short(forms[-1], max(4, width)), style=hex_color(app, "warning"))
         return out
 
     def on_resize(self) -> None:
         if self.values:
             self._shown = None
             self.show(self.values, pinned=self._pinned)
+
+
+def pooled_piece(pooled: dict[str, Any] | None, style: str) -> list[tuple[str, str]]:
+    """The compact form's pooled value (1 + Σaccepted/Σdrafts) when the log prints the counts."""
+    if not pooled or pooled.get("value") is None:
+        return []
+    return [(f"  pooled {pooled['value']:.2f}", style)]

@@ -321,11 +321,10 @@ class SourcePane(Vertical, can_focus=True):
     def on_log_tail_filter_changed(self, event: LogTail.FilterChanged) -> None:
         event.stop()
         self.query_one(LogTail).rebuild(self.state.raw, self.state.raw_seq)
-        self.app.notify(
-            f"log tail: only lines containing {event.text!r}" if event.text else "log tail: every line",
-            timeout=2,
-            markup=False,
-        )
+        if event.error:
+            self.app.notify(f"log tail: {event.error}", severity="error", timeout=5, markup=False)
+        else:
+            self.app.notify(event.words, timeout=2, markup=False)
         self.focus()
 
     def on_log_tail_search_changed(self, event: LogTail.SearchChanged) -> None:
