@@ -58,6 +58,7 @@ def test_verdict_line_shortens_by_words_never_digits():
         line = verdict_line(c, width).plain
         assert len(line) <= width and "+0.88" in line and line.endswith("higher")
     assert verdict_line(None, 30).plain == "one segment so far"
+    assert verdict_line(None, 80, measured=0).plain == "no accept len measured yet"  # 0 records: not "one"
 
 
 async def test_narrow_panes_keep_labels_counts_and_full_n():

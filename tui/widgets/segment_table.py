@@ -125,11 +125,17 @@ class SegmentTable(DataTable):
         return [self._rows[i] for i in sorted(self._rows)]
 
 
-def verdict_line(c: dict | None, width: int = 200) -> Text:
+def verdict_line(c: dict | None, width: int = 200, measured: int = 1) -> Text:
     """The last two segments compared, in the longest form that fits ``width`` (numbers are kept
-    whole: the shorter forms leave words out, never digits)."""
+    whole: the shorter forms leave words out, never digits); with no comparison, what there is:
+    ``measured`` segments with accept len values (0 or 1)."""
     if c is None:
-        for words in ("one measured segment so far: a restart (or n) starts the next", "one segment so far"):
+        forms = (
+            ("one measured segment so far: a restart (or n) starts the next", "one segment so far")
+            if measured
+            else ("no accept len measured yet", "nothing measured yet")
+        )
+        for words in forms:
             if len(words) <= width:
                 break
         return Text(words, style="dim")

@@ -146,7 +146,8 @@ class SourcePane(Vertical, can_focus=True):
             brief = numbers.has_class("-compact")  # a compact pane shows fewer numbers: only those
             numbers.show(pane_numbers(stats, sel, brief=brief), pinned=sel is not None)
             verdict = self.query_one("#verdict", Static)
-            line = verdict_line(segment_verdict(stats), max(1, verdict.size.width or 200))
+            measured = sum(1 for s in stats.segments if s.all.accept_len.n or s.all.pooled_len.n)
+            line = verdict_line(segment_verdict(stats), max(1, verdict.size.width or 200), measured)
             if line.plain != self._verdict:
                 self._verdict = line.plain
                 verdict.update(line)
