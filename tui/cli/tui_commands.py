@@ -181,8 +181,8 @@ def _replay_plan(args: argparse.Namespace):
         replay_pane(path, lab, speed=speed, max_gap=args.max_gap) for lab, (_, path) in zip(labels, items)
     ]
     compare = len(panes) == 2 and not args.no_compare
-    pace = "as fast as possible" if speed is None else f"{speed:g}×"
-    plan = LaunchPlan(panes, compare=compare, title=f"specwatch replay ({pace}): " + " · ".join(labels))
+    # the speed is in each pane's status (it changes with + and -), not in the title
+    plan = LaunchPlan(panes, compare=compare, title="specwatch replay: " + " · ".join(labels))
     return _with_alerts(plan, args, [s.name for s in specs], "replay")
 
 

@@ -47,6 +47,7 @@ HELP = HELP_TEXT.replace("{keys}", key_table()).replace("{segment_rule}", SEGMEN
 
 
 class HelpScreen(ModalScreen[None]):
+    HOLDS_TOASTS = True  # notifications wait until it closes (SpecwatchApp.notify): none covers it
     BINDINGS = [Binding("escape,q,question_mark", "dismiss", "Close")]
     DEFAULT_CSS = """
     HelpScreen {
