@@ -24,6 +24,7 @@ from tui.panes.labels import fit_label
 from tui.widgets._colours import hex_color
 
 NOTE_LABEL_W = 24  # cells of each label in the "A = … · B = …" note
+B_NAME_W = 16  # cells of B's label in a verdict ("at equal batch size …: fixed higher")
 VERDICT_COLOUR = {
     "higher": "success",
     "lower": "error",
@@ -105,7 +106,7 @@ class CompareBar(Static):
             rows.append(Text(" " * z + "0", style=muted, no_wrap=True))
         else:
             rows.append(Text(f"means so far: A {_m(al['mean_a'])}, B {_m(al['mean_b'])}", style=muted))
-        rows += _load_rows(c, app, b_label, muted, width)
+        rows += _load_rows(c, app, fit_label(b_label, B_NAME_W, peers), muted, width)
         rate = c.get("accept_rate")
         if rate:
             heads = (f"accept rate ({estimator_words(rate)}) ", "accept rate ")
