@@ -214,4 +214,4 @@ def warning_forms(warning: str) -> tuple[str, ...]:
     m = re.search(r"wait for (~[\d,]+ more records)", warning)
     if m is None:
         return (warning,)
-    return (warning, f"strongly correlated: {m.group(1)}", m.group(1))
+    return (warning, f"strongly correlated: {m.group(1)}", f"wait for {m.group(1)}")

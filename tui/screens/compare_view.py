@@ -74,7 +74,7 @@ class CompareScreen(TickingScreen):
         return {
             key: ab
             if not ab.binding.show or ab.binding.action in keep
-            else ab._replace(binding=replace(ab.binding, show=False))
+            else ActiveBinding(ab.node, replace(ab.binding, show=False), ab.enabled, ab.tooltip)
             for key, ab in active.items()
         }
 
