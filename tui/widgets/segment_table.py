@@ -130,15 +130,13 @@ def verdict_line(c: dict | None, width: int = 200, measured: int = 1) -> Text:
     whole: the shorter forms leave words out, never digits); with no comparison, what there is:
     ``measured`` segments with accept len values (0 or 1)."""
     if c is None:
-        forms = (
+        said: tuple[str, ...] = (
             ("one measured segment so far: a restart (or n) starts the next", "one segment so far")
             if measured
             else ("no accept len measured yet", "nothing measured yet")
         )
-        for words in forms:
-            if len(words) <= width:
-                break
-        return Text(words, style="dim")
+        fits = [w for w in said if len(w) <= width]
+        return Text(fits[0] if fits else said[-1], style="dim")
     a, b = c["segments"]
     if c.get("diff") is None or not c.get("ci95"):
         t = Text(f"segment {a} → {b}: ", style="bold")
