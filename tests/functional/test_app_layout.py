@@ -222,3 +222,17 @@ async def test_compact_panes_show_the_pooled_value_when_the_log_has_one():
         pooled = panes[0].state.stats.current.all.pooled_len.estimate().value
         assert f"pooled {pooled:.2f}" in texts[0], texts[0]
         assert not any("pooled" in t for t in texts[1:])  # no counts in these logs: nothing to show
+
+
+async def test_a_pane_names_what_it_hides_for_room_and_z_shows_it():
+    app = replay_app(*LOGS, speed=None)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_ended(pilot)
+        app.screen.tick()
+        await pilot.pause()
+        pane = app.screen.query(SourcePane).first()
+        assert pane.tier == "compact" and str(pane.border_subtitle).startswith("z: "), pane.border_subtitle
+        assert "segments" in str(pane.border_subtitle)
+        pane.focus()
+        await pilot.press("z")
+        await wait_for(pilot, lambda: pane.tier == "full" and not pane.border_subtitle, "every block shown")

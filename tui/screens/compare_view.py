@@ -110,7 +110,7 @@ class CompareScreen(TickingScreen):
                 box.display = want
                 self._overlay_key = ()
         hint = (
-            "" if fits or not self.overlay else f"overlay chart: no room below {OVERLAY_MIN} rows (z: a pane)"
+            "" if fits or not self.overlay else f"overlay chart hidden: no room (it needs {OVERLAY_MIN} rows)"
         )
         if (bar.border_subtitle or "") != hint:
             bar.border_subtitle = hint

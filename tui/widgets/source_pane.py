@@ -238,6 +238,21 @@ class SourcePane(Vertical, can_focus=True):
         log = not self.has_class("-no-log") and self.tier != "compact"
         room = self.size.height - fixed - (5 if log else 0)
         self.set_class(room < MIN_ROWS, "-no-room")
+        self.hint_hidden()
+
+    def hint_hidden(self) -> None:
+        """On the bottom border, what this pane leaves out for lack of room and the key that shows
+        it (``z: chart, segments``); nothing when it shows every block that is switched on."""
+        hidden = []
+        if self.has_class("-no-room") and not self.has_class("-no-chart"):
+            hidden.append("chart")
+        if self.tier != "full":
+            hidden.append("segments")
+        if self.tier == "compact" and not self.has_class("-no-log"):
+            hidden.append("log")
+        hint = f"z: {', '.join(hidden)}" if hidden else ""
+        if (self.border_subtitle or "") != hint:
+            self.border_subtitle = hint
 
     def chart_points(self) -> tuple[list, str]:
         """The records the chart draws (its time window) and the words for it."""
