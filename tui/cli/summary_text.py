@@ -109,11 +109,6 @@ def render_source(src: dict, width: int = 10**6) -> list[str]:
     rows = [segment_row(seg) for seg in src["segments"]]
     tab, kept = table(rows, SEG_HEADER, width, SEG_DROP)
     out += tab
-    if several:  # the segments first: a mean over several configs is not the headline
-        out.append(
-            f"  all {len(src['segments'])} segments together (different runs mixed: compare the segments):"
-        )
-        out += ["  " + line for line in whole]
     dropped = [i for i in SEG_DROP if i not in kept]
     for seg, row in zip(src["segments"], rows):  # what the narrow table left out, below it
         if 3 in dropped:
@@ -140,6 +135,11 @@ def render_source(src: dict, width: int = 10**6) -> list[str]:
         out.append(f"  last two segments ({sc['segments'][0]} → {sc['segments'][1]}): {verdict_text(sc)}")
         if sc.get("accept_len_load_adjusted"):
             out.append(f"    at equal batch size: {adjusted_text(sc['accept_len_load_adjusted'])}")
+    if several:  # the segments first: a mean over several configs is not the headline
+        out.append(
+            f"  all {len(src['segments'])} segments together (different runs mixed: compare the segments):"
+        )
+        out += ["  " + line for line in whole]
     return out
 
 
