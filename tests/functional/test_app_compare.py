@@ -219,3 +219,17 @@ async def test_the_tick_stops_while_the_app_is_taken_down():
         assert tick.state == WorkerState.SUCCESS  # it returned: no tick looked for the widgets
         assert screen.ticks == ticks  # no tick ran
         app._running = True
+
+
+async def test_the_two_panes_end_on_the_same_row():
+    from tui.screens.compare_view import natural_height
+
+    # one log prints draft counts (the pooled row) and the other does not: different contents
+    app = replay_app("vllm_v1_eagle3.log", "ab_a.log", speed=None)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await wait_ended(pilot)
+        app.screen.tick()
+        await pilot.pause()
+        a, b = app.screen.query(SourcePane)
+        assert natural_height(a) != natural_height(b)  # their contents differ in height ...
+        assert a.region.bottom == b.region.bottom  # ... and both end on the same row

@@ -87,8 +87,6 @@ class CompareScreen(TickingScreen):
 
     def on_resize(self) -> None:
         self.refresh_bindings()  # as many keys as fit the new width
-        for pane in self.query(SourcePane):  # the panes may shrink again: evened up after the layout
-            pane.styles.min_height = None
         self.call_after_refresh(self.fit_compare)
 
     def fit_compare(self) -> None:
@@ -114,12 +112,15 @@ class CompareScreen(TickingScreen):
         )
         if (bar.border_subtitle or "") != hint:
             bar.border_subtitle = hint
-        if not self.has_class("-tall-panes"):
+        if not self.has_class("-tall-panes"):  # both panes end on the same row: the taller one's
             shown = list(self.query(SourcePane))
-            tallest = max(p.outer_size.height for p in shown)
-            for p in shown:
-                if p.outer_size.height < tallest:
-                    p.styles.min_height = tallest  # both panes end on the same row
+            natural = [natural_height(p) for p in shown]
+            tallest = max(natural)
+            for p, rows in zip(shown, natural):
+                want = None if rows == tallest else tallest
+                current = p.styles.min_height
+                if (current.value if current is not None else None) != want:
+                    p.styles.min_height = want
 
     def overlay_data(self, ylim) -> ChartData:
         pts = [[p for p in recent(st, CHART_POINTS) if p.accept_len is not None] for st in self.states]
@@ -141,3 +142,10 @@ class CompareScreen(TickingScreen):
                     bounds.append((by_seq[seq], f"{name} seg {idx}", colour))
         xlabel = "minutes since each source's first record" if timed else "record #"
         return ChartData(series, bounds, [], ylim, xlabel=f"accept len, both sources — x: {xlabel}")
+
+
+def natural_height(pane: SourcePane) -> int:
+    """The rows a pane's content takes (to its last block's margin) with its border: its height
+    without the ``min-height`` that evens it up with the other pane."""
+    bottoms = [c.region.bottom + c.styles.margin.bottom for c in pane.children if c.display]
+    return (max(bottoms) - pane.content_region.y if bottoms else 0) + 2
