@@ -103,9 +103,9 @@ class CompareScreen(TickingScreen):
             room -= PANES_MIN
         fits = room >= OVERLAY_MIN
         for box in self.query("#overlay-box"):
-            want = self.overlay and fits
-            if box.display != want:
-                box.display = want
+            show = self.overlay and fits
+            if box.display != show:
+                box.display = show
                 self._overlay_key = ()
         hint = (
             "" if fits or not self.overlay else f"overlay chart hidden: no room (it needs {OVERLAY_MIN} rows)"
@@ -117,10 +117,10 @@ class CompareScreen(TickingScreen):
             natural = [natural_height(p) for p in shown]
             tallest = max(natural)
             for p, rows in zip(shown, natural):
-                want = None if rows == tallest else tallest
+                least = None if rows == tallest else tallest
                 current = p.styles.min_height
-                if (current.value if current is not None else None) != want:
-                    p.styles.min_height = want
+                if (current.value if current is not None else None) != least:
+                    p.styles.min_height = least
 
     def overlay_data(self, ylim) -> ChartData:
         pts = [[p for p in recent(st, CHART_POINTS) if p.accept_len is not None] for st in self.states]
