@@ -242,7 +242,8 @@ class SourcePane(Vertical, can_focus=True):
 
     def hint_hidden(self) -> None:
         """On the bottom border, what this pane leaves out for lack of room and the key that shows
-        it (``z: chart, segments``); nothing when it shows every block that is switched on."""
+        it (``z: chart, segments``; ``no room: …`` when the pane has the screen already); nothing
+        when it shows every block that is switched on."""
         hidden = []
         if self.has_class("-no-room") and not self.has_class("-no-chart"):
             hidden.append("chart")
@@ -250,7 +251,11 @@ class SourcePane(Vertical, can_focus=True):
             hidden.append("segments")
         if self.tier == "compact" and not self.has_class("-no-log"):
             hidden.append("log")
-        hint = f"z: {', '.join(hidden)}" if hidden else ""
+        alone = self.screen.maximized is self or len(self.screen.query(SourcePane)) == 1
+        what = ", ".join(hidden)
+        # z shows them when it gives this pane the screen; when it has the screen already, only a
+        # taller terminal does
+        hint = "" if not hidden else f"no room: {what}" if alone else f"z: {what}"
         if (self.border_subtitle or "") != hint:
             self.border_subtitle = hint
 
