@@ -37,3 +37,10 @@ def test_only_whole_keys_that_fit():
             assert used <= width - PALETTE_W - 1
             first = [a for a in ORDER[mode] if a in LABELS][: len(shown)]
             assert set(first) == shown  # the most useful first
+
+
+def test_a_key_no_mode_names_comes_last_in_every_mode():
+    labels = {**LABELS, "goto": ("g", "Go to")}
+    for mode in (LIVE, REPLAY, ENDED):
+        assert "goto" in footer_actions(mode, 1000, labels)
+        assert "goto" not in footer_actions(mode, 100, labels)  # after the others: no room left

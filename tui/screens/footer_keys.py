@@ -46,7 +46,9 @@ def footer_actions(mode: str, width: int, labels: dict[str, tuple[str, str]]) ->
     whole (``key desc`` and two spaces) or is left out."""
     room = width - PALETTE_W - 1
     shown = []
-    for action in ORDER[mode]:
+    placed = set().union(*ORDER.values())
+    extra = [a for a in labels if a not in placed]  # a key no mode names yet: last, in every mode
+    for action in (*ORDER[mode], *extra):
         if action not in labels:
             continue
         key, desc = labels[action]
