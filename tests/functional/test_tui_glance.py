@@ -106,6 +106,9 @@ def test_glance_compare_of_old_logs(snap_compare, tmp_path, monkeypatch, fixed_w
     for h in heads:  # the status whole: its long form or its short one
         assert h.endswith(("live (last line 11 d ago, by the log's clock)", "live · 11 d old")), h
     assert "B − A" in seen[0] and "…" not in "".join(heads)
+    flat = "".join(seen[0].split())
+    # the throughput verdict keeps its advice on how many records to wait for, at every size
+    assert re.search(r"throughput[^│]*insufficient[^│]*A[^│]*~[\d,]+morerecords", flat), seen[0]
 
 
 @pytest.mark.parametrize("n", [8, 16])
