@@ -37,7 +37,7 @@ async def test_compare_bar_equals_summary_comparison():
             assert name in text
             assert f"{s.stats.total.accept_len.mean:.2f}" in text
         overlay = app.screen.overlay_data(None)
-        assert [s.name for s in overlay.series] == ["ab_a.log", "ab_b.log"]
+        assert [s.name for s in overlay.series] == ["A ab_a.log", "B ab_b.log"]  # named as in the headers
         # the load-adjusted verdict beside the raw one, and the throughput ratio
         assert got["accept_len_load_adjusted"]["verdict"] == want["accept_len_load_adjusted"]["verdict"]
         assert (

@@ -129,8 +129,8 @@ class CompareScreen(TickingScreen):
         series, bounds = [], []
         # each legend entry in a third of the chart's width: the part that tells the sources apart
         room = max(12, (self.query_one("#overlay", HistoryChart).size.width or 120) // 3)
-        for st, ps, first, colour in zip(self.states, pts, firsts, ("primary", "secondary")):
-            name = fit_label(st.label, room, self.peers)
+        for tag, st, ps, first, colour in zip("AB", self.states, pts, firsts, ("primary", "secondary")):
+            name = f"{tag} {fit_label(st.label, room - 2, self.peers)}"  # A and B, as in the headers
             if timed and first is not None:
                 xs = [(p.timestamp - first) / 60.0 for p in ps]
             else:
