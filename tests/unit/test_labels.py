@@ -117,3 +117,11 @@ def test_verdict_forms_keep_the_advice_and_whole_numbers():
         "equal batch size: fixed higher"
     )
     assert raw_vs_adjusted(higher, higher) == ""
+
+
+def test_title_names_look_alike_sources_by_what_differs():
+    from tui.panes.labels import title_of
+
+    assert title_of(["ab_a.log", "ab_b.log"]) == "ab_a.log · ab_b.log"
+    assert title_of(NODES[:3]) == "eagle3-llama3.1-8b-{node01,node02,node03}-tp8.log"
+    assert title_of(["x.log", "y.txt", "z"]) == "x.log · y.txt · z"

@@ -210,3 +210,16 @@ def fit_header(
     ):
         shown_where = where
     return HeaderFit(tag, shown, shown_where, counts, shown_status)
+
+
+def title_of(labels: Sequence[str]) -> str:
+    """The sources in a title: ``a · b`` for two; three or more that share a start or an end as
+    one name with what differs in braces (``eagle3-…-node{01,02,…}-tp8.log``), so the title shows
+    which sources they are before the terminal cuts it."""
+    labels = list(labels)
+    start, end = shared_ends(labels)
+    if len(labels) < 3 or not (start or end):
+        return " · ".join(labels)
+    cores = ",".join(lab[start : len(lab) - end] for lab in labels)
+    first = labels[0]
+    return f"{first[:start]}{{{cores}}}{first[len(first) - end :]}"
