@@ -107,6 +107,7 @@ def add_parser(sub: Any) -> None:
 def _live_plan(args: argparse.Namespace, compare: bool):
     from tui.cli.live_args import live_setup
     from tui.core.sources.spec import kind_of
+    from tui.panes.labels import title_of
     from tui.panes.launch import LaunchPlan, live_panes
 
     cmd = "compare" if compare else "watch"
@@ -118,7 +119,7 @@ def _live_plan(args: argparse.Namespace, compare: bool):
         stdin_fd = _keys_from_tty(cmd)
     panes = live_panes(specs, follow=not args.no_follow, start=start, options=options, stdin_fd=stdin_fd)
     title = "specwatch compare" if compare else "specwatch"
-    plan = LaunchPlan(panes, compare=compare, title=f"{title}: " + " · ".join(p.label for p in panes))
+    plan = LaunchPlan(panes, compare=compare, title=f"{title}: " + title_of([p.label for p in panes]))
     return _with_alerts(plan, args, [s.name for s in specs], cmd)
 
 
@@ -153,6 +154,7 @@ def _keys_from_tty(cmd: str) -> int:
 def _replay_plan(args: argparse.Namespace):
     from tui.cli.config_arg import config_ref
     from tui.core.sources.spec import SourceSpecError, expand_source_args, kind_of
+    from tui.panes.labels import title_of
     from tui.panes.launch import LaunchPlan, replay_pane, unique_labels
 
     if args.speed is not None and not args.speed > 0:
@@ -190,8 +192,8 @@ def _replay_plan(args: argparse.Namespace):
         for lab, (_, paths) in zip(labels, items)
     ]
     compare = len(panes) == 2 and not args.no_compare
-    pace = "as fast as possible" if speed is None else f"{speed:g}×"
-    plan = LaunchPlan(panes, compare=compare, title=f"specwatch replay ({pace}): " + " · ".join(labels))
+    # the speed is in each pane's status (it changes with + and -), not in the title
+    plan = LaunchPlan(panes, compare=compare, title="specwatch replay: " + title_of(labels))
     return _with_alerts(plan, args, [s.name for s in specs], "replay")
 
 

@@ -94,7 +94,8 @@ WATCH_KEYS = [
     Key("l", "toggle_log", "Log", "Toggle log tail", "show / hide the raw log tails"),
     Key(
         "slash", "filter", "Filter", "Filter the log tail",
-        "filter the focused pane's log tail: only lines containing a text (Enter applies, Esc closes)",
+        "filter the focused pane's log tail: only lines containing a text, or matching a regular "
+        "expression typed after re: (shown on the tail while on; Enter applies, Esc closes)",
         display="/",
     ),
     Key(

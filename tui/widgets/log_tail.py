@@ -28,12 +28,13 @@ from textual.widgets import Input
 
 from tui.core.model.sanitize import visible
 from tui.core.sources.lines import oversized_bytes
+from tui.panes.line_filter import LineFilter, parse_filter
 from tui.panes.state import RawLine
 from tui.widgets._colours import hex_color
 
 NUMBER_W = 7  # the line-number column (a line number is shown whole: up to 9,999,999)
 NUMBERS_MIN_W = 60  # views narrower than this show no line numbers
-FILTER_HINT = "filter the log tail (text, case-insensitive; empty: all lines)"
+FILTER_HINT = "filter the log tail (text, case-insensitive; re:EXPR a regular expression; empty: all lines)"
 WRAP_ROWS = 6  # rows one wrapped line may take
 MAX_CHARS = 400  # the part of a line that is looked at (args dumps run to thousands of characters)
 _NUMBERS = re.compile(
@@ -155,7 +156,8 @@ class LogTail(Vertical):
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
-        self.filter = ""
+        self.filter = ""  # the filter as typed (``re:`` for a regular expression)
+        self._filter = LineFilter()
         self.search = ""  # the text `ctrl+f` looks for (case-insensitive)
         self.back = 0  # lines scrolled back from the newest (0: follow the newest)
         self._kept: list[RawLine] = []  # the matching lines while scrolled back (a still picture)
@@ -168,7 +170,7 @@ class LogTail(Vertical):
         yield Input(placeholder=FILTER_HINT)
 
     def _matches(self, line: RawLine) -> bool:
-        return not self.filter or self.filter in line.text.lower()
+        return self._filter.matches(line.text)
 
     def sync(self, raw: Sequence[RawLine], newest: int) -> None:
         """Show the newest matching lines (no work when nothing arrived; none while scrolled back:
@@ -245,7 +247,7 @@ class LogTail(Vertical):
         """What is in force, on the tail's top line: the filter, the search, scrolled back."""
         parts = []
         if self.filter:
-            parts.append(f"filter: {self.filter}")
+            parts.append(f"filter: {self._filter.describe()}")
         if self.search:
             parts.append(f"find: {self.search} (F3 older · shift+F3 newer)")
         if self.back:
@@ -270,14 +272,19 @@ class LogTail(Vertical):
     def _submitted(self, event: Input.Submitted) -> None:
         event.stop()
         self.remove_class("-filtering")
-        text = event.value.strip().lower()
         if self._mode == "search":
+            text = event.value.strip().lower()
             self.search = text
             self.query_one(TailView).hit = None
             self.post_message(self.SearchChanged(text))
             return
-        self.filter = text
-        self.post_message(self.FilterChanged(self.filter))
+        new, error = parse_filter(event.value)
+        if new is None:  # the filter in force stays; the message says why
+            self.post_message(self.FilterChanged(self.filter, "", error))
+            return
+        self._filter = new
+        self.filter = new.text
+        self.post_message(self.FilterChanged(self.filter, new.notice()))
 
     class SearchChanged(Message):
         def __init__(self, text: str) -> None:
@@ -285,9 +292,11 @@ class LogTail(Vertical):
             self.text = text
 
     class FilterChanged(Message):
-        def __init__(self, text: str) -> None:
+        def __init__(self, text: str, words: str = "", error: str = "") -> None:
             super().__init__()
-            self.text = text
+            self.text = text  # as typed
+            self.words = words  # the notification's words for it
+            self.error = error  # why what was typed was refused ("" : it was taken)
 
     def close_filter(self) -> None:
         self.remove_class("-filtering")

@@ -129,6 +129,7 @@ class SourcePane(Vertical, can_focus=True):
             frozen=frozen,
             extra=extra,
             peers=peers,
+            tag="AB"[self.index] if self.index < 2 and self.screen.has_class("-compare") else "",
         )
 
     def show_data(self, scales: Scales, *, force: bool = False, parts: frozenset[str] = ALL_PARTS) -> None:
@@ -145,7 +146,8 @@ class SourcePane(Vertical, can_focus=True):
             brief = numbers.has_class("-compact")  # a compact pane shows fewer numbers: only those
             numbers.show(pane_numbers(stats, sel, brief=brief), pinned=sel is not None)
             verdict = self.query_one("#verdict", Static)
-            line = verdict_line(segment_verdict(stats), max(1, verdict.size.width or 200))
+            measured = sum(1 for s in stats.segments if s.all.accept_len.n or s.all.pooled_len.n)
+            line = verdict_line(segment_verdict(stats), max(1, verdict.size.width or 200), measured)
             if line.plain != self._verdict:
                 self._verdict = line.plain
                 verdict.update(line)
@@ -236,6 +238,26 @@ class SourcePane(Vertical, can_focus=True):
         log = not self.has_class("-no-log") and self.tier != "compact"
         room = self.size.height - fixed - (5 if log else 0)
         self.set_class(room < MIN_ROWS, "-no-room")
+        self.hint_hidden()
+
+    def hint_hidden(self) -> None:
+        """On the bottom border, what this pane leaves out for lack of room and the key that shows
+        it (``z: chart, segments``; ``no room: …`` when the pane has the screen already); nothing
+        when it shows every block that is switched on."""
+        hidden = []
+        if self.has_class("-no-room") and not self.has_class("-no-chart"):
+            hidden.append("chart")
+        if self.tier != "full":
+            hidden.append("segments")
+        if self.tier == "compact" and not self.has_class("-no-log"):
+            hidden.append("log")
+        alone = self.screen.maximized is self or len(self.screen.query(SourcePane)) == 1
+        what = ", ".join(hidden)
+        # z shows them when it gives this pane the screen; when it has the screen already, only a
+        # taller terminal does
+        hint = "" if not hidden else f"no room: {what}" if alone else f"z: {what}"
+        if (self.border_subtitle or "") != hint:
+            self.border_subtitle = hint
 
     def chart_points(self) -> tuple[list, str]:
         """The records the chart draws (its time window) and the words for it."""
@@ -320,11 +342,10 @@ class SourcePane(Vertical, can_focus=True):
     def on_log_tail_filter_changed(self, event: LogTail.FilterChanged) -> None:
         event.stop()
         self.query_one(LogTail).rebuild(self.state.raw, self.state.raw_seq)
-        self.app.notify(
-            f"log tail: only lines containing {event.text!r}" if event.text else "log tail: every line",
-            timeout=2,
-            markup=False,
-        )
+        if event.error:
+            self.app.notify(f"log tail: {event.error}", severity="error", timeout=5, markup=False)
+        else:
+            self.app.notify(event.words, timeout=2, markup=False)
         self.focus()
 
     def on_log_tail_search_changed(self, event: LogTail.SearchChanged) -> None:

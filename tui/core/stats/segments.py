@@ -33,6 +33,13 @@ from tui.core.stats.precompute import Precomputed
 from tui.core.stats.requests import RequestSet
 from tui.core.stats.requests import to_dict as requests_dict
 
+# The rule above in one sentence, as the help (tui/screens/help.py) and the README say it (a test
+# keeps them in step with this).
+SEGMENT_RULE = (
+    "Segments follow the server, not the file: they open at restarts found in the log or at `n` "
+    "in the app; a truncation, rotation or switch to a newer file is an event, not a new segment."
+)
+
 MAX_RANKS = 256
 MAX_SEGMENTS = 500  # older ones are dropped (their records still count in the source totals)
 FEW = diagnostics.FEW  # (read here by the panes)
