@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import time
+from bisect import bisect_left
 from itertools import islice
 
 from textual.app import ComposeResult
@@ -262,27 +263,40 @@ class SourcePane(Vertical, can_focus=True):
     def chart_data(self, ylim: tuple[float, float] | None) -> ChartData:
         st = self.state
         pts, words = self.chart_points()
-        xs = [float(p.seq) for p in pts]
-        bounds = []
+        seqs = [float(p.seq) for p in pts]
+        timed = bool(pts) and all(p.timestamp is not None for p in pts)
+        xs = [p.timestamp for p in pts] if timed else seqs
+
+        def x_of(seq: float) -> float:  # a record number on the x axis (the record at or after it)
+            if not timed:
+                return seq
+            k = min(len(seqs) - 1, bisect_left(seqs, seq))
+            return xs[k]
 
         def label(idx: int) -> str:
             seg = st.segment(idx)
             text = f"seg {idx}" + (f": {seg.label or seg.config.label()}" if seg is not None else "")
             return text.replace(" draft=", " ")[:80]
 
-        first = xs[0] if xs else None
+        bounds = []
+        first = seqs[0] if seqs else None
         edge = self._segment_at(first) if first is not None else None
         if first is not None and edge is not None:  # the segment at the left edge (segment 0 too)
-            bounds.append((first, label(edge), "accent"))
+            bounds.append((xs[0], label(edge), "accent"))
         for seq, idx in st.boundaries:
-            if first is None or seq > first:
-                bounds.append((float(seq), label(idx), "accent"))
+            if first is not None and seq > first:
+                bounds.append((x_of(seq), label(idx), "accent"))
+        marks = [(float(seq), f"M{n}") for seq, n, _ in st.marks] + [
+            (seq + 0.5, w) for seq, w in st.file_marks
+        ]
+        axis = "x: time by the log's clock" if timed else "x: record #"
         return ChartData(
             [ChartSeries("accept len", xs, [p.accept_len for p in pts], "primary")],
             bounds,
-            [(float(seq), f"M{n}") for seq, n, _ in st.marks] + [(seq + 0.5, w) for seq, w in st.file_marks],
+            [(x_of(seq), text) for seq, text in marks if first is not None and seq >= first],
             ylim,
-            xlabel=f"accept len, {words} (x: record #; < > window)",
+            xlabel=f"accept len, {words} ({axis}; < > window)",
+            time_axis=timed,
         )
 
     def _segment_at(self, seq: float) -> int | None:
