@@ -85,6 +85,16 @@ class WatchActions(CompareScreen):
     def action_segment(self, step: int) -> None:
         pane = self.focused_pane()
         src = pane.state.source
+        if pane.state.replay and src is not None and getattr(src, "finished", False):
+            # an ended replay is browsed: the segments of what was read, nothing read again
+            shown = pane.select_segment(step)
+            self.app.notify(
+                f"{pane.state.label}: showing segment {shown} of the replay read"
+                + (" (the newest)" if pane.selected is None else ""),
+                timeout=2,
+                markup=False,
+            )
+            return
         if pane.state.replay and src is not None and hasattr(src, "next_segment"):
             (src.next_segment if step > 0 else src.prev_segment)()
             self.app.notify(
@@ -118,7 +128,11 @@ class WatchActions(CompareScreen):
 
     def action_add_mark(self) -> None:
         self.marks += 1
-        text = datetime.now().strftime("%H:%M:%S")
+        stamps = [t for t in (st.log_time() for st in self.states if st.replay) if t is not None]
+        if stamps:  # a replay: the log's time (the newest record's), not the wall clock
+            text = time.strftime("%H:%M:%S", time.gmtime(max(stamps))) + " by the log's clock"
+        else:
+            text = datetime.now().strftime("%H:%M:%S")
         for st in self.states:
             st.add_mark(self.marks, text)
         self.post_message(MarkAdded(self.marks, text))

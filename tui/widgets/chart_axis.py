@@ -37,23 +37,23 @@ def tick_text(t: float) -> str:
 
 
 def time_ticks(lo: float, hi: float, count: int) -> tuple[list[float], list[str]]:
-    """Wall-clock ticks for epoch seconds in [lo, hi] (the log's clock, shown as its local time):
-    round steps (10 s, 1 min, 5 min, 1 h, …) aligned to the clock, ``HH:MM`` or ``HH:MM:SS``,
-    with the date on the first tick of a day when the span crosses midnight."""
+    """Wall-clock ticks for [lo, hi] in the log's naive seconds (its printed fields, timegm'd, as
+    :mod:`tui.core.pipeline.logclock` keeps them): round steps (10 s, 1 min, 5 min, 1 h, …)
+    aligned to the log's clock, ``HH:MM`` or ``HH:MM:SS``, with the date on the first tick of a
+    day when the span crosses midnight."""
     span = max(hi - lo, 1e-9)
     step = next((s for s in TIME_STEPS if span / s <= max(1, count)), TIME_STEPS[-1])
-    off = time.localtime(lo).tm_gmtoff  # align to the local clock's round minutes and hours
-    first = float(math.ceil((lo + off) / step) * step - off)
+    first = float(math.ceil(lo / step) * step)
     ticks = []
     t = first
     while t <= hi + 1e-6:
         ticks.append(float(t))
         t += step
     fmt = "%H:%M:%S" if step < 60 else "%H:%M"
-    days = {time.localtime(t)[:3] for t in (lo, hi)}
+    days = {time.gmtime(t)[:3] for t in (lo, hi)}
     labels, seen = [], set()
     for t in ticks:
-        lt = time.localtime(t)
+        lt = time.gmtime(t)
         day = lt[:3]
         text = time.strftime(fmt, lt)
         if len(days) > 1 and day not in seen:

@@ -97,7 +97,7 @@ def _centred(text: str, w: int, h: int, style: Style) -> list[Strip]:
 
 def _xticks(d: ChartData, x0: float, x1: float, cols: int) -> tuple[list[float], list[str]]:
     if x1 <= x0:
-        return [x0], [time.strftime("%H:%M:%S", time.localtime(x0)) if d.time_axis else tick_text(x0)]
+        return [x0], [time.strftime("%H:%M:%S", time.gmtime(x0)) if d.time_axis else tick_text(x0)]
     if d.time_axis:
         return time_ticks(x0, x1, max(2, min(8, cols // 14)))
     ticks = whole_ticks(x0, x1, max(2, min(8, cols // 12)))
