@@ -171,6 +171,25 @@ class WatchActions(CompareScreen):
         for pane in self.panes:
             pane.set_log(self.logs)
         self.update_layout()
+        if self.logs:  # once the panes have their new heights: say where there was no room
+            self.call_after_refresh(lambda: self.call_after_refresh(self._say_log_room))
+        else:
+            self.app.notify("log tails hidden (l shows them)", timeout=2)
+
+    def _say_log_room(self) -> None:
+        for pane in self.panes:
+            pane.fit()
+        hidden = [p for p in self.panes if not p.log_shown]
+        if not hidden:
+            self.app.notify("log tails shown (l hides them)", timeout=2)
+        else:
+            what = "the log tail" if len(hidden) == 1 else f"{len(hidden)} panes' log tails"
+            self.app.notify(
+                f"no room for {what} at this size: z maximises the focused pane"
+                + (", o hides the overlay chart" if self.overlay else ""),
+                severity="warning",
+                timeout=4,
+            )
 
     def action_filter(self) -> None:
         from tui.widgets.log_tail import LogTail

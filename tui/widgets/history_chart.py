@@ -54,6 +54,7 @@ class ChartData:
 MIN_ROWS = 6  # below this a y axis is not readable: the pane hides the chart (z shows it big)
 MIN_COLS = 30  # below this the ticks and the legend do not fit: a hint instead
 MIN_INTERVAL = 1.0  # seconds: new data is drawn at most this often
+SLACK = 0.05  # ... give or take the tick's jitter (no timer for data that comes 0.99 s later)
 COLOUR_NAMES = ("primary", "secondary", "accent", "warning", "foreground-muted", "foreground")
 _CONSOLE = Console(width=400, color_system="truecolor", force_terminal=True, legacy_windows=False)
 
@@ -110,8 +111,9 @@ def build_strips(d: ChartData, w: int, h: int, colours: dict[str, tuple[int, int
     muted = Style(color=f"rgb{muted_rgb}")
     if w < 1 or h < 1:
         return [Strip.blank(max(0, w)) for _ in range(max(0, h))]
-    if w < MIN_COLS or h < MIN_ROWS:
-        return _centred(f"chart: {w}×{h} is too small (z maximises)", w, h, muted)
+    legend = len(d.series) > 1  # the legend takes two rows of the plot
+    if w < MIN_COLS or h < MIN_ROWS + (2 if legend else 0):
+        return _centred("no room for the chart's axes here (a larger window shows it)", w, h, muted)
     d = _finite(d)
     if not any(s.xs for s in d.series):
         return _centred(d.empty_text, w, h, muted)
@@ -138,7 +140,6 @@ def build_strips(d: ChartData, w: int, h: int, colours: dict[str, tuple[int, int
     plt.ticks_color(muted_rgb)
     plt.axes_color("default")
     plt.canvas_color("default")
-    legend = len(d.series) > 1
     for s in d.series:
         if s.xs:
             xs, ys = thin(s.xs, s.ys, max(2, cols * 2))
@@ -193,7 +194,7 @@ class HistoryChart(Widget):
         self.builds = 0
 
     def set_data(self, data: ChartData) -> None:
-        wait = self._taken + MIN_INTERVAL - time.monotonic()
+        wait = self._taken + MIN_INTERVAL - SLACK - time.monotonic()
         if wait > 0:
             if self._pending is None:
                 self.set_timer(wait, self._take_pending)

@@ -42,6 +42,7 @@ WINDOWS: tuple[tuple[str, float, int] | None, ...] = (
 )
 DEFAULT_WINDOW = WINDOWS.index(None)
 SPARK_POINTS = 240
+LOG_ROWS = 5  # the log tail's least height (its border and four lines)
 
 Scales = dict[str, tuple[float, float]]
 NUMBERS, SPARKS, CHART, LOG = "numbers", "sparks", "chart", "log"  # the parts a tick may render
@@ -77,7 +78,7 @@ class SourcePane(Vertical, can_focus=True):
     SourcePane.-compact SegmentTable, SourcePane.-narrow SegmentTable { display: none; }
     SourcePane.-compact Breakdown, SourcePane.-narrow Breakdown { display: none; }
     SourcePane.-compact RequestHist, SourcePane.-narrow RequestHist { display: none; }
-    SourcePane.-compact LogTail { display: none; }
+    SourcePane.-no-log-room LogTail { display: none; }
     SourcePane.-compact #verdict { margin-bottom: 0; }
     """
     ALLOW_MAXIMIZE = True
@@ -150,7 +151,7 @@ class SourcePane(Vertical, can_focus=True):
             if line.plain != self._verdict:
                 self._verdict = line.plain
                 verdict.update(line)
-        if LOG in parts and not self.has_class("-no-log") and self.tier != "compact":
+        if LOG in parts and self.log_shown:
             self.query_one(LogTail).sync(st.raw, st.raw_seq)  # nothing to do when no line came
         if SPARKS in parts and self.tier == "full" and (force or st.version != self._table_version):
             # the segment table and breakdown repeat the numbers per segment: at the sparklines' pace
@@ -202,6 +203,10 @@ class SourcePane(Vertical, can_focus=True):
                     self.query_one(HistoryChart).set_data(self.chart_data(scales.get("accept_len")))
 
     @property
+    def log_shown(self) -> bool:
+        return not (self.has_class("-no-log") or self.has_class("-no-log-room"))
+
+    @property
     def chart_shown(self) -> bool:
         return not (self.has_class("-no-chart") or self.has_class("-no-room"))
 
@@ -229,14 +234,20 @@ class SourcePane(Vertical, can_focus=True):
             self.show_data(self._scales, parts=frozenset((CHART,)))
 
     def fit(self) -> None:
-        """Show the chart only when what is left of the pane gives it ``MIN_ROWS`` rows."""
+        """Show the log tail (when it is on) where it gets ``LOG_ROWS`` rows — a compact pane too,
+        so that the log tail and the overlay chart of compare mode show together — and the chart
+        only when what is left gives it ``MIN_ROWS`` rows."""
         fixed = 0
         for child in self.children:
             if child.display and not isinstance(child, (HistoryChart, LogTail)):
                 fixed += child.outer_size.height
-        log = not self.has_class("-no-log") and self.tier != "compact"
-        room = self.size.height - fixed - (5 if log else 0)
-        self.set_class(room < MIN_ROWS, "-no-room")
+        room = self.size.height - fixed
+        log = not self.has_class("-no-log")
+        log_room = room >= LOG_ROWS
+        if self.has_class("-no-log-room") and log and log_room:
+            self.query_one(LogTail).rebuild(self.state.raw, self.state.raw_seq)
+        self.set_class(log and not log_room, "-no-log-room")
+        self.set_class(room - (LOG_ROWS if log and log_room else 0) < MIN_ROWS, "-no-room")
 
     def chart_points(self) -> tuple[list, str]:
         """The records the chart draws (its time window) and the words for it."""
@@ -328,6 +339,7 @@ class SourcePane(Vertical, can_focus=True):
 
     def set_log(self, on: bool) -> None:
         self.set_class(not on, "-no-log")
+        self.call_after_refresh(self.fit)
         if on:
             self.query_one(LogTail).rebuild(self.state.raw, self.state.raw_seq)
 
