@@ -110,8 +110,14 @@ WATCH_KEYS = [
         show=False, named="F3",
     ),
     Key(
-        "shift+f3", "find_next(-1)", "Newer hit", "Find: newer line",
-        "the next newer line with the text found", show=False, named="shift+F3",
+        "shift+f3,f15", "find_next(-1)", "Newer hit", "Find: newer line",
+        "the next newer line with the text found (terminals send shift+F3 as F15 too)",
+        show=False, named="shift+F3",
+    ),
+    Key(
+        "g", "goto", "Go to", "Go to a line or a time",
+        "go to a line number or a time (HH:MM[:SS], by the log's clock) in the focused pane's log tail",
+        show=False,
     ),
     Key(
         "pageup", "scroll_log(1)", "Log back", "Log tail: a page back",

@@ -359,6 +359,17 @@ class SourcePane(Vertical, can_focus=True):
         if event.text and self.find(1) is None:
             self.app.notify(f"log tail: no line contains {event.text!r}", timeout=2, markup=False)
 
+    def on_log_tail_goto_requested(self, event: LogTail.GotoRequested) -> None:
+        event.stop()
+        self.focus()
+        line, words = self.query_one(LogTail).goto(self.state.raw, event.text)
+        self.app.notify(
+            f"log tail: {words}" + (" (End: follow)" if line is not None else ""),
+            severity="information" if line is not None else "warning",
+            timeout=3,
+            markup=False,
+        )
+
     def find(self, step: int) -> RawLine | None:
         """The next (older, ``step`` 1) or previous (newer, -1) line with the search text."""
         return self.query_one(LogTail).find(self.state.raw, self.state.raw_seq, step)
