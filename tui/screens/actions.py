@@ -217,7 +217,7 @@ class WatchActions(CompareScreen):
         self._log_pane().query_one(LogTail).open_goto()
 
     def action_find_next(self, step: int) -> None:
-        """F3: the next older line with the search text; shift+F3: the next newer one."""
+        """F3: the next older line with the search text; F4 (or shift+F3): the next newer one."""
         from tui.widgets.log_tail import LogTail
 
         pane = self.focused_pane()

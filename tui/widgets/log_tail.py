@@ -265,7 +265,7 @@ class LogTail(Vertical):
         if self.filter:
             parts.append(f"filter: {self.filter}")
         if self.search:
-            parts.append(f"find: {self.search} (F3 older · shift+F3 newer)")
+            parts.append(f"find: {self.search} (F3 older · F4 newer)")
         if self.back:
             parts.append(f"{self.back:,} lines back (End: follow)")
         self.border_title = Content(" · ".join(parts)) if parts else None  # outside text: never markup
