@@ -96,6 +96,19 @@ def _centred(text: str, w: int, h: int, style: Style) -> list[Strip]:
     return out
 
 
+def _apart(ticks: list[float], lo: float, hi: float, cells: int, room) -> list[float]:
+    """The ticks that each get cells of their own (``room(t)`` of them) along an axis of
+    ``cells``: plotext is never given two labels for one place (which one it keeps would vary)."""
+    out: list[float] = []
+    last = -math.inf
+    for t in ticks:
+        at = (t - lo) / (hi - lo) * (cells - 1) if hi > lo else 0.0
+        if at - last >= room(t) or not out:
+            out.append(t)
+            last = at
+    return out
+
+
 def _xticks(d: ChartData, x0: float, x1: float, cols: int) -> tuple[list[float], list[str]]:
     if x1 <= x0:
         return [x0], [time.strftime("%H:%M:%S", time.gmtime(x0)) if d.time_axis else tick_text(x0)]
@@ -127,10 +140,14 @@ def build_strips(d: ChartData, w: int, h: int, colours: dict[str, tuple[int, int
     if hi <= lo:
         hi = lo + 1.0
     rows = h - 4  # frame top and bottom, tick labels, x label
-    yticks = nice_ticks(lo, hi, max(2, min(6, rows // 2)))
+    yticks = _apart(nice_ticks(lo, hi, max(2, min(6, rows // 2))), lo, hi, rows, lambda t: 1)
     ylabels = [number(t) for t in yticks]
     cols = w - max(map(len, ylabels)) - 3
     xticks, xlabels = _xticks(d, x0, x1, cols)
+    width = dict(zip(xticks, map(len, xlabels)))
+    keep = set(_apart(xticks, x0, x1, cols, lambda t: width[t] + 1)) if x1 > x0 else set(xticks)
+    xlabels = [text for t, text in zip(xticks, xlabels) if t in keep]
+    xticks = [t for t in xticks if t in keep]
     colour = {name: colours.get(name, muted_rgb) for name in COLOUR_NAMES}
 
     plt.clear_figure()
