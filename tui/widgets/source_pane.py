@@ -42,7 +42,7 @@ WINDOWS: tuple[tuple[str, float, int] | None, ...] = (
 )
 DEFAULT_WINDOW = WINDOWS.index(None)
 SPARK_POINTS = 240
-LOG_ROWS = 5  # the log tail's least height (its border and four lines)
+LOG_ROWS = 4  # the log tail's least height in a pane (its border and three lines)
 
 Scales = dict[str, tuple[float, float]]
 NUMBERS, SPARKS, CHART, LOG = "numbers", "sparks", "chart", "log"  # the parts a tick may render
@@ -79,6 +79,7 @@ class SourcePane(Vertical, can_focus=True):
     SourcePane.-compact Breakdown, SourcePane.-narrow Breakdown { display: none; }
     SourcePane.-compact RequestHist, SourcePane.-narrow RequestHist { display: none; }
     SourcePane.-no-log-room LogTail { display: none; }
+    SourcePane LogTail { min-height: 4; }
     SourcePane.-compact #verdict { margin-bottom: 0; }
     """
     ALLOW_MAXIMIZE = True
