@@ -306,8 +306,20 @@ class PaneState(Driver):
     on_finished = finished  # the screen's name for it
 
     def mark_restart(self) -> None:
-        """The user says: I restarted the server now (manual segment boundary)."""
-        self.on_event(SourceEvent(self.label, EventKind.RESTARTED, "restart marked by you"))
+        """The user says: I restarted the server now (manual segment boundary). In a replay "now"
+        is the log's time: the newest record's own timestamp, when it has one."""
+        at = self.log_time() if self.replay else None
+        if at is None:
+            self.on_event(SourceEvent(self.label, EventKind.RESTARTED, "restart marked by you"))
+            return
+        when = time.strftime("%H:%M:%S", time.gmtime(at))  # naive seconds: the log's own fields
+        msg = f"restart marked by you at {when} by the log's clock"
+        self.on_event(SourceEvent(self.label, EventKind.RESTARTED, msg, time=at))
+
+    def log_time(self) -> float | None:
+        """The newest record's own timestamp (naive seconds, as the log prints it), or None."""
+        self.flush()
+        return next((p.timestamp for p in reversed(self.history) if p.timestamp is not None), None)
 
     def add_mark(self, number: int, text: str) -> None:
         self.flush()  # the mark comes after every line that came before it

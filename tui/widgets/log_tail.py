@@ -224,12 +224,30 @@ class LogTail(Vertical):
         found = next((i for i in order if self.search in kept[i].text.lower()), None)
         if found is None:
             return None
-        view.hit = kept[found].seq
-        height = max(1, view.size.height)
-        # the line found in the middle of the view (or as far as the kept lines allow)
-        self.back = max(0, min(len(kept) - height, len(kept) - 1 - found - height // 2))
-        self._show_kept()
+        self._show_line(found)
         return kept[found]
+
+    def _show_line(self, found: int) -> None:
+        """Kept line ``found`` highlighted in the middle of the view (or as far as the kept lines
+        allow)."""
+        view = self.query_one(TailView)
+        view.hit = self._kept[found].seq
+        height = max(1, view.size.height)
+        self.back = max(0, min(len(self._kept) - height, len(self._kept) - 1 - found - height // 2))
+        self._show_kept()
+
+    def goto(self, raw: Sequence[RawLine], text: str) -> tuple[RawLine | None, str]:
+        """``g``: the line ``text`` names (a line number or a time of day), shown and highlighted;
+        (None, why) when the log tail does not have it."""
+        from tui.widgets.log_goto import goto
+
+        kept = [r for r in raw if self._matches(r)] if not self.back else self._kept
+        found, words = goto(kept, text)
+        if found is None:
+            return None, words
+        self._kept = kept
+        self._show_line(found)
+        return kept[found], words
 
     def _show_kept(self) -> None:
         view = self.query_one(TailView)
@@ -249,7 +267,7 @@ class LogTail(Vertical):
         if self.filter:
             parts.append(f"filter: {self._filter.describe()}")
         if self.search:
-            parts.append(f"find: {self.search} (F3 older · shift+F3 newer)")
+            parts.append(f"find: {self.search} (F3 older · F4 newer)")
         if self.back:
             parts.append(f"{self.back:,} lines back (End: follow)")
         self.border_title = Content(" · ".join(parts)) if parts else None  # outside text: never markup
@@ -259,6 +277,11 @@ class LogTail(Vertical):
 
     def open_search(self) -> None:
         self._open("search", self.search, "find in the log tail (Enter: the newest line containing it)")
+
+    def open_goto(self) -> None:
+        from tui.widgets.log_goto import HINT
+
+        self._open("goto", "", HINT)
 
     def _open(self, mode: str, value: str, hint: str) -> None:
         self._mode = mode
@@ -272,6 +295,9 @@ class LogTail(Vertical):
     def _submitted(self, event: Input.Submitted) -> None:
         event.stop()
         self.remove_class("-filtering")
+        if self._mode == "goto":
+            self.post_message(self.GotoRequested(event.value.strip().lower()))
+            return
         if self._mode == "search":
             text = event.value.strip().lower()
             self.search = text
@@ -285,6 +311,11 @@ class LogTail(Vertical):
         self._filter = new
         self.filter = new.text
         self.post_message(self.FilterChanged(self.filter, new.notice()))
+
+    class GotoRequested(Message):
+        def __init__(self, text: str) -> None:
+            super().__init__()
+            self.text = text
 
     class SearchChanged(Message):
         def __init__(self, text: str) -> None:
