@@ -107,8 +107,10 @@ def test_glance_compare_of_old_logs(snap_compare, tmp_path, monkeypatch, fixed_w
         assert h.endswith(("live (last line 11 d ago, by the log's clock)", "live · 11 d old")), h
     assert "B − A" in seen[0] and "…" not in "".join(heads)
     flat = "".join(seen[0].split())
-    # the throughput verdict keeps its advice on how many records to wait for, at every size
-    assert re.search(r"throughput[^│]*insufficient[^│]*A[^│]*~[\d,]+morerecords", flat), seen[0]
+    # the throughput line whole at every size: its interval and verdict, or, when insufficient,
+    # its advice on how many records to wait for
+    whole = r"throughputB/A[\d.]+×\(95%CI[\d.]+…[\d.]+\):[a-z]+|throughput[^│]*insufficient[^│]*A[^│]*~[\d,]+morerecords"
+    assert re.search(whole, flat), seen[0]
 
 
 @pytest.mark.parametrize("n", [8, 16])
