@@ -144,7 +144,9 @@ def check(name: str, action: str, hexes: str) -> None:
             wait_screen(name, BACK)
     if pattern in (ONLY_A, ONLY_B):
         one, other = ("ab_a", "ab_b") if pattern == ONLY_A else ("ab_b", "ab_a")
-        wait_until(lambda: len(re.findall(r"● ab_.\.log", capture(name))) == 2, what="both panes shown")
+        wait_until(
+            lambda: len(re.findall(r"● (?:[AB] )?ab_.\.log", capture(name))) == 2, what="both panes shown"
+        )
         before_border = wait_until(lambda: a_border(name), what="pane A's border")
         send(name, hexes)
         if action in AFTER:  # once the focus has moved (a focus is applied after the key)
@@ -175,7 +177,9 @@ def check(name: str, action: str, hexes: str) -> None:
         elif u == "6f":
             wait_screen(name, r"accept len, both sources")
     if action in UNDO_AFTER:  # restored before the next key
-        wait_until(lambda: len(re.findall(r"● ab_.\.log", capture(name))) == 2, what="both panes again")
+        wait_until(
+            lambda: len(re.findall(r"● (?:[AB] )?ab_.\.log", capture(name))) == 2, what="both panes again"
+        )
 
 
 def test_every_key_in_the_help_has_its_terminal_bytes_and_an_effect():
