@@ -3,9 +3,7 @@
 
 from __future__ import annotations
 
-import asyncio
 import gc
-import signal
 import time
 from collections.abc import Iterable
 from pathlib import Path
@@ -45,19 +43,13 @@ class SpecwatchApp(App[int]):
         self.our_themes: list[str] = []
         self.theme_errors: list[str] = []
         self._wanted_theme = theme
-        self.stopped_by: int | None = None  # SIGTERM / SIGHUP, when one ended the app
+        self.stopped_by: int | None = None  # the stop signal that ended the app
 
-    def on_load(self) -> None:
-        # SIGTERM / SIGHUP: leave as `q` does (out of the alternate screen, mouse reporting off),
-        # exit status 128 + signal. Installed before the terminal goes into application mode.
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGTERM, signal.SIGHUP):
-            try:
-                loop.add_signal_handler(sig, self._stop_signal, sig)
-            except (NotImplementedError, RuntimeError, ValueError):  # not the main thread
-                pass
-
-    def _stop_signal(self, sig: int) -> None:
+    def stop_signal(self, sig: int) -> None:
+        """A stop signal (SIGINT, SIGTERM, SIGHUP; called in the event loop by
+        :mod:`tui.cli.signals`, whatever the app is doing): leave as `q` does (out of the
+        alternate screen, mouse reporting off); the command then says so in one line and exits
+        with 128 + signal."""
         self.stopped_by = sig
         self.exit(128 + sig)
 

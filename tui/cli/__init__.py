@@ -7,12 +7,14 @@ Headless commands import only :mod:`tui.core`; the TUI commands import textual l
 from __future__ import annotations
 
 import argparse
+import asyncio
 import importlib
 import signal
 import sys
 from typing import Any, NoReturn
 
 from tui import __version__
+from tui.cli.signals import STOP_SIGNALS, Stopped  # re-exported: the commands use them
 
 # (command name, module) in the order shown by --help.
 COMMANDS = [
@@ -29,37 +31,7 @@ class CliError(Exception):
     """A user error: printed as one line, exit status 2."""
 
 
-class Stopped(SystemExit):
-    """SIGTERM or SIGHUP arrived: unwinds like Ctrl-C does (worker pools, sources and connections
-    are closed on the way out); the command ends with one line and exit status 128 + signal. A
-    SystemExit, because asyncio lets only SystemExit and KeyboardInterrupt out of a protocol's
-    callback: any other exception raised there (the signal may come while asyncssh is handling
-    data) is logged as a "Fatal error" on stderr and the connection closed."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signum)
-        self.signum = signum
-
-
-def _stop(signum: int, frame: object) -> None:
-    raise Stopped(signum)
-
-
-STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
-
-
-def stop_on_signals() -> dict[signal.Signals, Any]:
-    """SIGTERM and SIGHUP raise :class:`Stopped` (unless they are ignored, as under nohup);
-    returns the handlers replaced. The app and the asyncio commands put their own handlers over
-    these while they run."""
-    replaced: dict[signal.Signals, Any] = {}
-    for sig in STOP_SIGNALS:
-        try:
-            if signal.getsignal(sig) is signal.SIG_DFL:
-                replaced[sig] = signal.signal(sig, _stop)
-        except ValueError:  # not the main thread (main() called from a test's thread)
-            break
-    return replaced
+__all__ = ["STOP_SIGNALS", "CliError", "Stopped", "main"]
 
 
 def _stopped(command: str | None, how: str) -> None:
@@ -235,38 +207,60 @@ def _parse(parser: _Parser, argv: list[str]) -> argparse.Namespace:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from tui.cli import signals
+
+    signals.install()  # first: a signal from here on ends with one line and 128 + signal
+    try:
+        code = _main(argv)
+        signals.check()  # a signal noted while an event loop was being made or closed
+        return code
+    except Stopped as exc:
+        _stopped(_state.command, signals.message(exc.signum))
+        return 128 + exc.signum
+    finally:
+        signals.uninstall()
+
+
+class _Main:
+    command: str | None = None
+
+
+_state = _Main()
+
+
+def _main(argv: list[str] | None) -> int:
+    from tui.cli import signals
+
+    _state.command = None
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv == ["--version"]:  # at once, without building every command's parser
         print(f"specwatch {__version__}")
         return 0
-    command: str | None = None
-    replaced = stop_on_signals()
     try:
         known = {name for name, _ in COMMANDS} | set(ALIASES)
         argv = _route(argv, known)
         wanted = _module_of(argv[0]) if argv and argv[0] in known else None
         parser = build_parser(only=wanted)
         args = _parse(parser, argv)
-        command = args.command
+        _state.command = args.command
         if args.command is None:
             parser.print_help()
             return 0
+        signals.check()
         return int(args.run(args) or 0)
     except CliError as exc:
         from tui.core.model.sanitize import visible
 
         print(visible(str(exc), keep_newlines=True), file=sys.stderr)  # may quote paths, remote text
         return 2
-    except KeyboardInterrupt:  # Ctrl-C: one line, no traceback
-        _stopped(command, "interrupted")
-        return 130
-    except Stopped as exc:
-        _stopped(command, f"stopped by {signal.Signals(exc.signum).name}")
-        return 128 + exc.signum
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        # Ctrl-C where specwatch's handler was not installed (main() in a thread), or an event
+        # loop's main task cancelled by a stop signal
+        signum = signals.received()
+        if signum is None and isinstance(sys.exc_info()[1], asyncio.CancelledError):
+            raise
+        raise Stopped(signum or signal.SIGINT) from None
     except BrokenPipeError:
         # `specwatch ... | head`: stop quietly.
         sys.stdout = None
         return 0
-    finally:
-        for sig, handler in replaced.items():
-            signal.signal(sig, handler)

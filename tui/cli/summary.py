@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import signal
 import sys
 from typing import Any
 
@@ -96,26 +95,10 @@ def _text_warnings(spec: Any, src: dict) -> list[str]:
     return [f"{path} does not look like a text log (binary content in its first bytes); {found}"]
 
 
-def _interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
-
-
 def run(args: argparse.Namespace) -> int:
-    # Ctrl-C stops at once, also inside the remote reader's event loop (asyncio.run would only
-    # cancel its task, which waits for the chunk being parsed): main() prints one line, exit 130.
-    if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
-        return _run(args)
-    try:
-        signal.signal(signal.SIGINT, _interrupt)
-    except ValueError:  # not the main thread
-        return _run(args)
-    try:
-        return _run(args)
-    finally:
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-
-
-def _run(args: argparse.Namespace) -> int:
+    # A stop signal (tui.cli.signals) raises in the main thread while a local file's scanning
+    # threads run, and cancels the reading task of a remote or /metrics source: main() prints
+    # one line, 128 + signal.
     from tui.cli import CliError
     from tui.cli.config_arg import config_ref
     from tui.cli.metrics_args import metrics_options

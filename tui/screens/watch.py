@@ -62,8 +62,10 @@ class WatchScreen(WatchActions):
                 exit_on_error=False,
             )
         self.start_ticking()
-        self.panes[0].focus()
-        for pane in self.panes:  # the headers are in the very first frame; the numbers follow with the tick
+        panes = self.panes
+        if panes:  # none while the app is already exiting (a stop signal at start-up)
+            panes[0].focus()
+        for pane in panes:  # the headers are in the very first frame; the numbers follow with the tick
             pane.show_status(frozen=self.frozen, extra=self.pane_extra(pane), peers=self.peers)
         self.call_after_refresh(self.tick)
 
