@@ -207,10 +207,13 @@ def _parse(parser: _Parser, argv: list[str]) -> argparse.Namespace:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The program (``argv`` None: ``sys.argv``): the stop signals' handlers stay until the
+    process has exited. Called with ``argv`` (a test, a script), the handlers from before are
+    put back on return."""
     from tui.cli import signals
 
-    signals.install()  # first: a signal from here on ends with one line and 128 + signal
     try:
+        signals.install()  # first: a signal from here on ends with one line and 128 + signal
         code = _main(argv)
         signals.check()  # a signal noted while an event loop was being made or closed
         return code
@@ -218,7 +221,10 @@ def main(argv: list[str] | None = None) -> int:
         _stopped(_state.command, signals.message(exc.signum))
         return 128 + exc.signum
     finally:
-        signals.uninstall()
+        if argv is None:
+            signals.done()
+        else:
+            signals.uninstall()
 
 
 class _Main:
@@ -236,9 +242,12 @@ def _main(argv: list[str] | None) -> int:
     if argv == ["--version"]:  # at once, without building every command's parser
         print(f"specwatch {__version__}")
         return 0
+    known = {name for name, _ in COMMANDS} | set(ALIASES)
+    _state.command = argv[0] if argv and argv[0] in known else None  # named by a stop line from now on
     try:
-        known = {name for name, _ in COMMANDS} | set(ALIASES)
         argv = _route(argv, known)
+        if argv and argv[0] in known:
+            _state.command = argv[0]
         wanted = _module_of(argv[0]) if argv and argv[0] in known else None
         parser = build_parser(only=wanted)
         args = _parse(parser, argv)

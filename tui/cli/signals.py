@@ -59,6 +59,7 @@ class Stopped(SystemExit):
 class _State:
     def __init__(self) -> None:
         self.installed = False
+        self.done = False  # main() has returned: a late signal is noted, the exit goes on
         self.signum: int | None = None  # the first stop signal received
         self.action: Callable[[int], None] | None = None  # the command's stop action in a loop
         self.replaced: dict[int, Any] = {}
@@ -97,8 +98,8 @@ def _in_async_code(frame: Any) -> bool:
 def _handler(signum: int, frame: Any) -> None:
     """The Python-level handler outside event loops (a loop's own handling replaces it while
     it runs)."""
-    if _state.signum is not None:
-        return  # already stopping: the first signal decides
+    if _state.signum is not None or _state.done:
+        return  # already stopping (the first signal decides) or done: the exit goes on
     _state.signum = signum
     if not _in_async_code(frame):
         raise Stopped(signum)
@@ -209,6 +210,7 @@ def install() -> None:
         return
     _state.signum = None
     _state.action = None
+    _state.done = False
     for sig in STOP_SIGNALS:
         current = signal.getsignal(sig)
         if current is signal.SIG_IGN:
@@ -221,6 +223,17 @@ def install() -> None:
     else:
         _state.finder = _WhenAsyncio()
         sys.meta_path.insert(0, _state.finder)
+
+
+def done() -> None:
+    """``main()`` has returned its exit status, the process is exiting (threads joined, the
+    interpreter finalised): a signal now changes nothing (no line, no traceback). Ignored, not
+    just caught: the interpreter's finalisation puts the default action back for signals with a
+    Python handler, and a signal then would kill the process without a word."""
+    _state.done = True
+    if _state.installed:
+        for sig in _state.replaced:
+            signal.signal(sig, signal.SIG_IGN)
 
 
 def uninstall() -> None:
