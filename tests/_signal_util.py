@@ -237,7 +237,6 @@ def run_process(
         port = free_port()
         log.write_bytes((SAMPLES / "ab_a.log").read_bytes())
         cmd += ["export", "--quiet", "--prometheus", f"127.0.0.1:{port}", str(log)]
-    name = command.split("-")[0]
     # a process group of its own: SIGINT is not ignored (as for a background job of a shell), and
     # what is left of it afterwards can be found
     proc = subprocess.Popen(

@@ -14,6 +14,7 @@ import sys
 from typing import Any, NoReturn
 
 from tui import __version__
+from tui.cli import signals
 from tui.cli.signals import STOP_SIGNALS, Stopped  # re-exported: the commands use them
 
 # (command name, module) in the order shown by --help.
@@ -25,6 +26,7 @@ COMMANDS = [
 ]
 # Commands whose module registers several subcommands.
 ALIASES = {"compare": "watch", "replay": "watch", "demo": "watch"}
+_KNOWN = frozenset([*(name for name, _ in COMMANDS), *ALIASES])
 
 
 class CliError(Exception):
@@ -210,8 +212,8 @@ def main(argv: list[str] | None = None) -> int:
     """The program (``argv`` None: ``sys.argv``): the stop signals' handlers stay until the
     process has exited. Called with ``argv`` (a test, a script), the handlers from before are
     put back on return."""
-    from tui.cli import signals
-
+    words = sys.argv[1:] if argv is None else argv
+    _state.command = words[0] if words and words[0] in _KNOWN else None  # named by a stop line
     try:
         signals.install()  # first: a signal from here on ends with one line and 128 + signal
         code = _main(argv)
@@ -235,15 +237,11 @@ _state = _Main()
 
 
 def _main(argv: list[str] | None) -> int:
-    from tui.cli import signals
-
-    _state.command = None
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv == ["--version"]:  # at once, without building every command's parser
         print(f"specwatch {__version__}")
         return 0
-    known = {name for name, _ in COMMANDS} | set(ALIASES)
-    _state.command = argv[0] if argv and argv[0] in known else None  # named by a stop line from now on
+    known = set(_KNOWN)
     try:
         argv = _route(argv, known)
         if argv and argv[0] in known:
