@@ -37,6 +37,10 @@ def main() -> int:
     ap.add_argument("--phases", default=",".join(PHASES))
     ap.add_argument("--signals", default="INT,TERM,HUP")
     opts = ap.parse_args()
+    # Ctrl-C / kill: the finally below still stops sshd and the tmux sessions (as a background
+    # job this process may have SIGINT ignored; the commands it runs get the default back)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     commands = opts.only.split(",")
     phases = opts.phases.split(",")
     sigs = [s for s in SIGNALS if signal.Signals(s).name[3:] in opts.signals.split(",")]

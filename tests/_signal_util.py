@@ -214,6 +214,11 @@ def _send_in_phase(pid: int, sig: int, phase: str, running, stop_line_out) -> No
             pass
 
 
+def _default_signals() -> None:
+    for sig in SIGNALS:
+        signal.signal(sig, signal.SIG_DFL)
+
+
 def run_process(
     command: str, sig: int, phase: str, tmp: Path, *, repeat: int = 0, home: Path | None = None
 ) -> Outcome:
@@ -237,10 +242,12 @@ def run_process(
         port = free_port()
         log.write_bytes((SAMPLES / "ab_a.log").read_bytes())
         cmd += ["export", "--quiet", "--prometheus", f"127.0.0.1:{port}", str(log)]
-    # a process group of its own: SIGINT is not ignored (as for a background job of a shell), and
-    # what is left of it afterwards can be found
+    # a process group of its own (what is left of it afterwards can be found), the stop signals
+    # at their default as a shell gives them to a command in the foreground (run from a
+    # background job, this process may ignore SIGINT, and an ignored signal stays ignored)
     proc = subprocess.Popen(
         cmd,
+        preexec_fn=_default_signals,
         env=_env(home),
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,

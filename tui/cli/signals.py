@@ -2,23 +2,23 @@
 
 SIGINT (Ctrl-C), SIGTERM and SIGHUP end a command with one line on stderr and exit status
 128 + signal (130, 143, 129): :func:`tui.cli.main` installs :func:`install` first thing and
-reports :func:`received` at its end. How a signal stops the command depends on where the main
-thread is when it arrives:
+reports the signal at its end. A signal handler never raises into code that does not expect it
+(argparse, an import, asyncio or asyncssh half way through their work: an exception raised
+inside asyncssh's data handling used to end ``summary host:path`` with a TypeError). Where the
+main thread is when the signal arrives decides how it stops:
 
-* **plain Python** (start-up: imports and argument parsing; a local ``summary`` waiting for its
-  scanning threads): the handler raises :class:`Stopped` there, as Ctrl-C raises
-  KeyboardInterrupt; ``main()`` catches it.
 * **an event loop** (``stream``, ``export``, the app, ``summary`` over SSH or of /metrics): every
-  loop made while the handlers are installed is a :class:`StopLoop` (an event loop policy), which
+  loop made while the handlers are installed is a ``StopLoop`` (an event loop policy), which
   takes the signals through asyncio's own signal handling (``loop.add_signal_handler``) and runs
-  the command's stop action in the loop: by default the main task is cancelled (its ``finally``
-  blocks close sources and connections); the app asks itself to exit (:func:`on_stop`), which
-  restores the terminal. Nothing is ever raised into asyncio or a library's callbacks (an
-  exception raised by a signal handler inside asyncssh's data handling used to end
-  ``summary host:path`` with a TypeError).
-* **between the two** (an event loop being made or closed, asyncio's code on the stack but no
-  loop taking signals): the signal is only noted; the command stops at the next check
-  (:func:`check`, the loop's start, or the end of ``main()``).
+  the command's stop action in the loop: the main task is cancelled (its ``finally`` blocks
+  close sources and connections), or the app asked to exit (:func:`on_stop`), which restores the
+  terminal.
+* **plain Python** (start-up: imports and argument parsing; a local ``summary``): the signal is
+  noted (:mod:`tui.core.model.stop`) and the command stops at the next check — after the
+  arguments are read, between two chunks of a file — or at once inside an interruptible wait of
+  its own (stdin, a command's output, a scanning thread's result), where the handler raises.
+* **between the two** (an event loop being made or closed): noted; a loop about to run stops at
+  once, and ``main()`` checks once more before it returns.
 
 Only the first signal acts; later ones, while the command is already stopping, are noted and
 ignored (a second Ctrl-C never interrupts the clean-up of the first). Before specwatch's first
@@ -36,8 +36,23 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from tui.core.model import stop
+from tui.core.model.stop import Stopped
+
 if TYPE_CHECKING:
     import asyncio
+
+__all__ = [
+    "STOP_SIGNALS",
+    "Stopped",
+    "check",
+    "done",
+    "install",
+    "message",
+    "on_stop",
+    "received",
+    "uninstall",
+]
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
@@ -46,21 +61,10 @@ STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 _ASYNC_MODULES = ("asyncio", "textual", "asyncssh", "prometheus_client", "_asyncio")
 
 
-class Stopped(SystemExit):
-    """A stop signal arrived: unwinds like Ctrl-C does (worker pools, sources and connections are
-    closed on the way out); ``main()`` prints one line and returns 128 + signal. A SystemExit, so
-    that ``except Exception`` blocks on the way let it pass."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(128 + signum)
-        self.signum = signum
-
-
 class _State:
     def __init__(self) -> None:
         self.installed = False
         self.done = False  # main() has returned: a late signal is noted, the exit goes on
-        self.signum: int | None = None  # the first stop signal received
         self.action: Callable[[int], None] | None = None  # the command's stop action in a loop
         self.replaced: dict[int, Any] = {}
         self.policy: asyncio.AbstractEventLoopPolicy | None = None  # the one before ours
@@ -72,7 +76,7 @@ _state = _State()
 
 def received() -> int | None:
     """The first stop signal received since :func:`install`, or None."""
-    return _state.signum
+    return stop.requested()
 
 
 def message(signum: int) -> str:
@@ -82,8 +86,7 @@ def message(signum: int) -> str:
 def check() -> None:
     """Raises :class:`Stopped` when a stop signal has arrived (one only noted, in a phase where
     nothing could be raised)."""
-    if _state.signum is not None:
-        raise Stopped(_state.signum)
+    stop.check()
 
 
 def _in_async_code(frame: Any) -> bool:
@@ -97,11 +100,11 @@ def _in_async_code(frame: Any) -> bool:
 
 def _handler(signum: int, frame: Any) -> None:
     """The Python-level handler outside event loops (a loop's own handling replaces it while
-    it runs)."""
-    if _state.signum is not None or _state.done:
-        return  # already stopping (the first signal decides) or done: the exit goes on
-    _state.signum = signum
-    if not _in_async_code(frame):
+    it runs): notes the signal; raises only in an interruptible wait
+    (:func:`tui.core.model.stop.interruptible`), never into asyncio's code."""
+    if _state.done:
+        return  # main() has returned: the exit goes on
+    if stop.request(signum) and stop.in_wait() and not _in_async_code(frame):
         raise Stopped(signum)
 
 
@@ -136,15 +139,14 @@ def _loop_policy() -> asyncio.AbstractEventLoopPolicy:
             task = super().create_task(coro, **kwargs)
             if self._main is None:  # asyncio.run's (and App.run's) first task is the main one
                 self._main = task
-                if _state.signum is not None and self._ours:  # noted while the loop was being made
-                    self.call_soon(self._act, _state.signum)
+                noted = stop.requested()
+                if noted is not None and self._ours:  # noted while the loop was being made
+                    self.call_soon(self._act, noted)
             return task
 
         def _signalled(self, sig: int) -> None:
-            if _state.signum is not None:
-                return
-            _state.signum = sig
-            self._act(sig)
+            if stop.request(sig):  # the first one acts; later ones leave the clean-up alone
+                self._act(sig)
 
         def _act(self, sig: int) -> None:
             if _state.action is not None:
@@ -208,7 +210,7 @@ def install() -> None:
         return
     if sys.platform == "win32":  # pragma: no cover - no SIGHUP, no add_signal_handler
         return
-    _state.signum = None
+    stop.reset()
     _state.action = None
     _state.done = False
     for sig in STOP_SIGNALS:
