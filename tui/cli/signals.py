@@ -135,7 +135,7 @@ def _loop_policy() -> asyncio.AbstractEventLoopPolicy:
                     self.add_signal_handler(sig, self._signalled, sig)
                     self._ours.append(sig)
 
-        def create_task(self, coro: Any, **kwargs: Any) -> asyncio.Task:  # type: ignore[override]
+        def create_task(self, coro: Any, **kwargs: Any) -> asyncio.Task:
             task = super().create_task(coro, **kwargs)
             if self._main is None:  # asyncio.run's (and App.run's) first task is the main one
                 self._main = task
