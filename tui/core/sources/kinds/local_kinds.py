@@ -220,6 +220,9 @@ class CommandKind(SourceKind):
             try:
                 with proc.stdout:
                     s = summarize_stream(cast(BinaryIO, proc.stdout), spec.name, label)
+            except BaseException:  # stopped by a signal: the command is not waited for to its end
+                proc.kill()
+                raise
             finally:
                 code = proc.wait()
             if code != 0:
