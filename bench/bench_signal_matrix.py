@@ -3,11 +3,15 @@ rare races: {app, summary, summary over SSH, stream, export} × {INT, TERM, HUP}
 running, shutting down}.
 
     python bench/bench_signal_matrix.py [--repeats 50] [--only stream,export] [--phases running]
+                                        [--spread 1.0]
 
 Needs tmux (the app) and Debian's sshd (summary over SSH; started on 127.0.0.1 for the run). Each
 run is judged as in the test (tests/_signal_util.py): exit status 128 + signal, exactly one line,
 no traceback, no process left, the terminal as it was. Prints one row per cell (clean runs / runs)
-and every unclean run; exit status 0 when every run was clean, 1 otherwise.
+and every unclean run; exit status 0 when every run was clean, 1 otherwise. A start-up signal
+is sent a random 0–``--spread`` seconds after specwatch's handlers are in place (the test sends
+it at once), so that the runs land all over the start-up: imports, parsing, opening the sources,
+the event loop and the app being made.
 """
 
 from __future__ import annotations
@@ -17,7 +21,9 @@ import os
 import shutil
 import signal
 import sys
+import random
 import tempfile
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -36,6 +42,7 @@ def main() -> int:
     ap.add_argument("--only", default=",".join(COMMANDS), help="commands, comma-separated")
     ap.add_argument("--phases", default=",".join(PHASES))
     ap.add_argument("--signals", default="INT,TERM,HUP")
+    ap.add_argument("--spread", type=float, default=1.0, help="start-up signals: a random wait up to this")
     opts = ap.parse_args()
     # Ctrl-C / kill: the finally below still stops sshd and the tmux sessions (as a background
     # job this process may have SIGINT ignored; the commands it runs get the default back)
@@ -44,6 +51,11 @@ def main() -> int:
     commands = opts.only.split(",")
     phases = opts.phases.split(",")
     sigs = [s for s in SIGNALS if signal.Signals(s).name[3:] in opts.signals.split(",")]
+    rnd = random.Random(23)
+
+    def spread() -> None:
+        time.sleep(rnd.uniform(0, opts.spread))
+
     tmp = Path(tempfile.mkdtemp(prefix="specwatch-signals-"))
     sshd = home = None
     sessions: list[str] = []
@@ -74,12 +86,12 @@ def main() -> int:
                         if big is not None and command.startswith("summary"):
                             os.symlink(big, d / "big.log")
                         if command == "app":
-                            out = run_app(tmux, sig, phase, d, repeat=i)
+                            out = run_app(tmux, sig, phase, d, repeat=i, spread=spread)
                             for name in sessions:
                                 kill_session(name)
                             sessions.clear()
                         else:
-                            out = run_process(command, sig, phase, d, repeat=i, home=home)
+                            out = run_process(command, sig, phase, d, repeat=i, home=home, spread=spread)
                         alt = sig if phase == "shutdown" and i % 2 == 0 else None
                         name = "watch" if command == "app" else command.split("-")[0]
                         bad = out.problems(name, first_signal(sig, phase), alt)

@@ -195,11 +195,15 @@ def _env(home: Path | None) -> dict[str, str]:
     return env
 
 
-def _send_in_phase(pid: int, sig: int, phase: str, running, stop_line_out) -> None:
+def _send_in_phase(pid: int, sig: int, phase: str, running, stop_line_out, spread=None) -> None:
     """Sends ``sig`` to ``pid`` in ``phase`` (``running()``: the command works; ``stop_line_out()``:
-    its stop line is printed); the shutdown phase's first signal too."""
+    its stop line is printed); the shutdown phase's first signal too. ``spread()`` is called
+    between the handlers' installation and a start-up signal (the bench waits a random time
+    there, to land anywhere in the start-up)."""
     if phase == "startup":
         wait_until(lambda: handlers_in_place(pid), what="specwatch's signal handlers", step=STEP)
+        if spread is not None:
+            spread()
         os.kill(pid, sig)
         return
     wait_until(running, what="the command to run")
@@ -220,7 +224,7 @@ def _default_signals() -> None:
 
 
 def run_process(
-    command: str, sig: int, phase: str, tmp: Path, *, repeat: int = 0, home: Path | None = None
+    command: str, sig: int, phase: str, tmp: Path, *, repeat: int = 0, home: Path | None = None, spread=None
 ) -> Outcome:
     """One run of ``specwatch COMMAND`` as a plain process (summary, summary-ssh, stream, export)."""
     log = tmp / "a.log"
@@ -266,7 +270,7 @@ def run_process(
         running = lambda: metrics_served(port)  # noqa: E731
     line_out = (lambda: bool(err.lines)) if repeat % 2 else None
     try:
-        _send_in_phase(proc.pid, sig, phase, lambda: running() or proc.poll() is not None, line_out)
+        _send_in_phase(proc.pid, sig, phase, lambda: running() or proc.poll() is not None, line_out, spread)
         proc.wait(timeout=DEADLINE)
     finally:
         if proc.poll() is None:
@@ -285,7 +289,7 @@ def wait_until_gone(pgid: int) -> list[int]:
     return []
 
 
-def run_app(tmux, sig: int, phase: str, tmp: Path, *, repeat: int = 0) -> Outcome:
+def run_app(tmux, sig: int, phase: str, tmp: Path, *, repeat: int = 0, spread=None) -> Outcome:
     """One run of ``specwatch watch`` in a tmux session (the ``tmux`` fixture's ``start``)."""
     log = tmp / "a.log"
     log.write_bytes((SAMPLES / "ab_a.log").read_bytes())
@@ -299,7 +303,7 @@ def run_app(tmux, sig: int, phase: str, tmp: Path, *, repeat: int = 0) -> Outcom
     ended = lambda: bool(exit_status(exit_file))  # noqa: E731
     drawn = lambda: "records" in capture(name) or ended()  # noqa: E731
     line_out = (lambda: "specwatch watch:" in capture(name) or ended()) if repeat % 2 else None
-    _send_in_phase(pid, sig, phase, drawn, line_out)
+    _send_in_phase(pid, sig, phase, drawn, line_out, spread)
     wait_until(ended, what="an exit", show=lambda: "\n" + capture(name))
     status = exit_status(exit_file)
     code = int(status.split("=", 1)[1]) if status.startswith("EXIT=") else None
