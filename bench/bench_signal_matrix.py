@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import argparse
 import os
+import random
 import shutil
 import signal
 import sys
-import random
 import tempfile
 import time
 from pathlib import Path
