@@ -7,7 +7,6 @@ Headless commands import only :mod:`tui.core`; the TUI commands import textual l
 from __future__ import annotations
 
 import argparse
-import asyncio
 import importlib
 import signal
 import sys
@@ -256,18 +255,23 @@ def _main(argv: list[str] | None) -> int:
         signals.check()
         return int(args.run(args) or 0)
     except CliError as exc:
+        if signals.received() is not None:  # a source's error caused by the stop (a connection closed)
+            raise Stopped(signals.received() or 0) from None
         from tui.core.model.sanitize import visible
 
         print(visible(str(exc), keep_newlines=True), file=sys.stderr)  # may quote paths, remote text
         return 2
-    except (KeyboardInterrupt, asyncio.CancelledError):
-        # Ctrl-C where specwatch's handler was not installed (main() in a thread), or an event
-        # loop's main task cancelled by a stop signal
-        signum = signals.received()
-        if signum is None and isinstance(sys.exc_info()[1], asyncio.CancelledError):
-            raise
-        raise Stopped(signum or signal.SIGINT) from None
     except BrokenPipeError:
         # `specwatch ... | head`: stop quietly.
         sys.stdout = None
         return 0
+    except KeyboardInterrupt:  # Ctrl-C where specwatch's handler is not installed (main() in a thread)
+        raise Stopped(signals.received() or signal.SIGINT) from None
+    except BaseException as exc:
+        # an event loop's main task cancelled by a stop signal (asyncio is imported only by the
+        # commands that run one)
+        aio = sys.modules.get("asyncio")
+        signum = signals.received()
+        if aio is not None and isinstance(exc, aio.CancelledError) and signum is not None:
+            raise Stopped(signum) from None
+        raise
