@@ -2,7 +2,8 @@
 a specwatch command, a stop signal and the phase it arrives in.
 
 * ``startup``: as soon as specwatch's handlers are in place (``/proc/PID/status`` shows SIGTERM
-  caught: the first line of ``main()`` ran), before the command is running;
+  caught: the first line of ``main()`` ran), before the command is running; for the app on odd
+  repeats once its event loop exists (an epoll descriptor: the app about to start and mount);
 * ``running``: once the command shows it works (a first record printed, /metrics served, the
   scanning threads, the remote file open, the app's first numbers);
 * ``shutdown``: while the command is stopping: another signal stopped it when it was running and
@@ -58,6 +59,21 @@ def handlers_in_place(pid: int) -> bool:
     for line in status.splitlines():
         if line.startswith("SigCgt:"):
             return bool(int(line.split()[1], 16) >> (signal.SIGTERM - 1) & 1)
+    return False
+
+
+def has_event_loop(pid: int) -> bool:
+    """``pid`` has an epoll descriptor open: its event loop has been made."""
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return False
+    for fd in fds:
+        try:
+            if os.readlink(f"/proc/{pid}/fd/{fd}") == "anon_inode:[eventpoll]":
+                return True
+        except OSError:
+            continue
     return False
 
 
@@ -195,15 +211,20 @@ def _env(home: Path | None) -> dict[str, str]:
     return env
 
 
-def _send_in_phase(pid: int, sig: int, phase: str, running, stop_line_out, spread=None) -> None:
+def _send_in_phase(
+    pid: int, sig: int, phase: str, running, stop_line_out, spread=None, starting=None
+) -> None:
     """Sends ``sig`` to ``pid`` in ``phase`` (``running()``: the command works; ``stop_line_out()``:
     its stop line is printed); the shutdown phase's first signal too. ``spread()`` is called
     between the handlers' installation and a start-up signal (the bench waits a random time
-    there, to land anywhere in the start-up)."""
+    there, to land anywhere in the start-up); else ``starting()`` is waited for (the app: its
+    terminal set up, its screen being mounted)."""
     if phase == "startup":
         wait_until(lambda: handlers_in_place(pid), what="specwatch's signal handlers", step=STEP)
         if spread is not None:
             spread()
+        elif starting is not None:
+            wait_until(starting, what="the command to be starting", step=STEP)
         os.kill(pid, sig)
         return
     wait_until(running, what="the command to run")
@@ -303,7 +324,9 @@ def run_app(tmux, sig: int, phase: str, tmp: Path, *, repeat: int = 0, spread=No
     ended = lambda: bool(exit_status(exit_file))  # noqa: E731
     drawn = lambda: "records" in capture(name) or ended()  # noqa: E731
     line_out = (lambda: "specwatch watch:" in capture(name) or ended()) if repeat % 2 else None
-    _send_in_phase(pid, sig, phase, drawn, line_out, spread)
+    # start-up, odd repeats: once the event loop exists (the app about to start and mount)
+    mounting = (lambda: has_event_loop(pid) or ended()) if repeat % 2 else None
+    _send_in_phase(pid, sig, phase, drawn, line_out, spread, mounting)
     wait_until(ended, what="an exit", show=lambda: "\n" + capture(name))
     status = exit_status(exit_file)
     code = int(status.split("=", 1)[1]) if status.startswith("EXIT=") else None
