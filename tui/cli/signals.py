@@ -28,7 +28,6 @@ killed by it (a shell reports 128 + signal too) and nothing can be printed.
 
 from __future__ import annotations
 
-import importlib.abc
 import importlib.machinery
 import signal
 import sys
@@ -176,8 +175,9 @@ def _loop_policy() -> asyncio.AbstractEventLoopPolicy:
     return _Policy()
 
 
-class _WhenAsyncio(importlib.abc.MetaPathFinder):
-    """Sets the event loop policy the moment asyncio has been imported (by anyone)."""
+class _WhenAsyncio:
+    """Sets the event loop policy the moment asyncio has been imported (by anyone): a meta path
+    finder (importlib.abc.MetaPathFinder's one method; importing that module costs a millisecond)."""
 
     def find_spec(self, name: str, path: Any, target: Any = None) -> importlib.machinery.ModuleSpec | None:
         if name != "asyncio":
