@@ -1,7 +1,8 @@
 """The signal matrix: {the app, summary of a local file, summary over SSH (a real sshd), stream,
 export} × {SIGINT, SIGTERM, SIGHUP} × {during start-up, running, while shutting down}, each cell
-run :data:`REPEATS` times (a race shows up as one bad run among them; bench/bench_signal_matrix.py
-runs 50 per cell). Every run: exit status 128 + signal, exactly one line (``specwatch CMD:
+run :data:`REPEATS` times: 135 runs, about 3 minutes on the shared 2-core machine (a race shows up
+as one bad run among them; bench/bench_signal_matrix.py runs 50 per cell, start-up signals
+spread over a random second). Every run: exit status 128 + signal, exactly one line (``specwatch CMD:
 interrupted`` / ``stopped by SIGNAME``), no traceback, no process left; the app (in tmux) leaves
 the terminal as it found it: out of the alternate screen, mouse reporting off, the same title.
 The phases are described in tests/_signal_util.py.
