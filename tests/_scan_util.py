@@ -105,7 +105,9 @@ def stamp(rng: random.Random, i: int) -> str:
 
 def spec_line(rng: random.Random, ts: str, proc: str, form: int, k: int) -> str:
     acc, drafted = rng.randint(0, 900), rng.randint(1, 999) * k
-    pp = ", ".join(f"{rng.random():.3f}" for _ in range(k))
+    # at most accepted / drafts in all (the printed length less its bonus token), as vLLM >= 0.9
+    # prints them: a length equal to their sum is vLLM < 0.9's, left to the line parser
+    pp = ", ".join(f"{rng.random() * acc / 100 / k:.3f}" for _ in range(k))
     rate = f"{100 * acc / drafted:.1f}%"
     head = f"{proc} INFO {ts} [metrics.py:101] SpecDecoding metrics: "
     if form == 3:  # PR #16665

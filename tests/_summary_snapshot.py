@@ -17,11 +17,13 @@ METRICS = ("accept_len", "accept_rate", "accept_rate_normalized", "throughput", 
 
 
 def snapshot_files() -> list[str]:
-    """Every sample log and every real log, as paths relative to the repository root."""
+    """Every sample log, every real log and every format fixture (the release logs too), as
+    paths relative to the repository root."""
     files = (
         sorted(ROOT.glob("sample_logs/*.log"))
         + sorted(ROOT.glob("tests/fixtures/real_logs/*"))
-        + sorted(ROOT.glob("tests/fixtures/formats/*"))
+        + sorted(p for p in ROOT.glob("tests/fixtures/formats/*") if p.is_file())
+        + sorted(ROOT.glob("tests/fixtures/formats/releases/*.log"))
     )
     return [str(p.relative_to(ROOT)) for p in files]
 

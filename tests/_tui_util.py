@@ -85,6 +85,7 @@ async def finished(pilot) -> None:
     pilot.app.clear_notifications()
     pilot.app.screen.tick()
     await pilot.pause()
+    await wait_charts(pilot)  # a chart takes new data at most once a second: drawn before the picture
 
 
 async def wait_charts(pilot) -> None:

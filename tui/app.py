@@ -20,6 +20,7 @@ from tui.screens.watch import WatchScreen
 from tui.theming.themes import DEFAULT_THEME, load_themes
 from tui.theming.ui_config import load_ui_config, save_ui_config
 
+HELD_TOASTS = 4  # notifications kept while the help is open, shown when it closes
 INTRO_SECONDS = 5  # the demo's first notice: read, then out of the chart's way
 STOP_GRACE = 5.0  # a stop signal during start-up ends the app by then even if the screen never mounted
 
@@ -41,6 +42,7 @@ class SpecwatchApp(App[int]):
         self.plan = plan
         self.save_dir = Path(save_dir) if save_dir is not None else Path.cwd()
         self.remember_theme = remember_theme
+        self._held_toasts: list[tuple[str, dict[str, Any]]] = []  # see notify()
         self.our_themes: list[str] = []
         self.theme_errors: list[str] = []
         self._wanted_theme = theme
@@ -82,7 +84,12 @@ class SpecwatchApp(App[int]):
         self.theme = wanted
         for err in self.theme_errors:
             self.notify(err, title="theme file skipped", severity="warning", timeout=8, markup=False)
-        self.push_screen(WatchScreen(self.plan))
+        if self.plan.fleet is not None:
+            from tui.screens.fleet import FleetScreen  # only the fleet command needs it
+
+            self.push_screen(FleetScreen(self.plan.fleet))
+        else:
+            self.push_screen(WatchScreen(self.plan))
         # Everything built so far (Textual, the widgets, modules) lives as long as the app:
         # keep it out of the cyclic GC's full collections, which would otherwise walk it every
         # time and pause the UI for 100+ ms while a log streams in.
@@ -108,7 +115,15 @@ class SpecwatchApp(App[int]):
         from tui.screens.help import HelpScreen  # imported when first asked for: a faster first frame
 
         if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen())
+            self.push_screen(HelpScreen(), lambda _: self._release_toasts())
+
+    def _release_toasts(self) -> None:
+        """The notifications held while the help was open (the newest few, and how many more)."""
+        held, self._held_toasts = self._held_toasts, []
+        for message, kwargs in held[-HELD_TOASTS:]:
+            self.notify(message, **kwargs)
+        if len(held) > HELD_TOASTS:
+            self.notify(f"{len(held) - HELD_TOASTS} more notifications while the help was open", timeout=3)
 
     def action_pick_theme(self) -> None:
         from tui.screens.theme_picker import ThemePicker  # imported when first asked for
@@ -155,7 +170,11 @@ class SpecwatchApp(App[int]):
 
     def notify(self, message: str, *, title: str = "", **kwargs: Any) -> None:
         """Every notification goes through here: messages and titles carry outside text (labels,
-        paths, remote and error messages), so a control sequence in them is shown, never obeyed."""
+        paths, remote and error messages), so a control sequence in them is shown, never obeyed.
+        While a screen that must not be covered (the help) is on top, they wait until it closes."""
+        if getattr(self.screen, "HOLDS_TOASTS", False):
+            self._held_toasts.append((message, {"title": title, **kwargs}))
+            return
         super().notify(visible(message, keep_newlines=True), title=visible(title), **kwargs)
 
     async def action_quit(self) -> None:

@@ -37,7 +37,7 @@ async def test_compare_bar_equals_summary_comparison():
             assert name in text
             assert f"{s.stats.total.accept_len.mean:.2f}" in text
         overlay = app.screen.overlay_data(None)
-        assert [s.name for s in overlay.series] == ["ab_a.log", "ab_b.log"]
+        assert [s.name for s in overlay.series] == ["A ab_a.log", "B ab_b.log"]  # named as in the headers
         # the load-adjusted verdict beside the raw one, and the throughput ratio
         assert got["accept_len_load_adjusted"]["verdict"] == want["accept_len_load_adjusted"]["verdict"]
         assert (
@@ -172,7 +172,8 @@ async def test_source_errors_show_in_the_header_without_crashing(tmp_path):
         assert states[2].status_text() == "error (cannot connect)"
         assert broken.closed
         text = screen_text(app)
-        assert "error (ConnectionError: link to gpu7 went away)" in text
+        # the header keeps the label and as many words of the message as fit, cut with "…"
+        assert "● gpu7" in text and "error (ConnectionError: link to gpu7" in text
         await pilot.press("l")  # log tails (off by default in a grid)
         await pilot.pause()
         from tui.widgets.log_tail import LogTail
@@ -218,3 +219,17 @@ async def test_the_tick_stops_while_the_app_is_taken_down():
         assert tick.state == WorkerState.SUCCESS  # it returned: no tick looked for the widgets
         assert screen.ticks == ticks  # no tick ran
         app._running = True
+
+
+async def test_the_two_panes_end_on_the_same_row():
+    from tui.screens.compare_view import natural_height
+
+    # one log prints draft counts (the pooled row) and the other does not: different contents
+    app = replay_app("vllm_v1_eagle3.log", "ab_a.log", speed=None)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await wait_ended(pilot)
+        app.screen.tick()
+        await pilot.pause()
+        a, b = app.screen.query(SourcePane)
+        assert natural_height(a) != natural_height(b)  # their contents differ in height ...
+        assert a.region.bottom == b.region.bottom  # ... and both end on the same row

@@ -208,3 +208,31 @@ async def test_more_panes_than_fit_scroll_and_those_off_screen_are_not_drawn():
             pilot, lambda: screen.on_screen(last) and last._version == last.state.version, "scrolled"
         )
         assert "±" in last.query_one(NumbersPanel).plain
+
+
+async def test_compact_panes_show_the_pooled_value_when_the_log_has_one():
+    app = replay_app("vllm_v1_eagle3.log", "ab_a.log", "ab_b.log", "sglang_dp_attention.log", speed=None)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_ended(pilot)
+        app.screen.tick()
+        await pilot.pause()
+        panes = list(app.screen.query(SourcePane))
+        assert all(p.tier == "compact" for p in panes)
+        texts = [p.query_one(NumbersPanel).plain for p in panes]
+        pooled = panes[0].state.stats.current.all.pooled_len.estimate().value
+        assert f"pooled {pooled:.2f}" in texts[0], texts[0]
+        assert not any("pooled" in t for t in texts[1:])  # no counts in these logs: nothing to show
+
+
+async def test_a_pane_names_what_it_hides_for_room_and_z_shows_it():
+    app = replay_app(*LOGS, speed=None)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_ended(pilot)
+        app.screen.tick()
+        await pilot.pause()
+        pane = app.screen.query(SourcePane).first()
+        assert pane.tier == "compact" and str(pane.border_subtitle).startswith("z: "), pane.border_subtitle
+        assert "segments" in str(pane.border_subtitle)
+        pane.focus()
+        await pilot.press("z")
+        await wait_for(pilot, lambda: pane.tier == "full" and not pane.border_subtitle, "every block shown")

@@ -101,3 +101,34 @@ async def test_w_wraps_long_lines():
         await pilot.press("w")
         await pilot.pause()
         assert not view.wrap and end not in screen()
+
+
+async def _filter(pilot, tail: LogTail, typed: str) -> None:
+    from textual.widgets import Input
+
+    await pilot.press("slash")
+    await pilot.pause()
+    tail.query_one(Input).value = typed  # what the user typed into the filter's input
+    await pilot.press("enter")
+    await pilot.pause()
+
+
+async def test_regex_filter_shown_while_on_and_invalid_one_refused():
+    app = replay_app("sglang_eagle3_restart.log", speed=None)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await wait_ended(pilot)
+        pane = app.screen.query_one(SourcePane)
+        tail = pane.query_one(LogTail)
+        view = tail.query_one(TailView)
+        await _filter(pilot, tail, r"re:accept len: \d\.\d+")
+        assert view.lines and all("accept len" in r.text.lower() for r in view.lines)
+        assert "filter: regex accept len: \\d\\.\\d+" in str(tail.border_title)
+        notes = [n.message for n in app._notifications]
+        assert any("only lines matching the regular expression" in m for m in notes), notes
+        kept = list(view.lines)
+        await _filter(pilot, tail, "re:accept (len")
+        notes = [n.message for n in app._notifications]
+        assert any("invalid regular expression 'accept (len'" in m for m in notes), notes
+        assert view.lines == kept and "regex" in str(tail.border_title)  # the filter in force stays
+        await _filter(pilot, tail, "")
+        assert tail.border_title is None

@@ -73,9 +73,10 @@ async def test_restart_shows_as_a_segment_boundary():
         first_fixed = ref["segments"][0]["records"] + 1
         assert list(pane.state.boundaries) == [(first_fixed, 1)]
         chart = pane.chart_data(None)
+        assert chart.time_axis  # the sample has timestamps: the x axis is the log's clock
+        at = next(p.timestamp for p in pane.state.history if p.seq == first_fixed)
         assert any(
-            x == first_fixed and "seg 1: EAGLE3 steps=5 topk=1 ndt=6" in label
-            for x, label, _ in chart.boundaries
+            x == at and "seg 1: EAGLE3 steps=5 topk=1 ndt=6" in label for x, label, _ in chart.boundaries
         )
         sc = ref["segment_comparison"]
         text = screen_text(app)

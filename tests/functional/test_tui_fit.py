@@ -8,7 +8,7 @@ from _tui_util import _isolated_config, replay_app, sample, screen_text, wait_en
 from rich.cells import cell_len
 
 from tui.app import SpecwatchApp
-from tui.panes.figures import elide_middle, fit_label
+from tui.panes.labels import elide_middle, fit_label
 from tui.panes.launch import LaunchPlan, replay_pane
 from tui.widgets.pane_header import PaneHeader
 from tui.widgets.segment_table import COLUMNS, SegmentTable, column_widths, verdict_line
@@ -58,6 +58,7 @@ def test_verdict_line_shortens_by_words_never_digits():
         line = verdict_line(c, width).plain
         assert len(line) <= width and "+0.88" in line and line.endswith("higher")
     assert verdict_line(None, 30).plain == "one segment so far"
+    assert verdict_line(None, 80, measured=0).plain == "no accept len measured yet"  # 0 records: not "one"
 
 
 async def test_narrow_panes_keep_labels_counts_and_full_n():
@@ -91,3 +92,19 @@ async def test_segment_table_n_is_whole_after_updates():
             widest = max(cell_len(r[i]) for r in table.row_texts())
             assert col.get_render_width(table) - 2 >= widest, (key, widest)
         assert sum(c.get_render_width(table) for c in table.columns.values()) <= table.size.width
+
+
+@pytest.mark.parametrize("width", [66, 70, 74, 78, 84, 90])
+async def test_a_value_and_its_interval_are_never_split_over_two_lines(width):
+    from _tui_util import finished, replay_app
+
+    from tui.widgets.numbers import NumbersPanel
+
+    app = replay_app("sglang_eagle3_restart.log", speed=None)
+    async with app.run_test(size=(width, 60)) as pilot:
+        await finished(pilot)
+        panel = app.screen.query_one(NumbersPanel)
+        assert not panel.has_class("-compact")
+        for line in panel.plain.splitlines():
+            assert not line.rstrip().endswith(("±", "printed", "normalised")), panel.plain
+        assert "0.156 ± 0.033" in panel.plain or "0.269 ± 0.013" in panel.plain, panel.plain

@@ -6,9 +6,18 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 
 import pytest
-from _tui_util import ROOT, _isolated_config, finished, replay_app, wait_ended  # noqa: F401
+from _tui_util import (  # noqa: F401
+    ROOT,
+    _isolated_config,
+    finished,
+    replay_app,
+    screen_text,
+    wait_charts,
+    wait_ended,
+)
 
 if importlib.util.find_spec("pytest_textual_snapshot") is None:
     if os.environ.get("CI", "").lower() == "true":
@@ -39,3 +48,25 @@ def test_snapshot_help(snap_compare):
         await pilot.pause()
 
     assert snap_compare(replay_app("ab_a.log"), terminal_size=(160, 45), run_before=help_open)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (100, 30), (160, 45), (200, 60)], ids=lambda s: f"{s[0]}x{s[1]}")
+def test_snapshot_chart_wall_clock_ticks(snap_compare, size):
+    """The history chart (plotext) of a log with timestamps, maximised (z): its x axis is the
+    log's own clock, wall-clock ticks (09:05, 09:10, …), at each size with its axes whole."""
+
+    async def zoomed(pilot):
+        await finished(pilot)
+        await pilot.press("z")
+        await wait_charts(pilot)
+        pilot.app.clear_notifications()
+        pilot.app.screen.tick()
+        await pilot.pause()
+        text = screen_text(pilot.app)
+        # the x axis's tick row: wall-clock HH:MM ticks only (a log line's time has seconds)
+        assert re.search(r"^│?\s*(?:09:[0-5]\d\s*){2,}│?$", text, re.MULTILINE), text
+        assert "x: time by the log's clock" in text
+
+    assert snap_compare(
+        replay_app("sample_logs/sglang_eagle3_restart.log"), terminal_size=size, run_before=zoomed
+    )

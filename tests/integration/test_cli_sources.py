@@ -21,11 +21,12 @@ def specwatch(*argv: str, cwd: Path = ROOT, env: dict[str, str] | None = None):
 
 
 def _records(stdout: str) -> list[dict]:
-    """The sources of ``summary --json`` without what names them (label, source)."""
+    """The sources of ``summary --json`` without what names them (label, source, files)."""
     out = json.loads(stdout)["sources"]
     for s in out:
         s.pop("label")
         s.pop("source")
+        s.pop("files")
     return out
 
 
@@ -46,13 +47,14 @@ def test_summary_of_a_name_a_command_and_a_glob_is_the_file_itself(logdir):
     assert len(pair["sources"]) == 2 and pair["comparison"] is not None
 
 
-def test_summary_of_a_glob_reads_the_newest_match(tmp_path):
-    old, new = tmp_path / "a.log", tmp_path / "b.log"
+def test_summary_of_a_glob_reads_every_match_oldest_first(tmp_path):
+    old, new = tmp_path / "b.log", tmp_path / "a.log"  # the names' order is not the age's
     old.write_bytes(SAMPLE.read_bytes())
     new.write_bytes(b"".join(SAMPLE.read_bytes().splitlines(keepends=True)[:1500]))
     os.utime(old, (time.time() - 100, time.time() - 100))
     got = json.loads(specwatch("summary", "--json", f"{tmp_path}/*.log").stdout)["sources"][0]
-    assert got["source"] == str(new) and got["lines"] == 1500
+    assert [f["path"] for f in got["files"]] == [str(old), str(new)]
+    assert got["lines"] == len(SAMPLE.read_bytes().splitlines()) + 1500
 
 
 @pytest.mark.parametrize(

@@ -33,7 +33,11 @@ def fixture(name: str) -> str:
 
 def test_llamacpp_mean_len_fixture(tmp_path):
     s = summary(tmp_path, fixture("llamacpp_print_timing_meanlen.log"))
-    assert (s["records"], s["malformed"]) == (2, 0)
+    # 2 per-request lines, 2 statistics lines (verify steps only: the tokens are the requests')
+    assert (s["records"], s["malformed"]) == (4, 0)
+    assert s["accept_len"]["pooled"]["value"] == pytest.approx(1 + 325 / 201)  # cumulative: 2.62
+    assert s["accept_rate"]["pooled"]["value"] == pytest.approx(325 / 570)
+    assert s["tokens"] == {"accepted": 325, "drafted": 570, "pooled_rate": 325 / 570}  # counted once
     r = s["requests"]
     assert r["n"] == 2
     assert (r["accept_len"]["mean"], r["accept_len"]["p10"], r["accept_len"]["p90"]) == pytest.approx(
@@ -67,7 +71,10 @@ def test_llamacpp_statistics_only_differenced(tmp_path):
 def test_ollama_fixtures(tmp_path):
     s = summary(tmp_path, fixture("ollama_timing.log"))
     assert s["requests"]["n"] == 1 and s["requests"]["accept_len"]["mean"] == 2.69
-    assert s["records"] == 1  # the statistics line repeats the same request: not counted twice
+    # the statistics line repeats the same request: its tokens are not counted twice, its verify
+    # steps give the pooled length
+    assert s["records"] == 2 and s["tokens"]["accepted"] == 161
+    assert s["accept_len"]["pooled"]["value"] == pytest.approx(1 + 161 / 95)
     s = summary(tmp_path, fixture("ollama_mlx_spec_stats.log"))
     assert s["requests"]["n"] == 1  # drafted=0 skipped
     assert s["requests"]["accept_len"]["mean"] == pytest.approx(1 + 281 / 140)

@@ -164,7 +164,13 @@ async def test_fault_every_line_exactly_once(home, running, tmp_path, fault, con
         ev = changes[0]
         if fault in ("rename", "copytruncate") and not connected:
             end = {"rename": 1760, "copytruncate": 1650}[fault]  # 11 bytes a line
-            assert ev.data["old_rest"] == "drain" and f"a.log.1 (bytes 1100 to {end})" in ev.message, (
+            n = (end - 1100) // 11
+            assert (
+                ev.data["old_rest"] == "drain" and f"a.log.1 (bytes 1100 to {end}, {n} lines)" in ev.message
+            ), ev.message
+            assert (ev.data["rest_from"], ev.data["rest_to"], ev.data["rest_lines"]) == (1100, end, n)
+        if fault == "copytruncate" and connected:  # read live before the copy: the copy adds nothing
+            assert ev.data["old_rest"] == "read" and "its copy a.log.1 holds nothing more" in ev.message, (
                 ev.message
             )
         if ev.kind == K.ROTATED and lost:

@@ -21,34 +21,46 @@ def ar1(rng: random.Random, n: int, phi: float, sd: float = 0.3, mu: float = 3.0
     return out
 
 
-@pytest.mark.parametrize("phi, most", [(0.0, 0), (0.5, 0), (0.9, 1)])
-def test_stationary_ar1_rarely_alarms(phi, most):
-    alarms = 0
-    for seed in range(40):
-        det = DriftDetector()
-        alarms += any(det.add(v) is not None for v in ar1(random.Random(seed), 2000, phi))
-    assert alarms <= most  # measured (these seeds): no run alarmed
+def alarmed(vals) -> list[int]:
+    det = DriftDetector()
+    return [i for i, v in enumerate(vals) if det.add(v) is not None]
+
+
+# Binomial bounds that luck cannot pass: each is crossed with probability < 1% by a detector whose
+# true rate is on the wrong side of the issue's acceptance by the margins noted (and the detector
+# before issue 21 fails each: 13% false alarms at φ = 0.97 in 2,000 values, 47% in 20,000;
+# bench/bench_drift.py has the full table).
+@pytest.mark.parametrize(
+    "phi, n, runs, most",
+    [
+        (0.5, 2000, 100, 1),  # P(≤ 1 of 100 | 7%) < 1%
+        (0.97, 2000, 120, 5),  # P(≤ 5 of 120 | 10%) < 1%; after: 1.0% in 400 runs
+        (0.97, 20000, 12, 1),  # P(≤ 1 of 12 | 47%) < 0.3%; after: see the bench
+    ],
+)
+def test_stationary_ar1_near_a_unit_root_rarely_alarms(phi, n, runs, most):
+    alarms = sum(bool(alarmed(ar1(random.Random(seed * 7 + n), n, phi))) for seed in range(runs))
+    assert alarms <= most
+
+
+def test_a_drop_of_0_3_is_found_and_alarms_before_it_are_false():
+    found = early = 0
+    runs = 40
+    for seed in range(runs):
+        hits = alarmed(ar1(random.Random(500 + seed), 4000, 0.9, shift_at=1000, shift=-0.3))
+        early += any(i < 1000 for i in hits)
+        found += any(i >= 1000 for i in hits)
+    assert early <= 1
+    assert found >= 33  # P(≥ 33 of 40 | 70%) < 2%: a detector that finds under 70% fails
 
 
 @pytest.mark.parametrize("shift", [-0.3, 0.3])
-def test_a_sustained_shift_of_0_3_is_found_within_bounded_records(shift):
-    delays = []
-    for seed in range(20):
+def test_the_direction_is_reported(shift):
+    for seed in range(3):
         det = DriftDetector()
-        vals = ar1(random.Random(500 + seed), 4000, 0.9, shift_at=1000, shift=shift)
-        found = None
-        for i, v in enumerate(vals):
-            alarm = det.add(v)
-            if alarm is not None and i >= 1000:
-                found = i - 1000
-                assert alarm.direction == ("down" if shift < 0 else "up")
-                break
-        delays.append(3000 if found is None else found)
-    delays.sort()
-    # see tui/core/stats/drift.py: a median of about 500 records; at most one run in 20 (where chance
-    # makes the realised shift much smaller) is not found within 3,000
-    assert delays[len(delays) // 2] <= 800
-    assert delays[-2] < 3000
+        vals = ar1(random.Random(900 + seed), 4000, 0.5, shift_at=1000, shift=shift)
+        alarms = [a for v in vals if (a := det.add(v)) is not None]
+        assert [a.direction for a in alarms] == ["down" if shift < 0 else "up"]
 
 
 def test_gaps_are_ignored_and_a_constant_series_never_alarms():

@@ -10,10 +10,17 @@ from _export_util import served
 
 DOCS = ROOT / "docs"
 
-SERIES = re.compile(r"\b(specwatch_[a-z0-9_]+)\s*(\{[^}]*\})?")
+SERIES = re.compile(r"(?<![:\w])(specwatch_[a-z0-9_]+)\s*(\{[^}]*\})?")
+RECORDED = re.compile(r"\b((?:instance|group):specwatch_[a-z0-9_]+:[a-z0-9_]+)")
 
 
 MATCHER = re.compile(r"([a-zA-Z_][a-zA-Z0-9_]*)\s*(=~|!~|!=|=)")
+
+
+def rules_json() -> str:
+    """The JSON part of docs/specwatch.rules.yml (after its comment lines)."""
+    text = (DOCS / "specwatch.rules.yml").read_text()
+    return "\n".join(line for line in text.splitlines() if not line.startswith("#"))
 
 
 def dashboard_queries(dash: dict) -> list[str]:
@@ -32,9 +39,12 @@ def test_grafana_dashboard_queries_what_the_exporter_serves():
     queries = dashboard_queries(dash)
     assert len(queries) >= 12
     seen = set()
+    recorded = {r["record"] for g in json.loads(rules_json())["groups"] for r in g["rules"] if "record" in r}
     for q in queries:
+        rules_used = RECORDED.findall(q)
+        assert set(rules_used) <= recorded, (q, recorded)
         found = SERIES.findall(q)
-        assert found, q
+        assert found or rules_used, q
         for name, matchers in found:
             assert name in names, f"{name} (in {q!r}) is not served"
             seen.add(name)
@@ -53,3 +63,9 @@ def test_grafana_dashboard_queries_what_the_exporter_serves():
             assert p["datasource"]["uid"] == "${datasource}" and p["targets"], p["title"]
         for var in re.findall(r"\$(\w+)", json.dumps(p.get("targets", []))):
             assert var in variables, (p["title"], var)
+
+
+def test_the_shipped_rules_file_is_what_specwatch_rules_prints():
+    from tui.core.fleet.promrules import rules_file
+
+    assert (DOCS / "specwatch.rules.yml").read_text() == rules_file([])

@@ -226,7 +226,9 @@ def test_llamacpp_rate_is_pooled_not_normalised_by_a_guessed_k():
     # prints is already accepted / drafted tokens, pooled below.
     assert d["rate_definition"]["drafts_per_step"] is None
     assert d["accept_rate_normalized"] is None
-    assert d["accept_len"]["pooled"]["value"] == pytest.approx(1 + 257 / (86 + 60))
+    # nor are drafted tokens / k taken for its verify steps: only its statistics lines count them
+    # (tests/integration/test_release_logs.py), so without them there is no pooled length
+    assert d["accept_len"]["pooled"] is None
     assert d["accept_rate"]["pooled"]["value"] == pytest.approx(257 / 438)
 
 

@@ -22,6 +22,8 @@ COMMANDS = [
     ("summary", "tui.cli.summary"),
     ("stream", "tui.cli.stream"),
     ("export", "tui.cli.export"),
+    ("fleet", "tui.cli.fleet"),
+    ("rules", "tui.cli.rules"),
 ]
 # Commands whose module registers several subcommands.
 ALIASES = {"compare": "watch", "replay": "watch", "demo": "watch"}

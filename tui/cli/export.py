@@ -259,7 +259,8 @@ class Exporter:
         arrival = local_now()
         for it, seg in items:
             if isinstance(it, Record):
-                for a in self.alerting.engine.observe_record(name, it, seg, arrival):
+                depth = self.sources[i].state.depth(seg)
+                for a in self.alerting.engine.observe_record(name, it, seg, arrival, depth):
                     self.alerting.handle([a])
                     word = "ALERT" if a.state == "firing" else "alert resolved:"
                     print(f"specwatch export: {word} {visible(a.message)}", file=self.err, flush=True)

@@ -73,12 +73,18 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     p.add_argument("sources", nargs="+", metavar="SOURCE")
     p.add_argument("--jsonl", action="store_true", help="one JSON object per line (records and events)")
     add_live_arguments(p)
+    from tui.cli.window_args import add_window_arguments
+
+    add_window_arguments(p)
     p.set_defaults(run=run)
     return p
 
 
 def run(args: argparse.Namespace) -> int:
     start, specs, options = live_setup(args, "stream")
+    from tui.cli.window_args import stream_window_options
+
+    options.update(stream_window_options(args, specs))
     streamer = Streamer(
         specs,
         jsonl=args.jsonl,
@@ -166,7 +172,9 @@ class Streamer:
 
     def _record_alerts(self, st: Followed, rec: Record, seg: int) -> list[str]:
         assert self.alerting is not None
-        alerts = self.alerting.engine.observe_record(st.name, rec, seg)  # no timestamp: now
+        alerts = self.alerting.engine.observe_record(
+            st.name, rec, seg, depth=st.depth(seg)
+        )  # no timestamp: now
         self.alerting.handle(alerts)
         return [self._alert_line(a, seg) for a in alerts]
 
@@ -324,6 +332,8 @@ class Streamer:
         d["record_kind"] = m.pop("kind")  # decode / spec / spec_v0 / timing
         raw = m.pop("raw")
         d.update(m)
+        # the values the statistics (and alerts, charts) leave out, with why: field -> reason
+        d["refused"] = st.refusals(r, seg) or None
         d["path"] = path
         d["raw"] = raw
         return _dumps(d)
@@ -343,6 +353,9 @@ class Streamer:
         ):
             if value is not None:
                 parts.append(f"{key}={number(value, digits)}")
+        refused = st.refusals(r, seg)
+        if refused:
+            parts.append("refused: " + ", ".join(f"{k} {why}" for k, why in refused.items()))
         return " ".join(parts) + "\n"
 
     def _event(self, st: Followed, ev: SourceEvent, out: list[str]) -> None:

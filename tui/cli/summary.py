@@ -19,7 +19,7 @@ def add_parser(sub: Any) -> None:
         "sources",
         nargs="+",
         metavar="SOURCE",
-        help="[label=]PATH, - (stdin), a quoted glob (its newest match), cmd:'COMMAND' (run, its output read "
+        help="[label=]PATH, - (stdin), a quoted glob (all its matches as one log, oldest first), cmd:'COMMAND' (run, its output read "
         "to the end), host:/path (read once over ssh), a name or pair from specwatch.toml, or "
         "metrics+http://HOST:PORT/metrics (scraped for --duration seconds)",
     )
@@ -44,7 +44,9 @@ def add_parser(sub: Any) -> None:
     )
     from tui.cli.metrics_args import add_metrics_arguments
     from tui.cli.ssh_args import add_ssh_arguments
+    from tui.cli.window_args import add_window_arguments
 
+    add_window_arguments(p)
     add_ssh_arguments(p)
     add_metrics_arguments(p)
     p.set_defaults(run=run)
@@ -61,44 +63,18 @@ def _clean(obj: Any) -> Any:
     return obj
 
 
-SNIFF_BYTES = 8192
-NOT_TEXT_SHARE = 0.3  # a log with a few garbage bytes is still read as text
-
-
-def not_text(path: str) -> bool:
-    """Whether the file at ``path`` looks binary: in its first bytes, NULs, control characters
-    (other than tab, newline, CR, form feed, backspace, ESC) and bytes of invalid UTF-8 together
-    make more than :data:`NOT_TEXT_SHARE` of what was read. False for a file that cannot be read
-    (the reader says why) or is empty."""
-    try:
-        with open(path, "rb") as f:
-            head = f.read(SNIFF_BYTES)
-    except OSError:
-        return False
-    if not head:
-        return False
-    controls = sum(1 for b in head if b < 32 and b not in b"\t\n\r\f\b\x1b")
-    invalid = head.decode("utf-8", errors="replace").count("\ufffd") - head.count("\ufffd".encode())
-    return (controls + invalid) / len(head) > NOT_TEXT_SHARE
-
-
-def _text_warnings(spec: Any, src: dict) -> list[str]:
-    """The warnings of one source read from a local file: it does not look like text."""
-    import os
-
-    if spec.kind not in ("file", "glob"):
-        return []
-    path = os.path.expanduser(spec.target if spec.kind == "file" else str(src.get("source", "")))
-    if not os.path.isfile(path) or not not_text(path):
-        return []
+def _read_warnings(s: Any, src: dict) -> list[str]:
+    """The warnings of one source's files (:mod:`tui.core.sources.logset`): one that does not
+    look like text (and is no known compression), a compressed stream corrupt or cut short;
+    each says what was read."""
     found = "no metric line found" if not src.get("records") else f"{src['records']} metric lines read"
-    return [f"{path} does not look like a text log (binary content in its first bytes); {found}"]
+    return [f"{w}; {found}" for w in getattr(s, "input_warnings", ())]
 
 
 def run(args: argparse.Namespace) -> int:
-    # A stop signal (tui.cli.signals) raises in the main thread while a local file's scanning
-    # threads run, and cancels the reading task of a remote or /metrics source: main() prints
-    # one line, 128 + signal.
+    # A stop signal (tui.cli.signals) stops a local file's reading between two chunks (at once in
+    # a wait for a scanning thread or a pipe), and cancels the reading task of a remote or
+    # /metrics source: main() prints one line, 128 + signal.
     from tui.cli import CliError
     from tui.cli.config_arg import config_ref
     from tui.cli.metrics_args import metrics_options
@@ -115,7 +91,10 @@ def run(args: argparse.Namespace) -> int:
         specs = expand_source_args(args.sources, config_ref(args))
     except SourceSpecError as exc:
         raise CliError(f"specwatch summary: {exc}") from None
+    from tui.cli.window_args import window_options
+
     options = {
+        **window_options(args, "summary"),
         **ssh_options(args),
         **metrics_options(args),
         "workers": args.workers,
@@ -132,10 +111,10 @@ def run(args: argparse.Namespace) -> int:
 
     sources: list[dict] = []
     unreadable = False
-    for spec, s in zip(specs, results):
+    for s in results:
         d = s.result()
         d["segment_comparison"] = segment_comparison(s.stats)
-        d["warnings"] = _text_warnings(spec, d)
+        d["warnings"] = _read_warnings(s, d)
         for w in d["warnings"]:
             print(visible(f"specwatch summary: warning: {w}"), file=sys.stderr)
         unreadable = unreadable or bool(d["warnings"] and not d.get("records"))

@@ -4,6 +4,7 @@ first, then elide text (never a number) in the middle; long lines wrap at spaces
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import sys
 import textwrap
@@ -91,12 +92,20 @@ def fit(lines: Sequence[str], width: int) -> list[str]:
             continue
         indent = ln[: len(ln) - len(ln.lstrip(" "))]
         more = indent + "    " if len(indent) + 4 < width // 2 else indent
-        out += textwrap.wrap(
-            ln.strip(" "),
+        glued = GLUE.sub(lambda m: m.group(0).replace(" ", NBSP), ln.strip(" "))  # "0.156 ± 0.033" whole
+        wrapped = textwrap.wrap(
+            glued,
             width,
             initial_indent=indent,
             subsequent_indent=more,
             break_long_words=True,
             break_on_hyphens=False,
         ) or [""]
+        out += [w.replace(NBSP, " ") for w in wrapped]
     return out
+
+
+NBSP = "\u00a0"  # not a place to wrap for textwrap (its whitespace is ASCII only)
+# a value and its interval, a parenthesis or bracket ("0.156 ± 0.033", "(n=765, ~13 independent)")
+# and a word with its number ("weighted 1.89"), each kept on one line
+GLUE = re.compile(r"\S+ ± \S+|\([^()]{1,40}\)|\[[^\[\]]{1,40}\]|[A-Za-z]+ [-+]?\d[\d.,]*")

@@ -87,6 +87,22 @@ def no_acceptance_warning(src: dict) -> str | None:
     )
 
 
+def _read_as(src: dict) -> list[str]:
+    """The files of a set or a compressed file, in the order read, and the time window."""
+    out = []
+    files = src.get("files") or []
+    if len(files) > 1 or any(f.get("compression") for f in files):
+        said = [f["path"] + (f" ({f['compression']})" if f.get("compression") else "") for f in files]
+        out.append("  read " + " → ".join(said))
+    w = src.get("window")
+    if w:
+        out.append(
+            f"  window {w.get('since') or 'start'} → {w.get('until') or 'end'}"
+            f" ({w.get('skipped_bytes', 0)} bytes before it skipped)"
+        )
+    return out
+
+
 def render_source(src: dict, width: int = 10**6) -> list[str]:
     out = [
         f"{src['label']}  ({src['source']})",
@@ -94,23 +110,13 @@ def render_source(src: dict, width: int = 10**6) -> list[str]:
         + (f", family {src['family']}" if src.get("family") else "")
         + _oversized(src.get("oversized")),
     ]
+    out += _read_as(src)
     warn: list[str | None] = [f"  warning: {w}" for w in src.get("warnings") or []]
     out += [w for w in warn or [no_acceptance_warning(src)] if w]
-    al, ar = src.get("accept_len") or {}, src.get("accept_rate") or {}
-    out.append(
-        f"  accept len   {mean_ci(al)}  min {_f(al.get('min'))}  max {_f(al.get('max'))}"
-        f"  last {_f(al.get('last'))}  weighted {_f(al.get('weighted_mean'))}"
-    )
-    if al.get("pooled"):
-        out.append(
-            f"  accept len, pooled 1 + Σaccepted/Σdrafts   {pooled_text(al['pooled'], 'accepted', 'drafts')}"
-        )
-    if ar.get("n"):
-        out.append(f"  accept rate  {mean_ci(ar, 3)}  (mean of printed values)")
-    if ar.get("pooled"):
-        out.append(
-            f"  accept rate, pooled Σaccepted/Σdrafted     {pooled_text(ar['pooled'], 'accepted', 'drafted', 3)}"
-        )
+    whole = _whole_file(src)
+    several = len(src.get("segments") or []) > 1
+    if not several:  # one segment: the whole file is that segment
+        out += whole
     if src.get("elapsed"):  # llama.cpp prints time since the server started, not a date
         out.append(
             f"  elapsed      {src['elapsed']['first']} to {src['elapsed']['last']} (since the server started)"
@@ -146,6 +152,31 @@ def render_source(src: dict, width: int = 10**6) -> list[str]:
         out.append(f"  last two segments ({sc['segments'][0]} → {sc['segments'][1]}): {verdict_text(sc)}")
         if sc.get("accept_len_load_adjusted"):
             out.append(f"    at equal batch size: {adjusted_text(sc['accept_len_load_adjusted'])}")
+    if several:  # the segments first: a mean over several configs is not the headline
+        out.append(
+            f"  all {len(src['segments'])} segments together (different runs mixed: compare the segments):"
+        )
+        out += ["  " + line for line in whole]
+    return out
+
+
+def _whole_file(src: dict) -> list[str]:
+    """The whole file's accept len and rate (every segment together)."""
+    al, ar = src.get("accept_len") or {}, src.get("accept_rate") or {}
+    out = [
+        f"  accept len   {mean_ci(al)}  min {_f(al.get('min'))}  max {_f(al.get('max'))}"
+        f"  last {_f(al.get('last'))}  weighted {_f(al.get('weighted_mean'))}"
+    ]
+    if al.get("pooled"):
+        out.append(
+            f"  accept len, pooled 1 + Σaccepted/Σdrafts   {pooled_text(al['pooled'], 'accepted', 'drafts')}"
+        )
+    if ar.get("n"):
+        out.append(f"  accept rate  {mean_ci(ar, 3)}  (mean of printed values)")
+    if ar.get("pooled"):
+        out.append(
+            f"  accept rate, pooled Σaccepted/Σdrafted     {pooled_text(ar['pooled'], 'accepted', 'drafted', 3)}"
+        )
     return out
 
 

@@ -64,8 +64,9 @@ def add_parser(sub: Any) -> None:
         "replay",
         help="replay saved logs with their original pacing (or faster)",
         description="Replay saved logs in the same screens, paced by their timestamps. Two files "
-        "are compared (B − A bar) unless --no-compare. LABEL=FILE names a pane; a quoted glob replays its "
-        "newest match, a name from specwatch.toml its file.",
+        "are compared (B − A bar) unless --no-compare. LABEL=FILE names a pane; a quoted glob replays all "
+        "its matches as one log, oldest first (a rotated set), a name from specwatch.toml its file. "
+        "Compressed files (gzip, bzip2, xz, zstd) are read as they are.",
     )
     r.add_argument("files", nargs="+", metavar="FILE")
     pace = r.add_mutually_exclusive_group()
@@ -85,6 +86,9 @@ def add_parser(sub: Any) -> None:
     from tui.cli.alert_args import add_alert_arguments
 
     add_alert_arguments(r)
+    from tui.cli.window_args import add_window_arguments
+
+    add_window_arguments(r)
     _common(r)
     r.set_defaults(run=run_replay)
 
@@ -103,6 +107,7 @@ def add_parser(sub: Any) -> None:
 def _live_plan(args: argparse.Namespace, compare: bool):
     from tui.cli.live_args import live_setup
     from tui.core.sources.spec import kind_of
+    from tui.panes.labels import title_of
     from tui.panes.launch import LaunchPlan, live_panes
 
     cmd = "compare" if compare else "watch"
@@ -114,7 +119,7 @@ def _live_plan(args: argparse.Namespace, compare: bool):
         stdin_fd = _keys_from_tty(cmd)
     panes = live_panes(specs, follow=not args.no_follow, start=start, options=options, stdin_fd=stdin_fd)
     title = "specwatch compare" if compare else "specwatch"
-    plan = LaunchPlan(panes, compare=compare, title=f"{title}: " + " · ".join(p.label for p in panes))
+    plan = LaunchPlan(panes, compare=compare, title=f"{title}: " + title_of([p.label for p in panes]))
     return _with_alerts(plan, args, [s.name for s in specs], cmd)
 
 
@@ -149,6 +154,7 @@ def _keys_from_tty(cmd: str) -> int:
 def _replay_plan(args: argparse.Namespace):
     from tui.cli.config_arg import config_ref
     from tui.core.sources.spec import SourceSpecError, expand_source_args, kind_of
+    from tui.panes.labels import title_of
     from tui.panes.launch import LaunchPlan, replay_pane, unique_labels
 
     if args.speed is not None and not args.speed > 0:
@@ -163,26 +169,31 @@ def _replay_plan(args: argparse.Namespace):
     except SourceSpecError as exc:
         raise CliError(f"specwatch replay: {exc}") from None
     args.alerting = alert_setup(args, specs, "replay", config)
+    from tui.cli.window_args import window_options
+
+    opts = window_options(args, "replay")
     items = []
     for spec in specs:
-        path = kind_of(spec).whole_file(spec)
-        if path is None:
+        paths = kind_of(spec).whole_files(spec, history=opts["history"])
+        if not paths:
             raise CliError(
                 f"specwatch replay: {spec.text}: replays need local files (use specwatch watch for streams)"
             )
-        if not os.path.exists(path):
-            raise CliError(f"specwatch replay: {path}: no such file")
-        if not os.access(path, os.R_OK):
-            raise CliError(f"specwatch replay: {path}: permission denied")
-        items.append((spec.label or spec.config_name or os.path.basename(path), path))
+        for path in paths:
+            if not os.path.exists(path):
+                raise CliError(f"specwatch replay: {path}: no such file")
+            if not os.access(path, os.R_OK):
+                raise CliError(f"specwatch replay: {path}: permission denied")
+        items.append((spec.label or spec.config_name or os.path.basename(paths[-1]), paths))
     labels = unique_labels([lab for lab, _ in items])
     speed = None if args.max else args.speed
     panes = [
-        replay_pane(path, lab, speed=speed, max_gap=args.max_gap) for lab, (_, path) in zip(labels, items)
+        replay_pane(paths[-1], lab, speed=speed, max_gap=args.max_gap, paths=paths, window=opts.get("window"))
+        for lab, (_, paths) in zip(labels, items)
     ]
     compare = len(panes) == 2 and not args.no_compare
-    pace = "as fast as possible" if speed is None else f"{speed:g}×"
-    plan = LaunchPlan(panes, compare=compare, title=f"specwatch replay ({pace}): " + " · ".join(labels))
+    # the speed is in each pane's status (it changes with + and -), not in the title
+    plan = LaunchPlan(panes, compare=compare, title="specwatch replay: " + title_of(labels))
     return _with_alerts(plan, args, [s.name for s in specs], "replay")
 
 

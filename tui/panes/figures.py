@@ -9,11 +9,8 @@ accept len given by :func:`tui.core.stats.rates.normalise_transform`), so the pa
 from __future__ import annotations
 
 import math
-import os
-from collections.abc import Sequence
+import re
 from typing import Any
-
-from rich.cells import cell_len
 
 from tui.core.model.records import RATE_WORDS
 from tui.core.model.sanitize import number
@@ -62,8 +59,8 @@ def segment_by_index(stats: SourceStats, index: int | None) -> Segment:
 
 def pane_numbers(stats: SourceStats, index: int | None = None, *, brief: bool = False) -> dict[str, Any]:
     """What the numbers block of a pane shows for segment ``index`` (None: the current one).
-    ``brief``: only what a compact pane shows (the rate's definition, the normalised rate and the
-    pooled interval are left out as None: the definition's inference is the costly part)."""
+    ``brief``: only what a compact pane shows (the rate's definition and the normalised rate are
+    left out as None: the definition's inference is the costly part)."""
     seg = segment_by_index(stats, index)
     m = seg.all
     al, ar, tp, run = m.accept_len, m.accept_rate, m.throughput, m.running_req
@@ -85,7 +82,7 @@ def pane_numbers(stats: SourceStats, index: int | None = None, *, brief: bool = 
     else:
         warning = None
     pooled = None
-    if m.pooled_len.n and not brief:
+    if m.pooled_len.n:  # cheap (the estimate is made above): compact panes show it too
         ci = est.ci95()
         pooled = {
             "value": est.value,
@@ -169,48 +166,52 @@ def short(text: str, width: int) -> str:
     return text if len(text) <= width else text[: max(1, width - 1)] + "…"
 
 
-def elide_middle(text: str, width: int) -> str:
-    """``text`` in at most ``width`` cells, cut in the middle (``sglang-ea…run-fixed.log``): the
-    start and the end of a name, where file names differ, both survive."""
-    if cell_len(text) <= width:
-        return text
-    if width <= 1:
-        return "…"[:width]
-    tail_w = (width - 1 + 1) // 2  # the end gets the extra cell: extensions and run suffixes
-    head_w = width - 1 - tail_w
-    head, tail = "", ""
-    for ch in text:
-        if cell_len(head + ch) > head_w:
-            break
-        head += ch
-    for ch in reversed(text):
-        if cell_len(ch + tail) > tail_w:
-            break
-        tail = ch + tail
-    return head + "…" + tail
+_SHORT_OF = re.compile(
+    r"(?:([AB]): )?n=\d+ but consecutive values are strongly correlated[^;]*; wait for ~(\d+) more"
+)
 
 
-def _shared_prefix(label: str, peers: Sequence[str]) -> int:
-    """Length of the start ``label`` shares with every other peer, cut back to a separator."""
-    others = [p for p in peers if p != label]
-    if not others:
-        return 0
-    n = len(os.path.commonprefix([label, *others]))
-    while n > 0 and label[n - 1] not in "-_./ :@":
-        n -= 1
-    return n
+def insufficient_short(reason: str) -> str:
+    """The advice of an "insufficient" reason in a few words: ``A ~200 more records`` (each side
+    that must wait, from :func:`tui.core.stats.compare.short_of`), else the reason itself."""
+    found = _SHORT_OF.findall(reason or "")
+    if not found:
+        return reason
+    return ", ".join(f"{side + ' ' if side else ''}~{int(n):,} more records" for side, n in found)
 
 
-def fit_label(label: str, width: int, peers: Sequence[str] = ()) -> str:
-    """``label`` in ``width`` cells, told apart from its ``peers`` (the other panes' labels): whole
-    when it fits; else the start it shares with every peer becomes ``…`` (``…run-broken.log``),
-    then the middle is elided."""
-    if cell_len(label) <= width:
-        return label
-    n = _shared_prefix(label, peers)
-    if n > 1:
-        cut = n
-        while cut > 0 and cell_len(label[cut - 1 :]) + 1 <= width:
-            cut -= 1  # room left: give back the end of the shared start
-        return elide_middle("…" + label[cut:], width)
-    return elide_middle(label, width)
+def verdict_forms(c: dict[str, Any], b_name: str = "B") -> tuple[str, ...]:
+    """A verdict's text, longest first (:func:`verdict_text`), each whole: the numbers are never
+    cut, the shorter forms leave words out (``insufficient: A ~200 more records``), never the
+    advice on how many records to wait for."""
+    long = verdict_text(c, b_name=b_name)
+    words = VERDICT_WORDS[c["verdict"]].replace("B ", f"{b_name} ", 1)
+    if c.get("diff") is None or not c.get("ci95"):
+        advice = insufficient_short(c.get("reason") or "")
+        forms = [long, f"{words.split(' ')[0]}: {advice}" if advice else words]  # the advice kept
+    else:
+        forms = [long, f"{number(c['diff'], signed=True)}: {words}"]
+    return tuple(dict.fromkeys(forms))
+
+
+def raw_vs_adjusted(raw: dict[str, Any], adj: dict[str, Any], b_name: str = "B") -> str:
+    """Why the raw verdict and the one at equal batch size differ, in one line (empty when they
+    agree): ``raw: insufficient (A strongly correlated); at equal batch size: fixed higher``."""
+    if raw["verdict"] == adj["verdict"]:
+        return ""
+    names = {"higher": f"{b_name} higher", "lower": f"{b_name} lower"}
+    said = names.get(raw["verdict"], VERDICT_WORDS[raw["verdict"]].replace(" data", ""))
+    sides = [side or "A or B" for side, _ in _SHORT_OF.findall(raw.get("reason") or "")]
+    if raw["verdict"] == "insufficient" and sides:
+        said += f" ({' and '.join(sides)} strongly correlated)"
+    adj_words = names.get(adj["verdict"], VERDICT_WORDS[adj["verdict"]])
+    return f"raw: {said}; at equal batch size: {adj_words}"
+
+
+def warning_forms(warning: str) -> tuple[str, ...]:
+    """A sample warning, longest first; the short form keeps how many records to wait for
+    (``strongly correlated: ~220 more records``)."""
+    m = re.search(r"wait for (~[\d,]+ more records)", warning)
+    if m is None:
+        return (warning,)
+    return (warning, f"strongly correlated: {m.group(1)}", f"wait for {m.group(1)}")

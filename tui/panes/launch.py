@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib.resources.abc import Traversable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tui import resources
 from tui.core.formats import LineParser
@@ -25,6 +25,9 @@ from tui.core.model.records import Marker, Record
 from tui.core.sources.base import LineBatch, Source
 from tui.core.sources.kinds import nice_path
 from tui.core.sources.spec import SourceSpec, kind_of, open_source
+
+if TYPE_CHECKING:
+    from tui.core.sources.window import Window
 
 SAMPLE_ENV = "SPECWATCH_SAMPLES"
 DEMO_LOG = "sglang_eagle3_restart.log"
@@ -53,6 +56,7 @@ class LaunchPlan:
     alerting: Any = None  # tui.cli.alert_args.Alerting: alert rules (see tui.screens.alerting)
     alert_names: list[str] | None = None  # each pane's source name (the keys of per-source rules)
     cleanup: list[Callable[[], None]] = field(default_factory=list)
+    fleet: Any = None  # tui.panes.fleet.FleetPlan: the app opens the fleet screen instead of panes
 
 
 def default_label(spec: SourceSpec) -> str:
@@ -98,13 +102,19 @@ def replay_pane(
     speed: float | None,
     max_gap: float | None = None,
     where: str | None = None,
+    paths: list[str] | None = None,
+    window: Window | None = None,
 ) -> PaneSpec:
+    """``paths``: a rotated set read as one log, oldest first (``path`` its newest file);
+    ``window``: only the lines between two log times."""
     from tui.core.sources.replay import ReplaySource
 
     name = label or os.path.basename(path)
 
     def opener() -> Source:
-        return ReplaySource(path, name, speed=speed, max_gap=max_gap, stay_open=True)
+        return ReplaySource(
+            path, name, speed=speed, max_gap=max_gap, stay_open=True, paths=paths, window=window
+        )
 
     return PaneSpec(name, where or f"replay of {nice_path(path)}", opener, True, os.path.abspath(path))
 

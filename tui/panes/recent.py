@@ -11,6 +11,7 @@ from collections import deque
 from typing import NamedTuple
 
 from tui.core.model.columns import RecordColumns
+from tui.core.stats.checks import RANGES, refusal
 
 HISTORY = 10_000  # recent records per pane (charts, CSV export)
 RAW_TAIL = 10_000  # recent log lines per pane (the log tail's scroll-back)
@@ -37,9 +38,24 @@ class RawLine(NamedTuple):
     kind: str  # "line", "metric", "marker", "malformed", "event", "stderr", "mark"
 
 
-def _value(x: float) -> float | None:
-    """A column's value as a record has it: NaN (not printed) is None."""
-    return None if x != x else x
+def _checked(x: float, lo: float, hi: float) -> float | None:
+    """A column's value when the statistics take it (within [lo, hi], the bounds of
+    :func:`tui.core.stats.checks.refusal`), else None: not printed or refused is a gap on every
+    chart and scale. (NaN and inf fail the comparison.)"""
+    return x if lo <= x <= hi else None
+
+
+def _bounds(name: str, depth: int | None = None, row_depth: int | None = None) -> tuple[float, float]:
+    """The closed interval :func:`tui.core.stats.checks.refusal` lets through, widened by its
+    tolerance (found by asking it, so the two cannot differ)."""
+    lo, hi = RANGES[name]
+    if name == "accept_len" and row_depth:
+        hi = row_depth + 1.0
+    elif depth is not None and name == "accept_len":
+        hi = depth + 1.0
+    lo2, hi2 = lo - 1e-9, hi + 1e-9
+    assert refusal(name, lo2, depth, row_depth) is None and refusal(name, hi2, depth, row_depth) is None
+    return lo2, hi2
 
 
 class History:
@@ -48,16 +64,19 @@ class History:
 
     def __init__(self) -> None:
         self._points: deque[Point] = deque(maxlen=HISTORY)
-        self._runs: deque[tuple[RecordColumns, int, int]] = deque()  # (columns, seq before, segment)
+        self._runs: deque[tuple[RecordColumns, int, int, int | None]] = (
+            deque()
+        )  # (columns, seq before, segment, k)
         self._runs_n = 0
 
     def append(self, point: Point) -> None:
         self.points().append(point)
 
-    def add_run(self, cols: RecordColumns, seq0: int, segment: int) -> None:
-        """Records ``seq0 + 1`` ... ``seq0 + cols.n`` of segment ``segment``, Points when read."""
+    def add_run(self, cols: RecordColumns, seq0: int, segment: int, depth: int | None = None) -> None:
+        """Records ``seq0 + 1`` ... ``seq0 + cols.n`` of segment ``segment`` (``depth``: its draft
+        depth k when known), Points when read; values the statistics refuse are gaps in them."""
         runs = self._runs
-        runs.append((cols, seq0, segment))
+        runs.append((cols, seq0, segment, depth))
         self._runs_n += cols.n
         while self._runs_n - runs[0][0].n >= HISTORY:  # wholly pushed out already
             self._runs_n -= runs.popleft()[0].n
@@ -70,27 +89,34 @@ class History:
     def points(self) -> deque[Point]:
         if self._runs:
             skip = max(0, self._runs_n - HISTORY)
-            for cols, seq0, segment in self._runs:
+            for cols, seq0, segment, depth in self._runs:
                 k = min(skip, cols.n)
                 skip -= k
-                nos, ranks, v = cols.line_nos, cols.ranks, cols.values
+                nos, ranks, v, pp = cols.line_nos, cols.ranks, cols.values, cols.per_position
                 ts, al, ar, tp, run = (
                     v[f] for f in ("timestamp", "accept_len", "accept_rate", "throughput", "running_req")
                 )
-                self._points.extend(
-                    Point(
-                        seq0 + i + 1,
-                        cols.line_base + int(nos[i]) if nos is not None else 0,
-                        _value(ts[i]),
-                        segment,
-                        ranks[i] if ranks is not None else None,
-                        _value(al[i]),
-                        _value(ar[i]),
-                        _value(tp[i]),
-                        None if run[i] != run[i] else int(run[i]),
-                    )
-                    for i in range(k, cols.n)
+                b_ts, b_ar, b_tp, b_run = map(
+                    _bounds, ("timestamp", "accept_rate", "throughput", "running_req")
                 )
+                b_al = {0: _bounds("accept_len", depth)}  # by the row's per-position length (0: none)
+                for i in range(k, cols.n):
+                    kr = len(pp[i] or ()) if pp is not None else 0
+                    lo_al, hi_al = b_al.get(kr) or b_al.setdefault(kr, _bounds("accept_len", depth, kr))
+                    r = _checked(run[i], *b_run)
+                    self._points.append(
+                        Point(
+                            seq0 + i + 1,
+                            cols.line_base + int(nos[i]) if nos is not None else 0,
+                            _checked(ts[i], *b_ts),
+                            segment,
+                            ranks[i] if ranks is not None else None,
+                            _checked(al[i], lo_al, hi_al),
+                            _checked(ar[i], *b_ar),
+                            _checked(tp[i], *b_tp),
+                            None if r is None else int(r),
+                        )
+                    )
             self._runs.clear()
             self._runs_n = 0
         return self._points

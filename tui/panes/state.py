@@ -183,7 +183,7 @@ class PaneState(Driver):
                 self._tags[base + int(x)] = "metric"
         if cols.kind == "request" or not cols.n:  # not points of the charts (see folded)
             return
-        self._history.add_run(cols, self.seq, seg)  # Points made when the history is read
+        self._history.add_run(cols, self.seq, seg, self.depth(seg))  # Points made when read
         self.seq += cols.n
 
     @property
@@ -192,18 +192,21 @@ class PaneState(Driver):
         return self._history.points()
 
     def _point(self, r: Record, seg: int) -> None:
+        """A record as a point of the charts; a value the statistics refuse is a gap there too
+        (no scale, sparkline, chart or alert sees it: the one rule, :meth:`Driver.refusals`)."""
         self.seq += 1
+        bad = self.refusals(r, seg)
         self.history.append(
             Point(
                 self.seq,
                 r.line_no,
-                r.timestamp,
+                None if "timestamp" in bad else r.timestamp,
                 seg,
                 r.rank,
-                r.accept_len,
-                r.accept_rate,
-                r.throughput,
-                r.running_req,
+                None if "accept_len" in bad else r.accept_len,
+                None if "accept_rate" in bad else r.accept_rate,
+                None if "throughput" in bad else r.throughput,
+                None if "running_req" in bad else r.running_req,
             )
         )
 
@@ -303,8 +306,20 @@ class PaneState(Driver):
     on_finished = finished  # the screen's name for it
 
     def mark_restart(self) -> None:
-        """The user says: I restarted the server now (manual segment boundary)."""
-        self.on_event(SourceEvent(self.label, EventKind.RESTARTED, "restart marked by you"))
+        """The user says: I restarted the server now (manual segment boundary). In a replay "now"
+        is the log's time: the newest record's own timestamp, when it has one."""
+        at = self.log_time() if self.replay else None
+        if at is None:
+            self.on_event(SourceEvent(self.label, EventKind.RESTARTED, "restart marked by you"))
+            return
+        when = time.strftime("%H:%M:%S", time.gmtime(at))  # naive seconds: the log's own fields
+        msg = f"restart marked by you at {when} by the log's clock"
+        self.on_event(SourceEvent(self.label, EventKind.RESTARTED, msg, time=at))
+
+    def log_time(self) -> float | None:
+        """The newest record's own timestamp (naive seconds, as the log prints it), or None."""
+        self.flush()
+        return next((p.timestamp for p in reversed(self.history) if p.timestamp is not None), None)
 
     def add_mark(self, number: int, text: str) -> None:
         self.flush()  # the mark comes after every line that came before it
@@ -312,12 +327,6 @@ class PaneState(Driver):
         self.note_raw(f"── mark {number}: {text}", "mark")
 
     # -- reading ----------------------------------------------------------------------------
-    def segment(self, index: int) -> Segment | None:
-        for seg in reversed(self.stats.segments):
-            if seg.index == index:
-                return seg
-        return None
-
     def status_text(self, now: float | None = None, wall: float | None = None) -> str:
         """The header status, always true at the moment it is read. ``now``: time.monotonic();
         ``wall``: time.time() at the same moment (derived from ``now`` when not given).

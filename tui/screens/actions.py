@@ -85,6 +85,16 @@ class WatchActions(CompareScreen):
     def action_segment(self, step: int) -> None:
         pane = self.focused_pane()
         src = pane.state.source
+        if pane.state.replay and src is not None and getattr(src, "finished", False):
+            # an ended replay is browsed: the segments of what was read, nothing read again
+            shown = pane.select_segment(step)
+            self.app.notify(
+                f"{pane.state.label}: showing segment {shown} of the replay read"
+                + (" (the newest)" if pane.selected is None else ""),
+                timeout=2,
+                markup=False,
+            )
+            return
         if pane.state.replay and src is not None and hasattr(src, "next_segment"):
             (src.next_segment if step > 0 else src.prev_segment)()
             self.app.notify(
@@ -118,7 +128,11 @@ class WatchActions(CompareScreen):
 
     def action_add_mark(self) -> None:
         self.marks += 1
-        text = datetime.now().strftime("%H:%M:%S")
+        stamps = [t for t in (st.log_time() for st in self.states if st.replay) if t is not None]
+        if stamps:  # a replay: the log's time (the newest record's), not the wall clock
+            text = time.strftime("%H:%M:%S", time.gmtime(max(stamps))) + " by the log's clock"
+        else:
+            text = datetime.now().strftime("%H:%M:%S")
         for st in self.states:
             st.add_mark(self.marks, text)
         self.post_message(MarkAdded(self.marks, text))
@@ -157,6 +171,25 @@ class WatchActions(CompareScreen):
         for pane in self.panes:
             pane.set_log(self.logs)
         self.update_layout()
+        if self.logs:  # once the panes have their new heights: say where there was no room
+            self.call_after_refresh(lambda: self.call_after_refresh(self._say_log_room))
+        else:
+            self.app.notify("log tails hidden (l shows them)", timeout=2)
+
+    def _say_log_room(self) -> None:
+        for pane in self.panes:
+            pane.fit()
+        hidden = [p for p in self.panes if not p.log_shown]
+        if not hidden:
+            self.app.notify("log tails shown (l hides them)", timeout=2)
+        else:
+            what = "the log tail" if len(hidden) == 1 else f"{len(hidden)} panes' log tails"
+            self.app.notify(
+                f"no room for {what} at this size: z maximises the focused pane"
+                + (", o hides the overlay chart" if self.overlay else ""),
+                severity="warning",
+                timeout=4,
+            )
 
     def action_filter(self) -> None:
         from tui.widgets.log_tail import LogTail
@@ -178,8 +211,13 @@ class WatchActions(CompareScreen):
 
         self._log_pane().query_one(LogTail).open_search()
 
+    def action_goto(self) -> None:
+        from tui.widgets.log_tail import LogTail
+
+        self._log_pane().query_one(LogTail).open_goto()
+
     def action_find_next(self, step: int) -> None:
-        """F3: the next older line with the search text; shift+F3: the next newer one."""
+        """F3: the next older line with the search text; F4 (or shift+F3): the next newer one."""
         from tui.widgets.log_tail import LogTail
 
         pane = self.focused_pane()

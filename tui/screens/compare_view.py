@@ -5,12 +5,20 @@ widgets when ``plan.compare`` holds two sources."""
 
 from __future__ import annotations
 
-from tui.panes.figures import fit_label
+from dataclasses import replace
+
+from textual.binding import ActiveBinding
+
+from tui.panes.labels import fit_label
 from tui.panes.launch import LaunchPlan
+from tui.screens.footer_keys import footer_actions, mode_of
 from tui.screens.ticking import TickingScreen
 from tui.widgets.compare_bar import CompareBar
 from tui.widgets.history_chart import ChartData, ChartSeries, HistoryChart
-from tui.widgets.source_pane import ALL_PARTS, CHART, CHART_POINTS, NUMBERS, recent
+from tui.widgets.source_pane import ALL_PARTS, CHART, CHART_POINTS, NUMBERS, SourcePane, recent
+
+OVERLAY_MIN = 8  # outer rows of the overlay chart: border, a readable y axis, the x axis and legend
+PANES_MIN = 10  # rows the panes keep when they share the height with the overlay chart
 
 
 class CompareScreen(TickingScreen):
@@ -19,6 +27,7 @@ class CompareScreen(TickingScreen):
         self.overlay = plan.compare and len(plan.panes) == 2  # the overlay chart shown (o)
         self._cmp_version: tuple = ()  # what the bar was drawn from
         self._overlay_key: tuple = ()  # what the overlay chart was drawn from
+        self._footer_mode = ""  # the mode the footer's keys were chosen for
 
     def redraw_compare(self) -> None:
         """The bar and the overlay chart drawn again at the next tick, changed or not."""
@@ -27,8 +36,10 @@ class CompareScreen(TickingScreen):
 
     def show_compare(self, scales: dict[str, tuple[float, float]], parts: frozenset[str] = ALL_PARTS) -> None:
         """The B − A bar (``NUMBERS``) and the overlay chart (``CHART``), when they changed."""
+        self.check_footer()
         if not (self.plan.compare and len(self.states) == 2):
             return
+        self.fit_compare()
         a, b = self.states
         key = (a.version, b.version, scales.get("accept_len"))
         if NUMBERS in parts and key != self._cmp_version:
@@ -44,6 +55,73 @@ class CompareScreen(TickingScreen):
             self._overlay_key = okey
             chart.set_data(self.overlay_data(scales.get("accept_len")))
 
+    @property
+    def footer_mode(self) -> str:
+        """live, replay (one plays) or ended (:func:`tui.screens.footer_keys.mode_of`)."""
+        return mode_of((st.status.value for st in self.states), any(st.replay for st in self.states))
+
+    @property
+    def active_bindings(self) -> dict[str, ActiveBinding]:
+        """Textual's, with the keys that do not matter in this mode, or do not fit the width,
+        left out of the footer (they still work; ``?`` lists every key)."""
+        active = super().active_bindings
+        labels = {
+            ab.binding.action: (self.app.get_key_display(ab.binding), ab.binding.description)
+            for ab in active.values()
+            if ab.binding.show
+        }
+        keep = footer_actions(self.footer_mode, self.app.size.width, labels)
+        return {
+            key: ab
+            if not ab.binding.show or ab.binding.action in keep
+            else ActiveBinding(ab.node, replace(ab.binding, show=False), ab.enabled, ab.tooltip)
+            for key, ab in active.items()
+        }
+
+    def check_footer(self) -> None:
+        """The footer drawn again when the mode changed (a replay ended)."""
+        mode = self.footer_mode
+        if mode != self._footer_mode:
+            self._footer_mode = mode
+            self.refresh_bindings()
+
+    def on_resize(self) -> None:
+        self.refresh_bindings()  # as many keys as fit the new width
+        self.call_after_refresh(self.fit_compare)
+
+    def fit_compare(self) -> None:
+        """The overlay chart whole or not at all (hidden with a hint on the bar when the screen has
+        no room for its axes and legend), and the two panes ending on the same row."""
+        if not (self.plan.compare and len(self.states) == 2) or self.maximized is not None:
+            return
+        bar = self.query_one(CompareBar)
+        body, panes = self.query_one("#body"), self.query_one("#panes")
+        room = body.size.height - bar.outer_size.height
+        if not self.has_class("-tall-panes"):  # panes as tall as their content; the chart below them
+            room -= panes.outer_size.height
+        else:  # the panes share the height with the chart: they keep at least PANES_MIN rows
+            room -= PANES_MIN
+        fits = room >= OVERLAY_MIN
+        for box in self.query("#overlay-box"):
+            show = self.overlay and fits
+            if box.display != show:
+                box.display = show
+                self._overlay_key = ()
+        hint = (
+            "" if fits or not self.overlay else f"overlay chart hidden: no room (it needs {OVERLAY_MIN} rows)"
+        )
+        if (bar.border_subtitle or "") != hint:
+            bar.border_subtitle = hint
+        if not self.has_class("-tall-panes"):  # both panes end on the same row: the taller one's
+            shown = list(self.query(SourcePane))
+            natural = [natural_height(p) for p in shown]
+            tallest = max(natural)
+            for p, rows in zip(shown, natural):
+                least = None if rows == tallest else tallest
+                current = p.styles.min_height
+                if (current.value if current is not None else None) != least:
+                    p.styles.min_height = least
+
     def overlay_data(self, ylim) -> ChartData:
         pts = [[p for p in recent(st, CHART_POINTS) if p.accept_len is not None] for st in self.states]
         timed = all(ps and all(p.timestamp is not None for p in ps) for ps in pts)
@@ -51,8 +129,8 @@ class CompareScreen(TickingScreen):
         series, bounds = [], []
         # each legend entry in a third of the chart's width: the part that tells the sources apart
         room = max(12, (self.query_one("#overlay", HistoryChart).size.width or 120) // 3)
-        for st, ps, first, colour in zip(self.states, pts, firsts, ("primary", "secondary")):
-            name = fit_label(st.label, room, self.peers)
+        for tag, st, ps, first, colour in zip("AB", self.states, pts, firsts, ("primary", "secondary")):
+            name = f"{tag} {fit_label(st.label, room - 2, self.peers)}"  # A and B, as in the headers
             if timed and first is not None:
                 xs = [(p.timestamp - first) / 60.0 for p in ps]
             else:
@@ -64,3 +142,10 @@ class CompareScreen(TickingScreen):
                     bounds.append((by_seq[seq], f"{name} seg {idx}", colour))
         xlabel = "minutes since each source's first record" if timed else "record #"
         return ChartData(series, bounds, [], ylim, xlabel=f"accept len, both sources — x: {xlabel}")
+
+
+def natural_height(pane: SourcePane) -> int:
+    """The rows a pane's content takes (to its last block's margin) with its border: its height
+    without the ``min-height`` that evens it up with the other pane."""
+    bottoms = [c.region.bottom + c.styles.margin.bottom for c in pane.children if c.display]
+    return (max(bottoms) - pane.content_region.y if bottoms else 0) + 2

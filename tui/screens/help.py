@@ -9,6 +9,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Markdown
 
+from tui.core.stats.segments import SEGMENT_RULE
 from tui.screens.keys import key_table
 
 HELP_TEXT = """\
@@ -32,9 +33,9 @@ llama.cpp logs. One pane per source; `specwatch compare A B` adds a **B − A** 
 * **accept rate**: *printed* is the server's own number — SGLang changed its formula three times,
   the definition found is named. *normalised* is always accepted / proposed drafts =
   (accept len − 1) / D, comparable across versions and servers.
-* A **segment** is a stretch of log between restarts (a startup line, a truncation or
-  rotation, a newer file, or your `n`), with the config it ran. The table shows each one; the
-  line under it compares the last two (95% CI of the difference and a verdict).
+* A **segment** is a stretch of log between restarts (a startup line: args dump, version, ready
+  line; or your `n`), with the config it ran. {segment_rule} The table shows each one; the line
+  under it compares the last two (95% CI of the difference and a verdict).
 * Sample size: with fewer than 30 values a mean is shown but not trusted (⚠).
 * Status: connecting · live · idle for N s · waiting · reconnecting (attempt k) · error (…) ·
   ended; a replay shows its speed and progress.
@@ -42,10 +43,11 @@ llama.cpp logs. One pane per source; `specwatch compare A B` adds a **B − A** 
 Themes are TOML files: copy a shipped one (`themes/` in the repository, `tui/resources/themes/` in
 an installed copy) to `~/.config/specwatch/themes/` and edit it.
 """
-HELP = HELP_TEXT.replace("{keys}", key_table())
+HELP = HELP_TEXT.replace("{keys}", key_table()).replace("{segment_rule}", SEGMENT_RULE)
 
 
 class HelpScreen(ModalScreen[None]):
+    HOLDS_TOASTS = True  # notifications wait until it closes (SpecwatchApp.notify): none covers it
     BINDINGS = [Binding("escape,q,question_mark", "dismiss", "Close")]
     DEFAULT_CSS = """
     HelpScreen {

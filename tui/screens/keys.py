@@ -94,7 +94,8 @@ WATCH_KEYS = [
     Key("l", "toggle_log", "Log", "Toggle log tail", "show / hide the raw log tails"),
     Key(
         "slash", "filter", "Filter", "Filter the log tail",
-        "filter the focused pane's log tail: only lines containing a text (Enter applies, Esc closes)",
+        "filter the focused pane's log tail: only lines containing a text, or matching a regular "
+        "expression typed after re: (shown on the tail while on; Enter applies, Esc closes)",
         display="/",
     ),
     Key(
@@ -110,8 +111,16 @@ WATCH_KEYS = [
         show=False, named="F3",
     ),
     Key(
-        "shift+f3", "find_next(-1)", "Newer hit", "Find: newer line",
-        "the next newer line with the text found", show=False, named="shift+F3",
+        # xterm, tmux and the Linux console send shift+F3 as ESC[1;2R / ESC[28~, which Textual 8
+        # reads as a cursor-position report / ctrl+\ (never a key): F4 is the key they all send
+        "f4,shift+f3", "find_next(-1)", "Newer hit", "Find: newer line",
+        "the next newer line with the text found (shift+F3 too, where the terminal sends it)",
+        show=False, named="F4",
+    ),
+    Key(
+        "g", "goto", "Go to", "Go to a line or a time",
+        "go to a line number or a time (HH:MM[:SS], by the log's clock) in the focused pane's log tail",
+        show=False,
     ),
     Key(
         "pageup", "scroll_log(1)", "Log back", "Log tail: a page back",

@@ -58,5 +58,5 @@ class RestartMarked(Message):
 
 @dataclass
 class WatchReady(Message):
-    """The watch screen is mounted (its panes and workers exist): a stop signal that came during
-    start-up may end the app now."""
+    """The app's first screen (watch or fleet) is mounted (its widgets and workers exist): a stop
+    signal that came during start-up may end the app now."""

@@ -13,10 +13,18 @@ from textual.content import Content
 from textual.widgets import Static
 
 from tui.core.model.sanitize import number, visible
-from tui.panes.figures import estimator_words, fit_label, verdict_text
+from tui.panes.figures import (
+    estimator_words,
+    insufficient_short,
+    raw_vs_adjusted,
+    verdict_forms,
+    verdict_text,
+)
+from tui.panes.labels import fit_label
 from tui.widgets._colours import hex_color
 
 NOTE_LABEL_W = 24  # cells of each label in the "A = … · B = …" note
+B_NAME_W = 16  # cells of B's label in a verdict ("at equal batch size …: fixed higher")
 VERDICT_COLOUR = {
     "higher": "success",
     "lower": "error",
@@ -74,8 +82,8 @@ class CompareBar(Static):
         colour = hex_color(app, VERDICT_COLOUR[al["verdict"]])
         muted = hex_color(app, "foreground-muted")
         rows: list[Text] = []
-        head = Text(f"accept len ({estimator_words(al)}) ", style="bold", no_wrap=True, overflow="ellipsis")
-        head.append(verdict_text(al, b_label), style=f"bold {colour}")
+        heads = (f"accept len ({estimator_words(al)}) ", "accept len ")
+        head = fitted_row(heads, verdict_forms(al), width, f"bold {colour}")
         notes = (  # whole or not at all: a number is never cut
             f"    A = {fit_label(a_label, NOTE_LABEL_W, peers)} (segment {c['a']['segment']}, n={al['n_a']}) · "
             f"B = {fit_label(b_label, NOTE_LABEL_W, peers)} (segment {c['b']['segment']}, n={al['n_b']})",
@@ -98,19 +106,20 @@ class CompareBar(Static):
             rows.append(Text(" " * z + "0", style=muted, no_wrap=True))
         else:
             rows.append(Text(f"means so far: A {_m(al['mean_a'])}, B {_m(al['mean_b'])}", style=muted))
-        rows += _load_rows(c, app, b_label, muted)
+        rows += _load_rows(c, app, fit_label(b_label, B_NAME_W, peers), muted, width)
         rate = c.get("accept_rate")
         if rate:
-            rt = Text(
-                f"accept rate ({estimator_words(rate)}) ", style="bold", no_wrap=True, overflow="ellipsis"
-            )
-            rt.append(verdict_text(rate, b_label), style=hex_color(app, VERDICT_COLOUR[rate["verdict"]]))
-            if rate.get("note"):
-                rt.append(f"  [{rate['note']}]", style=muted)
+            heads = (f"accept rate ({estimator_words(rate)}) ", "accept rate ")
+            colour = hex_color(app, VERDICT_COLOUR[rate["verdict"]])
+            rt = fitted_row(heads, verdict_forms(rate), width, colour)
+            note = f"  [{rate['note']}]" if rate.get("note") else ""
+            if note and rt.cell_len + len(note) <= width:
+                rt.append(note, style=muted)
             rows.append(rt)
         # a layout pass of the screen only when the height must change
-        self.update(Group(*rows), layout=len(rows) != self._rows or len(rows) != self.size.height)
-        self._rows = len(rows)
+        lines = sum(1 if r.no_wrap else max(1, math.ceil(r.cell_len / width)) for r in rows)
+        self.update(Group(*rows), layout=lines != self._rows or lines != self.size.height)
+        self._rows = lines
 
     @property
     def text(self) -> str:
@@ -118,31 +127,55 @@ class CompareBar(Static):
         return "" if c is None else verdict_text(c["accept_len"])
 
 
-def _load_rows(c: dict[str, Any], app: Any, b_label: str, muted: str) -> list[Text]:
+def fitted_row(heads: tuple[str, ...], bodies: tuple[str, ...], width: int, style: str) -> Text:
+    """A bold head and a verdict in ``width`` cells: the longest verdict form that fits beside a
+    head (the longer head first); when none does, the shortest wrapped onto more rows, never cut."""
+    for body in bodies:
+        for head in heads:
+            if len(head) + len(body) <= width:
+                return _row(head, body, style, wrap=False)
+    return _row(heads[-1], bodies[-1], style, wrap=True)
+
+
+def _row(head: str, body: str, style: str, *, wrap: bool) -> Text:
+    t = Text(head, style="bold", no_wrap=not wrap, overflow="fold")
+    t.append(body, style=style)
+    return t
+
+
+def _load_rows(c: dict[str, Any], app: Any, b_label: str, muted: str, width: int) -> list[Text]:
     """The load-adjusted verdict beside the raw one (and whether the load differs), and the
     generation throughput ratio (against a source labelled ``baseline``, else B / A)."""
     rows = []
     adj = c.get("accept_len_load_adjusted")
     if adj:
-        t = Text("  at equal batch size ", style="bold", no_wrap=True, overflow="ellipsis")
-        t.append(verdict_text(adj, b_name=b_label), style=hex_color(app, VERDICT_COLOUR[adj["verdict"]]))
+        colour = hex_color(app, VERDICT_COLOUR[adj["verdict"]])
+        heads = ("  at equal batch size ", "  equal batch ")
+        t = fitted_row(heads, verdict_forms(adj, b_label), width, colour)
         note = (adj.get("load") or {}).get("note")
-        if note:
+        if note and t.cell_len + len(note) + 4 <= width:
             t.append(f"  · {note}", style=muted)
         rows.append(t)
+        why = raw_vs_adjusted(c["accept_len"], adj, b_label)  # said, not left to contradict
+        if why:
+            rows.append(Text("  " + why, style=muted, no_wrap=False, overflow="fold"))
     tp = c.get("throughput")
     if tp and tp.get("ratio") is not None:
         what = "throughput vs baseline" if tp.get("baseline") else "throughput B / A"
-        t = Text(f"{what} ", style="bold", no_wrap=True, overflow="ellipsis")
         ci = tp.get("ci95")
         words = {"higher": "faster", "lower": "slower", "no_difference": "no significant difference"}
-        body = f"{number(tp['ratio'])}×"
+        ratio = f"{number(tp['ratio'])}×"
         if ci:
-            body += f" (95% CI {number(ci[0])} … {number(ci[1])}): {words[tp['verdict']]}"
+            verdict = words[tp["verdict"]]
+            bodies = (f"{ratio} (95% CI {number(ci[0])} … {number(ci[1])}): {verdict}", f"{ratio}: {verdict}")
         else:
-            body += f", insufficient data ({tp.get('reason') or 'not enough data'})"
-        t.append(body, style=hex_color(app, VERDICT_COLOUR[tp["verdict"]]))
-        rows.append(t)
+            reason = tp.get("reason") or "not enough data"
+            bodies = (
+                f"{ratio}, insufficient data ({reason})",
+                f"{ratio}, insufficient: {insufficient_short(reason)}",
+            )
+        colour = hex_color(app, VERDICT_COLOUR[tp["verdict"]])
+        rows.append(fitted_row((f"{what} ", "throughput "), bodies, width, colour))
     return rows
 
 

@@ -1,27 +1,35 @@
-"""A braille chart of the recent history: one or more series on one axis, segment boundaries as
-labelled vertical lines (so a restart with a fixed config shows as a step), user marks.
+"""The chart of the recent history, drawn by plotext: one or more series on one axis, segment
+boundaries as labelled vertical lines (so a restart with a fixed config shows as a step), user
+marks. The x axis is the log's own clock (wall-clock ticks) when ``ChartData.time_axis`` holds,
+record numbers otherwise.
 
-The chart is drawn straight into Textual strips (rich segments), with no detour through a
-plotting library's ANSI text: :func:`build_strips` is pure and costs a few milliseconds at
-200 columns. :class:`HistoryChart` keeps the strips of its last few (data, size, theme) keys in an
-LRU cache and hands them out from ``render_line``; a new build happens only when one of those
-changed, i.e. at most as often as the screen sets new data (once a second, see
-:mod:`tui.screens.watch`).
+:func:`build_strips` is pure: plotext's ANSI text (its module-level figure, used from the event
+loop's thread only) read with ``rich.text.Text.from_ansi`` — never as markup — into strips of the
+exact size, or a one-line hint when the size cannot hold an axis and a legend. Every outside text
+(series names, segment labels, marks) is made visible and inert first. :class:`HistoryChart`
+keeps the strips of its last few (data, size, theme) keys in an LRU cache and hands them out from
+``render_line``; new data is taken at most once a second (:data:`MIN_INTERVAL`), and a build
+happens only when the data, the size or the theme changed.
 """
 
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass, field, replace
 
+import plotext as plt
+from rich.console import Console
 from rich.segment import Segment
 from rich.style import Style
+from rich.text import Text
 from textual.cache import LRUCache
 from textual.strip import Strip
 from textual.widget import Widget
 
 from tui.core.model.sanitize import number, visible
 from tui.widgets._colours import rgb
+from tui.widgets.chart_axis import nice_ticks, thin, tick_text, time_ticks, whole_ticks
 
 
 @dataclass
@@ -40,102 +48,15 @@ class ChartData:
     ylim: tuple[float, float] | None = None
     xlabel: str = "record"
     empty_text: str = "waiting for metric lines…"
+    time_axis: bool = False  # xs are epoch seconds by the log's clock: wall-clock ticks
 
 
 MIN_ROWS = 6  # below this a y axis is not readable: the pane hides the chart (z shows it big)
+MIN_COLS = 30  # below this the ticks and the legend do not fit: a hint instead
+MIN_INTERVAL = 1.0  # seconds: new data is drawn at most this often
+SLACK = 0.05  # ... give or take the tick's jitter (no timer for data that comes 0.99 s later)
 COLOUR_NAMES = ("primary", "secondary", "accent", "warning", "foreground-muted", "foreground")
-# braille dot bits by (column in the cell, row in the cell)
-_DOT = ((0x01, 0x02, 0x04, 0x40), (0x08, 0x10, 0x20, 0x80))
-
-
-def nice_ticks(lo: float, hi: float, count: int) -> list[float]:
-    """Round tick values (steps of 1, 2, 2.5 or 5 × 10^k) covering [lo, hi]."""
-    raw = (hi - lo) / max(1, count)
-    mag = 10 ** math.floor(math.log10(raw)) if raw > 0 else 1.0
-    step = next((m * mag for m in (1, 2, 2.5, 5, 10) if m * mag >= raw), 10 * mag)
-    first = math.ceil(lo / step - 1e-9) * step
-    out = []
-    x = first
-    while x <= hi + 1e-9:
-        out.append(round(x, 10))
-        x += step
-    return out
-
-
-def whole_ticks(lo: float, hi: float, count: int) -> list[float]:
-    """Ticks for an x axis: whole numbers when the span allows (record numbers)."""
-    ticks = nice_ticks(lo, hi, count)
-    if hi - lo >= count and any(t != int(t) for t in ticks):
-        ticks = [t for t in nice_ticks(math.ceil(lo), math.floor(hi), count) if t == int(t)]
-    return ticks
-
-
-def _tick_text(t: float) -> str:
-    return f"{t:,.0f}" if t == int(t) else f"{t:g}"
-
-
-class _Canvas:
-    """Cells of (character, colour name) for the plot area, with braille dots."""
-
-    def __init__(self, cols: int, rows: int) -> None:
-        self.cols, self.rows = cols, rows
-        self.bits = [[0] * cols for _ in range(rows)]
-        self.colour: list[list[str | None]] = [[None] * cols for _ in range(rows)]
-        self.chars: list[list[str | None]] = [[None] * cols for _ in range(rows)]
-
-    def dot(self, dx: int, dy: int, colour: str) -> None:
-        c, r = dx >> 1, dy >> 2
-        if 0 <= c < self.cols and 0 <= r < self.rows:
-            self.bits[r][c] |= _DOT[dx & 1][dy & 3]
-            self.colour[r][c] = colour
-
-    def vrun(self, dx: int, a: int, b: int, colour: str) -> None:
-        for dy in range(min(a, b), max(a, b) + 1):
-            self.dot(dx, dy, colour)
-
-    def put(self, c: int, r: int, ch: str, colour: str, over: bool = True) -> None:
-        if 0 <= c < self.cols and 0 <= r < self.rows and (over or not self.bits[r][c]):
-            self.chars[r][c] = ch
-            self.colour[r][c] = colour
-            if over:
-                self.bits[r][c] = 0
-
-    def cell(self, c: int, r: int) -> tuple[str, str | None]:
-        ch = self.chars[r][c]
-        if ch is not None:
-            return ch, self.colour[r][c]
-        bits = self.bits[r][c]
-        return (chr(0x2800 + bits), self.colour[r][c]) if bits else (" ", None)
-
-
-def _plot_series(cv: _Canvas, s: ChartSeries, x0: float, span: float, lo: float, hi: float) -> None:
-    """Bucket means per dot column, joined by vertical runs (a line, as braille draws it)."""
-    dw, dh = cv.cols * 2, cv.rows * 4
-    sums: dict[int, list[float]] = {}
-    for x, y in zip(s.xs, s.ys):
-        if y is None or not math.isfinite(y):
-            continue
-        dx = round((x - x0) / span * (dw - 1)) if span > 0 else 0
-        acc = sums.get(dx)
-        if acc is None:
-            sums[dx] = [y, 1.0]
-        else:
-            acc[0] += y
-            acc[1] += 1.0
-    prev: int | None = None
-    yspan = hi - lo
-    for dx in sorted(sums):
-        total, n = sums[dx]
-        y = total / n
-        dy = round((hi - y) / yspan * (dh - 1))
-        dy = max(0, min(dh - 1, dy))
-        if prev is None:
-            cv.dot(dx, dy, s.colour)
-        else:
-            mid = (prev + dy) // 2
-            cv.vrun(dx - 1 if dx > 0 else dx, prev, mid, s.colour)
-            cv.vrun(dx, mid, dy, s.colour)
-        prev = dy
+_CONSOLE = Console(width=400, color_system="truecolor", force_terminal=True, legacy_windows=False)
 
 
 PLOTTABLE = 1e12  # no axis holds spans near the float limit (a parsed 1e308)
@@ -153,9 +74,6 @@ def _finite(d: ChartData) -> ChartData:
     series = []
     off = 0
     for s in d.series:
-        if all(_plottable(x) and (y is None or _plottable(y)) for x, y in zip(s.xs, s.ys)):
-            series.append(replace(s, name=visible(s.name)))
-            continue
         pts = [(x, y) for x, y in zip(s.xs, s.ys) if _plottable(x) and y is not None and _plottable(y)]
         off += len(s.xs) - len(pts)
         series.append(replace(s, name=visible(s.name), xs=[x for x, _ in pts], ys=[y for _, y in pts]))
@@ -170,119 +88,110 @@ def _finite(d: ChartData) -> ChartData:
     )
 
 
+def _centred(text: str, w: int, h: int, style: Style) -> list[Strip]:
+    text = text if len(text) <= w else text[: max(0, w - 1)] + "…"
+    pad = (w - len(text)) // 2
+    out = [Strip.blank(w) for _ in range(h)]
+    out[h // 2] = Strip([Segment(" " * pad), Segment(text, style), Segment(" " * (w - pad - len(text)))])
+    return out
+
+
+def _apart(ticks: list[float], lo: float, hi: float, cells: int, room) -> list[float]:
+    """The ticks that each get cells of their own (``room(t)`` of them) along an axis of
+    ``cells``: plotext is never given two labels for one place (which one it keeps would vary)."""
+    out: list[float] = []
+    last = -math.inf
+    for t in ticks:
+        at = (t - lo) / (hi - lo) * (cells - 1) if hi > lo else 0.0
+        if at - last >= room(t) or not out:
+            out.append(t)
+            last = at
+    return out
+
+
+def _xticks(d: ChartData, x0: float, x1: float, cols: int) -> tuple[list[float], list[str]]:
+    if x1 <= x0:
+        return [x0], [time.strftime("%H:%M:%S", time.gmtime(x0)) if d.time_axis else tick_text(x0)]
+    if d.time_axis:
+        return time_ticks(x0, x1, max(2, min(8, cols // 14)))
+    ticks = whole_ticks(x0, x1, max(2, min(8, cols // 12)))
+    return ticks, [tick_text(t) for t in ticks]
+
+
 def build_strips(d: ChartData, w: int, h: int, colours: dict[str, tuple[int, int, int]]) -> list[Strip]:
     """The chart as ``h`` strips of width ``w``; pure (no app access)."""
-    styles = {name: Style(color=f"rgb{c}") for name, c in colours.items()}
-    muted = styles.get("foreground-muted", Style(dim=True))
-    blank = [Strip.blank(w) for _ in range(h)]
-    if w < 10 or h < 3:
-        return blank
+    muted_rgb = colours.get("foreground-muted", (128, 128, 128))
+    muted = Style(color=f"rgb{muted_rgb}")
+    if w < 1 or h < 1:
+        return [Strip.blank(max(0, w)) for _ in range(max(0, h))]
+    legend = len(d.series) > 1  # the legend takes two rows of the plot
+    if w < MIN_COLS or h < MIN_ROWS + (2 if legend else 0):
+        return _centred("no room for the chart's axes here (a larger window shows it)", w, h, muted)
     d = _finite(d)
     if not any(s.xs for s in d.series):
-        text = d.empty_text[:w]
-        pad = (w - len(text)) // 2
-        blank[h // 2] = Strip(
-            [Segment(" " * pad), Segment(text, muted), Segment(" " * (w - pad - len(text)))]
-        )
-        return blank
+        return _centred(d.empty_text, w, h, muted)
     xs_all = [x for s in d.series for x in s.xs]
     x0, x1 = min(xs_all), max(xs_all)
     if d.ylim is not None:
         lo, hi = d.ylim
     else:
-        ys = [y for s in d.series for y in s.ys if y is not None and math.isfinite(y)]
+        ys = [y for s in d.series for y in s.ys]
         lo, hi = (min(ys), max(ys)) if ys else (0.0, 1.0)
     if hi <= lo:
         hi = lo + 1.0
-    rows = h - 3  # plot rows; then the axis, its tick labels and the axis title
-    yticks = nice_ticks(lo, hi, max(2, min(6, rows // 2)))
+    rows = h - 4  # frame top and bottom, tick labels, x label
+    yticks = _apart(nice_ticks(lo, hi, max(2, min(6, rows // 2))), lo, hi, rows, lambda t: 1)
     ylabels = [number(t) for t in yticks]
-    yw = max(len(t) for t in ylabels) if ylabels else 4
-    cols = w - yw - 2  # label, axis line, one column of margin on the right
-    if cols < 4 or rows < 1:
-        return blank
-    span = x1 - x0
-    cv = _Canvas(cols, rows)
+    cols = w - max(map(len, ylabels)) - 3
+    xticks, xlabels = _xticks(d, x0, x1, cols)
+    width = dict(zip(xticks, map(len, xlabels)))
+    keep = set(_apart(xticks, x0, x1, cols, lambda t: width[t] + 1)) if x1 > x0 else set(xticks)
+    xlabels = [text for t, text in zip(xticks, xlabels) if t in keep]
+    xticks = [t for t in xticks if t in keep]
+    colour = {name: colours.get(name, muted_rgb) for name in COLOUR_NAMES}
+
+    plt.clear_figure()
+    plt.limit_size(False, False)
+    plt.plotsize(w, h)
+    plt.theme("clear")
+    plt.ticks_color(muted_rgb)
+    plt.axes_color("default")
+    plt.canvas_color("default")
     for s in d.series:
         if s.xs:
-            _plot_series(cv, s, x0, span, lo, hi)
-
-    def col_of(x: float) -> int:
-        return round((x - x0) / span * (cols - 1)) if span > 0 else 0
-
-    # boundaries: a vertical line through empty cells, the label along the top row
-    placed = sorted((col_of(x), label, colour) for x, label, colour in d.boundaries if x0 <= x <= x1)
-    for i, (c, label, colour) in enumerate(placed):
-        for r in range(rows):
-            cv.put(c, r, "│", colour, over=False)
-        room = (placed[i + 1][0] if i + 1 < len(placed) else cols) - c - 2
-        for k, ch in enumerate(label[: max(0, room)] if room >= 4 else ""):
-            cv.put(c + 1 + k, 0, ch, colour)
+            xs, ys = thin(s.xs, s.ys, max(2, cols * 2))
+            plt.plot(xs, ys, marker="braille", color=colour.get(s.colour, muted_rgb),
+                     label=s.name[: max(4, cols // 3)] if legend else None)  # fmt: skip
+    span = x1 - x0
+    if span > 0:
+        plt.xlim(x0, x1)
+    plt.ylim(lo, hi)
+    plt.yticks(yticks, ylabels)
+    plt.xticks(xticks, xlabels)
+    placed = sorted((x, label, c) for x, label, c in d.boundaries if x0 <= x <= x1)
+    for i, (x, label, c) in enumerate(placed):
+        plt.vline(x, colour.get(c, muted_rgb))
+        nxt = placed[i + 1][0] if i + 1 < len(placed) else x1
+        room = int((nxt - x) / span * cols) - 2 if span > 0 else cols - 2
+        if room >= 4 and not (legend and i == 0 and x == x0):
+            plt.text(label[:room], x, hi, color=colour.get(c, muted_rgb), alignment="left")
     for x, label in d.marks:
         if x0 <= x <= x1:
-            c = col_of(x)
-            for r in range(rows):
-                cv.put(c, r, "┆", "warning", over=False)
-            for k, ch in enumerate(label):
-                cv.put(c + 1 + k, rows - 1, ch, "warning")
-    tick_rows = {
-        max(0, min(rows - 1, round((hi - t) / (hi - lo) * (rows - 1)))): s for t, s in zip(yticks, ylabels)
-    }
-    strips: list[Strip] = []
-    for r in range(rows):
-        tick = tick_rows.get(r)
-        segs = [Segment(f"{tick:>{yw}}┤" if tick is not None else " " * yw + "│", muted)]
-        run: list[str] = []
-        run_style: Style | None = None
-        for c in range(cols):
-            ch, cell_colour = cv.cell(c, r)
-            st = styles.get(cell_colour) if cell_colour else None
-            if st is not run_style and run:
-                segs.append(Segment("".join(run), run_style))
-                run = []
-            run_style = st
-            run.append(ch)
-        if run:
-            segs.append(Segment("".join(run), run_style))
-        segs.append(Segment(" "))
-        strips.append(Strip(segs))
-    # the x axis and its ticks
-    xticks = whole_ticks(x0, x1, max(2, min(8, cols // 12))) if span > 0 else [x0]
-    axis = ["─"] * cols
-    labels = [" "] * (cols + yw + 2)
-    last_end = -1
-    for t in xticks:
-        c = col_of(t)
-        if not 0 <= c < cols:
-            continue
-        axis[c] = "┬"
-        text = _tick_text(t)
-        start = max(0, min(cols + yw + 2 - len(text), yw + 1 + c - len(text) // 2))
-        if start > last_end:
-            labels[start : start + len(text)] = list(text)
-            last_end = start + len(text)
-    strips.append(Strip([Segment(" " * yw + "└" + "".join(axis) + " ", muted)]))
-    strips.append(Strip([Segment("".join(labels)[:w], muted)]))
-    # the axis title, with a legend when there are several series
-    title: list[Segment] = []
-    used = 0
-    if len(d.series) > 1:
-        for s in d.series:
-            piece = f"■ {s.name}  "
-            title.append(Segment(piece, styles.get(s.colour)))
-            used += len(piece)
-    rest = d.xlabel[: max(0, w - used)]
-    pad = max(0, (w - used - len(rest)) // 2)
-    title = (
-        [Segment(" " * pad), *title, Segment(rest, muted)] if used == 0 else [*title, Segment(rest, muted)]
-    )
-    strips.append(Strip(title).crop(0, w).extend_cell_length(w))
-    return [s.crop(0, w).extend_cell_length(w) for s in strips]
+            plt.vline(x, colour["warning"])
+            plt.text(label, x, lo, color=colour["warning"], alignment="left")
+    plt.xlabel(d.xlabel[: max(0, w - 2)])
+    ansi = plt.build()
+    plt.clear_figure()  # nothing kept between builds (plotext's figure is module-wide)
+    lines = Text.from_ansi(ansi).split("\n")
+    strips = [Strip(list(line.render(_CONSOLE))).crop(0, w).extend_cell_length(w) for line in lines[:h]]
+    strips += [Strip.blank(w) for _ in range(h - len(strips))]
+    return strips
 
 
 class HistoryChart(Widget):
     """Shows the chart of the data last set; built on first draw after a change of data, size or
-    theme, and kept (an LRU of strips) until the next."""
+    theme, and kept (an LRU of strips) until the next. New data is taken at most once every
+    :data:`MIN_INTERVAL` seconds: data set sooner waits (the newest of it) for a timer."""
 
     DEFAULT_CSS = """
     HistoryChart {
@@ -297,17 +206,34 @@ class HistoryChart(Widget):
         self._version = 0
         self._cache: LRUCache[tuple, list[Strip]] = LRUCache(4)
         self._built_key: tuple | None = None
+        self._taken = -math.inf  # monotonic time the data was last taken
+        self._pending: ChartData | None = None
         self.builds = 0
 
     def set_data(self, data: ChartData) -> None:
+        wait = self._taken + MIN_INTERVAL - SLACK - time.monotonic()
+        if wait > 0:
+            if self._pending is None:
+                self.set_timer(wait, self._take_pending)
+            self._pending = data
+            return
+        self._take(data)
+
+    def _take(self, data: ChartData) -> None:
         self.data = data
         self._version += 1
+        self._taken = time.monotonic()
         self.refresh()
+
+    def _take_pending(self) -> None:
+        data, self._pending = self._pending, None
+        if data is not None:
+            self._take(data)
 
     @property
     def settled(self) -> bool:
         """The chart on screen shows the newest data at the current size (tests wait for this)."""
-        return self._built_key == self._key()
+        return self._pending is None and self._built_key == self._key()
 
     def _key(self) -> tuple:
         return (self._version, self.size.width, self.size.height, self.app.theme)

@@ -28,13 +28,14 @@ from textual.widgets import Input
 
 from tui.core.model.sanitize import visible
 from tui.core.sources.lines import oversized_bytes
+from tui.panes.line_filter import LineFilter, parse_filter
 from tui.panes.state import RawLine
 from tui.widgets._colours import hex_color
 from tui.widgets.cells import exact_cells
 
 NUMBER_W = 7  # the line-number column (a line number is shown whole: up to 9,999,999)
 NUMBERS_MIN_W = 60  # views narrower than this show no line numbers
-FILTER_HINT = "filter the log tail (text, case-insensitive; empty: all lines)"
+FILTER_HINT = "filter the log tail (text, case-insensitive; re:EXPR a regular expression; empty: all lines)"
 WRAP_ROWS = 6  # rows one wrapped line may take
 MAX_CHARS = 400  # the part of a line that is looked at (args dumps run to thousands of characters)
 _NUMBERS = re.compile(
@@ -157,7 +158,8 @@ class LogTail(Vertical):
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
-        self.filter = ""
+        self.filter = ""  # the filter as typed (``re:`` for a regular expression)
+        self._filter = LineFilter()
         self.search = ""  # the text `ctrl+f` looks for (case-insensitive)
         self.back = 0  # lines scrolled back from the newest (0: follow the newest)
         self._kept: list[RawLine] = []  # the matching lines while scrolled back (a still picture)
@@ -170,7 +172,7 @@ class LogTail(Vertical):
         yield Input(placeholder=FILTER_HINT)
 
     def _matches(self, line: RawLine) -> bool:
-        return not self.filter or self.filter in line.text.lower()
+        return self._filter.matches(line.text)
 
     def sync(self, raw: Sequence[RawLine], newest: int) -> None:
         """Show the newest matching lines (no work when nothing arrived; none while scrolled back:
@@ -224,12 +226,30 @@ class LogTail(Vertical):
         found = next((i for i in order if self.search in kept[i].text.lower()), None)
         if found is None:
             return None
-        view.hit = kept[found].seq
-        height = max(1, view.size.height)
-        # the line found in the middle of the view (or as far as the kept lines allow)
-        self.back = max(0, min(len(kept) - height, len(kept) - 1 - found - height // 2))
-        self._show_kept()
+        self._show_line(found)
         return kept[found]
+
+    def _show_line(self, found: int) -> None:
+        """Kept line ``found`` highlighted in the middle of the view (or as far as the kept lines
+        allow)."""
+        view = self.query_one(TailView)
+        view.hit = self._kept[found].seq
+        height = max(1, view.size.height)
+        self.back = max(0, min(len(self._kept) - height, len(self._kept) - 1 - found - height // 2))
+        self._show_kept()
+
+    def goto(self, raw: Sequence[RawLine], text: str) -> tuple[RawLine | None, str]:
+        """``g``: the line ``text`` names (a line number or a time of day), shown and highlighted;
+        (None, why) when the log tail does not have it."""
+        from tui.widgets.log_goto import goto
+
+        kept = [r for r in raw if self._matches(r)] if not self.back else self._kept
+        found, words = goto(kept, text)
+        if found is None:
+            return None, words
+        self._kept = kept
+        self._show_line(found)
+        return kept[found], words
 
     def _show_kept(self) -> None:
         view = self.query_one(TailView)
@@ -247,9 +267,9 @@ class LogTail(Vertical):
         """What is in force, on the tail's top line: the filter, the search, scrolled back."""
         parts = []
         if self.filter:
-            parts.append(f"filter: {self.filter}")
+            parts.append(f"filter: {self._filter.describe()}")
         if self.search:
-            parts.append(f"find: {self.search} (F3 older · shift+F3 newer)")
+            parts.append(f"find: {self.search} (F3 older · F4 newer)")
         if self.back:
             parts.append(f"{self.back:,} lines back (End: follow)")
         self.border_title = Content(" · ".join(parts)) if parts else None  # outside text: never markup
@@ -259,6 +279,11 @@ class LogTail(Vertical):
 
     def open_search(self) -> None:
         self._open("search", self.search, "find in the log tail (Enter: the newest line containing it)")
+
+    def open_goto(self) -> None:
+        from tui.widgets.log_goto import HINT
+
+        self._open("goto", "", HINT)
 
     def _open(self, mode: str, value: str, hint: str) -> None:
         self._mode = mode
@@ -272,14 +297,27 @@ class LogTail(Vertical):
     def _submitted(self, event: Input.Submitted) -> None:
         event.stop()
         self.remove_class("-filtering")
-        text = event.value.strip().lower()
+        if self._mode == "goto":
+            self.post_message(self.GotoRequested(event.value.strip().lower()))
+            return
         if self._mode == "search":
+            text = event.value.strip().lower()
             self.search = text
             self.query_one(TailView).hit = None
             self.post_message(self.SearchChanged(text))
             return
-        self.filter = text
-        self.post_message(self.FilterChanged(self.filter))
+        new, error = parse_filter(event.value)
+        if new is None:  # the filter in force stays; the message says why
+            self.post_message(self.FilterChanged(self.filter, "", error))
+            return
+        self._filter = new
+        self.filter = new.text
+        self.post_message(self.FilterChanged(self.filter, new.notice()))
+
+    class GotoRequested(Message):
+        def __init__(self, text: str) -> None:
+            super().__init__()
+            self.text = text
 
     class SearchChanged(Message):
         def __init__(self, text: str) -> None:
@@ -287,9 +325,11 @@ class LogTail(Vertical):
             self.text = text
 
     class FilterChanged(Message):
-        def __init__(self, text: str) -> None:
+        def __init__(self, text: str, words: str = "", error: str = "") -> None:
             super().__init__()
-            self.text = text
+            self.text = text  # as typed
+            self.words = words  # the notification's words for it
+            self.error = error  # why what was typed was refused ("" : it was taken)
 
     def close_filter(self) -> None:
         self.remove_class("-filtering")

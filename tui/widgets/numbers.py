@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.cells import cell_len
 from rich.table import Table
 from rich.text import Text
 
 from tui.core.model.sanitize import visible
-from tui.panes.figures import DASH, f2, mean_ci_text, short
+from tui.panes.figures import DASH, f2, mean_ci_text, short, warning_forms
 from tui.widgets._colours import hex_color
 from tui.widgets.strip_lines import StripLines
 
@@ -50,14 +51,27 @@ class NumbersPanel(StripLines):
         t.add_column(style="bold", no_wrap=True, min_width=11)
         t.add_column(ratio=1)
 
+        room = max(12, (self.size.width or 80) - 13)  # the value column: the panel less the key column
+
         def kv(*pairs: tuple[str, str, str | None]) -> Text:
+            """Pairs on a line, a pair that does not fit on the next line: a pair (``0.156 ±
+            0.033``) is never split between two lines (only one longer than a line folds)."""
             out = Text(overflow="fold")
+            col = 0
             for i, (key, value, style) in enumerate(pairs):
+                pair_w = cell_len(key + " " if key else "") + cell_len(value)
                 if i:
-                    out.append("   " if key else "  ")
+                    gap = "   " if key else "  "
+                    if col + len(gap) + pair_w > room:
+                        out.append("\n")
+                        col = 0
+                    else:
+                        out.append(gap)
+                        col += len(gap)
                 if key:
                     out.append(key + " ", style=muted)
                 out.append(value, style=style or "")
+                col += pair_w
             return out
 
         seg_text = mean_ci_text(al["mean"], al["hw"], al["n"])
@@ -146,6 +160,7 @@ class NumbersPanel(StripLines):
             [
                 ("accept len ", "bold"),
                 (mean_ci_text(al["mean"], al["hw"], al["n"]), f"bold {strong}"),
+                *pooled_piece(al.get("pooled"), strong),
                 (f"  last {f2(al['last'])}", muted),
             ],
             [
@@ -167,10 +182,19 @@ class NumbersPanel(StripLines):
                 used += len(text)
         if v["warning"]:
             out.append("\n")
-            out.append(short("⚠ " + v["warning"], max(4, width)), style=hex_color(app, "warning"))
+            forms = [f"⚠ {w}" for w in warning_forms(v["warning"])]
+            fits = [w for w in forms if len(w) <= width]
+            out.append(fits[0] if fits else short(forms[-1], max(4, width)), style=hex_color(app, "warning"))
         return out
 
     def on_resize(self) -> None:
         if self.values:
             self._shown = None
             self.show(self.values, pinned=self._pinned)
+
+
+def pooled_piece(pooled: dict[str, Any] | None, style: str) -> list[tuple[str, str]]:
+    """The compact form's pooled value (1 + Σaccepted/Σdrafts) when the log prints the counts."""
+    if not pooled or pooled.get("value") is None:
+        return []
+    return [(f"  pooled {pooled['value']:.2f}", style)]

@@ -1,16 +1,14 @@
-"""A pane's first line: label, where it reads from, and its status (always true right now)."""
+"""A pane's first line: label (A / B in compare), where it reads from, and its status (always true
+right now); what fits is chosen by the label policy (:func:`tui.panes.labels.fit_header`)."""
 
 from __future__ import annotations
 
-from rich.cells import cell_len
 from rich.text import Text
 
 from tui.core.model.sanitize import visible
-from tui.panes.figures import fit_label
+from tui.panes.labels import HeaderFit, fit_header
 from tui.widgets._colours import hex_color
 from tui.widgets.strip_lines import StripLines
-
-LABEL_MIN = 16  # cells of the label kept before the counts are shown
 
 STATUS_STYLE = {
     "live": "success",
@@ -49,10 +47,11 @@ class PaneHeader(StripLines):
         frozen: bool = False,
         extra: str = "",
         peers: tuple[str, ...] = (),
+        tag: str = "",
     ) -> None:
         """``peers``: the labels of every pane, so that a label too long for the header is cut to
-        the part that tells it from the others (:func:`tui.panes.figures.fit_label`)."""
-        key = (label, where, status, frozen, extra, peers, self.app.theme)
+        the part that tells it from the others; ``tag``: "A" / "B" in compare."""
+        key = (label, where, status, frozen, extra, peers, tag, self.app.theme)
         if key == self._key:
             return
         self._key = key
@@ -63,45 +62,53 @@ class PaneHeader(StripLines):
         if self._key is not None:
             self.set_content(self.line(self.size.width), self.size.width)
 
-    def line(self, width: int) -> Text:
-        """What survives longest: the status whole, the label (whole when it fits, else the part
-        that tells it from the other panes), then the counts (whole or not at all: a number is
-        never cut), then where it reads from."""
+    def fitted(self, width: int) -> HeaderFit:
+        """The parts shown at ``width`` (label, status, counts, where: outside text made visible)."""
         assert self._key is not None
-        label, where, status, frozen, extra, peers, _ = self._key
+        label, where, status, frozen, extra, peers, tag, _ = self._key
         # label, path, status message: outside text, shown and never obeyed
-        label, where, status, extra = visible(label), visible(where), visible(status), visible(extra)
-        peers = tuple(visible(p) for p in peers)
-        word = status.split(" ", 1)[0]
-        colour = hex_color(self.app, STATUS_STYLE.get(word, "foreground"))
-        right = Text(no_wrap=True)
-        if frozen:
-            right.append("view frozen · ", style=hex_color(self.app, "warning"))
-        right.append(status, style=f"bold {colour}")
-        room = width - 2 - 1 - right.cell_len  # "● ", a gap, the status
-        least = cell_len(label)  # the label whole when it fits; else its short form makes room for the counts
-        if least > room:
-            least = cell_len(fit_label(label, min(LABEL_MIN, room), peers))
-        counts = ""
-        for form in (extra, extra.rsplit(" · ", 1)[-1]) if extra else ():
-            if least + 3 + cell_len(form) <= room:
-                counts = form
-                break
-        if counts:
-            right = Text(counts + "  ", style="dim") + right
-            room -= cell_len(counts) + 3  # with two spaces after them (and one more before)
-        shown = fit_label(label, max(1, room), peers)
+        return fit_header(
+            visible(label),
+            visible(status),
+            width,
+            peers=tuple(visible(p) for p in peers),
+            tag=tag,
+            where=visible(where),
+            extra=visible(extra),
+            frozen=frozen,
+        )
+
+    def line(self, width: int) -> Text:
+        fit = self.fitted(width)
+        status = self._key[2] if self._key else ""
+        colour = hex_color(self.app, STATUS_STYLE.get(status.split(" ", 1)[0], "foreground"))
         left = Text(no_wrap=True)
         left.append("● ", style=colour)
-        left.append(shown, style="bold")
-        if where and where != label and shown == label and cell_len(label) + 2 + cell_len(where) <= room:
+        if fit.tag:
+            left.append(f"{fit.tag} ", style=f"bold reverse {hex_color(self.app, 'accent')}")
+        left.append(fit.label, style="bold")
+        if fit.where:
             left.append("  ")
-            left.append(where, style="dim")  # a path or command: plain text, never markup
-        left.truncate(max(1, width - right.cell_len - 1))
+            left.append(fit.where, style="dim")  # a path or command: plain text, never markup
+        right = Text(no_wrap=True)
+        if fit.counts:
+            right.append(fit.counts + "  ", style="dim")
+        head, word = "", fit.status
+        if fit.status.startswith(("view frozen · ", "frozen")):
+            head, sep, word = fit.status.partition(" · ")
+            head += sep
+        if head:
+            right.append(head, style=hex_color(self.app, "warning"))
+        right.append(word, style=f"bold {colour}")
         gap = max(1, width - left.cell_len - right.cell_len)
         return left + Text(" " * gap) + right
 
     @property
     def text(self) -> str:
-        """The header as plain text (tests, screen readers)."""
+        """The header as plain text (tests, screen readers): the label whole, then the status."""
         return " ".join(str(x) for x in self._key[:3]) if self._key else ""
+
+    @property
+    def shown(self) -> str:
+        """What the header shows now, as plain text."""
+        return self.fitted(self.size.width or 80).text if self._key else ""

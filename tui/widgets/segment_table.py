@@ -125,14 +125,18 @@ class SegmentTable(DataTable):
         return [self._rows[i] for i in sorted(self._rows)]
 
 
-def verdict_line(c: dict | None, width: int = 200) -> Text:
+def verdict_line(c: dict | None, width: int = 200, measured: int = 1) -> Text:
     """The last two segments compared, in the longest form that fits ``width`` (numbers are kept
-    whole: the shorter forms leave words out, never digits)."""
+    whole: the shorter forms leave words out, never digits); with no comparison, what there is:
+    ``measured`` segments with accept len values (0 or 1)."""
     if c is None:
-        for words in ("one measured segment so far: a restart (or n) starts the next", "one segment so far"):
-            if len(words) <= width:
-                break
-        return Text(words, style="dim")
+        said: tuple[str, ...] = (
+            ("one measured segment so far: a restart (or n) starts the next", "one segment so far")
+            if measured
+            else ("no accept len measured yet", "nothing measured yet")
+        )
+        fits = [w for w in said if len(w) <= width]
+        return Text(fits[0] if fits else said[-1], style="dim")
     a, b = c["segments"]
     if c.get("diff") is None or not c.get("ci95"):
         t = Text(f"segment {a} → {b}: ", style="bold")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import time
+from bisect import bisect_left
 from itertools import islice
 
 from textual.app import ComposeResult
@@ -41,6 +42,7 @@ WINDOWS: tuple[tuple[str, float, int] | None, ...] = (
 )
 DEFAULT_WINDOW = WINDOWS.index(None)
 SPARK_POINTS = 240
+LOG_ROWS = 4  # the log tail's least height in a pane (its border and three lines)
 
 Scales = dict[str, tuple[float, float]]
 NUMBERS, SPARKS, CHART, LOG = "numbers", "sparks", "chart", "log"  # the parts a tick may render
@@ -76,7 +78,8 @@ class SourcePane(Vertical, can_focus=True):
     SourcePane.-compact SegmentTable, SourcePane.-narrow SegmentTable { display: none; }
     SourcePane.-compact Breakdown, SourcePane.-narrow Breakdown { display: none; }
     SourcePane.-compact RequestHist, SourcePane.-narrow RequestHist { display: none; }
-    SourcePane.-compact LogTail { display: none; }
+    SourcePane.-no-log-room LogTail { display: none; }
+    SourcePane LogTail { min-height: 4; }
     SourcePane.-compact #verdict { margin-bottom: 0; }
     """
     ALLOW_MAXIMIZE = True
@@ -129,6 +132,7 @@ class SourcePane(Vertical, can_focus=True):
             frozen=frozen,
             extra=extra,
             peers=peers,
+            tag="AB"[self.index] if self.index < 2 and self.screen.has_class("-compare") else "",
         )
 
     def show_data(self, scales: Scales, *, force: bool = False, parts: frozenset[str] = ALL_PARTS) -> None:
@@ -145,11 +149,12 @@ class SourcePane(Vertical, can_focus=True):
             brief = numbers.has_class("-compact")  # a compact pane shows fewer numbers: only those
             numbers.show(pane_numbers(stats, sel, brief=brief), pinned=sel is not None)
             verdict = self.query_one("#verdict", Static)
-            line = verdict_line(segment_verdict(stats), max(1, verdict.size.width or 200))
+            measured = sum(1 for s in stats.segments if s.all.accept_len.n or s.all.pooled_len.n)
+            line = verdict_line(segment_verdict(stats), max(1, verdict.size.width or 200), measured)
             if line.plain != self._verdict:
                 self._verdict = line.plain
                 verdict.update(line)
-        if LOG in parts and not self.has_class("-no-log") and self.tier != "compact":
+        if LOG in parts and self.log_shown:
             self.query_one(LogTail).sync(st.raw, st.raw_seq)  # nothing to do when no line came
         if SPARKS in parts and self.tier == "full" and (force or st.version != self._table_version):
             # the segment table and breakdown repeat the numbers per segment: at the sparklines' pace
@@ -201,6 +206,10 @@ class SourcePane(Vertical, can_focus=True):
                     self.query_one(HistoryChart).set_data(self.chart_data(scales.get("accept_len")))
 
     @property
+    def log_shown(self) -> bool:
+        return not (self.has_class("-no-log") or self.has_class("-no-log-room"))
+
+    @property
     def chart_shown(self) -> bool:
         return not (self.has_class("-no-chart") or self.has_class("-no-room"))
 
@@ -228,14 +237,40 @@ class SourcePane(Vertical, can_focus=True):
             self.show_data(self._scales, parts=frozenset((CHART,)))
 
     def fit(self) -> None:
-        """Show the chart only when what is left of the pane gives it ``MIN_ROWS`` rows."""
+        """Show the log tail (when it is on) where it gets ``LOG_ROWS`` rows — a compact pane too,
+        so that the log tail and the overlay chart of compare mode show together — and the chart
+        only when what is left gives it ``MIN_ROWS`` rows."""
         fixed = 0
         for child in self.children:
             if child.display and not isinstance(child, (HistoryChart, LogTail)):
                 fixed += child.outer_size.height
-        log = not self.has_class("-no-log") and self.tier != "compact"
-        room = self.size.height - fixed - (5 if log else 0)
-        self.set_class(room < MIN_ROWS, "-no-room")
+        room = self.size.height - fixed
+        log = not self.has_class("-no-log")
+        log_room = room >= LOG_ROWS
+        if self.has_class("-no-log-room") and log and log_room:
+            self.query_one(LogTail).rebuild(self.state.raw, self.state.raw_seq)
+        self.set_class(log and not log_room, "-no-log-room")
+        self.set_class(room - (LOG_ROWS if log and log_room else 0) < MIN_ROWS, "-no-room")
+        self.hint_hidden()
+
+    def hint_hidden(self) -> None:
+        """On the bottom border, what this pane leaves out for lack of room and the key that shows
+        it (``z: chart, segments``; ``no room: …`` when the pane has the screen already); nothing
+        when it shows every block that is switched on."""
+        hidden = []
+        if self.has_class("-no-room") and not self.has_class("-no-chart"):
+            hidden.append("chart")
+        if self.tier != "full":
+            hidden.append("segments")
+        if self.has_class("-no-log-room") and not self.has_class("-no-log"):
+            hidden.append("log")
+        alone = self.screen.maximized is self or len(self.screen.query(SourcePane)) == 1
+        what = ", ".join(hidden)
+        # z shows them when it gives this pane the screen; when it has the screen already, only a
+        # taller terminal does
+        hint = "" if not hidden else f"no room: {what}" if alone else f"z: {what}"
+        if (self.border_subtitle or "") != hint:
+            self.border_subtitle = hint
 
     def chart_points(self) -> tuple[list, str]:
         """The records the chart draws (its time window) and the words for it."""
@@ -262,27 +297,40 @@ class SourcePane(Vertical, can_focus=True):
     def chart_data(self, ylim: tuple[float, float] | None) -> ChartData:
         st = self.state
         pts, words = self.chart_points()
-        xs = [float(p.seq) for p in pts]
-        bounds = []
+        seqs = [float(p.seq) for p in pts]
+        timed = bool(pts) and all(p.timestamp is not None for p in pts)
+        xs = [p.timestamp for p in pts] if timed else seqs
+
+        def x_of(seq: float) -> float:  # a record number on the x axis (the record at or after it)
+            if not timed:
+                return seq
+            k = min(len(seqs) - 1, bisect_left(seqs, seq))
+            return xs[k]
 
         def label(idx: int) -> str:
             seg = st.segment(idx)
             text = f"seg {idx}" + (f": {seg.label or seg.config.label()}" if seg is not None else "")
             return text.replace(" draft=", " ")[:80]
 
-        first = xs[0] if xs else None
+        bounds = []
+        first = seqs[0] if seqs else None
         edge = self._segment_at(first) if first is not None else None
         if first is not None and edge is not None:  # the segment at the left edge (segment 0 too)
-            bounds.append((first, label(edge), "accent"))
+            bounds.append((xs[0], label(edge), "accent"))
         for seq, idx in st.boundaries:
-            if first is None or seq > first:
-                bounds.append((float(seq), label(idx), "accent"))
+            if first is not None and seq > first:
+                bounds.append((x_of(seq), label(idx), "accent"))
+        marks = [(float(seq), f"M{n}") for seq, n, _ in st.marks] + [
+            (seq + 0.5, w) for seq, w in st.file_marks
+        ]
+        axis = "x: time by the log's clock" if timed else "x: record #"
         return ChartData(
             [ChartSeries("accept len", xs, [p.accept_len for p in pts], "primary")],
             bounds,
-            [(float(seq), f"M{n}") for seq, n, _ in st.marks] + [(seq + 0.5, w) for seq, w in st.file_marks],
+            [(x_of(seq), text) for seq, text in marks if first is not None and seq >= first],
             ylim,
-            xlabel=f"accept len, {words} (x: record #; < > window)",
+            xlabel=f"accept len, {words} ({axis}; < > window)",
+            time_axis=timed,
         )
 
     def _segment_at(self, seq: float) -> int | None:
@@ -314,17 +362,17 @@ class SourcePane(Vertical, can_focus=True):
 
     def set_log(self, on: bool) -> None:
         self.set_class(not on, "-no-log")
+        self.call_after_refresh(self.fit)
         if on:
             self.query_one(LogTail).rebuild(self.state.raw, self.state.raw_seq)
 
     def on_log_tail_filter_changed(self, event: LogTail.FilterChanged) -> None:
         event.stop()
         self.query_one(LogTail).rebuild(self.state.raw, self.state.raw_seq)
-        self.app.notify(
-            f"log tail: only lines containing {event.text!r}" if event.text else "log tail: every line",
-            timeout=2,
-            markup=False,
-        )
+        if event.error:
+            self.app.notify(f"log tail: {event.error}", severity="error", timeout=5, markup=False)
+        else:
+            self.app.notify(event.words, timeout=2, markup=False)
         self.focus()
 
     def on_log_tail_search_changed(self, event: LogTail.SearchChanged) -> None:
@@ -332,6 +380,17 @@ class SourcePane(Vertical, can_focus=True):
         self.focus()
         if event.text and self.find(1) is None:
             self.app.notify(f"log tail: no line contains {event.text!r}", timeout=2, markup=False)
+
+    def on_log_tail_goto_requested(self, event: LogTail.GotoRequested) -> None:
+        event.stop()
+        self.focus()
+        line, words = self.query_one(LogTail).goto(self.state.raw, event.text)
+        self.app.notify(
+            f"log tail: {words}" + (" (End: follow)" if line is not None else ""),
+            severity="information" if line is not None else "warning",
+            timeout=3,
+            markup=False,
+        )
 
     def find(self, step: int) -> RawLine | None:
         """The next (older, ``step`` 1) or previous (newer, -1) line with the search text."""

@@ -9,16 +9,18 @@ Firing is edge-triggered: a rule fires once when its condition starts to hold, t
 firing (no further alerts) until the value has been *clear* for ``rearm`` seconds (default 30;
 at least D), when a ``resolved`` alert is emitted and the rule is armed again. A threshold rule is
 clear only when the value is back past the threshold by a margin (hysteresis): at its
-``clear=`` level when the rule names one, else by the larger of 2% of the threshold and the
-standard error of the value compared (with D: the sample sd of the window's records / √n; without
-D: 0, so 2%); a value between the threshold and that level restarts the clear time. A verdict
+``clear=`` level when the rule names one, else by the larger of 2% of the threshold and three
+standard errors of the value compared (with D: :meth:`_Window.stderr`, corrected for the
+autocorrelation of neighbouring records; without D: 0, so 2%); a value between the threshold and
+that level restarts the clear time. A verdict
 rule is clear as soon as the verdict changes. A new segment (a restart) starts the windows afresh
 and resolves firing threshold and drift alerts. Drift alerts carry ``suggest = "new_segment"``.
 
-Alerts see what the statistics see: a value the statistics refuse (:func:`tui.core.stats.checks.admissible`:
-not finite, or physically impossible, e.g. accept len outside [1, k + 1] or a rate outside [0, 1])
-is skipped, not counted as data, before it enters a window, a drift detector or a per-record rule.
-k is the record's own per-position list length when it has one, else unknown (bound k ≤ MAX_DEPTH).
+Alerts see what the statistics see: a value the statistics refuse (:func:`tui.core.stats.checks.refusal`,
+the one rule: not finite, or physically impossible, e.g. accept len outside [1, k + 1] or a rate
+outside [0, 1]) is skipped, not counted as data, before it enters a window, a drift detector or a
+per-record rule. k is the record's own per-position list length when it has one, else the
+segment's draft depth when the caller knows it (``depth``), else unknown (bound k ≤ MAX_DEPTH).
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tui.core.alerts.rules import OPS, Rule, RuleError, parse_duration, parse_rule
-from tui.core.stats.checks import admissible
+from tui.core.stats.checks import admissible, record_refusals
 from tui.core.stats.drift import DriftDetector
 
 # Rule, RuleError and the parsers are here too for the callers that import them with the engine
@@ -63,9 +65,19 @@ class Alert:
         }
 
 
+BLOCKS = 60  # window-long blocks kept for the standard error (the last 60 windows)
+MIN_BLOCKS = 6  # fewer: an AR(1) fit to the values so far
+PHI_MAX = 0.99
+EARLY = 4096  # values kept for that fit (the latest)
+
+
 @dataclass(slots=True)
 class _Window:
-    """The values of one metric of one source over the last ``span`` seconds, and a rule's state."""
+    """The values of one metric of one source over the last ``span`` seconds, and a rule's state.
+
+    Besides the rolling window it keeps the means of consecutive ``span``-long blocks of the
+    values (the last :data:`BLOCKS`), from which :meth:`stderr` reads how much a window's mean
+    really varies (see there)."""
 
     span: float
     values: deque = field(default_factory=deque)  # (t, value)
@@ -75,15 +87,25 @@ class _Window:
     firing: bool = False
     since: float | None = None  # when the condition began to hold (or began to be clear)
     clear_since: float | None = None
+    blocks: deque = field(default_factory=lambda: deque(maxlen=BLOCKS))  # block means
+    block_start: float | None = None
+    block_sum: float = 0.0
+    block_n: int = 0
+    # the values until MIN_BLOCKS blocks exist (for the early AR(1) fit)
+    early: deque = field(default_factory=lambda: deque(maxlen=EARLY))
 
     def add(self, t: float, v: float) -> float:
         if self.last_t is not None and t < self.last_t:  # the clock went back: start over
             self.values.clear()
             self.total = 0.0
             self.first_t = None
+            self.blocks.clear()
+            self.block_start, self.block_sum, self.block_n = None, 0.0, 0
+            self.early.clear()
         if self.first_t is None:
             self.first_t = t
         self.last_t = t
+        self._block(t, v)
         self.values.append((t, v))
         self.total += v
         while self.values and self.values[0][0] <= t - self.span:
@@ -94,14 +116,69 @@ class _Window:
             self.total = self.values[0][1]  # no rounding left over
         return self.total / len(self.values)
 
+    def _block(self, t: float, v: float) -> None:
+        if self.span <= 0:
+            return
+        if self.block_start is None:
+            self.block_start = t
+        elif t >= self.block_start + self.span:
+            if self.block_n:
+                self.blocks.append(self.block_sum / self.block_n)
+                if len(self.blocks) >= MIN_BLOCKS:
+                    self.early.clear()
+            self.block_start += self.span * math.floor((t - self.block_start) / self.span)
+            self.block_sum, self.block_n = 0.0, 0
+        self.block_sum += v
+        self.block_n += 1
+        if len(self.blocks) < MIN_BLOCKS:
+            self.early.append(v)
+
     def stderr(self) -> float:
-        """The sample sd of the values in the window / √n (0 with fewer than two)."""
+        """The standard error of the window's mean, corrected for autocorrelation: the larger of
+        the plain ``sd / √n`` of the window's values (0 with fewer than two) and
+
+        * once :data:`MIN_BLOCKS` blocks exist, the spread of the block means themselves (each
+          block a window long, so its mean varies as the window's does, whatever the correlation
+          between records): ``√(mean((b_i − b_{i−2})²) / 2)`` over the last :data:`BLOCKS`.
+          Differences two blocks apart leave out most of the correlation of neighbouring blocks,
+          and a level shift enters only two of them;
+        * before that, the AR(1) value from the values so far (the last :data:`EARLY`;
+          :func:`ar1_stderr`)."""
         n = len(self.values)
-        if n < 2:
-            return 0.0
-        mean = self.total / n
-        var = sum((v - mean) ** 2 for _, v in self.values) / (n - 1)
-        return math.sqrt(var / n)
+        plain = 0.0
+        if n >= 2:
+            mean = self.total / n
+            var = sum((v - mean) ** 2 for _, v in self.values) / (n - 1)
+            plain = math.sqrt(var / n)
+        if len(self.blocks) < MIN_BLOCKS:
+            return max(plain, ar1_stderr(list(self.early), n))
+        return max(plain, block_stderr(list(self.blocks)))
+
+
+def block_stderr(blocks: list[float]) -> float:
+    """The standard error of one block mean from consecutive block means ``b``:
+    ``√(mean((b_i − b_{i−2})²) / 2)`` (0 with fewer than 3)."""
+    sq = [(blocks[i] - blocks[i - 2]) ** 2 for i in range(2, len(blocks))]
+    return math.sqrt(sum(sq) / (2.0 * len(sq))) if sq else 0.0
+
+
+def ar1_stderr(xs: list[float], n: int) -> float:
+    """The standard error of the mean of ``n`` consecutive values of an AR(1) series fitted to
+    ``xs``: variance ``s²``, lag-1 autocorrelation ``φ`` (bias-corrected, one standard error up,
+    below 1), ``var = s²/n · ((1 + φ)/(1 − φ) − 2φ(1 − φⁿ)/(n(1 − φ)²))``; 0 with fewer than 8."""
+    m = len(xs)
+    if m < 8 or n < 1:
+        return 0.0
+    mu = sum(xs) / m
+    d = [x - mu for x in xs]
+    ss = sum(x * x for x in d)
+    if ss <= 0.0:
+        return 0.0
+    r1 = sum(a * b for a, b in zip(d, d[1:])) / ss
+    phi = min(max((m * r1 + 1.0) / (m - 4.0), 0.0), PHI_MAX)  # Kendall: E[r₁] ≈ φ − (1 + 4φ)/m
+    phi = min(phi + math.sqrt((1.0 - phi * phi) / m), PHI_MAX)
+    f = (1.0 + phi) / (1.0 - phi) - 2.0 * phi * (1.0 - phi**n) / (n * (1.0 - phi) ** 2)
+    return math.sqrt(ss / (m - 1) / n * max(f, 1.0))
 
 
 class AlertEngine:
@@ -182,21 +259,25 @@ class AlertEngine:
         return out
 
     def observe_record(
-        self, source: str, rec: Any, segment: int = 0, arrival: float | None = None
+        self,
+        source: str,
+        rec: Any,
+        segment: int = 0,
+        arrival: float | None = None,
+        depth: int | None = None,
     ) -> list[Alert]:
         """A record's accept_len / accept_rate / throughput (any object with those attributes and
         ``timestamp``), at the log's own time when it has one, else ``arrival`` (default: now on
-        the local wall clock, the same naive seconds the logs' timestamps are read as). A refused
-        timestamp counts as none; the record's per-position list, when it has one, gives k."""
-        ts = rec.timestamp
-        if ts is not None and not admissible("timestamp", ts):
-            ts = None
+        the local wall clock, the same naive seconds the logs' timestamps are read as). Values the
+        statistics refuse (:func:`record_refusals`; ``depth``: the segment's draft depth k when
+        known, the record's own per-position list first) are gaps; a refused timestamp counts as none."""
+        bad = record_refusals(rec, depth)
+        ts = None if "timestamp" in bad else rec.timestamp
         t = ts if ts is not None else (local_now() if arrival is None else arrival)
-        pp = getattr(rec, "per_position", None)
-        depth = len(pp) if pp else None
         out: list[Alert] = []
         for metric in self._by_metric(source):
-            out += self.observe(source, metric, getattr(rec, metric, None), t, segment, depth)
+            value = None if metric in bad else getattr(rec, metric, None)
+            out += self.observe(source, metric, value, t, segment, depth)
         return out
 
     def verdict(self, a: str, b: str, verdict: str, t: float) -> list[Alert]:

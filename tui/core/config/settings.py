@@ -107,11 +107,46 @@ class PairEntry(BaseModel):
         return value
 
 
+class FleetEntry(BaseModel):
+    """``[fleet]``: the Prometheus the fleet view asks, and how. Secrets live here (or in a file
+    named here), never on the command line; they are never printed."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    url: str | None = Field(
+        default=None, min_length=1, description="the Prometheus (or Thanos, Mimir...) URL"
+    )
+    bearer_token: str | None = Field(default=None, repr=False)
+    bearer_token_file: str | None = None
+    username: str | None = None
+    password: str | None = Field(default=None, repr=False)
+    password_file: str | None = None
+    ca_file: str | None = None
+    insecure_skip_verify: bool = False
+    timeout: float = Field(default=10.0, gt=0, le=600)
+    selector: str = Field(default="", description='label matchers every query gets, e.g. job=~"inference.*"')
+    group_by: list[str] = Field(default=[], description="labels rows are grouped by")
+    window: str = Field(default="30m", description="the window, e.g. 30m, 2h")
+
+    @model_validator(mode="after")
+    def _one_secret_each(self) -> FleetEntry:
+        if self.bearer_token and self.bearer_token_file:
+            raise ValueError("give bearer_token or bearer_token_file, not both")
+        if self.password and self.password_file:
+            raise ValueError("give password or password_file, not both")
+        if (self.password or self.password_file) and not self.username:
+            raise ValueError("a password needs a username")
+        if (self.bearer_token or self.bearer_token_file) and self.username:
+            raise ValueError("give a bearer token or a username and password, not both")
+        return self
+
+
 class Settings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     sources: dict[str, SourceEntry] = {}
     pairs: dict[str, PairEntry] = {}
+    fleet: FleetEntry = FleetEntry()
     alerts: list[str] = Field(default=[], description="alert rules for every source")
     _path: Path | None = PrivateAttr(default=None)
 

@@ -178,7 +178,8 @@ def _source(f: _Families, ex: Exported, now: float) -> None:
     )
     f.add(
         "specwatch_source_segments",
-        "Segments opened so far (restarts, rotations, ... + 1).",
+        "Segments so far: 1 + the restarts found in the log or marked with n (a truncation or "
+        "rotation does not open one).",
         SRC_LABELS,
         lv,
         st.stats.current.index + 1,

@@ -15,7 +15,7 @@
  * the scan stopped at (the first one it cannot read, so that the caller reads that line apart
  * and the rest fast), or -1 when it reads the whole buffer. The result is
  *   (n_lines, family, n, line_nos, cols, tags, tag_idx, pp, pp_k, vllm)
- * family 0 none, 1 sglang, 2 vllm; line_nos int64 (1-based within buf); cols 13 columns of n
+ * family 0 none, 1 sglang, 2 vllm; line_nos int64 (1-based within buf); cols 15 columns of n
  * doubles in the order of columns.NUMERIC_FIELDS plus the paired engine index, NaN where not
  * printed; tags the distinct
  * SGLang rank tags and tag_idx (uint8) each record's; pp the per-position values, pp_k (uint8)
@@ -33,8 +33,8 @@
 #include <string.h>
 
 #define MAXA 32
-#define NCOL 15 /* columns.NUMERIC_FIELDS, then the paired vLLM engine index */
-enum { C_TS, C_AL, C_AR, C_ACC, C_DRAFT, C_ND, C_RUN, C_TOK, C_USAGE, C_TP, C_QUEUE, C_ALD, C_ARD, C_ELAPSED, C_ENG };
+#define NCOL 16 /* columns.NUMERIC_FIELDS, then the paired vLLM engine index */
+enum { C_TS, C_AL, C_AR, C_ACC, C_DRAFT, C_ND, C_RUN, C_TOK, C_USAGE, C_TP, C_QUEUE, C_ALD, C_ARD, C_ELAPSED, C_SYSEFF, C_ENG };
 enum { A_DECODE = 0, A_SPEC = 1, A_ENGINE = 3, A_LLAMA = 4 };
 
 static char *anch[MAXA];

@@ -205,9 +205,11 @@ static int spec_body(const char *p, const char *e, double *v, buf_t *pp, unsigne
     if (!lit(&p, e, " tokens, Drafted: ") || !integer(&p, e, &v[C_DRAFT])) return 0;
     if (!lit(&p, e, " tokens, Per-position acceptance rate: ")) return 0;
     int n = 0;
+    double sum = 0.0; /* accepted / drafts: the printed length is 1 + this from vLLM 0.9 on */
     for (;;) {
         if (!decimal(&p, e, &x) || n == 255 || push(pp, &x, sizeof x)) return 0;
         n++;
+        sum += x;
         const char *q = p;
         if (lit(&q, e, ", ") && q < e && is_digit(*q)) {
             p = q;
@@ -220,6 +222,8 @@ static int spec_body(const char *p, const char *e, double *v, buf_t *pp, unsigne
         if (!percent(&p, e, &v[C_AR])) return 0;
     }
     if (!end_of_line(p, e)) return 0;
+    /* vLLM < 0.9 printed the length without the bonus token: the line parser's (vllm/spec.py) */
+    if (fabs(v[C_AL] - sum) <= 0.006 + 0.0005 * n) return 0;
     v[C_ND] = v[C_DRAFT] / n;
     return 1;
 }

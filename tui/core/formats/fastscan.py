@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from tui.core import native
 from tui.core.formats import grammar
 from tui.core.formats.timestamps import TimestampReader
+from tui.core.formats.vllm.spec import no_bonus_token
 from tui.core.model.columns import NUMERIC_FIELDS, FlatRows, RecordColumns, doubles
 from tui.core.model.records import RATE_DRAFTS
 
@@ -386,6 +387,8 @@ def _vllm(buf: bytes, found: list[tuple[int, bytes]], n_lines: int, year: int) -
                 pp = tuple(float(x) for x in text.split(b", "))
             else:
                 row[name] = float(text)
+        if no_bonus_token(row["accept_len"], pp):
+            return None  # vLLM < 0.9's length without the bonus token: the line parser's
         # from the printed integer, as the line parser divides it (beyond 2**53 a double is not it)
         row["num_drafts"] = int(drafted) / len(pp)
         if pending is not None:

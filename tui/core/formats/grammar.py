@@ -60,6 +60,11 @@ MARKER_ANCHORS = (
     _vllm.NON_DEFAULT_ARGS,
     _vllm.ENGINE_INIT,
     *_sglang.ARGS_DICT,
+    _vllm.SERVER_VERSION,
+    _vllm.LOGO,
+    _llamacpp.SYSTEM_INFO,
+    _llamacpp.BUILD_INFO,
+    _llamacpp.INIT,
 )
 # The first five keep their places: the C scanner knows them by index. The ones after them
 # have no shape: a buffer holding one is the line parser's.
@@ -73,6 +78,7 @@ METRIC_ANCHORS = (
     LLAMACPP_STATS,
     OLLAMA_MLX,
     VLLM_BENCH,
+    _llamacpp.GRAPHS,
 )
 ANCHORS: tuple[str, ...] = METRIC_ANCHORS + MARKER_ANCHORS
 # Anchors of the families registered after the bundled ones (registry.register): no scanner

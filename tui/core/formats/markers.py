@@ -90,6 +90,36 @@ def parse_dict_args(text: str) -> dict[str, Any]:
     return out
 
 
+MAX_LITERAL = 512 * 1024  # a dict dump longer than this is read by the patterns, not evaluated
+
+
+def parse_literal_dict(text: str) -> dict[str, Any]:
+    """The args of a one-line Python dict dump (``{'model_path': '...', ...}``, SGLang >= 0.5.2x
+    ``server_args={...}``): evaluated as a literal (``ast.literal_eval``: no code runs; at most
+    :data:`MAX_LITERAL` characters), falling back to the ``'key': value`` patterns when the dump
+    is cut, too long, or holds a value that is not a literal (an enum's or a path's repr)."""
+    body = text[text.find("{") :].rstrip()
+    if body and len(body) <= MAX_LITERAL and body.endswith("}"):
+        try:
+            d = ast.literal_eval(body)
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            d = None
+        if isinstance(d, dict):
+            return {
+                k: v for k, v in d.items() if k in KEYS and (k != "speculative_config" or isinstance(v, dict))
+            }
+    return parse_dict_args(body)
+
+
+def parse_server_args(text: str) -> dict[str, Any]:
+    """``server_args=ServerArgs(k=v, ...)`` (key=value) or ``server_args={'k': v, ...}`` (a dict)."""
+    i = text.find("server_args=")
+    tail = text[i + len("server_args=") :] if i >= 0 else text
+    if tail.lstrip().startswith("{"):
+        return parse_literal_dict(tail)
+    return parse_kv_args(text)
+
+
 def detect(text: str) -> tuple[str, str | None, dict[str, Any], str | None] | None:
     """(kind, family, config, version) of a marker that belongs to no family: uvicorn's
     ``Started server process`` (the families' own markers are their plug-ins')."""

@@ -131,6 +131,8 @@ class LineParser:
         if found is None:
             return None
         kind, family, config, version = found
+        for f in self._formats:  # a (re)started server counts from zero
+            f.restarted(self._states[f.name])
         wrapped = by.wrapped_markers.get(kind) if by is not None else None
         if by is not None and wrapped is not None:
             start, reader = wrapped

@@ -19,6 +19,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from tui.core.formats.fleet_names import FleetNames
 from tui.core.formats.rate_definition import RateDefinition
 
 if TYPE_CHECKING:
@@ -105,6 +106,9 @@ class Format:
         if state is not None:
             state.reset()
 
+    def restarted(self, state: Any) -> None:
+        """A startup marker was read (any family's): cumulative counters start again from zero."""
+
     def busy(self, state: Any) -> bool:
         """True while a multi-line block is open: every next line goes to :meth:`block_line`."""
         return False
@@ -137,6 +141,10 @@ class Format:
     # -- /metrics ------------------------------------------------------------------------------
     def metrics(self) -> MetricsReader | None:
         """A reader of its ``/metrics`` names (None: the family exposes none that specwatch reads)."""
+        return None
+
+    def fleet(self) -> FleetNames | None:
+        """Its spec-decode series for the fleet view over Prometheus (None: it exports none)."""
         return None
 
 

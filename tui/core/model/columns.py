@@ -41,6 +41,7 @@ NUMERIC_FIELDS: tuple[str, ...] = (
     "accept_len_derived",
     "accept_rate_derived",
     "elapsed",  # llama.cpp: seconds since the server started (not a date)
+    "system_efficiency",  # vLLM V0: emitted / (steps x (k+1)) since start, as printed
 )
 
 NAN = math.nan

@@ -17,6 +17,9 @@ RATE_SGLANG_AL_OVER_STEPS1 = "sglang_al_over_steps_plus_1"  # Oct-Nov 2025: AL/(
 RATE_SGLANG_AL_OVER_NDT = "sglang_al_over_num_draft_tokens"  # Nov 2025-Apr 2026: AL/ndt
 RATE_DRAFTS = "accepted_drafts_over_proposed_drafts"  # SGLang >= Apr 2026, vLLM V1, llama.cpp
 RATE_VLLM_V0_CUMULATIVE = "vllm_v0_cumulative_accepted_over_drafted"
+# Record.extra key of a record whose cumulative counters went back: a new server counting from
+# zero (a restart with no startup line of its own): the statistics open a segment before it.
+RESTART = "restart"
 # How each definition is written for people (the app's numbers block, summary's tables).
 RATE_WORDS = {
     RATE_DRAFTS: "accepted/proposed drafts",
@@ -61,6 +64,12 @@ class Record:
     accept_len_derived: float | None = None  # vLLM V0: emitted / (drafted / k), interval
     accept_rate_derived: float | None = None  # vLLM V0: interval accepted / drafted
     cumulative: bool = False  # the printed values are running totals since start (vLLM V0)
+    accepted_throughput: float | None = None  # vLLM V1: accepted draft tokens/s in the interval
+    drafted_throughput: float | None = None  # vLLM V1: drafted tokens/s in the interval
+    system_efficiency: float | None = None  # vLLM V0: emitted / (steps x (k+1)), cumulative, as printed
+    gen_drafts: int | None = None  # llama.cpp statistics: drafts generated (Δ of the cumulative count)
+    acc_drafts: int | None = None  # llama.cpp statistics: drafts with a token accepted (Δ)
+    graphs_reused: int | None = None  # llama.cpp print_timing: compute graphs reused
     process: str | None = None  # vLLM process tag, e.g. "APIServer pid=1"
     elapsed: float | None = None  # seconds since the server started (llama.cpp's prefix), not a date
     extra: dict[str, str] = field(default_factory=dict)

@@ -9,7 +9,7 @@ import math
 from array import array
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, BinaryIO, Protocol, overload
+from typing import TYPE_CHECKING, Protocol, overload
 
 from tui.core.formats import registry
 from tui.core.formats.fastscan import Scan, VllmEdge
@@ -102,6 +102,10 @@ class ChunkLines(Sequence[str]):
         return line[:-1] if line.endswith("\r") else line
 
 
+class _Readable(Protocol):
+    def read(self, n: int = ..., /) -> bytes: ...
+
+
 class _Findable(Protocol):
     def __len__(self) -> int: ...
     def find(self, sub: bytes, start: int = ..., end: int = ...) -> int: ...
@@ -128,18 +132,33 @@ def has_oversized(buf: _Findable, lo: int = 0, hi: int | None = None) -> bool:
     return False
 
 
+class Limited:
+    """The next ``left`` bytes of ``f``, read like a file (a part of a file: a time window's)."""
+
+    def __init__(self, f: _Readable, left: int) -> None:
+        self.f, self.left = f, left
+
+    def read(self, n: int = -1) -> bytes:
+        data = self.f.read(self.left if n < 0 else min(n, self.left))
+        self.left -= len(data)
+        return data
+
+
 def iter_chunks(
-    f: BinaryIO, size: int | None = None, on_oversized: Callable[[int, int, bool], None] | None = None
+    f: _Readable,
+    size: int | None = None,
+    on_oversized: Callable[[int, int, bool], None] | None = None,
+    start: int = 0,
 ) -> Iterator[tuple[int, bytes]]:
     """(offset, buffer of whole lines), reading ``f`` once.
 
     A line longer than ``MAX_LINE_BYTES`` is never handed over: its bytes are skipped and
     counted, and ``on_oversized(offset, length, newline)`` is called in its place (in order, between the
     buffers before and after it): memory stays bounded, and every line counts once. A last line
-    without a newline gets one.
+    without a newline gets one. Offsets count from ``start`` (where ``f`` is).
     """
     size = size or READ_CHUNK
-    offset = 0
+    offset = start
     rest = b""
     skipping = -1  # bytes of the oversized line being skipped (-1: none)
     skip_start = 0

@@ -12,7 +12,7 @@ status follows :mod:`tui.core.pipeline.status`.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from tui.core.formats import LineParser
 from tui.core.model.columns import RecordColumns
@@ -20,9 +20,11 @@ from tui.core.model.records import Item, Marker
 from tui.core.pipeline.status import Change, Status, after_end, after_event, after_lines
 from tui.core.sources.base import Batch, EventKind, LineBatch, SourceEvent
 from tui.core.stats import SourceStats
+from tui.core.stats.checks import record_refusals
 
 if TYPE_CHECKING:
     from tui.core.stats.precompute import Precomputed
+    from tui.core.stats.segments import Segment
 
 
 class Driver:
@@ -97,6 +99,23 @@ class Driver:
         reduced where it was scanned (see :mod:`tui.core.stats.precompute`)."""
         self.stats.add_columns(cols, raws, reduced)
         self.folded_run(cols, self.stats.segment_index)
+
+    def segment(self, index: int) -> Segment | None:
+        """Segment ``index`` of this source, when it is still kept."""
+        for seg in reversed(self.stats.segments):
+            if seg.index == index:
+                return seg
+        return None
+
+    def depth(self, index: int) -> int | None:
+        """The draft depth k known for segment ``index`` (None: unknown)."""
+        seg = self.segment(index)
+        return seg.depth() if seg is not None else None
+
+    def refusals(self, rec: Any, index: int) -> dict[str, str]:
+        """field -> reason for each value of ``rec`` (in segment ``index``) that the statistics
+        refuse: the one rule (:func:`tui.core.stats.checks.record_refusals`) every consumer uses."""
+        return record_refusals(rec, self.depth(index))
 
     def folded(self, items: Sequence[Item], seg: int) -> None:
         """Called after ``items`` went into segment ``seg`` (a subclass keeps what it shows)."""

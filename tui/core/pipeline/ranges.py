@@ -199,12 +199,13 @@ def range_size(f: BinaryIO, base: int = READ_CHUNK) -> int:
     return max(base, min(base * RANGE_LINES // anchored, MAX_RANGE))
 
 
-def ranges(f: BinaryIO, size: int) -> list[tuple[int, int]] | None:
-    """Chunk boundaries at line ends: [start, end) pairs covering the file; None when a line
-    at a boundary is longer than a line may be (the caller then reads the file in order)."""
-    total = os.fstat(f.fileno()).st_size
+def ranges(f: BinaryIO, size: int, start: int = 0, total: int | None = None) -> list[tuple[int, int]] | None:
+    """Chunk boundaries at line ends: [start, end) pairs covering the file (from the line start
+    ``start`` to ``total``, by default its end); None when a line at a boundary is longer than a
+    line may be (the caller then reads the file in order)."""
+    if total is None:
+        total = os.fstat(f.fileno()).st_size
     out = []
-    start = 0
     while start < total:
         end = min(start + size, total)
         if end < total:

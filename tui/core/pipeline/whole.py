@@ -27,6 +27,7 @@ from tui.core.formats.timestamps import TimestampReader
 from tui.core.model.records import EngineStats, Item, Record
 from tui.core.pipeline.chunks import (
     ChunkLines,
+    Limited,
     Ready,
     absolute,
     has_oversized,
@@ -38,6 +39,8 @@ from tui.core.pipeline.ranges import Pending, ScanThreads, range_size
 from tui.core.pipeline.ranges import ranges as scan_ranges
 from tui.core.pipeline.ranges import workers as default_workers
 from tui.core.sources.base import MAX_LINE_BYTES
+from tui.core.sources.compressed import decompressing
+from tui.core.sources.window import Cutter, Window
 
 if TYPE_CHECKING:
     from tui.core.formats import LineParser
@@ -83,6 +86,10 @@ class Summarizer:
         self.oversized_bytes = 0
         self.oversized_largest = 0
         self.oversized_examples: list[dict[str, int]] = []
+        # the files read, in order (None: not files); the --since/--until window; what reading saw
+        self.files: list[dict] | None = None
+        self.window: dict | None = None
+        self.input_warnings: list[str] = []
 
     def add_oversized(self, line_no: int, offset: int, nbytes: int) -> None:
         self.oversized += 1
@@ -294,6 +301,8 @@ class Summarizer:
             "largest": self.oversized_largest,
             "examples": self.oversized_examples,
         }
+        d["files"] = self.files
+        d["window"] = self.window
         return d
 
 
@@ -315,21 +324,29 @@ def _mtime(f: BinaryIO) -> float | None:
 
 
 def summarize_file(
-    path: str, label: str | None = None, source: str | None = None, workers: int | None = None
+    path: str,
+    label: str | None = None,
+    source: str | None = None,
+    workers: int | None = None,
+    region: Callable[[int, int, float | None], tuple[int, int]] | None = None,
 ) -> Summarizer:
+    """``region(fd, size, ref_time)``: the [start, end) of the file to read (a time window's
+    bytes, :func:`tui.core.sources.window.file_range`); by default all of it."""
     with open(path, "rb") as f:
         st = os.fstat(f.fileno())
         ref_time = st.st_mtime if stat.S_ISREG(st.st_mode) else None
+        lo, hi = region(f.fileno(), st.st_size, ref_time) if region is not None else (0, st.st_size)
         ranges = None
-        if st.st_size >= PARALLEL_MIN and hasattr(os, "pread") and stat.S_ISREG(st.st_mode):
+        if hi - lo >= PARALLEL_MIN and hasattr(os, "pread") and stat.S_ISREG(st.st_mode):
             step = range_size(f, CHUNK)
             nw = default_workers(step) if workers is None else workers
             if nw > 1:
-                ranges = scan_ranges(f, step)
-                f.seek(0)
+                ranges = scan_ranges(f, step) if region is None else scan_ranges(f, step, lo, hi)
         if ranges is None:
             s = Summarizer(source or path, label, ref_time=ref_time)
-            for offset, buf in iter_chunks(f, CHUNK, on_oversized=s.skip_oversized):
+            f.seek(lo)
+            limited = f if region is None else Limited(f, hi - lo)
+            for offset, buf in iter_chunks(limited, CHUNK, on_oversized=s.skip_oversized, start=lo):
                 s.feed(buf, offset, scan_chunk(buf, s.year) if s.can_fast else None)
             return s
         # Threads, not processes: the scanner and the reduction run in native code without the
@@ -384,9 +401,23 @@ def _read(f: BinaryIO, start: int, end: int) -> bytes:
 
 
 def summarize_stream(
-    f: BinaryIO, source: str, label: str | None = None, ref_time: float | None = None
+    f: BinaryIO,
+    source: str,
+    label: str | None = None,
+    ref_time: float | None = None,
+    window: Window | None = None,
 ) -> Summarizer:
-    s = Summarizer(source, label, ref_time=ref_time if ref_time is not None else _mtime(f))
-    for offset, buf in iter_chunks(f, CHUNK, on_oversized=s.skip_oversized):
+    """``f`` read to its end; with ``window``, only its lines inside it (cut as they come)."""
+    ref_time = ref_time if ref_time is not None else _mtime(f)
+    s = Summarizer(source, label, ref_time=ref_time)
+    cutter = Cutter(window, ref_time) if window else None
+    reader, kind = decompressing(f)  # a compressed stream is read decompressed
+    for offset, buf in iter_chunks(reader, CHUNK, on_oversized=s.skip_oversized):
+        if cutter is not None and not (buf := cutter.cut(buf, offset)):
+            continue
         s.feed(buf, offset, scan_chunk(buf, s.year) if s.can_fast else None)
+    if window and cutter is not None:
+        s.window = {**window.to_dict(), "skipped_bytes": cutter.skipped, "search": "stream"}
+    if kind is not None and reader.problem:
+        s.input_warnings.append(f"{source} ({kind}): {reader.problem}; the lines before it were read")
     return s

@@ -46,6 +46,8 @@ class MetricsSummary:
             "error": self.followed.error,
             "events": self.events[-20:],
         }
+        d["files"] = None  # not files
+        d["window"] = None  # --since/--until are for logs
         return d
 
 

@@ -3,9 +3,18 @@
 from __future__ import annotations
 
 import asyncio
+import calendar
+import time
 from typing import Protocol
 
 from tui.core.sources.aio import wait_for
+
+
+def naive_now(t: float | None = None) -> float:
+    """Wall-clock seconds as records carry them: the local time read as if it were UTC (``t``:
+    Unix seconds; default now)."""
+    t = time.time() if t is None else t
+    return calendar.timegm(time.localtime(t)) + (t % 1.0)
 
 
 class Clock(Protocol):

@@ -4,10 +4,12 @@
   as a safety net, so a lost notification only costs one poll interval).
 * Truncation (the file shrank, or the bytes before our position changed: truncated and refilled
   between two looks, judged by :func:`.identity.decide` on the first and last 4 KiB read, as
-  for SSH sources): ``truncated`` event, read again from the new start.
-* Rotation (the name now points at another file): the old file is read to its end (and given a
-  short grace period to settle, for writers that reopen their log a moment later), then
-  ``rotated`` and the new file is read from its start.
+  for SSH sources): the rest of the old content is read from a copy holding the same bytes
+  (copytruncate, :mod:`.copies`), then ``truncated`` says what was read, and the file is read
+  again from its new start.
+* Rotation (the name now points at another file): the old file, still open, is read until it
+  has been quiet (no new bytes) for ``settle`` seconds, however long its writer goes on; then
+  ``rotated`` (saying it was read to its end) and the new file is read from its start.
 * The name disappears (for longer than a rename-then-create takes): ``waiting``; the old file,
   still open, keeps being read. When the name comes back as a new file: ``rotated``.
 * Permission denied: ``error`` (fatal on the first open, else retried).
@@ -29,6 +31,7 @@ from tui.core.sources.base import (
     LineBatch,
     SourceEvent,
 )
+from tui.core.sources.copies import after_truncation
 from tui.core.sources.lines import (
     START,
     StartAt,
@@ -81,6 +84,7 @@ class Follower(GeneratorSource):
         self._gone_since: float | None = None
         self._gone_grace = max(settle, poll_interval, 0.05)
         self._current_names: tuple[OpenFile, set[str]] | None = None
+        self._drain_error: str | None = None  # the last read of the file failed (why)
 
     # -- what subclasses provide -------------------------------------------------------------
     def _target(self, changed: set[str] | None) -> tuple[str, os.stat_result] | None:
@@ -177,11 +181,13 @@ class Follower(GeneratorSource):
             try:
                 b = f.read(self.name)
             except OSError as exc:  # EIO, ESTALE, ...: said once, retried on the next look
+                self._drain_error = describe_oserror(exc, f.path)
                 async for e in self._say_error(describe_oserror(exc, f.path), False):
                     yield e
                 return
             if b is False:
                 return
+            self._drain_error = None
             self._last_data = time.monotonic()
             self._idle_said = False
             self._error_said = None
@@ -213,18 +219,8 @@ class Follower(GeneratorSource):
             except OSError:
                 why = None
             if why is not None:
-                last = f.flush(self.name)
-                if last is not None:
-                    yield last
-                old = f.pos
-                f.seek(0, 1)
-                yield self._event(
-                    EventKind.TRUNCATED,
-                    f"{f.path} {why}; reading it again from the start",
-                    f.path,
-                    old_size=old,
-                    inode=f.identity[1],
-                )
+                async for b in after_truncation(f, why, self.name, self._event):
+                    yield b
         try:
             target = self._target(changed)
         except OSError as exc:
@@ -271,13 +267,9 @@ class Follower(GeneratorSource):
             return
         self._pending = new  # closed by _cleanup if we are stopped while finishing the old one
         if f is not None:
-            # finish the old file: read it to its end, let it settle, read it again
-            async for b in self._drain(f):
+            finished: list[str] = []
+            async for b in self._finish(f, path, finished):
                 yield b
-            if self.settle > 0:
-                await asyncio.sleep(self.settle)
-                async for b in self._drain(f):
-                    yield b
         self._error_said = None
         if f is not None:
             last = f.flush(self.name)
@@ -307,17 +299,44 @@ class Follower(GeneratorSource):
                 start=str(self.start) if first else "start",
             )
         else:
+            rest, how = finished
             yield self._event(
                 self._switch_kind(f, path),
-                self._switch_message(f, path),
+                f"{self._switch_message(f, path)}; {how}",
                 path,
                 old_path=f.path,
                 old_inode=f.identity[1],
                 inode=st.st_ino,
                 old_read_to=f.pos,
-                old_rest="read",  # the old file stays open here: always read to its end
+                old_rest=rest,
             )
         self._waiting_said = False
+
+    async def _finish(self, f: OpenFile, new_path: str, out: list[str]) -> AsyncIterator[Batch]:
+        """Reads the old file of a rotation (or switch) until it has been quiet -- no new bytes
+        for ``settle`` seconds -- however long it is still written (it stays open here); ``out``
+        gets its ``old_rest`` and the phrase for the event."""
+        noticed = f.pos
+        self._drain_error = None
+        async for b in self._drain(f):
+            yield b
+        while self.settle > 0 and self._drain_error is None:
+            before = f.pos
+            await asyncio.sleep(self.settle)
+            async for b in self._drain(f):
+                yield b
+            if f.pos == before:
+                break
+        which = "the old one" if self._switch_kind(f, new_path) == EventKind.ROTATED else f.path
+        if self._drain_error is not None:
+            out += [
+                "lost",
+                f"reading {which} failed ({self._drain_error}): what followed byte {f.pos} was not read",
+            ]
+            return
+        late = f", {f.pos - noticed} bytes of it after the change was noticed" if f.pos > noticed else ""
+        quiet = f", then no new bytes for {self.settle:g} s" if self.settle > 0 else ""
+        out += ["read", f"{which} was read to its end (to byte {f.pos}{late}{quiet})"]
 
     async def _say_error(self, message: str, first: bool) -> AsyncIterator[Batch]:
         if first or not self.follow:
@@ -365,5 +384,5 @@ class FileSource(Follower):
 
     def _switch_message(self, old: OpenFile, new_path: str) -> str:
         if self._waiting_said:
-            return f"{new_path} is back as a new file; finished reading the old one"
-        return f"{new_path} now points at a new file (rotated); finished reading the old one"
+            return f"{new_path} is back as a new file"
+        return f"{new_path} now points at a new file (rotated)"

@@ -119,5 +119,5 @@ class GlobSource(Follower):
 
     def _switch_message(self, old: OpenFile, new_path: str) -> str:
         if self._switch_kind(old, new_path) == EventKind.ROTATED:
-            return f"{new_path} now points at a new file (rotated); finished reading the old one"
-        return f"{new_path} is a newer match of {self.pattern}; finished reading {old.path}"
+            return f"{new_path} now points at a new file (rotated)"
+        return f"{new_path} is a newer match of {self.pattern}"

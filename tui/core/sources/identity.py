@@ -150,6 +150,7 @@ class Decision:
     drain_identity: str = ""  # the identity the file to drain must still have
     old_note: str = ""
     old_rest: str = ""  # "read" (to its end) | "drain" (the rest is read now) | "lost"
+    rest_lines: int | None = None  # the lines the rest made, once it has been read
 
 
 def decide(identity: str, pos: int, look: Look) -> Decision:
@@ -162,18 +163,7 @@ def decide(identity: str, pos: int, look: Look) -> Decision:
             why = f"was truncated and rewritten, or replaced on the same inode (its bytes before byte {pos} changed)"
         else:
             return Decision("resume")
-        if look.copies is None:
-            return Decision("restart", why)
-        for c in look.copies:  # copytruncate: the old bytes are in the copy
-            if c.same and c.size >= pos and c.name is not None:
-                if c.size == pos:
-                    return Decision(
-                        "restart", why, old_note=f"its copy {c.name} holds nothing more", old_rest="read"
-                    )
-                note = drained_note(True, c.name, pos, c.size)
-                return Decision("restart", why, (c.name, pos, c.size), c.identity, note, "drain")
-        note = f"whatever was written to it after byte {pos} before that was not read (no copy of it found)"
-        return Decision("restart", why, old_note=note, old_rest="lost")
+        return copy_decision(why, pos, look.copies)
     action = "rotated" if here is not None else "missing"
     old = look.old
     if old is None or old.identity != identity or old.name is None:
@@ -200,8 +190,36 @@ def decide(identity: str, pos: int, look: Look) -> Decision:
     )
 
 
-def drained_note(copy: bool, name: str, start: int, end: int) -> str:
-    """What was read of an old file (``copy``: of a copy-truncated file's copy) under ``name``."""
+def copy_decision(why: str, pos: int, copies: tuple[FileLook, ...] | None) -> Decision:
+    """A file read to byte ``pos`` must be read again from its start (``why``): whether one of
+    ``copies`` (None: not looked for) holds the old bytes and the rest of them (copytruncate)."""
+    if copies is None or pos == 0:
+        return Decision("restart", why)
+    for c in copies:  # copytruncate: the old bytes are in the copy
+        if c.same and c.size >= pos and c.name is not None:
+            if c.size == pos:
+                return Decision(
+                    "restart", why, old_note=f"its copy {c.name} holds nothing more", old_rest="read"
+                )
+            note = drained_note(True, c.name, pos, c.size)
+            return Decision("restart", why, (c.name, pos, c.size), c.identity, note, "drain")
+    note = f"whatever was written to it after byte {pos} before that was not read (no copy of it found)"
+    return Decision("restart", why, old_note=note, old_rest="lost")
+
+
+def drained_note(copy: bool, name: str, start: int, end: int, lines: int | None = None) -> str:
+    """What was read of an old file (``copy``: of a copy-truncated file's copy) under ``name``:
+    bytes ``start`` to ``end``, and how many ``lines`` that made (when known)."""
+    what = f"bytes {start} to {end}" + ("" if lines is None else f", {plural(lines, 'line')}")
     if copy:
-        return f"read the rest of the old content from its copy {name} (bytes {start} to {end}) first"
-    return f"read the rest of the old file, now {name} (bytes {start} to {end})"
+        return f"read the rest of the old content from its copy {name} ({what}) first"
+    return f"read the rest of the old file, now {name} ({what})"
+
+
+def unread_note(start: int, end: int) -> str:
+    """Bytes ``start`` to ``end`` of a copy-truncated file, seen in it but in no copy: not read."""
+    return f"bytes {start} to {end} of the old content (seen before the truncation, in no copy) were not read"
+
+
+def plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")

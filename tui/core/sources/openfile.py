@@ -24,6 +24,7 @@ class OpenFile:
         self.splitter = LineSplitter()
         self.fp = Fingerprint()  # the bytes read, to notice "truncated and refilled"
         self._seen = (st.st_size, st.st_mtime_ns)
+        self.size_before = st.st_size  # the size at the look before the last (what it had grown to)
 
     @classmethod
     def open(cls, path: str) -> OpenFile:
@@ -67,7 +68,7 @@ class OpenFile:
         seen = (st.st_size, st.st_mtime_ns)
         if st.st_size >= pos and seen == self._seen:
             return None
-        self._seen = seen
+        self.size_before, self._seen = self._seen[0], seen
         same = self.fp.same_bytes(lambda at, n: os.pread(self.fd, n, at)) if st.st_size >= pos else None
         ident = f"{st.st_dev}:{st.st_ino}"
         d = decide(ident, pos, Look(FileLook(ident, st.st_size, same)))

@@ -37,6 +37,8 @@ from tui.core.sources.base import (
 from tui.core.sources.clock import Clock, RealClock
 from tui.core.sources.lines import LineSplitter
 from tui.core.sources.replay_index import SegmentIndex
+from tui.core.sources.replay_input import ReplayInput
+from tui.core.sources.window import Window
 
 CHUNK = 1 << 20
 MAX_BATCH = 20_000  # lines per batch when paced or stepping (bounded messages)
@@ -56,8 +58,14 @@ class ReplaySource(GeneratorSource):
         max_gap: float | None = None,
         stay_open: bool = False,
         paused: bool = False,
+        paths: list[str] | None = None,
+        window: Window | None = None,
     ) -> None:
+        """``paths``: the files to read as one log, oldest first (a rotated set; default
+        ``[path]``), plain or compressed; ``window``: only the lines between two log times."""
         self.path = os.path.expanduser(path)
+        self.paths = [os.path.expanduser(p) for p in paths] if paths else [self.path]
+        self.window = window
         self.name = name or path
         self.where = f"replay of {os.path.abspath(self.path)}"
         self.clock: Clock = clock or RealClock()
@@ -70,8 +78,7 @@ class ReplaySource(GeneratorSource):
         self._control = asyncio.Event()
         self._requests: deque[tuple] = deque(maxlen=64)
         self._gen: AsyncIterator[Batch] | None = None
-        self._fd = -1
-        self._size = 0
+        self._input: ReplayInput | None = None
         self._index: SegmentIndex | None = None
         self._reset_reader()
 
@@ -147,7 +154,7 @@ class ReplaySource(GeneratorSource):
 
     @property
     def progress(self) -> float:
-        return min(1.0, self._next_off / self._size) if self._size else 1.0
+        return self._input.progress(self._next_off) if self._input is not None else 0.0
 
     @property
     def finished(self) -> bool:
@@ -172,7 +179,8 @@ class ReplaySource(GeneratorSource):
         while not self._lines:
             if self._eof:
                 return False
-            data = os.pread(self._fd, CHUNK, self._splitter.pos)
+            assert self._input is not None
+            data = self._input.pread(CHUNK, self._splitter.pos)
             lines, offs, first = self._splitter.feed(data) if data else self._splitter.flush()
             if not data:
                 self._eof = True
@@ -227,9 +235,9 @@ class ReplaySource(GeneratorSource):
         self._close()
 
     def _close(self) -> None:
-        if self._fd >= 0:
-            os.close(self._fd)
-            self._fd = -1
+        if self._input is not None:
+            self._input.close()
+            self._input = None
         if self._index is not None:
             self._index.close()
             self._index = None
@@ -240,8 +248,7 @@ class ReplaySource(GeneratorSource):
     async def _run(self) -> AsyncIterator[Batch]:
         try:
             try:
-                self._fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
-                self._size = os.fstat(self._fd).st_size
+                self._input = ReplayInput(self.paths, self.window)
             except OSError as exc:
                 from tui.core.sources.openfile import describe_oserror
 
@@ -251,9 +258,9 @@ class ReplaySource(GeneratorSource):
             pace = "as fast as possible" if self._speed is None else f"at {self._speed:g}x"
             yield self._event(
                 EventKind.OPENED,
-                f"replaying {self.path} {pace}",
-                size=self._size,
-                mtime=os.fstat(self._fd).st_mtime,
+                f"replaying {self.path}{_set_said(self.paths, self.window)} {pace}",
+                size=self._input.size,
+                mtime=self._input.mtime,
                 offset=0,
             )
             eof_said = False
@@ -267,7 +274,9 @@ class ReplaySource(GeneratorSource):
                 if not self._fill():
                     if not eof_said:
                         eof_said = True
-                        yield self._event(EventKind.EOF, f"end of {self.path}", offset=self._size)
+                        for w in self._input.warnings() if self._input is not None else ():
+                            yield self._event(EventKind.ERROR, w, fatal=False)  # a compressed file cut short
+                        yield self._event(EventKind.EOF, f"end of {self.path}", offset=self._next_off)
                     if not self.stay_open:
                         return
                     await self.clock.wait(self._control, None)
@@ -280,7 +289,7 @@ class ReplaySource(GeneratorSource):
                     start = self._offs[0]
                     batch = self._take(len(self._lines))
                     if self._next_off - start <= 4 * CHUNK:  # the bytes too: a consumer may scan them whole
-                        data = os.pread(self._fd, self._next_off - start, start)
+                        data = self._input.pread(self._next_off - start, start)
                         batch.data = data if data.endswith(b"\n") else data + b"\n"
                     self._stamp_last(batch)
                     self._anchor = None
@@ -321,7 +330,7 @@ class ReplaySource(GeneratorSource):
             stop: _TimeStop | _OffsetStop = _TimeStop(target, self._ts)
         else:
             if self._index is None:
-                self._index = SegmentIndex(self.path)
+                self._index = SegmentIndex(self.path, ReplayInput(self.paths, self.window))
             here = self._next_off
             current = await self._index.segment_at(here)
             found = await self._index.start_of(max(0, current + req[1]))
@@ -398,3 +407,12 @@ class _OffsetStop:
 
     def __str__(self) -> str:
         return self.what
+
+
+def _set_said(paths: list[str], window: Window | None) -> str:
+    """`` (4 files, oldest first)``, `` from 14:00 to 15:00``: what a replay reads beyond one file."""
+    said = f" ({len(paths)} files, oldest first)" if len(paths) > 1 else ""
+    if window:
+        w = window.to_dict()
+        said += f" from {w['since'] or 'the start'} to {w['until'] or 'the end'}"
+    return said

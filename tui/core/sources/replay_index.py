@@ -11,21 +11,22 @@ from __future__ import annotations
 
 import asyncio
 import bisect
-import os
 
 from tui.core.formats import LineParser
 from tui.core.model.records import Malformed, Marker, Record
 from tui.core.sources.lines import LineSplitter, make_batch
+from tui.core.sources.replay_input import ReplayInput
 
 CHUNK = 1 << 20
 
 
 class SegmentIndex:
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, data: ReplayInput | None = None) -> None:
+        """``data``: the bytes to index (by default the file ``path``), closed with the index."""
         self.path = path
-        self._fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        self._data = data if data is not None else ReplayInput([path])
         self._splitter = LineSplitter()
-        self._parser = LineParser("replay-index", ref_time=os.fstat(self._fd).st_mtime)
+        self._parser = LineParser("replay-index", ref_time=self._data.mtime)
         self._has_data = False
         self.starts: list[int] = [0]  # byte offset of the first line of each segment
         self.start_lines: list[int] = [1]
@@ -34,12 +35,10 @@ class SegmentIndex:
         self.done = False
 
     def close(self) -> None:
-        if self._fd >= 0:
-            os.close(self._fd)
-            self._fd = -1
+        self._data.close()
 
     def _scan_chunk(self) -> None:
-        data = os.pread(self._fd, CHUNK, self._splitter.pos)
+        data = self._data.pread(CHUNK, self._splitter.pos)
         split = self._splitter.feed(data) if data else self._splitter.flush()
         if not data:
             self.done = True

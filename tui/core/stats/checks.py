@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import compress
 from operator import eq
-from typing import cast
+from typing import Any, cast
 
 from tui.core.model.columns import RecordColumns
 
@@ -89,13 +89,52 @@ class Refused:
         return "values left out of the statistics: " + ", ".join(parts) + where
 
 
-def admissible(name: str, x: float, depth: int | None = None) -> bool:
-    """Whether one value of field ``name`` passes the check :func:`clean` applies: finite and within
-    :data:`RANGES` (accept len at most ``depth`` + 1 when the draft depth is known)."""
+def refusal(name: str, x: float, depth: int | None = None, row_depth: int | None = None) -> str | None:
+    """Why one value of field ``name`` is refused by the check :func:`clean` applies, or None when
+    it passes: "not finite", or "out of range" (outside :data:`RANGES`; accept len at most k + 1,
+    k = ``row_depth`` (the record's own per-position list) when known, else ``depth`` (the
+    segment's)). The one rule every consumer uses: statistics, alerts, scales, charts, ``stream``."""
     lo, hi = RANGES[name]
-    if depth is not None and name in ("accept_len", "accept_len_derived"):
+    if name == "accept_len" and row_depth:
+        hi = row_depth + 1.0
+    elif depth is not None and name in ("accept_len", "accept_len_derived"):
         hi = depth + 1.0
-    return math.isfinite(x) and lo - _EPS <= x <= hi + _EPS
+    if not math.isfinite(x):
+        return "not finite"
+    if lo - _EPS <= x <= hi + _EPS:
+        return None
+    return "out of range"
+
+
+def admissible(name: str, x: float, depth: int | None = None, row_depth: int | None = None) -> bool:
+    """Whether one value of field ``name`` passes the check :func:`clean` applies (see :func:`refusal`)."""
+    return refusal(name, x, depth, row_depth) is None
+
+
+def record_refusals(rec: Any, depth: int | None = None) -> dict[str, str]:
+    """field -> reason for every printed value of a record (any object with the fields' attributes:
+    a parsed Record, a pane's Point) that :func:`clean` would refuse; ``depth``: the segment's draft
+    depth k when known. Empty for a clean record (the common case)."""
+    pp = getattr(rec, "per_position", None)
+    row = len(pp) if pp else None
+    out: dict[str, str] = {}
+    for name in RANGES:
+        x = getattr(rec, name, None)
+        if x is not None:
+            why = refusal(name, x, depth, row)
+            if why is not None:
+                out[name] = why
+    acc, dr = getattr(rec, "accepted", None), getattr(rec, "drafted", None)
+    if (
+        "accepted" not in out
+        and "drafted" not in out
+        and acc is not None
+        and dr is not None
+        and not getattr(rec, "cumulative", False)
+        and acc > dr + _EPS
+    ):
+        out["accepted"] = "more than drafted"
+    return out
 
 
 _nan_cache: dict[int, bytes] = {}

@@ -8,11 +8,13 @@ of the two sides' degrees of freedom (effectively independent batch means − 1)
 conservative than Welch–Satterthwaite. The interval is clamped to what the bounds allow.
 
 The verdict is ``insufficient`` (never higher/lower) when either side has fewer than
-:data:`MIN_N` records, or an effective sample size below :data:`MIN_INDEP` values: at n=30
-with a lag-1 autocorrelation of 0.9 there are only about 2 independent values, and no interval
-computed from them is trustworthy. The reason says how many more records would do.
-Calibration (tests/unit/test_calibration.py): two logs of one server (AR(1) accept lengths) are called
-different in ≤ 5% of pairs at n 30–100 and φ ∈ {0, 0.5, 0.9}.
+:data:`MIN_N` records, an effective sample size below :data:`MIN_INDEP` values (at n=30 with a
+lag-1 autocorrelation of 0.9 there are only about 2 independent values), a level that is not
+stable (it switched between two levels in a way the interval does not account for), drafts
+concentrated in a few intervals (pooled), or no variation at all on either side (its precision
+cannot be measured). The reason says which, and how many more records would do. Calibration:
+tests/unit/test_calibration.py, tests/unit/test_calibration_cells.py and
+bench/bench_calibration.py (the table in docs/statistics.md).
 """
 
 from __future__ import annotations
@@ -123,18 +125,20 @@ def compare(
     if ea.se is None or eb.se is None or ea.df is None or eb.df is None:
         base.reason = "not enough values for an interval"
         return base
-    short = [short_of(s, e) for s, e in (("A: ", ea), ("B: ", eb)) if (e.ess or 0.0) < MIN_INDEP]
+    short = [
+        f"{s}{e.why}" if e.why else short_of(s, e)
+        for s, e in (("A: ", ea), ("B: ", eb))
+        if e.why or (e.ess or 0.0) < MIN_INDEP
+    ]
     if short:
         base.reason = "; ".join(short)
         return base
     var = ea.se**2 + eb.se**2
     diff = mb - ma
     lo_b, hi_b = eb.lo - ea.hi, eb.hi - ea.lo  # what the bounds allow for B − A
-    if var == 0.0:
-        verdict = NO_DIFFERENCE if diff == 0 else (HIGHER if diff > 0 else LOWER)
-        return Comparison(
-            diff, (diff, diff), verdict, ea.n, eb.n, ma, mb, math.inf, "no variation", est, ea.ess, eb.ess
-        )
+    if var == 0.0:  # no spread at all: how precise the values are cannot be measured
+        base.reason = "no variation on either side: the precision of the values cannot be measured"
+        return base
     df = min(ea.df, eb.df)
     hw = t975(df) * math.sqrt(var)
     lo, hi = clamp(diff - hw, lo_b, hi_b), clamp(diff + hw, lo_b, hi_b)

@@ -6,30 +6,21 @@ is a sequence of *batch sums*: every value is its own batch until :data:`UNITS` 
 then neighbours are merged pairwise and the batch size doubles (so there are always between
 ``UNITS/2`` and ``UNITS`` complete batches once n ≥ ``UNITS``; memory is O(UNITS)).
 
-On the batch means ``y_1 … y_m`` the variance of the overall mean is estimated as
+The variance of the overall mean comes from these batch means by the long-run variance estimator
+of :mod:`tui.core.stats.lrv` (AR(1) at the finest level, checked AR(1) on longer batches, a bound
+from the longest ones), with its degrees of freedom ``m_eff − 1`` (effectively independent batch
+means at the level used). The *effective sample size* is ``s²_x / var(mean)``: how many
+independent values would give the same precision (at most n); a verdict needs it ≥ ``MIN_INDEP``
+on both sides, and a stable level (lrv.level_shift; see :mod:`tui.core.stats.compare`).
 
-    var(ȳ) = s²_y / m · (1 + φ) / (1 − φ)
-
-with ``φ`` the lag-1 autocorrelation of the batch means, bias-corrected for small m (Kendall:
-E[r₁] ≈ φ − (1 + 4φ)/m, so φ = (m·r₁ + 1)/(m − 4)) and clamped to [0, PHI_MAX]: a negative
-estimate never claims more precision than independent values. This is the AR(1) long-run
-variance; while batches are single values it corrects for the correlation of neighbouring log
-lines, and once batches hold many values, what correlation is left between batch means is
-short-ranged and the same correction covers it.
-
-The AR(1) fit on single lines misses slow drifts (the autocorrelation of real logs decays slowly),
-so the same variance is also computed on longer batches (2, 4, 8, … units, while at least
-:data:`MIN_GROUPS` batches remain) and the largest is used (:func:`robust_variance`). At small n
-only single lines exist, and there φ is uncertain: one standard error √((1 − φ²)/m) is added to
-it, so an underestimate does not turn into too narrow an interval.
-
-``m_eff = m · (1 − φ)/(1 + φ)`` (at the level used) is the number of effectively independent batch
-means: the t quantile uses ``m_eff − 1`` degrees of freedom. The *effective sample size* is
-``s²_x / var(mean)``: how many independent values would give the same precision (at most n); a
-verdict needs it ≥ ``MIN_INDEP`` on both sides (see :mod:`tui.core.stats.compare`).
-
-For a ratio of sums R = ΣA/ΣD (pooled acceptance) the same is applied to the linearised batch
-totals ``z_j = A_j − R·D_j`` (the delta method): ``var(R) = var(z̄) / D̄²``.
+For a ratio of sums R = ΣA/ΣD (pooled acceptance, :func:`ratio_estimate`) the batch values are
+``u_j = (A_j − R·D_j) / (1 − h_j)``, ``h_j = D_j/ΣD``: the delta-method linearisation with the
+jackknife's leverage correction (leaving batch j out moves R by exactly −u_j/ΣD; HC3 in
+regression terms), so one batch holding most drafts is not treated as a small residual. The
+finest level is the AR(1) quadratic form with the drafts as they are (:func:`_ratio_level1`).
+The degrees of freedom are at most the number of batches the drafts are spread over,
+``(ΣD)²/ΣD²``, and the number of terms the variance rests on, ``(Σu²)²/Σu⁴``; below
+``MIN_INDEP`` intervals' worth of drafts the answer is ``insufficient`` ("drafts concentrated").
 
 A mean of printed values has a variance floor (:func:`mean_estimate`): each value was rounded to
 its print step h (:func:`print_step`), an error uniform within ±h/2, variance h²/12; so the mean's
@@ -49,17 +40,14 @@ from operator import add, mul, sub
 
 from tui.core import native
 from tui.core.model.columns import doubles
+from tui.core.stats.lrv import MIN_UNITS_FOR_CI, ar1_noise, ar1_variance, level_shift, long_run_variance
 from tui.core.stats.tdist import t975
 
 # the optional native helpers (setup.py; off with SPECWATCH_NATIVE=0): the same arithmetic, in C
 _native = native.load("tui.core.stats._reduce")
 
 UNITS = 1024  # batches kept: between UNITS/2 and UNITS once the values outnumber them
-PHI_MAX = 0.98
-PHI_MARGIN = 1.0
-MIN_INDEP = 10  # effective sample size needed (each side) for a verdict
-MIN_UNITS_FOR_CI = 3
-MIN_GROUPS = 20  # longer batches are tried while at least this many remain
+MIN_INDEP = 5  # effective sample size needed (each side) for a verdict (the t quantile does the rest)
 PRINT_SCALES = (100.0, 1000.0, 10000.0)  # print steps tried, coarsest first: 0.01 … 0.0001
 STEP_SAMPLE = 256  # values of a long run that print_step looks at (2,048 cost summary ~6% more)
 MAX_DISTINCT = 1000  # more distinct values than this: no print step is looked for (see print_step)
@@ -80,12 +68,17 @@ class Estimate:
     method: str
     lo: float = -math.inf  # physical bounds of the value (the CI is clamped to them)
     hi: float = math.inf
+    levels: tuple[float, float] | None = None  # level not stable: the two levels it moved between
+    why: str = ""  # why the values cannot support a verdict (besides correlation), "" if they can
 
     def ci95(self) -> tuple[float, float] | None:
         if self.value is None or self.se is None or self.df is None:
             return None
         hw = t975(self.df) * self.se
-        return clamp(self.value - hw, self.lo, self.hi), clamp(self.value + hw, self.lo, self.hi)
+        lo, hi = self.value - hw, self.value + hw
+        if self.levels is not None:  # an unstable level: the interval holds both levels
+            lo, hi = min(lo, *self.levels), max(hi, *self.levels)
+        return clamp(lo, self.lo, self.hi), clamp(hi, self.lo, self.hi)
 
     def halfwidth(self) -> float | None:
         if self.se is None or self.df is None:
@@ -155,46 +148,6 @@ class Batches:
         return len(self.sums[0])
 
 
-def ar1_variance(ys: Sequence[float], margin: float = PHI_MARGIN) -> tuple[float, float, float] | None:
-    """(variance of the mean of ``ys``, effectively independent count, φ used), or None with
-    fewer than 3 values. See the module text."""
-    m = len(ys)
-    if m < MIN_UNITS_FOR_CI:
-        return None
-    mu = math.fsum(ys) / m
-    d = [y - mu for y in ys]
-    ss = math.fsum(map(mul, d, d))
-    if ss <= 0.0:
-        return 0.0, float(m), 0.0
-    r1 = math.fsum(map(mul, d[:-1], d[1:])) / ss
-    phi = (m * r1 + 1.0) / (m - 4.0) if m >= 8 else r1
-    phi = clamp(phi, 0.0, PHI_MAX)
-    # φ itself is uncertain (sd ≈ √((1 − φ²)/m)): use one sd above the estimate, so that an
-    # underestimate at small m does not turn into an interval that is too narrow.
-    phi = clamp(phi + margin * math.sqrt((1.0 - phi * phi) / m), 0.0, PHI_MAX)
-    f = (1.0 + phi) / (1.0 - phi)
-    return ss / (m - 1) / m * f, m / f, phi
-
-
-def robust_variance(units: Sequence[float]) -> tuple[float, float, float, int] | None:
-    """The largest AR(1)-corrected variance of the mean over the batch sizes 1, 2, 4, … units
-    (neighbours averaged) that leave at least :data:`MIN_GROUPS` batches: (variance, effectively
-    independent batches, φ, batch size in units) of that level. Correlation that an AR(1) fit on
-    single lines misses (slow drifts: the autocorrelation of real logs decays slowly) shows up in
-    the longer batches; at small n only the first level exists."""
-    best = None
-    level = list(units)
-    size = 1
-    while True:
-        r = ar1_variance(level, PHI_MARGIN if size == 1 else 0.0)
-        if r is not None and (best is None or r[0] > best[0]):
-            best = (*r, size)
-        if len(level) // 2 < MIN_GROUPS:
-            return best
-        level = [(a + b) * 0.5 for a, b in zip(level[0::2], level[1::2])]
-        size *= 2
-
-
 def _fits(xs: Sequence[float], scale: float) -> bool:
     ys = list(map(mul, xs, repeat(scale, len(xs))))
     return max(map(abs, map(sub, ys, map(round, ys))), default=0.0) <= _FIT
@@ -224,6 +177,22 @@ def print_step(xs: Sequence[float]) -> float:
     return 0.0
 
 
+def _unstable(
+    units: Sequence[float], short: float, var: float, size: int, ess: float
+) -> tuple[tuple[float, float] | None, str]:
+    """(the two levels, the reason) when the level is not stable (lrv.level_shift): beyond what
+    the long-run variance accounts for, or already too uncertain for a verdict (then the reason
+    says why better than "strongly correlated" does); (None, "") otherwise."""
+    shift = level_shift(units, short, var)
+    if shift is None or not (shift.long or ess < MIN_INDEP):
+        return None, ""
+    why = (
+        f"level not stable (switches between ~{shift.lo:.2f} and ~{shift.hi:.2f}, around record "
+        f"{shift.at * size}); compare stretches of one level, or wait until the switches average out"
+    )
+    return ((shift.lo, shift.hi) if shift.long else None), why
+
+
 def mean_estimate(
     b: Batches,
     n: int,
@@ -236,13 +205,15 @@ def mean_estimate(
     """The estimate of a plain mean from its batches (channel 0). ``step``: the print step of
     the values (:func:`print_step`), for the rounding floor of the module text; None: no floor."""
     size = b.size
-    r = robust_variance([s / size for s in b.sums[0]]) if mean is not None else None
+    units = [s / size for s in b.sums[0]]
+    r = long_run_variance(units) if mean is not None else None
     if r is None:
         return Estimate(mean, None, None, n, None, None, None, "none (fewer than 3 values)", lo, hi)
-    var, indep, phi, k = r
+    var, indep, phi, k = r.var, r.indep, r.phi, r.size
     ess = float(n) if var == 0.0 or not var_x else min(float(n), var_x / var)
+    levels, why = _unstable(units, r.short, var, size, ess)
     method = (
-        f"AR(1)-corrected batch means: {b.count // k} batches of {size * k}, lag-1 autocorrelation {phi:.2f}"
+        f"long-run variance of batch means: {b.count // k} batches of {size * k}, AR(1) coefficient {phi:.2f}"
     )
     if step:
         rounding = step * step / 12.0
@@ -252,13 +223,49 @@ def mean_estimate(
             method = f"all values equal: only the rounding of their print step {step:g}"
         else:
             var = max(var, rounding / ess)
-    return Estimate(mean, math.sqrt(var), max(1.0, indep - 1.0), n, ess, indep, phi, method, lo, hi)
+    se = math.sqrt(var)
+    return Estimate(mean, se, max(1.0, indep - 1.0), n, ess, indep, phi, method, lo, hi, levels, why)
+
+
+def _ratio_level1(u: Sequence[float], d_s: Sequence[float]) -> tuple[float, float, float] | None:
+    """Level 1 for a ratio: ``u_j = D_j·e_j``, e_j the batch's deviation of acceptance per draft.
+    An AR(1) fitted to u itself would see the correlation of e diluted by the spread of D (a
+    6-draft interval next to a 600-draft one); so φ is fitted to e, and the variance of Σu is the
+    quadratic form of the AR(1) with the drafts as they are, ``σ²·(Σ D_j² + 2·Σ_{j<k} D_j·D_k·
+    φ^(k−j))`` with ``σ² = Σu²/ΣD²`` (the lag-0 part is exactly the HC sum Σu²): conditional on
+    the drafts, as the ratio itself is."""
+    m = len(u)
+    e = [x / d if d > 0.0 else 0.0 for x, d in zip(u, d_s)]
+    fit = ar1_variance(e)
+    if fit is None:
+        return None
+    mu = math.fsum(u) / m
+    ss = math.fsum((x - mu) * (x - mu) for x in u) * m / (m - 1)  # Σu², centred, unbiased
+    d2 = math.fsum(map(mul, d_s, d_s))
+    if ss <= 0.0 or d2 <= 0.0:
+        return 0.0, float(m), fit[2]
+    # correlation r(k) = r₁·ρ^(k−1): AR(1) (r₁ = ρ = φ), or AR(1) under white noise (the binomial
+    # noise of small intervals) when the lags say so (lrv.ar1_noise); the larger variance is used
+    shapes = [(fit[2], fit[2])]
+    noisy = ar1_noise(e)
+    if noisy is not None:
+        shapes.append(noisy)
+    best = 0.0
+    for r1, rho in shapes:
+        g = cross = prev = 0.0
+        for d in d_s:  # g_k = Σ_{j<k} D_j·ρ^(k−1−j)
+            g = rho * g + prev
+            cross += d * g
+            prev = d
+        best = max(best, ss / d2 * (d2 + 2.0 * r1 * cross))
+    return best / (m * m), m * ss / best, fit[2]
 
 
 def ratio_estimate(
     b: Batches, n: int, num: float, den: float, offset: float, lo: float, hi: float
 ) -> Estimate:
-    """offset + ΣA/ΣD with its delta-method standard error over the batches (channels A, D)."""
+    """offset + ΣA/ΣD with its leverage-corrected standard error over the batches (channels A,
+    D); see the module text."""
     if n == 0 or den <= 0.0:
         return Estimate(None, None, None, n, None, None, None, "none (no counts)", lo, hi)
     ratio = num / den
@@ -267,18 +274,36 @@ def ratio_estimate(
     m = len(a_s)
     if m < MIN_UNITS_FOR_CI:
         return Estimate(value, None, None, n, None, None, None, "none (fewer than 3 values)", lo, hi)
-    z = [a - ratio * d for a, d in zip(a_s, d_s)]
-    r = robust_variance(z)
+    total = math.fsum(d_s)
+    if total <= 0.0:
+        return Estimate(value, None, None, n, None, None, None, "none (no drafts in whole batches)", lo, hi)
+    # jackknife / HC3 linearisation: leaving batch j out moves R by −z_j/(ΣD − D_j), i.e. the
+    # delta-method value z_j = A_j − R·D_j scaled by 1/(1 − h_j), h_j = D_j/ΣD its leverage
+    u = [(a - ratio * d) / max(1e-9, 1.0 - d / total) for a, d in zip(a_s, d_s)]
+    r = long_run_variance(u, _ratio_level1(u, d_s))
     assert r is not None
-    var_z, indep, phi, k = r
-    d_bar = math.fsum(d_s) / m
-    var = var_z / (d_bar * d_bar)
-    # Effective values: the per-line variance of the linearised values over var(R). A batch sum
-    # of ``size`` lines has ``size`` times a line's variance, and a line's drafts are d̄ / size:
-    # per line, var(z_j) / size / (d̄ / size)² = var(z_j) · size / d̄².
-    zz = math.fsum(map(mul, z, z)) / max(1, m - 1) * b.size / (d_bar * d_bar)
-    ess = float(n) if var == 0.0 else min(float(n), zz / var)
+    d_bar = total / m
+    var = r.var / (d_bar * d_bar)
+    # how many batches the drafts are spread over: (ΣD)²/ΣD² (m when all are equal, ~1 when one
+    # batch holds nearly all of them); the interval cannot have more degrees of freedom than that
+    spread = total * total / math.fsum(map(mul, d_s, d_s))
+    # the variance rests on Σu²: with heavy-tailed drafts a few batches carry it, and it has
+    # about (Σu²)²/Σu⁴ terms' worth of degrees of freedom (Satterthwaite)
+    u2 = [x * x for x in u]
+    terms = math.fsum(u2) ** 2 / max(1e-300, math.fsum(map(mul, u2, u2)))
+    indep = min(r.indep, spread, terms)
+    zz = math.fsum(map(mul, u, u)) / max(1, m - 1) * b.size / (d_bar * d_bar)
+    ess = float(n) if var == 0.0 else min(float(n), zz / var, spread * b.size)
+    levels, why = _unstable([value + x / d_bar for x in u], r.short / (d_bar * d_bar), var, b.size, ess)
+    if spread * b.size < MIN_INDEP:
+        why = (
+            f"drafts concentrated: the largest interval holds {max(d_s) / total:.0%} of all drafts "
+            f"(about {spread * b.size:.1f} intervals' worth); wait for more intervals"
+        )
     method = (
-        f"ratio of sums, delta method over {m // k} batches of {b.size * k}, lag-1 autocorrelation {phi:.2f}"
+        f"ratio of sums, jackknife-linearised, long-run variance over {m // r.size} batches of "
+        f"{b.size * r.size}, AR(1) coefficient {r.phi:.2f}, drafts spread over {spread:.1f} batches"
     )
-    return Estimate(value, math.sqrt(var), max(1.0, indep - 1.0), n, ess, indep, phi, method, lo, hi)
+    return Estimate(
+        value, math.sqrt(var), max(1.0, indep - 1.0), n, ess, indep, r.phi, method, lo, hi, levels, why
+    )

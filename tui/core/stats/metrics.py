@@ -93,6 +93,7 @@ class Prepared:
     positions: tuple[list[float], float] | None  # Σ rate_i · drafts per position i, Σ drafts
     first_ts: float | None
     last_ts: float | None
+    system_efficiency: float | None = None  # vLLM V0: the run's last printed value (since start)
 
 
 def prepare(
@@ -102,6 +103,7 @@ def prepare(
     cumulative: bool,
     per_position: Sequence[tuple[float, ...] | None] | None,
     full: Mapping[str, tuple[float, float]] | None = None,
+    system_efficiency: Sequence[float] | None = None,
 ) -> Prepared:
     """``v``: the checked values (NaN = not there), ``v["num_drafts"]`` completed from drafted / k
     where k is known. Weights: SGLang lines by #running-req; others by drafts (accept len) or
@@ -132,6 +134,11 @@ def prepare(
         pooled_len = RatioChunk.of(acc, nd)
         pooled_rate = RatioChunk.of(acc, dr)
         accepted, drafted = int(math.fsum(acc)), int(math.fsum(dr))
+    elif all_nan(acc) and not all_nan(v["accept_len_derived"]):
+        # llama.cpp statistics after per-request lines: verify steps and 1 + Δaccepted / Δsteps
+        # only (the tokens are the per-request lines'): pooled accept len, never the rate
+        rows2 = [((a - 1.0) * d, d) for a, d in zip(v["accept_len_derived"], nd) if d > 0 and a == a]
+        pooled_len = RatioChunk.of([a for a, _ in rows2], [d for _, d in rows2])
     elif not all_nan(acc):
         pl = [(a, d) for a, d in zip(acc, nd) if d > 0 and a == a]
         pooled_len = RatioChunk.of([a for a, _ in pl], [d for _, d in pl])
@@ -149,7 +156,10 @@ def prepare(
     if not all_nan(ts):
         first = next(t for t in ts if t == t)
         last = next(t for t in reversed(ts) if t == t)
-    return Prepared(n, chunks, pooled_len, pooled_rate, accepted, drafted, positions, first, last)
+    last_se = None  # the last printed value that is a fraction (it is cumulative: one is kept)
+    if system_efficiency is not None and not all_nan(system_efficiency):
+        last_se = next((x for x in reversed(system_efficiency) if 0.0 <= x <= 1.0), None)
+    return Prepared(n, chunks, pooled_len, pooled_rate, accepted, drafted, positions, first, last, last_se)
 
 
 def _positive(col: Sequence[float]) -> bool:
@@ -212,6 +222,7 @@ class MetricSet:
         "_pos_weight",
         "first_ts",
         "last_ts",
+        "system_efficiency",
     )
 
     def __init__(self) -> None:
@@ -230,6 +241,7 @@ class MetricSet:
         self._pos_weight = 0.0
         self.first_ts: float | None = None
         self.last_ts: float | None = None
+        self.system_efficiency: float | None = None  # vLLM V0: the last printed (since start)
         for s in (self.accept_len, self.accept_len_derived, self.pooled_len):
             s.set_bounds(1.0, math.inf)
         for s in (self.accept_rate, self.accept_rate_derived, self.pooled_rate):
@@ -261,6 +273,8 @@ class MetricSet:
             for i, x in enumerate(sums):
                 self._pos_sums[i] += x
             self._pos_weight += weight
+        if p.system_efficiency is not None:
+            self.system_efficiency = p.system_efficiency
         if p.first_ts is not None:
             if self.first_ts is None:
                 self.first_ts = p.first_ts
@@ -309,4 +323,7 @@ class MetricSet:
         pp = self.per_position()
         if pp is not None:
             d["per_position"] = pp
+        # vLLM V0: emitted / (verify steps x (k+1)) since the server started, as the last line printed it
+        se = self.system_efficiency
+        d["system_efficiency"] = None if se is None else {"last": se, "since": "server start"}
         return d

@@ -1,5 +1,5 @@
 """Pooled ratios ``offset + ΣA / ΣD`` of count pairs (accepted tokens over drafts, or over
-drafted tokens), streaming, with the delta-method interval of
+drafted tokens), streaming, with the jackknife-linearised interval of
 :func:`tui.core.stats.estimate.ratio_estimate`."""
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ class RatioChunk:
 
 class RatioSeries:
     """A pooled ratio ``offset + ΣA / ΣD`` of count pairs (A: accepted tokens, D: drafts or
-    drafted tokens), with the delta-method interval of :func:`ratio_estimate`."""
+    drafted tokens), with the jackknife-linearised interval of :func:`ratio_estimate`."""
 
     __slots__ = ("n", "_num", "_den", "_bm", "offset", "bounds", "_est")
 

@@ -20,9 +20,9 @@ from tui.core.formats import registry
 from tui.core.formats.plugin import RateEvidence
 from tui.core.formats.server_config import ServerConfig
 from tui.core.model.columns import RecordColumns, row_lengths
-from tui.core.model.records import EngineStats, Item, Malformed, Marker, Record, format_ts
+from tui.core.model.records import RESTART, EngineStats, Item, Malformed, Marker, Record, format_ts
 from tui.core.sources.base import SourceEvent
-from tui.core.stats import diagnostics, rates
+from tui.core.stats import diagnostics, rates, restarts
 from tui.core.stats.checks import MAX_DEPTH, Refused, clean
 from tui.core.stats.compare import MEAN_OF_LINES, POOLED
 from tui.core.stats.depth import ratio_k, running_k
@@ -32,6 +32,13 @@ from tui.core.stats.payoff import speculation
 from tui.core.stats.precompute import Precomputed
 from tui.core.stats.requests import RequestSet
 from tui.core.stats.requests import to_dict as requests_dict
+
+# The rule above in one sentence, as the help (tui/screens/help.py) and the README say it (a test
+# keeps them in step with this).
+SEGMENT_RULE = (
+    "Segments follow the server, not the file: they open at restarts found in the log or at `n` "
+    "in the app; a truncation, rotation or switch to a newer file is an event, not a new segment."
+)
 
 MAX_RANKS = 256
 MAX_SEGMENTS = 500  # older ones are dropped (their records still count in the source totals)
@@ -263,6 +270,7 @@ class SourceStats:
         self.events: deque[SourceEvent] = deque(maxlen=200)
         self.refused = Refused()  # values refused by the checks, over all segments
         self._total_k: int | None = None
+        self.last_elapsed: float | None = None  # llama.cpp: the last record's time since start
         self.requests: RequestSet | None = None  # per-request accept lengths, all segments
 
     @property
@@ -298,7 +306,9 @@ class SourceStats:
         the reader has them (only read to quote a refused value). ``reduced``: the run already
         checked and reduced where it was scanned (:func:`tui.core.stats.precompute.precompute`),
         merged as it is when the segment's bounds allow, else ignored (the same result)."""
-        if cols.n == 0:
+        if cols.n == 0 or (
+            registry.get(cols.family).elapsed_clock and restarts.cut_at_clock(self, cols, raws, reduced)
+        ):
             return
         if cols.kind == "request" or cols.kind in registry.get(cols.family).request_kinds:
             self._add_requests(cols)
@@ -318,7 +328,15 @@ class SourceStats:
         p = (
             pre.prepared
             if pre is not None
-            else prepare(cols.n, v, cols.family, cols.cumulative, cols.per_position, full)
+            else prepare(
+                cols.n,
+                v,
+                cols.family,
+                cols.cumulative,
+                cols.per_position,
+                full,
+                cols.values["system_efficiency"],
+            )
         )
         self.total.add(p)
         seg._add_values(cols, v, p, pre)
@@ -338,6 +356,11 @@ class SourceStats:
         run: list[Record] = []
         for it in items:
             if isinstance(it, Record):
+                if it.extra and RESTART in it.extra:  # counters went back: a new server
+                    if run:
+                        self._feed_records(run)
+                        run = []
+                    self.on_counter_reset(it)
                 if run and (it.family, it.kind, it.cumulative) != (
                     run[0].family,
                     run[0].kind,
@@ -374,6 +397,10 @@ class SourceStats:
         seg.markers.append(m.kind)
         seg.config.update(m.family, m.config, m.version)
         seg._rate_def = None
+
+    def on_counter_reset(self, r: Record) -> None:
+        """A record whose cumulative counters went back (``extra[RESTART]``): see restarts.py."""
+        restarts.counter_reset(self, r)
 
     def on_event(self, ev: SourceEvent) -> None:
         """A source event. Only ``restarted`` opens a segment; a file change (truncated, rotated,

@@ -2,7 +2,7 @@
 
 A :class:`Series` keeps exact running aggregates (count, compensated sums, min, max, first,
 last, weighted sums), a fixed-size window of recent values, an EWMA, and batch sums for the
-confidence interval (:mod:`tui.core.stats.estimate`: AR(1)-corrected batch means, robust to
+confidence interval (:mod:`tui.core.stats.estimate`: the long-run variance of batch means, robust to
 the autocorrelation of consecutive log lines). The pooled form ΣA/ΣD of count pairs is
 :class:`tui.core.stats.pooled.RatioSeries`.
 

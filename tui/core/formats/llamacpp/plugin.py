@@ -2,23 +2,33 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any, ClassVar
 
+from tui.core.formats.fleet_names import FleetNames, Series
 from tui.core.formats.llamacpp import grammar
 from tui.core.formats.llamacpp.stats import StatsState, parse_stats
 from tui.core.formats.llamacpp.timing import parse_timing
 from tui.core.formats.plugin import NOT_MINE, Line, MetricsReader, PrintedRate
-from tui.core.model.records import Record
+from tui.core.model.records import Marker, Record
+
+# "...common_params_print_info: build 6000 (1a2b3c4d) with cc ... for x86_64-linux-gnu"
+_BUILD = re.compile(r"(?:^|[\s:])build:? (\d+) \(([0-9a-f]+|unknown)\) with ")
+_GRAPHS = re.compile(r"graphs reused = *(\d+)")
 
 
 class LlamaCpp(PrintedRate):
     name = "llamacpp"
     display = "llama.cpp"
-    anchors: ClassVar[tuple[str, ...]] = (grammar.TIMING, grammar.STATS)
+    anchors: ClassVar[tuple[str, ...]] = (grammar.TIMING, grammar.STATS, grammar.GRAPHS)
+    marker_anchors: ClassVar[tuple[str, ...]] = (grammar.SYSTEM_INFO, grammar.BUILD_INFO, grammar.INIT)
     elapsed_clock = True  # print_timing lines carry time since the server started
     # it drafts a varying number of tokens per step: its per-position list is as long as the
     # longest accepted run, not a k
     depth_from_records = False
+    # for the same reason drafted tokens / k is not its verify steps: those come from the
+    # statistics lines' "a" counter only
+    drafts_from_depth = False
     request_kinds: ClassVar[frozenset[str]] = frozenset({"timing"})  # one line per request
     metric_prefixes: ClassVar[tuple[str, ...]] = ("llamacpp:",)
     no_spec_note = (
@@ -30,6 +40,9 @@ class LlamaCpp(PrintedRate):
     def new_state(self) -> StatsState:
         return StatsState()
 
+    def restarted(self, state: StatsState) -> None:
+        state.last.clear()
+
     def parse(self, state: StatsState, line: Line) -> Any:
         text = line.text
         at = text.find(grammar.TIMING)
@@ -37,12 +50,50 @@ class LlamaCpp(PrintedRate):
             timing = parse_timing(line.source, line.line_no, line.offset, text, at, line.raw)
             if isinstance(timing, Record):  # the statistics lines after it: llamacpp.stats
                 state.saw_request(timing.accept_len is not None)
+                timing.graphs_reused, state.graphs = state.graphs, None
             return timing
         if grammar.STATS in text:
             return parse_stats(line.source, line.line_no, line.offset, text, line.raw, state)
-        return NOT_MINE
+        if grammar.GRAPHS in text:
+            g = _GRAPHS.search(text)
+            if g is None:
+                return NOT_MINE
+            state.graphs = int(g.group(1))
+            return None
+        return self._startup(state, line)
+
+    def _startup(self, state: StatsState, line: Line) -> Any:
+        """llama-server's startup lines: a restart marker (the counters start from zero)."""
+        text = line.text
+        version = None
+        if grammar.BUILD_INFO in text:
+            m = _BUILD.search(text)
+            if m is None:
+                return NOT_MINE
+            version = f"b{m.group(1)}"
+        elif grammar.SYSTEM_INFO not in text and not (
+            grammar.INIT in text and text.rstrip().endswith("initializing ...")
+        ):
+            return NOT_MINE
+        self.restarted(state)
+        state.per_request = state.wants_len = False
+        state.graphs = None
+        return Marker(
+            line.source, line.line_no, line.offset, self.name, "llamacpp_start", line.raw, None, {}, version
+        )
 
     def metrics(self) -> MetricsReader:
         from tui.core.formats.llamacpp.metrics import LlamaCppMetrics  # only a /metrics source needs it
 
         return LlamaCppMetrics(self.name)
+
+    def fleet(self) -> FleetNames:
+        return FleetNames(
+            self.name,
+            "counters",
+            accepted=Series("llamacpp:spec_decode_num_accepted_tokens_total"),
+            drafts=Series("llamacpp:spec_decode_num_drafts_total"),
+            draft_tokens=Series("llamacpp:spec_decode_num_draft_tokens_total"),
+            gen_tokens=Series("llamacpp:tokens_predicted_total"),
+            running=Series("llamacpp:requests_processing"),
+        )

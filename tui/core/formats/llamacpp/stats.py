@@ -9,18 +9,22 @@ speculative implementation after each request's ``print_timing`` block.
 
 The counters are cumulative since the server started, per implementation: a record carries the
 differences since the previous line of the same implementation (``a`` = verify steps handed
-back, ``#acc tokens`` = accepted drafts, ``#gen tokens`` = drafted tokens), so that
-``accept_len_derived = 1 + Δacc tokens / Δa``. A line whose ``a`` did not move gives nothing; a
-counter that went down is a new server (the line counts from zero). The printed ``#mean acc
-len`` is cumulative: kept in ``extra``, never taken as the interval's length.
+back, ``#acc tokens`` = accepted drafts, ``#gen tokens`` = drafted tokens, ``#gen drafts`` /
+``#acc drafts`` = drafts generated / with a token accepted), so that ``accept_len_derived = 1 +
+Δacc tokens / Δa``. A line whose ``a`` did not move gives nothing. A counter that went down is a
+new server: the line counts from zero and its record says so (``extra["restart"]``: the
+statistics open a segment there). The printed ``#mean acc len`` is cumulative: kept in
+``extra``, never taken as the interval's length.
 
 Never counted twice: these differences cover the same verify steps as the per-request
 ``print_timing`` line just before them. So:
 
 * no per-request draft line seen yet in the source (a statistics-only log, Ollama without
-  ``OLLAMA_DEBUG``): each difference is an interval record (kind "stats");
-* after a per-request line that printed its mean length: the statistics lines only move their
-  baselines and give no record;
+  ``OLLAMA_DEBUG``): each difference is an interval record (kind "stats") with its counts;
+* after a per-request line that printed its mean length: the interval record (kind "stats")
+  carries the verify steps and ``accept_len_derived`` only — the accepted / drafted tokens are
+  the per-request line's, already counted — so the pooled accept length (1 + Σaccepted /
+  Σsteps) comes from the statistics and the pooled rate from the per-request lines;
 * after a per-request line without a length (the older forms): the next difference gives that
   request's length, as a record of kind "request" (the request distribution only; the
   print_timing record already carries its counts into the interval statistics). With several
@@ -32,7 +36,7 @@ from __future__ import annotations
 import re
 
 from tui.core.formats.llamacpp.grammar import STATS
-from tui.core.model.records import RATE_DRAFTS, Record
+from tui.core.model.records import RATE_DRAFTS, RESTART, Record
 
 ANCHOR = STATS
 
@@ -44,14 +48,17 @@ _LINE = re.compile(
 
 
 class StatsState:
-    """The last counters of each implementation, and whether per-request lines were seen."""
+    """The last counters of each implementation, whether per-request lines were seen, and the
+    ``graphs reused`` count printed before the next per-request draft line."""
 
-    __slots__ = ("last", "per_request", "wants_len")
+    __slots__ = ("graphs", "last", "per_request", "wants_len")
 
     def __init__(self) -> None:
-        self.last: dict[str, tuple[int, int, int]] = {}  # impl -> (a, acc tokens, gen tokens)
+        # impl -> (a, acc tokens, gen tokens, gen drafts, acc drafts)
+        self.last: dict[str, tuple[int, int, int, int, int]] = {}
         self.per_request = False  # a per-request draft line was seen
         self.wants_len = False  # the last one printed no mean length
+        self.graphs: int | None = None
 
     def saw_request(self, has_len: bool) -> None:
         self.per_request = True
@@ -60,6 +67,7 @@ class StatsState:
     def reset(self) -> None:
         self.last.clear()
         self.per_request = self.wants_len = False
+        self.graphs = None
 
 
 def parse_stats(
@@ -70,25 +78,31 @@ def parse_stats(
         return None
     impl = m.group(1)
     a = int(m.group(4)) if m.group(4) is not None else None
-    acc, gen = int(m.group(8)), int(m.group(7))
+    gen_d, acc_d, gen, acc = (int(m.group(i)) for i in (5, 6, 7, 8))
     if a is None:  # the early "#calls = N" form: verify steps not printed
         return None
+    now = (a, acc, gen, gen_d, acc_d)
     prev = state.last.get(impl)
-    state.last[impl] = (a, acc, gen)
-    if prev is not None and (a < prev[0] or acc < prev[1] or gen < prev[2]):
-        prev = None  # a counter went down: a new server, counting from zero
-    da, dacc, dgen = (a - prev[0], acc - prev[1], gen - prev[2]) if prev else (a, acc, gen)
-    if da <= 0 or (state.per_request and not state.wants_len):
+    state.last[impl] = now
+    restart = prev is not None and any(x < y for x, y in zip(now, prev))
+    base = (0, 0, 0, 0, 0) if prev is None or restart else prev  # a new server counts from zero
+    da, dacc, dgen, dgd, dad = (x - y for x, y in zip(now, base))
+    if da <= 0:
         return None
     kind = "request" if state.wants_len else "stats"
     state.wants_len = False
     rec = Record(source, line_no, offset, "llamacpp", kind, raw)
-    rec.accepted, rec.drafted, rec.num_drafts = dacc, dgen, float(da)
+    rec.num_drafts = float(da)
     rec.accept_len_derived = 1.0 + dacc / da
-    if dgen > 0:
-        rec.accept_rate_derived = dacc / dgen
-        rec.rate_definition = RATE_DRAFTS
+    rec.gen_drafts, rec.acc_drafts = dgd, dad
+    if kind == "request" or not state.per_request:  # the counts are this record's own
+        rec.accepted, rec.drafted = dacc, dgen
+        if dgen > 0:
+            rec.accept_rate_derived = dacc / dgen
+            rec.rate_definition = RATE_DRAFTS
     rec.extra["impl"] = impl
     if m.group(9) is not None:
         rec.extra["mean_acc_len_cumulative"] = m.group(9)
+    if restart:
+        rec.extra[RESTART] = "llama.cpp statistics counters went back"
     return rec

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, ClassVar
 
-from tui.core.formats.markers import parse_dict_args, parse_kv_args
+from tui.core.formats.fleet_names import FleetNames, Series
+from tui.core.formats.markers import parse_dict_args, parse_server_args
 from tui.core.formats.plugin import NOT_MINE, Format, Found, Line, MetricsReader, RateEvidence
 from tui.core.formats.rate_definition import RateDefinition
 from tui.core.formats.sglang import grammar
@@ -31,7 +32,7 @@ class SGLang(Format):
     anchors: ClassVar[tuple[str, ...]] = (grammar.DECODE, grammar.FINISH)
     marker_anchors: ClassVar[tuple[str, ...]] = (grammar.SERVER_ARGS, grammar.READY, *grammar.ARGS_DICT)
     wrapped_markers: ClassVar[dict[str, tuple[str, Callable[[str], dict[str, Any]]]]] = {
-        "server_args": (grammar.SERVER_ARGS, parse_kv_args),
+        "server_args": (grammar.SERVER_ARGS, parse_server_args),
         "args_dict": ("", parse_dict_args),
     }
     ends_wrapped_args: ClassVar[tuple[str, ...]] = (grammar.DECODE,)
@@ -57,7 +58,7 @@ class SGLang(Format):
     def marker(self, text: str) -> Found | None:
         if grammar.SERVER_ARGS in text:
             i = text.find(grammar.SERVER_ARGS)
-            return "server_args", self.name, parse_kv_args(text[i:]), None
+            return "server_args", self.name, parse_server_args(text[i:]), None
         if grammar.READY in text and "The server is fired up" in text:
             return "ready", self.name, {}, None
         return None
@@ -75,3 +76,12 @@ class SGLang(Format):
         from tui.core.formats.sglang.metrics import SglangMetrics  # only a /metrics source needs it
 
         return SglangMetrics(self.name)
+
+    def fleet(self) -> FleetNames:
+        return FleetNames(
+            self.name,
+            "gauge",
+            accept_len=Series("sglang:spec_accept_length"),
+            throughput=Series("sglang:gen_throughput"),
+            instance_labels=("dp_rank", "tp_rank", "pp_rank"),
+        )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from tui.core.formats.fleet_names import FleetNames, Series
 from tui.core.formats.plugin import MetricsReader, PrintedRate
 
 
@@ -21,3 +22,17 @@ class TrtLlm(PrintedRate):
         from tui.core.formats.trtllm.metrics import TrtLlmMetrics  # only a /metrics source needs it
 
         return TrtLlmMetrics(self.name)
+
+    def fleet(self) -> FleetNames:
+        # the per-position counters, one population (they move when a request finishes): position
+        # 0 is drafted once per verify step, so its count is the drafts; the iteration counters
+        # count another population and are not mixed in (see metrics.py)
+        return FleetNames(
+            self.name,
+            "counters",
+            accepted=Series("trtllm_spec_decode_accepted_tokens_total"),
+            drafts=Series("trtllm_spec_decode_drafted_tokens_total", 'token_position="0"'),
+            draft_tokens=Series("trtllm_spec_decode_drafted_tokens_total"),
+            gen_tokens=Series("trtllm_generation_tokens_total"),
+            running=Series("trtllm_num_requests_running"),
+        )

@@ -11,6 +11,10 @@ ENGINE = "Avg prompt throughput"  # V1 "Engine NNN: Avg prompt ...", V0 stats li
 ENGINE_LEAD = "Engine "  # V1: "Engine NNN: " before ENGINE
 BENCH = "---Speculative Decoding---"  # the title of `vllm bench serve`'s block
 VERSION = "vLLM API server version"
+# vLLM 0.3x (vllm/entrypoints/common/startup.py log_version_and_model): "vLLM server version X,
+# serving model M", or (the default on a terminal) a logo whose second line ends "version X"
+SERVER_VERSION = "vLLM server version"
+LOGO = "\u2580\u2584\u2580 \u2588"  # "▀▄▀ █", in the logo line that carries the version
 NON_DEFAULT_ARGS = "non-default args:"  # even "non-default args: {}"
 ENGINE_INIT = "LLM engine ("  # "Initializing a V1 LLM engine (v..) with config:"
 

@@ -5,22 +5,34 @@ from __future__ import annotations
 import re
 from typing import Any, ClassVar
 
+from tui.core.formats.fleet_names import FleetNames, Series
 from tui.core.formats.markers import parse_dict_args, parse_kv_args
-from tui.core.formats.plugin import NOT_MINE, Found, Line, MetricsReader, PrintedRate
+from tui.core.formats.plugin import NOT_MINE, Found, Line, MetricsReader, PrintedRate, RateEvidence
+from tui.core.formats.rate_definition import RateDefinition
 from tui.core.formats.text import at_message_start
 from tui.core.formats.vllm import bench, grammar
 from tui.core.formats.vllm.spec import (
     ENGINE_ANCHOR,
+    NO_BONUS,
     SPEC_ANCHOR,
     V0_ANCHOR,
     VllmState,
     parse_engine,
     parse_spec,
 )
+from tui.core.model.records import RATE_VLLM_V0_CUMULATIVE
 
 _VERSION = re.compile(r"vLLM API server version (\S+)")
+_SERVER_VERSION = re.compile(r"vLLM server version (\S+?),? serving model (\S+)")
+_LOGO_VERSION = re.compile(r"\u2580\u2584\u2580 \u2588.*?\bversion\s+(\S+)")
 _ENGINE_INIT = re.compile(r"Initializing an? (?:V1 )?LLM engine \((v[^)]+)\) with config: ")
 _SPEC_CONFIG_JSON = re.compile(r"speculative_config=(\{[^{}]*\}|SpeculativeConfig\([^()]*\)|None)")
+
+
+def before_0_9(version: str | None) -> bool:
+    """A vLLM release before 0.9 (its V1 mean acceptance length has no bonus token, PR #17908)."""
+    m = re.match(r"v?(\d+)\.(\d+)", version or "")
+    return m is not None and (int(m.group(1)), int(m.group(2))) < (0, 9)
 
 
 class Vllm(PrintedRate):
@@ -29,6 +41,8 @@ class Vllm(PrintedRate):
     anchors: ClassVar[tuple[str, ...]] = (grammar.SPEC, grammar.SPEC_V0, grammar.ENGINE, grammar.BENCH)
     marker_anchors: ClassVar[tuple[str, ...]] = (
         grammar.VERSION,
+        grammar.SERVER_VERSION,
+        grammar.LOGO,
         grammar.NON_DEFAULT_ARGS,
         grammar.ENGINE_INIT,
     )
@@ -45,6 +59,9 @@ class Vllm(PrintedRate):
 
     def new_state(self) -> VllmState:
         return VllmState()
+
+    def restarted(self, state: VllmState) -> None:
+        state.v0_prev.clear()
 
     def busy(self, state: VllmState) -> bool:
         return state.bench is not None
@@ -80,6 +97,14 @@ class Vllm(PrintedRate):
         if grammar.VERSION in text:
             m = _VERSION.search(text)
             return "version", self.name, {}, m.group(1) if m else None
+        if grammar.SERVER_VERSION in text:
+            m = _SERVER_VERSION.search(text)
+            if m:
+                return "version", self.name, {"model": m.group(2)}, m.group(1)
+        if grammar.LOGO in text:
+            m = _LOGO_VERSION.search(text)
+            if m:
+                return "version", self.name, {}, m.group(1)
         if grammar.NON_DEFAULT_ARGS in text:
             i = text.find(grammar.NON_DEFAULT_ARGS)
             return "non_default_args", self.name, parse_dict_args(text[i:]), None
@@ -94,7 +119,26 @@ class Vllm(PrintedRate):
                 return "engine_init", self.name, cfg, m.group(1)
         return None
 
+    def rate_definition(self, seen: RateEvidence) -> RateDefinition:
+        rd = super().rate_definition(seen)
+        if before_0_9(seen.config.version) and seen.printed != RATE_VLLM_V0_CUMULATIVE:
+            rd.note = f"mean acceptance length: {NO_BONUS}"
+        return rd
+
     def metrics(self) -> MetricsReader:
         from tui.core.formats.vllm.metrics import VllmMetrics  # only a /metrics source needs it
 
         return VllmMetrics(self.name)
+
+    def fleet(self) -> FleetNames:
+        return FleetNames(
+            self.name,
+            "counters",
+            accepted=Series("vllm:spec_decode_num_accepted_tokens_total"),
+            drafts=Series("vllm:spec_decode_num_drafts_total"),
+            draft_tokens=Series("vllm:spec_decode_num_draft_tokens_total"),
+            gen_tokens=Series("vllm:generation_tokens_total"),
+            running=Series("vllm:num_requests_running"),
+            created=Series("vllm:spec_decode_num_drafts_created"),
+            instance_labels=("engine",),
+        )

@@ -132,3 +132,8 @@ class SourceKind(ABC):
     def whole_file(self, spec: SourceSpec) -> str | None:
         """The local file a whole read (``summary``, ``replay``) takes, when there is one."""
         return self.local_path(spec)
+
+    def whole_files(self, spec: SourceSpec, *, history: bool = False) -> list[str] | None:
+        """The local files a whole read takes, oldest first (a rotated set with ``history``)."""
+        path = self.whole_file(spec)
+        return None if path is None else [path]

@@ -36,18 +36,29 @@ class FileKind(SourceKind):
     def open(self, spec: SourceSpec, *, follow: bool, start: Any, **options: Any) -> Source:
         from tui.core.sources.file import FileSource
 
+        whole = _whole_read(
+            spec, self.whole_files(spec, history=bool(options.get("history"))), follow, options
+        )
+        if whole is not None:
+            return whole
         opts = {k: v for k, v in options.items() if k in FOLLOW_OPTIONS}
         return FileSource(spec.target, spec.name, follow=follow, start=start, **opts)
 
     def summarize(self, spec: SourceSpec, label: str, options: dict[str, Any]) -> Summary:
-        from tui.core.pipeline.whole import summarize_file
+        paths = self.whole_files(spec, history=bool(options.get("history")))
+        if not paths:
+            raise SummaryError(f"{spec.target}: no file matches")
+        return _summarize_paths(paths, label, spec.target, options)
 
+    def whole_files(self, spec: SourceSpec, *, history: bool = False) -> list[str] | None:
+        """The local files a whole read takes, oldest first: the file, or with ``history`` its
+        rotated set (:func:`tui.core.sources.rotation.history_of`)."""
         path = os.path.expanduser(spec.target)
-        try:
-            s = summarize_file(path, label, source=spec.target, workers=options.get("workers"))
-        except OSError as exc:
-            raise read_error(spec.target, exc) from None
-        return attach_local_drafts(s)
+        if not history:
+            return [path]
+        from tui.core.sources.rotation import history_of
+
+        return history_of(path)
 
     def label(self, spec: SourceSpec) -> str:
         return spec.name if spec.label or spec.config_name else _basename(spec.target)
@@ -68,8 +79,9 @@ def _basename(path: str) -> str:
 
 class GlobKind(FileKind):
     """A pattern: live, the newest match is followed (switching when a newer one appears);
-    ``summary`` reads the newest match, by modification time, as the live source starts
-    with it. (To summarise every match, let the shell expand the pattern: one source each.)"""
+    ``summary`` and ``replay`` read every match as one history, oldest first (a rotated set:
+    :mod:`tui.core.sources.rotation`). (To summarise each match apart, let the shell expand the
+    pattern: one source each.)"""
 
     name = "glob"
 
@@ -79,20 +91,20 @@ class GlobKind(FileKind):
     def open(self, spec: SourceSpec, *, follow: bool, start: Any, **options: Any) -> Source:
         from tui.core.sources.glob import GlobSource
 
+        if not follow and (options.get("window") or options.get("history")):
+            whole = _whole_read(spec, self.whole_files(spec), follow, options)
+            if whole is not None:
+                return whole
         opts = {k: v for k, v in options.items() if k in FOLLOW_OPTIONS}
         return GlobSource(spec.target, spec.name, follow=follow, start=start, **opts)
 
-    def summarize(self, spec: SourceSpec, label: str, options: dict[str, Any]) -> Summary:
-        from tui.core.pipeline.whole import summarize_file
+    def whole_files(self, spec: SourceSpec, *, history: bool = False) -> list[str] | None:
+        """Every regular file matching, oldest first as a rotated set
+        (:func:`tui.core.sources.rotation.history_order`)."""
+        from tui.core.sources.rotation import history_order
 
-        path = self.whole_file(spec)
-        if path is None:
-            raise SummaryError(f"{spec.target}: no file matches")
-        try:
-            s = summarize_file(path, label, source=path, workers=options.get("workers"))
-        except OSError as exc:
-            raise read_error(path, exc) from None
-        return attach_local_drafts(s)
+        found = matches(spec.target)
+        return history_order(found) if found else None
 
     def where(self, spec: SourceSpec) -> str:
         return f"newest of {nice_path(spec.target)}"
@@ -105,6 +117,55 @@ class GlobKind(FileKind):
 
     def whole_file(self, spec: SourceSpec) -> str | None:
         return newest_match(spec.target)
+
+
+def _whole_read(
+    spec: SourceSpec, paths: list[str] | None, follow: bool, options: dict[str, Any]
+) -> Source | None:
+    """A compressed file, a rotated set or a ``--since``/``--until`` window: read whole, as fast
+    as it comes (a replay without pacing), not followed (a compressed file does not grow); None
+    for a plain file to follow."""
+    from tui.core.sources.compressed import sniff_file
+
+    window = options.get("window")
+    if not paths:
+        return None
+    try:
+        compressed = any(sniff_file(p) for p in paths)
+    except OSError:
+        return None
+    if len(paths) == 1 and not compressed and not window and not options.get("history"):
+        return None
+    from tui.core.sources.replay import ReplaySource
+
+    return ReplaySource(paths[-1], spec.name, speed=None, stay_open=follow, paths=paths, window=window)
+
+
+def _summarize_paths(paths: list[str], label: str, source: str, options: dict[str, Any]) -> Summary:
+    from tui.core.pipeline.whole_sets import summarize_paths
+
+    try:
+        s = summarize_paths(
+            paths, label, source, window=options.get("window"), workers=options.get("workers")
+        )
+    except OSError as exc:
+        raise read_error(getattr(exc, "filename", None) or source, exc) from None
+    return attach_local_drafts(s)
+
+
+def matches(pattern: str) -> list[str]:
+    """The regular files matching ``pattern``."""
+    import glob
+
+    pattern = os.path.expanduser(pattern)
+    out = []
+    for path in glob.glob(pattern, recursive="**" in pattern):
+        try:
+            if stat.S_ISREG(os.stat(path).st_mode):
+                out.append(path)
+        except OSError:
+            continue
+    return out
 
 
 def newest_match(pattern: str) -> str | None:
@@ -154,12 +215,15 @@ class PipeKind(FileKind):
 
         try:
             with open(os.path.expanduser(spec.target), "rb") as f:
-                s = summarize_stream(f, spec.target, label)
+                s = summarize_stream(f, spec.target, label, window=options.get("window"))
         except OSError as exc:
             raise read_error(spec.target, exc) from None
         return attach_local_drafts(s)
 
     def local_path(self, spec: SourceSpec) -> str | None:
+        return None
+
+    def whole_files(self, spec: SourceSpec, *, history: bool = False) -> list[str] | None:
         return None
 
 
@@ -180,7 +244,9 @@ class StdinKind(SourceKind):
     def summarize(self, spec: SourceSpec, label: str, options: dict[str, Any]) -> Summary:
         from tui.core.pipeline.whole import summarize_stream
 
-        return attach_local_drafts(summarize_stream(sys.stdin.buffer, "-", label))
+        return attach_local_drafts(
+            summarize_stream(sys.stdin.buffer, "-", label, window=options.get("window"))
+        )
 
     def where(self, spec: SourceSpec) -> str:
         return "standard input"
@@ -219,7 +285,9 @@ class CommandKind(SourceKind):
             assert proc.stdout is not None
             try:
                 with proc.stdout:
-                    s = summarize_stream(cast(BinaryIO, proc.stdout), spec.name, label)
+                    s = summarize_stream(
+                        cast(BinaryIO, proc.stdout), spec.name, label, window=options.get("window")
+                    )
             except BaseException:  # stopped by a signal: the command is not waited for to its end
                 proc.kill()
                 raise

@@ -51,7 +51,14 @@ class SshKind(SourceKind):
 
         assert spec.ssh is not None
         try:
-            return summarize_ssh(spec.ssh, label, spec.text, settings_from_options(options))
+            return summarize_ssh(
+                spec.ssh,
+                label,
+                spec.text,
+                settings_from_options(options),
+                options.get("window"),
+                bool(options.get("history")),
+            )
         except RemoteReadError as exc:
             raise SummaryError(exc.message) from None
 

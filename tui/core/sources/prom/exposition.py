@@ -16,22 +16,16 @@ first window of the new run.
 
 from __future__ import annotations
 
-import calendar
 import time
 
 from tui.core.formats import registry
 from tui.core.formats.plugin import MetricsReader
+from tui.core.sources.clock import naive_now
 from tui.core.sources.prom.counters import IGNORED_LABELS, Scrape, ScrapeResult
 
 __all__ = ["Converter", "MetricsParseError", "ScrapeResult", "naive_now", "parse_samples"]
 
 START = "process_start_time_seconds"
-
-
-def naive_now(t: float | None = None) -> float:
-    """Wall-clock seconds as records carry them: the local time read as if it were UTC."""
-    t = time.time() if t is None else t
-    return calendar.timegm(time.localtime(t)) + (t % 1.0)
 
 
 class MetricsParseError(ValueError):

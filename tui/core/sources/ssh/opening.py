@@ -4,7 +4,10 @@ header checked, and the resume decision made.
 Identity checks: the header names the file the remote side opened; the first status record
 names the file ``tail`` really has open (``/proc/PID/fd``). Data is held back until they agree,
 so a rotation between the two cannot mix two files. A rotation or a newer glob match is
-carried out only once everything the old file held when it was last looked at has arrived.
+carried out only once the old file (which ``tail`` keeps open) has been quiet -- its size in the
+status records unchanged for the settle time -- and everything it held has arrived. A
+truncation ``tail`` reports while following is checked like a reconnect (``probe``): the rest of
+the old content is read from a copy that holds the same bytes first.
 
 Coming back to a file without a live ``tail`` on it (a reconnect, a retry), the reader checks
 it first (mode ``verify``): same identity, not shorter, and the same ``cksum`` of the bytes the
@@ -18,14 +21,14 @@ whether a copy holds the old bytes); :func:`.identity.decide` says read again fr
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING
 
 import asyncssh
 
 from tui.core.sources.aio import wait_for
 from tui.core.sources.base import Batch, EventKind, SourceEvent
-from tui.core.sources.identity import Decision, FileLook, Look, decide, drained_note
+from tui.core.sources.identity import Decision, FileLook, Look, decide, drained_note, unread_note
 from tui.core.sources.lines import make_batch
 from tui.core.sources.ssh.channels import raise_if_lost, refused
 from tui.core.sources.ssh.remote_side import (
@@ -116,6 +119,7 @@ class Opener:
                 return
             if d.drain is not None:  # the rest of the old file (or its copy) first, under its new name
                 self.cs.draining, self.cs.verified = d, True
+                self.cs.drain_from_line = self.file.splitter.line_no
                 cmd = self._reader(d.drain[0], d.drain[1], False, d.drain_identity)
             elif d.action == "restart":
                 cmd = self._reader(name, 0, True)
@@ -179,15 +183,27 @@ class Opener:
             raise
         return parse_probe(result.stdout if isinstance(result.stdout, bytes) else b"", src.tag)
 
-    async def truncated(self, message: str, old_rest: str | None = None) -> AsyncIterator[Batch]:
+    async def truncated(
+        self, message: str, old_rest: str | None = None, rest: dict | None = None
+    ) -> AsyncIterator[Batch]:
         src = self.src
         b = make_batch(src.name, self.file.splitter.flush(), self.display(self.file.current))
         if b is not None:
             yield b
         old = self.file.splitter.pos
+        self.cs.seen_size = None
+        if rest:  # the rest of the old content was read from a copy: old_size is what was read before it
+            old = rest["rest_from"]
         self.reset(0, 1)
         extra = {"old_rest": old_rest} if old_rest else {}
-        yield self.ev(EventKind.TRUNCATED, message, old_size=old, inode=inode_of(self.file.identity), **extra)
+        yield self.ev(
+            EventKind.TRUNCATED,
+            message,
+            old_size=old,
+            inode=inode_of(self.file.identity),
+            **extra,
+            **(rest or {}),
+        )
 
     async def on_header(self, fields: list[str]) -> AsyncIterator[Batch]:
         src = self.src
@@ -235,7 +251,9 @@ class Opener:
                 why = f"shrank to {size} bytes (it was read to byte {self.file.splitter.pos})"
             rest = d.old_rest if d is not None and d.action == "restart" and d.old_rest else None
             async for b in self.truncated(
-                f"{self.display(name)} {why}; reading it again from the start", rest
+                f"{self.display(name)} {why}; reading it again from the start",
+                rest,
+                rest_data(d, self.display),
             ):
                 yield b
         elif prev is not None:
@@ -263,6 +281,7 @@ class Opener:
                 inode=inode_of(identity),
                 old_read_to=old_pos,
                 old_rest=d.old_rest if d is not None else "read",
+                **rest_data(d, self.display),
             )
         else:
             self.reset(start, line_no)
@@ -338,8 +357,15 @@ class Opener:
         pos = self.file.splitter.pos
         old_name, start, _ = d.drain
         if whole:  # to where it really ended (it may have grown since the probe)
-            note = drained_note(d.action == "restart", old_name, start, pos)
-            d = Decision(d.action, d.why, old_note=note, old_rest=d.old_rest)
+            sp = self.file.splitter
+            lines = sp.line_no - self.cs.drain_from_line + (1 if sp.pending else 0)  # (+ the last, unended)
+            copy = d.action == "restart"
+            note = drained_note(copy, self.display(old_name), start, pos, lines)
+            rest = d.old_rest
+            seen, self.cs.seen_size = self.cs.seen_size, None
+            if copy and seen is not None and seen > pos:  # the file had more than its copy holds
+                note, rest = f"{note}; {unread_note(pos, seen)}", "lost"
+            d = Decision(d.action, d.why, (old_name, start, pos), d.drain_identity, note, rest, lines)
         else:
             what = "its copy" if d.action == "restart" else "the old file, now"
             note = (
@@ -348,3 +374,12 @@ class Opener:
             )
             d = Decision(d.action, d.why, old_note=note, old_rest="lost")
         await self.open(self.cs.pending_name or self.src.rp.base, drained=True, after=d)
+
+
+def rest_data(d: Decision | None, display: Callable[[str], str]) -> dict:
+    """The event's data on the rest of an old file (or copy) that was read: its name, bytes and
+    lines (none when nothing was read that way)."""
+    if d is None or d.drain is None or d.rest_lines is None:
+        return {}
+    name, start, end = d.drain
+    return {"rest_path": display(name), "rest_from": start, "rest_to": end, "rest_lines": d.rest_lines}

@@ -43,8 +43,11 @@ class ConnState:
     header: bool = False  # the reader's header came
     verified: bool = True  # the file tail has open is the one the header named
     held: list[tuple[str, object]] = field(default_factory=list)  # parts held until verified
-    open_size: int | None = None
-    switch: tuple[str, float] | None = None  # name to switch to, and since when
+    open_size: int | None = None  # the size of the file tail has open, at the last status
+    grew_at: float = 0.0  # loop time of the status that first showed that size
+    seen_size: int | None = None  # open_size when tail said "file truncated"
+    drain_from_line: int = 0  # the line number where reading the rest of an old file (or copy) began
+    switch: tuple[str, float, int] | None = None  # name to switch to, since when, the offset then
     retry_at: float | None = None
     waiting_said: bool = False
     error_said: str | None = None

@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator
 
 from tui.core.sources.aio import wait_for
 from tui.core.sources.base import Batch, EventKind, LineBatch, SourceEvent
+from tui.core.sources.identity import Decision
 from tui.core.sources.lines import make_batch
 from tui.core.sources.ssh.channels import Channels, raise_if_lost
 from tui.core.sources.ssh.opening import Opener, inode_of
@@ -183,17 +184,19 @@ class Session:
                 yield b
         elif kind == "tail":
             what, msg = describe_tail_message(value, self.src.nonce)  # type: ignore[arg-type]
-            if what == "truncated":
-                async for b in self.opener.truncated(
-                    f"{self.display(self.file.current)} was truncated; reading it again from the start"
-                ):
-                    yield b
+            if what == "truncated":  # first the rest of the old content, from a copy if one holds it
+                self.cs.seen_size = self.cs.open_size
+                await self.opener.open(
+                    self.cs.pending_name or self.file.current or self.src.rp.base, probe=True
+                )
             else:
                 yield self.ev(EventKind.STDERR, msg, lines=[msg])
 
     async def _status(self, st: Status) -> AsyncIterator[Batch]:
         src = self.src
-        self.cs.open_size = st.open.size if st.open is not None else None
+        size = st.open.size if st.open is not None else None
+        if size != self.cs.open_size:
+            self.cs.open_size, self.cs.grew_at = size, self.loop.time()
         if not src.rp.glob:
             if st.name is None:
                 if not self.cs.waiting_said:
@@ -204,7 +207,7 @@ class Session:
                     )
             elif st.name.identity != self.file.identity:
                 if self.cs.switch is None:
-                    self.cs.switch = (src.rp.base, self.loop.time())
+                    self.cs.switch = (src.rp.base, self.loop.time(), self.file.splitter.pos)
             elif self.cs.waiting_said:
                 self.cs.waiting_said = False
                 yield self.ev(
@@ -215,11 +218,23 @@ class Session:
                     offset=self.file.splitter.pos,
                 )
         if self.cs.switch is not None:
-            name, since = self.cs.switch
-            drained = self.cs.open_size is None or self.file.splitter.pos >= self.cs.open_size
-            if drained and self.loop.time() >= since + src.settings.settle:
+            # the old file is read until it has been quiet (no growth) for the settle time,
+            # however long it is still written: tail keeps it open
+            name, since, noticed = self.cs.switch
+            pos, now = self.file.splitter.pos, self.loop.time()
+            drained = self.cs.open_size is None or pos >= self.cs.open_size
+            quiet = now - max(since, self.cs.grew_at)
+            if drained and quiet >= src.settings.settle:
                 self.cs.switch = None
-                await self.opener.open(name, drained=self.cs.open_size is not None)
+                after = None
+                if self.cs.open_size is not None:
+                    which = "the old one" if name == self.file.current else self.display(self.file.current)
+                    late = (
+                        f", {pos - noticed} bytes of it after the change was noticed" if pos > noticed else ""
+                    )
+                    note = f"{which} was read to its end (to byte {pos}{late}, then no new bytes for {quiet:.1f} s)"
+                    after = Decision("rotated", old_note=note, old_rest="read")
+                await self.opener.open(name, drained=self.cs.open_size is not None, after=after)
 
     async def _reader_end(self, value) -> AsyncIterator[Batch]:
         src = self.src
@@ -315,7 +330,7 @@ class Session:
         ]
         if newer and self.cs.switch is None:
             self.file.known = {e.identity for e in found}
-            self.cs.switch = (newer[-1].name, self.loop.time())
+            self.cs.switch = (newer[-1].name, self.loop.time(), self.file.splitter.pos)
         if self.cs.failed and found:  # the current name is gone: the newest match now (probed first,
             # so a file renamed within the pattern, or a new one on a reused inode, is told apart)
             name = self.cs.switch[0] if self.cs.switch is not None else found[-1].name

@@ -11,6 +11,7 @@ from typing import Any
 import asyncssh
 
 from tui.core.formats import draft_config
+from tui.core.sources.rotation import history_order, rotation_key
 from tui.core.sources.ssh.auth import SshError, target_text
 from tui.core.sources.ssh.connect import SharedConnection, SshSettings, acquire, release
 from tui.core.sources.ssh.remote_side import (
@@ -60,7 +61,8 @@ async def _open_cat(conn, path: str, limit: int, who: str):
         fields = buf[i + len(marker) : nl].decode("utf-8", "replace").split()
         rest = buf[nl + 1 :]
         if fields and fields[0] == "ok":
-            return proc, rest
+            mtime = float(fields[1]) if len(fields) > 1 and fields[1].isdigit() else None
+            return proc, rest, mtime
         proc.close()
         kind = fields[1] if len(fields) > 1 else "other"
         text = {
@@ -76,7 +78,7 @@ async def read_remote_file(shared: SharedConnection, path: str, limit: int) -> b
     """At most ``limit`` bytes of a remote file; raises :class:`RemoteReadError`."""
     try:
         conn = await shared.get()
-        proc, data = await _open_cat(conn, path, limit, shared.who)
+        proc, data, _ = await _open_cat(conn, path, limit, shared.who)
         chunks = [data]
         size = len(data)
         while size < limit:
@@ -126,25 +128,46 @@ async def attach_remote_drafts(stats: Any, shared: SharedConnection) -> None:
     draft_config.attach(stats, lambda p, f: found[(p, f)])
 
 
-async def _newest_match(conn, rp, who: str) -> str:
+async def _matches(conn, rp, who: str) -> dict[str, float]:
+    """The regular files matching the remote glob ``rp``: their paths and modification times."""
     tag = new_tag()
     result = await conn.run(lister_command(tag, rp, once=True), encoding=None, stdin=asyncssh.DEVNULL)
     out = result.stdout or b""
     t = tag.encode()
     i, j = out.find(t + b" S\n"), out.find(b"\n" + t + b" E\n")
     entries = parse_entries(out[i + len(t) + 3 : j], True) if 0 <= i < j else []
-    found = sorted((e for e in entries if e.regular), key=lambda e: (e.mtime, e.name))
+    found = {rp.join(e.name): e.mtime for e in entries if e.regular}
     if not found:
         raise RemoteReadError("enoent", f"no file matches {who}:{rp.text}")
-    return rp.join(found[-1].name)
+    return found
+
+
+async def _history(conn, rp, who: str, glob: bool) -> tuple[list[str], float]:
+    """A remote glob's matches, or with a file name its rotated set (``NAME*`` whose rotation
+    base is NAME), oldest first (:func:`history_order`); and the newest modification time."""
+    if glob:
+        found = await _matches(conn, rp, who)
+    else:
+        try:
+            found = await _matches(conn, parse_remote_path(rp.text + "*"), who)
+        except (RemoteReadError, RemotePathError):
+            found = {}
+        found = {p: m for p, m in found.items() if p == rp.text or rotation_key(p)[0] == rp.text}
+        if not found:
+            return [rp.text], 0.0
+    return history_order(list(found), found), max(found.values())
 
 
 class RemoteFile:
-    """A remote file (the newest match of a remote glob) read whole over one shared connection,
+    """A remote file (a remote glob's matches, or a rotated set) read whole over one shared connection,
     in line-aligned chunks, then the draft configs it names over the same connection. Use as
     ``async with RemoteFile(target, settings) as rf``; raises :class:`RemoteReadError`."""
 
-    def __init__(self, target: SshTarget, settings: SshSettings | None = None) -> None:
+    def __init__(
+        self, target: SshTarget, settings: SshSettings | None = None, *, history: bool = False
+    ) -> None:
+        """A glob's matches, or with ``history`` the file's rotated set, are :attr:`paths`,
+        oldest first (read them with :meth:`raw`)."""
         try:
             self.rp = parse_remote_path(target.path)
         except RemotePathError as exc:
@@ -153,12 +176,18 @@ class RemoteFile:
         self.who = target_text(target)
         self.path = target.path
         self.shared = acquire(target, settings or SshSettings())
+        self.history = history
+        self.paths = [self.path]  # the files read, oldest first (a glob's matches, a rotated set)
+        self.newest_mtime: float | None = None
+        self.mtime: float | None = None  # the file's, once reading began (None: not known)
 
     async def __aenter__(self) -> RemoteFile:
         try:
             self.conn = await self.shared.get()
-            if self.rp.glob:
-                self.path = await _newest_match(self.conn, self.rp, self.who)
+            if self.rp.glob or self.history:
+                self.paths, mtime = await _history(self.conn, self.rp, self.who, self.rp.glob)
+                self.newest_mtime = mtime or None
+                self.path = self.paths[-1]
         except SshError as exc:
             await release(self.shared)
             raise RemoteReadError("ssh", exc.message) from None
@@ -173,32 +202,48 @@ class RemoteFile:
     async def chunks(self, size: int) -> AsyncIterator[bytes]:
         """The file's bytes once, in chunks of about ``size`` bytes that end at a line end (a
         last line without one gets it; a line longer than 4 × ``size`` is cut)."""
+        async for buf in line_chunks(self.raw(), size):
+            yield buf
+
+    async def raw(self, path: str | None = None) -> AsyncIterator[bytes]:
+        """The bytes of the file (or of ``path``, one of :attr:`paths`) once, as they arrive
+        (compressed bytes travel as they are)."""
+        path = path or self.path
         try:
-            proc, data = await _open_cat(self.conn, self.path, 0, self.who)
-            pending = bytearray(data)
+            proc, data, self.mtime = await _open_cat(self.conn, path, 0, self.who)
+            if data:
+                yield data
             while True:
                 more = await proc.stdout.read(READ)
-                if more:
-                    pending += more
-                if len(pending) >= size or (not more and pending):
-                    cut = pending.rfind(b"\n") + 1 if more else len(pending)
-                    if cut == 0 and len(pending) < 4 * size:
-                        continue
-                    buf = bytes(pending[:cut] if cut else pending)
-                    del pending[: len(buf)]
-                    if not buf.endswith(b"\n"):
-                        buf += b"\n"
-                    yield buf
                 if not more:
                     break
+                yield more
             proc.close()
         except (asyncssh.Error, OSError) as exc:
             self.shared.mark_lost()
             raise RemoteReadError(
                 "ssh",
-                f"{self.who}: connection lost while reading {self.path}: {getattr(exc, 'reason', '') or exc}",
+                f"{self.who}: connection lost while reading {path}: {getattr(exc, 'reason', '') or exc}",
             ) from None
 
     async def attach_drafts(self, stats: Any) -> None:
         """Fills the draft configs ``stats``' segments name (see :func:`attach_remote_drafts`)."""
         await attach_remote_drafts(stats, self.shared)
+
+
+async def line_chunks(pieces: AsyncIterator[bytes], size: int) -> AsyncIterator[bytes]:
+    """``pieces`` of a stream regrouped in chunks of about ``size`` bytes that end at a line end
+    (a last line without one gets it; a line longer than 4 × ``size`` is cut)."""
+    pending = bytearray()
+    async for more in pieces:
+        pending += more
+        if len(pending) < size:
+            continue
+        cut = pending.rfind(b"\n") + 1
+        if cut == 0 and len(pending) < 4 * size:
+            continue
+        buf = bytes(pending[:cut] if cut else pending)
+        del pending[: len(buf)]
+        yield buf if buf.endswith(b"\n") else buf + b"\n"
+    if pending:
+        yield bytes(pending) if pending.endswith(b"\n") else bytes(pending) + b"\n"

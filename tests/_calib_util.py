@@ -1,0 +1,279 @@
+"""Seeded generators and cells for the calibration of verdicts and intervals (issue 21), shared by
+tests/unit/test_calibration_cells.py (few replicates, binomial bounds) and
+bench/bench_calibration.py (≥ 400 replicates, the table in docs/statistics.md).
+
+Every replicate goes through the path of ``summary --json``: a log text is written, read by
+:func:`tui.core.pipeline.whole.summarize_stream`, and compared by the two functions that
+:func:`tui.core.stats.verdicts.comparison` calls for ``accept_len`` and
+``accept_len_load_adjusted`` (:func:`accept_len_verdict`, :func:`load_verdict`; the rest of
+``comparison``, e.g. which accept-rate formula each side printed, costs more than the verdict). Coverage is read from the interval the summary prints
+for side A (``accept_len.ci95`` of the mean of lines, ``accept_len.pooled.ci95`` for counts; the
+load-adjusted cells: the interval of B − A around the true 0). An ``insufficient`` verdict still
+prints its interval, and that interval counts: it must cover too.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from tui.core.pipeline.whole import summarize_stream
+from tui.core.stats.compare import compare_accept_len
+from tui.core.stats.load import compare_load_adjusted
+from tui.core.stats.verdicts import last_measured
+
+MEAN = 2.5  # true mean accept len of the mean-of-lines cells
+
+
+# -- value generators --------------------------------------------------------------------------
+def ar1(rng: random.Random, n: int, phi: float, mean: float = MEAN, sd: float = 0.5) -> list[float]:
+    """Stationary AR(1) accept lengths, printed to 0.01 and clipped to [1, 4] (k = 3)."""
+    x, out, innov = rng.gauss(0.0, sd), [], sd * math.sqrt(1.0 - phi * phi)
+    for _ in range(n):
+        out.append(min(4.0, max(1.0, round(mean + x, 2))))
+        x = phi * x + rng.gauss(0.0, innov)
+    return out
+
+
+def regime(rng: random.Random, n: int, shift: float = 0.0, dwell: float = 50.0) -> list[float]:
+    """A traffic mix that flips: levels 2.2 / 2.8 (mean 2.5), geometric dwell times of mean
+    ``dwell`` records, noise sd 0.3 per line."""
+    high = rng.random() < 0.5
+    out = []
+    for _ in range(n):
+        if rng.random() < 1.0 / dwell:
+            high = not high
+        out.append(round((2.8 if high else 2.2) + shift + rng.gauss(0.0, 0.3), 2))
+    return out
+
+
+def cycle(rng: random.Random, n: int, shift: float = 0.0) -> list[float]:
+    """A slow cycle: ±0.2 sinusoid of period n/3 (random phase) around 2.5, noise sd 0.3."""
+    period, phase = n / 3.0, rng.random() * 2.0 * math.pi
+    return [
+        round(MEAN + shift + 0.2 * math.sin(2.0 * math.pi * i / period + phase) + rng.gauss(0.0, 0.3), 2)
+        for i in range(n)
+    ]
+
+
+def drafts_and_accepted(
+    rng: random.Random, n: int, spread: float, phi: float, big: bool = False
+) -> tuple[list[int], list[int]]:
+    """Per-interval drafts (lognormal, 95th/5th percentile = ``spread``; ``big``: one interval
+    at a random place has 1,000× the drafts of the others, which all have 100) and accepted
+    tokens: accepted per draft 1.5 − 0.15·z_D + AR(1) noise (sd 0.4), acceptance falling as the
+    drafts rise, as in real servers; clipped to [0, 3]."""
+    sigma = math.log(spread) / (2 * 1.6449) if spread > 1 else 0.0
+    e, innov = rng.gauss(0.0, 0.4), 0.4 * math.sqrt(1.0 - phi * phi)
+    at = rng.randrange(n) if big else -1
+    ds, acc = [], []
+    for i in range(n):
+        if big:
+            z, d = 0.0, 100 * (1000 if i == at else 1)
+        else:
+            z = rng.gauss(0.0, 1.0)
+            d = max(1, round(200.0 * math.exp(sigma * z)))
+        a = min(3.0, max(0.0, 1.5 - 0.15 * z + e))
+        ds.append(d)
+        acc.append(round(a * d))
+        e = phi * e + rng.gauss(0.0, innov)
+    return ds, acc
+
+
+_truth_cache: dict[tuple[float, bool], float] = {}
+
+
+def pooled_truth(spread: float, big: bool = False) -> float:
+    """1 + E[accepted]/E[drafts] of :func:`drafts_and_accepted` (the marginal law: φ = 0),
+    by a seeded Monte Carlo of 400,000 intervals (its error is below 0.002)."""
+    key = (spread, big)
+    if key not in _truth_cache:
+        rng = random.Random(12345)
+        if big:  # every interval has the same law of acceptance: the mean accepted per draft
+            ds, acc = drafts_and_accepted(rng, 400_000, 1.0, 0.0)
+        else:
+            ds, acc = drafts_and_accepted(rng, 400_000, spread, 0.0)
+        _truth_cache[key] = 1.0 + sum(acc) / sum(ds)
+    return _truth_cache[key]
+
+
+def load_series(
+    rng: random.Random, n: int, phi: float, load_scale: float, shift: float = 0.0
+) -> tuple[list[float], list[int]]:
+    """Accept lengths that fall with the batch size: 2.9 − 0.1·log2(running) + AR(1) noise (sd
+    0.3); the batch size wanders slowly (log2 an AR(1) of φ 0.95 around log2(8·load_scale))."""
+    lg, e = rng.gauss(0.0, 1.0), rng.gauss(0.0, 0.3)
+    inn_l, inn_e = math.sqrt(1 - 0.95**2), 0.3 * math.sqrt(1.0 - phi * phi)
+    vals, run = [], []
+    for _ in range(n):
+        r = max(1, min(512, round(8.0 * load_scale * 2.0**lg)))
+        vals.append(min(4.0, max(1.0, round(2.9 - 0.1 * math.log2(r) + shift + e, 2))))
+        run.append(r)
+        lg = 0.95 * lg + rng.gauss(0.0, inn_l)
+        e = phi * e + rng.gauss(0.0, inn_e)
+    return vals, run
+
+
+# -- log texts ---------------------------------------------------------------------------------
+def sglang_log(values: list[float], running: list[int] | None = None) -> bytes:
+    """A 2026 SGLang log (steps 3, topk 1) printing ``values`` as accept len."""
+    lines = []
+    for i, al in enumerate(values):
+        s = 10 * i
+        ts = f"2026-05-01 {10 + s // 3600:02d}:{s // 60 % 60:02d}:{s % 60:02d}"
+        r = running[i] if running is not None else 8
+        lines.append(
+            f"[{ts} TP0] Decode batch, #running-req: {r}, #token: 4000, token usage: 0.10, "
+            f"accept len: {al:.2f}, accept rate: {(al - 1) / 3:.2f}, cuda graph: True, "
+            f"gen throughput (token/s): 250.00, #queue-req: 0, \n"
+        )
+    return "".join(lines).encode()
+
+
+def vllm_log(drafts: list[int], accepted: list[int]) -> bytes:
+    """A vLLM V1 log (k = 3) printing accepted and drafted tokens per interval."""
+    proc = "(APIServer pid=1)"
+    out = [
+        f"{proc} INFO 05-06 07:59:00 [api_server.py:1287] vLLM API server version 0.11.0\n",
+        f"{proc} INFO 05-06 07:59:01 [utils.py:233] non-default args: {{'speculative_config': "
+        "{'method': 'eagle3', 'num_speculative_tokens': 3}}\n",
+    ]
+    for i, (d, a) in enumerate(zip(drafts, accepted)):
+        t = 8 * 3600 + 10 * i
+        stamp = f"05-{6 + t // 86400:02d} {t // 3600 % 24:02d}:{t // 60 % 60:02d}:{t % 60:02d}"
+        rate = a / (3 * d)
+        out.append(
+            f"{proc} INFO {stamp} [metrics.py:101] SpecDecoding metrics: Mean acceptance length: "
+            f"{1 + a / d:.2f}, Accepted throughput: {a / 10:.2f} tokens/s, Drafted throughput: "
+            f"{3 * d / 10:.2f} tokens/s, Accepted: {a} tokens, Drafted: {3 * d} tokens, "
+            f"Per-position acceptance rate: {rate:.3f}, {rate:.3f}, {rate:.3f}, "
+            f"Avg Draft acceptance rate: {100 * rate:.1f}%\n"
+        )
+    return "".join(out).encode()
+
+
+def summarize(text: bytes, name: str):
+    return summarize_stream(io.BytesIO(text), name).stats
+
+
+def accept_len_verdict(a, b) -> dict:
+    """``accept_len_verdict(a, b)`` of summary --json."""
+    return compare_accept_len(last_measured(a).all, last_measured(b).all).to_dict()
+
+
+def load_verdict(a, b) -> dict:
+    """``load_verdict(a, b)`` of summary --json."""
+    sa, sb = last_measured(a), last_measured(b)
+    return compare_load_adjusted(sa.load, sb.load, sa.all.running_req.mean, sb.all.running_req.mean)
+
+
+# -- cells -------------------------------------------------------------------------------------
+@dataclass
+class Tally:
+    reps: int = 0
+    false: int = 0  # A/A pairs called higher/lower
+    insufficient: int = 0  # A/A pairs answered insufficient
+    covered: int = 0  # intervals that contain the truth
+    intervals: int = 0  # intervals printed
+    found: int = 0  # shifted pairs called higher (power cells)
+    shifted: int = 0
+    reasons: dict[str, int] = field(default_factory=dict)
+
+    def add_reason(self, reason: str) -> None:
+        key = reason.removeprefix("A: ").removeprefix("B: ").split(" (")[0].split(":")[0][:60]
+        self.reasons[key] = self.reasons.get(key, 0) + 1
+
+
+Gen = Callable[[random.Random, int, float], list[float]]
+
+
+def _lines_ci(stats) -> tuple[float, float] | None:
+    e = last_measured(stats).all.accept_len.estimate()
+    return e.ci95()
+
+
+def lines_cell(gen: Gen, n: int, reps: int, seed: int, shift: float | None = None) -> Tally:
+    """Mean-of-lines cell: A/A pairs (false, insufficient), coverage of A's interval of the true
+    mean 2.5; with ``shift``, also pairs A / A+shift (found = called higher)."""
+    rng = random.Random(seed)
+    t = Tally()
+    for _ in range(reps):
+        a = summarize(sglang_log(gen(rng, n, 0.0)), "a")
+        b = summarize(sglang_log(gen(rng, n, 0.0)), "b")
+        c = accept_len_verdict(a, b)
+        t.reps += 1
+        t.false += c["verdict"] in ("higher", "lower")
+        if c["verdict"] == "insufficient":
+            t.insufficient += 1
+            t.add_reason(c["reason"])
+        ci = _lines_ci(a)
+        if ci is not None:
+            t.intervals += 1
+            t.covered += ci[0] <= MEAN <= ci[1]
+        if shift is not None:
+            s = summarize(sglang_log(gen(rng, n, shift)), "s")
+            t.shifted += 1
+            t.found += accept_len_verdict(a, s)["verdict"] == "higher"
+    return t
+
+
+def pooled_cell(n: int, spread: float, phi: float, reps: int, seed: int, big: bool = False) -> Tally:
+    """Pooled cell (vLLM counts): A/A pairs and coverage of 1 + E[accepted]/E[drafts]."""
+    rng = random.Random(seed)
+    truth = pooled_truth(spread, big)
+    t = Tally()
+    for _ in range(reps):
+        a = summarize(vllm_log(*drafts_and_accepted(rng, n, spread, phi, big)), "a")
+        b = summarize(vllm_log(*drafts_and_accepted(rng, n, spread, phi, big)), "b")
+        c = accept_len_verdict(a, b)
+        assert c["estimator"] == "pooled"
+        t.reps += 1
+        t.false += c["verdict"] in ("higher", "lower")
+        if c["verdict"] == "insufficient":
+            t.insufficient += 1
+            t.add_reason(c["reason"])
+        ci = last_measured(a).all.pooled_len.estimate().ci95()
+        if ci is not None:
+            t.intervals += 1
+            t.covered += ci[0] <= truth <= ci[1]
+    return t
+
+
+def load_cell(n: int, phi: float, scale_b: float, reps: int, seed: int) -> Tally:
+    """Load-adjusted cell: A at load 8, B at ``scale_b``× that, the same drafts (true B − A = 0
+    within every batch size); false = the load-adjusted verdict says higher/lower; coverage =
+    its interval contains 0."""
+    rng = random.Random(seed)
+    t = Tally()
+    for _ in range(reps):
+        a = summarize(sglang_log(*load_series(rng, n, phi, 1.0)), "a")
+        b = summarize(sglang_log(*load_series(rng, n, phi, scale_b)), "b")
+        c = load_verdict(a, b)
+        t.reps += 1
+        t.false += c["verdict"] in ("higher", "lower")
+        if c["verdict"] == "insufficient":
+            t.insufficient += 1
+            t.add_reason(c["reason"])
+        if c["ci95"] is not None:
+            t.intervals += 1
+            t.covered += c["ci95"][0] <= 0.0 <= c["ci95"][1]
+    return t
+
+
+# -- binomial bounds ---------------------------------------------------------------------------
+def binom_sf(k: int, n: int, p: float) -> float:
+    """P(X ≥ k) for X ~ Binomial(n, p)."""
+    return math.fsum(math.comb(n, i) * p**i * (1 - p) ** (n - i) for i in range(k, n + 1))
+
+
+def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    if n == 0:
+        return 0.0, 1.0
+    p = k / n
+    d = 1 + z * z / n
+    c = (p + z * z / (2 * n)) / d
+    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
+    return c - h, c + h

@@ -1,0 +1,122 @@
+"""Debian's Prometheus started on 127.0.0.1 for a test, scraping the given targets every second
+(the fleet and exporter end-to-end tests). With CI=true a missing binary fails the test."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import urllib.request
+from contextlib import contextmanager
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+from _ssh_util import free_port
+from _wait import wait_until
+
+
+def prometheus_binary() -> str:
+    path = shutil.which("prometheus") or (
+        "/usr/bin/prometheus" if os.access("/usr/bin/prometheus", os.X_OK) else None
+    )
+    if path is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail(
+                "CI=true but prometheus is not installed (Debian package prometheus): the test must run"
+            )
+        pytest.skip("prometheus is not installed (apt-get install prometheus)")
+    return path
+
+
+def promtool_binary() -> str:
+    path = shutil.which("promtool")
+    if path is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail(
+                "CI=true but promtool is not installed (Debian package prometheus): the test must run"
+            )
+        pytest.skip("promtool is not installed (apt-get install prometheus)")
+    return path
+
+
+def scrape_config(jobs: list[tuple[str, str, dict[str, str], str]]) -> str:
+    """prometheus.yml scraping each (job, host:port, labels, metrics path) every second."""
+    out = ["global:", "  scrape_interval: 1s", "  evaluation_interval: 1s", "scrape_configs:"]
+    for job, target, labels, path in jobs:
+        out += [
+            f"  - job_name: {job}",
+            "    scrape_interval: 1s",
+            "    scrape_timeout: 1s",
+            f"    metrics_path: {path}",
+            "    static_configs:",
+            f"      - targets: ['{target}']",
+        ]
+        if labels:
+            out.append("        labels:")
+            out += [f"          {k}: {json.dumps(v)}" for k, v in labels.items()]
+    return "\n".join(out) + "\n"
+
+
+class Prometheus:
+    def __init__(self, port: int, log: Path) -> None:
+        self.port, self.log = port, log
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def query(self, promql: str) -> list[dict]:
+        with urllib.request.urlopen(f"{self.url}/api/v1/query?query={quote(promql)}", timeout=5) as r:
+            data = json.loads(r.read())
+        assert data["status"] == "success", data
+        return data["data"]["result"]
+
+    def value(self, promql: str) -> float | None:
+        """The single value of an instant query (None: no result yet, or Prometheus not up)."""
+        try:
+            got = self.query(promql)
+        except OSError:
+            return None
+        return float(got[0]["value"][1]) if len(got) == 1 else None
+
+    def tail(self) -> str:
+        return self.log.read_text(errors="replace")[-2000:]
+
+
+@contextmanager
+def running_prometheus(tmp_path: Path, jobs: list[tuple[str, str, dict[str, str], str]]):
+    """Prometheus scraping ``jobs`` (see :func:`scrape_config`), ready when its API answers."""
+    binary = prometheus_binary()
+    (tmp_path / "prometheus.yml").write_text(scrape_config(jobs))
+    port = free_port()
+    log_path = tmp_path / "prometheus.log"
+    with open(log_path, "w") as log:
+        proc = subprocess.Popen(
+            [
+                binary,
+                f"--config.file={tmp_path / 'prometheus.yml'}",
+                f"--storage.tsdb.path={tmp_path / 'data'}",
+                f"--web.listen-address=127.0.0.1:{port}",
+            ],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            cwd=tmp_path,
+        )
+        prom = Prometheus(port, log_path)
+        try:
+
+            def ready() -> bool:
+                assert proc.poll() is None, prom.tail()
+                return prom.value("vector(1)") is not None
+
+            wait_until(ready, what="Prometheus's API", show=prom.tail, step=0.1)
+            yield prom
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()

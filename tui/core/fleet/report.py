@@ -1,0 +1,103 @@
+"""The fleet's answer as JSON (``fleet --json``) and as a plain text table (``fleet``)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from tui.core.fleet.fetch import Fleet
+from tui.core.fleet.rows import Instance
+from tui.core.model.sanitize import number, visible
+
+
+def instance_dict(inst: Instance) -> dict:
+    e = inst.estimate
+    ci = e.ci95() if e is not None else None
+    return {
+        "family": inst.family,
+        "kind": inst.kind,
+        "name": inst.name,
+        "labels": inst.labels,
+        "accept_len": inst.accept_len,
+        "ci95": list(ci) if ci else None,
+        "method": e.method if e is not None else None,
+        "steps": e.n if e is not None else 0,
+        "accepted": inst.accepted if inst.kind == "counters" else None,
+        "drafts": inst.drafts if inst.kind == "counters" else None,
+        "accept_rate": inst.accept_rate,
+        "throughput": inst.throughput,
+        "running": inst.running,
+        "resets": inst.resets,
+        "last_seen": _iso(inst.last_seen),
+        "flags": inst.flags,
+        "vs_group": inst.vs_group,
+        "trend": inst.steps,  # [unix seconds, accept len or null (idle)] per step
+    }
+
+
+def fleet_dict(f: Fleet) -> dict:
+    return {
+        "prometheus": f.url,
+        "end": _iso(f.end),
+        "window_s": f.window,
+        "step_s": f.step,
+        "queries": f.queries,
+        "instances": [instance_dict(i) for i in f.instances],
+        "groups": [g.to_dict() for g in f.groups],
+        "comparison": f.comparison,
+        "warnings": f.warnings,
+    }
+
+
+def _iso(t: float | None) -> str | None:
+    if t is None:
+        return None
+    return datetime.fromtimestamp(t, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def text_table(f: Fleet, width: int = 120) -> str:
+    """One line per instance (worst first), the groups, and the comparison."""
+    lines = [
+        f"{visible(f.url)} · window {f.window:g} s ending {_iso(f.end)} · step {f.step:g} s · "
+        f"{len(f.instances)} instances"
+    ]
+    for w in f.warnings:
+        lines.append(f"prometheus warning: {w}")
+    rows = sorted(f.instances, key=lambda i: (i.accept_len is None, i.accept_len or 0.0))
+    for inst in rows:
+        e = inst.estimate
+        ci = e.ci95() if e is not None else None
+        al = number(inst.accept_len, 2)
+        hw = f" [{ci[0]:.2f}, {ci[1]:.2f}]" if ci else ""
+        kind = "" if inst.kind == "counters" else " (gauge mean)"
+        tp = f" · {number(inst.throughput, 0)} tok/s" if inst.throughput is not None else ""
+        flags = f" · {', '.join(inst.flags)}" if inst.flags else ""
+        line = f"{inst.family:8} {inst.name:40.40} accept len {al}{hw}{kind}{tp}{flags}"
+        lines.append(visible(line)[:width])
+    for g in f.groups:
+        ci = g.ci95()
+        lines.append(
+            visible(
+                f"group {g.name}: accept len {number(g.value, 2)}"
+                + (f" [{ci[0]:.2f}, {ci[1]:.2f}]" if ci else "")
+                + f" over {g.units} of {g.instances} instances"
+            )
+        )
+    c = f.comparison
+    if c is not None:
+        head = f"B − A ({visible(c['b']['selector'])} − {visible(c['a']['selector'])}): "
+        if c["ci95"]:
+            lo, hi = c["ci95"]
+            head += f"{c['diff']:+.3f} (95% CI {lo:+.3f} … {hi:+.3f}): {c['verdict']}"
+        else:
+            head += f"{c['verdict']}: {c['reason']}"
+        lines.append(head)
+        la = c.get("load_adjusted")
+        if la is not None:
+            if la["ci95"]:
+                lo, hi = la["ci95"]
+                lines.append(
+                    f"  at equal batch size: {la['diff']:+.3f} (95% CI {lo:+.3f} … {hi:+.3f}): {la['verdict']}"
+                )
+            else:
+                lines.append(f"  at equal batch size: {la['verdict']}: {la['reason']}")
+    return "\n".join(lines) + "\n"

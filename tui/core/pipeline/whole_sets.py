@@ -1,0 +1,90 @@
+"""``summary`` of local logs as people keep them: compressed files, a rotated set read oldest first
+as one history, and a ``--since``/``--until`` window (:func:`summarize_paths`).
+
+A single plain file goes through :func:`tui.core.pipeline.whole.summarize_file` (scanning threads
+for large files; a window found by binary search, so only its bytes are read). Anything else is
+one stream of bytes (:class:`tui.core.sources.logset.LogSet`: decompressed as it is read, a
+newline between files that lack one) through one :class:`Summarizer`, so segments open where the
+log shows a restart, never at a file boundary; a window cuts that stream as it goes
+(:class:`tui.core.sources.window.Cutter`). The result says which files were read, in which
+order (``files``), and the window (``window``).
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+from tui.core.formats.fastscan import scan_chunk
+from tui.core.pipeline.chunks import iter_chunks
+from tui.core.pipeline.whole import CHUNK, Summarizer, summarize_file
+from tui.core.sources.logset import LogSet
+from tui.core.sources.window import Cutter, Window, file_range
+
+
+def summarize_paths(
+    paths: list[str],
+    label: str | None,
+    source: str,
+    *,
+    window: Window | None = None,
+    workers: int | None = None,
+) -> Summarizer:
+    """``paths`` (oldest first) read whole as one log; raises OSError when one cannot be read."""
+    logs = LogSet(paths)
+    if len(paths) == 1 and not logs.compressed:
+        found: list[tuple[int, int]] = []
+        region = partial(_region, window, found) if window else None
+        s = summarize_file(paths[0], label, source=source, workers=workers, region=region)
+        logs.members[0].bytes = s.bytes
+        s.files = logs.files()
+        _binary_check(logs, s)
+        if window:
+            s.window = window.to_dict()
+            s.window.update(skipped_bytes=found[0][0], search="binary")
+        return s
+    s = Summarizer(source, label, ref_time=logs.mtime)
+    cutter = Cutter(window, logs.mtime) if window else None
+    try:
+        for offset, buf in iter_chunks(logs, CHUNK, on_oversized=s.skip_oversized):
+            if cutter is not None:
+                buf = cutter.cut(buf, offset)
+                if not buf:
+                    if cutter.done:
+                        break
+                    continue
+            s.feed(buf, offset, scan_chunk(buf, s.year) if s.can_fast else None)
+            if cutter is not None and cutter.done:
+                break
+    finally:
+        logs.close()
+    s.files = logs.files()
+    s.input_warnings = logs.warnings()
+    if window and cutter is not None:
+        s.window = window.to_dict()
+        s.window.update(skipped_bytes=cutter.skipped, search="stream")
+    return s
+
+
+def _region(
+    window: Window, found: list[tuple[int, int]], fd: int, size: int, ref_time: float | None
+) -> tuple[int, int]:
+    lo_hi = file_range(fd, size, window, ref_time)
+    found.append(lo_hi)
+    return lo_hi
+
+
+def _binary_check(logs: LogSet, s: Summarizer) -> None:
+    import os
+
+    from tui.core.sources.logset import looks_binary
+
+    m = logs.members[0]
+    try:
+        fd = os.open(m.path, os.O_RDONLY)
+        try:
+            m.binary = looks_binary(os.pread(fd, 8192, 0))
+        finally:
+            os.close(fd)
+    except OSError:
+        return
+    s.input_warnings = logs.warnings()

@@ -1,0 +1,216 @@
+"""The fleet screen's model without Textual: what a refresh answered, how the rows are sorted,
+filtered and grouped, and each row's cells as plain text (labels come from outside: made visible,
+never markup). The screen (:mod:`tui.screens.fleet`) only draws it."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from tui.core.fleet.fetch import Fleet, FleetQuery
+from tui.core.fleet.rows import Instance
+from tui.core.model.sanitize import number, visible
+from tui.core.sources.prom.api import PromAuth
+
+SORTS = ("accept len", "instance", "family", "throughput", "flags")
+BARS = "▁▂▃▄▅▆▇█"
+
+
+@dataclass
+class FleetPlan:
+    """What ``specwatch fleet`` opens: the Prometheus, how to ask it, how often."""
+
+    url: str
+    query: FleetQuery
+    auth: PromAuth = field(default_factory=PromAuth)
+    timeout: float = 10.0
+    refresh: float = 5.0
+    transport: Any = None  # an httpx transport (tests: httpx.MockTransport); None: the network
+
+
+def trend(steps: list[tuple[float, float | None]], width: int) -> str:
+    """A sparkline of the newest ``width`` steps on their own range; an idle step is a blank."""
+    vals = [v for _, v in steps][-width:]
+    xs = [v for v in vals if v is not None]
+    if not xs:
+        return ""
+    lo, hi = min(xs), max(xs)
+    span = hi - lo
+    out = []
+    for v in vals:
+        if v is None:
+            out.append(" ")
+        else:
+            k = 0 if span <= 0 else int((v - lo) / span * (len(BARS) - 1) + 0.5)
+            out.append(BARS[k])
+    return "".join(out)
+
+
+def shortened(names: list[str], width: int) -> dict[str, str]:
+    """Each name, when they do not all fit in ``width``, with the part every name shares at its
+    start and at its end elided (``gpu-node04…``, ``…-b:8000``): the part that tells rows apart is
+    kept, never cut from the middle."""
+    longest = max(map(len, names), default=0)
+    if longest <= width or len(names) < 2:
+        return {n: n for n in names}
+    pre = len(_common(names))
+    suf = len(_common([n[::-1] for n in names]))
+    out = {}
+    for n in names:
+        a, b = pre, len(n) - suf
+        a = max(0, min(a, b - 1))
+        core = n[a:b] if b > a else n
+        text = ("…" if a > 0 else "") + core + ("…" if b < len(n) else "")
+        out[n] = text if len(text) <= width else text[: width - 1] + "…"
+    return out
+
+
+def _common(names: list[str]) -> str:
+    """The common start of ``names``, ending at a separator (so a word is not split)."""
+    first = min(names)
+    last = max(names)
+    i = 0
+    while i < len(first) and i < len(last) and first[i] == last[i]:
+        i += 1
+    cut = max((first.rfind(c, 0, i) for c in "-.: /"), default=-1)
+    return first[: cut + 1] if cut >= 0 else ""
+
+
+def flag_text(inst: Instance) -> str:
+    return ", ".join(inst.flags)
+
+
+@dataclass
+class FleetView:
+    """Sort, filter and group of the rows; the last answer and error."""
+
+    fleet: Fleet | None = None
+    error: str | None = None
+    sort: int = 0  # index into SORTS
+    filter: str = ""  # a substring or re:REGEX of the row's text
+    group_by: str | None = None  # a label, or None: the query's grouping
+    updated: float | None = None  # time.time() of the last good answer
+
+    def cycle_sort(self) -> str:
+        self.sort = (self.sort + 1) % len(SORTS)
+        return SORTS[self.sort]
+
+    def labels_seen(self) -> list[str]:
+        if self.fleet is None:
+            return []
+        names = sorted({k for i in self.fleet.instances for k in i.labels})
+        return [n for n in names if n not in ("instance", "job")] + ["instance", "job"]
+
+    def cycle_group(self) -> str | None:
+        labels = [None, *self.labels_seen()]
+        i = labels.index(self.group_by) if self.group_by in labels else 0
+        self.group_by = labels[(i + 1) % len(labels)]
+        return self.group_by
+
+    def matches(self, inst: Instance) -> bool:
+        if not self.filter:
+            return True
+        text = " ".join([inst.family, inst.name, *inst.labels.values(), *inst.flags])
+        if self.filter.startswith("re:"):
+            try:
+                return re.search(self.filter[3:], text, re.I) is not None
+            except re.error:
+                return True  # the screen says the pattern is bad; nothing is hidden for it
+        return self.filter.lower() in text.lower()
+
+    def filter_error(self) -> str | None:
+        if self.filter.startswith("re:"):
+            try:
+                re.compile(self.filter[3:])
+            except re.error as exc:
+                return f"bad regular expression: {exc}"
+        return None
+
+    def rows(self) -> list[Instance]:
+        if self.fleet is None:
+            return []
+        rows = [i for i in self.fleet.instances if self.matches(i)]
+        key = SORTS[self.sort]
+        if key == "accept len":
+            rows.sort(key=lambda i: (i.accept_len is None, i.accept_len or 0.0, i.name))
+        elif key == "instance":
+            rows.sort(key=lambda i: i.name)
+        elif key == "family":
+            rows.sort(key=lambda i: (i.family, i.name))
+        elif key == "throughput":
+            rows.sort(key=lambda i: (i.throughput is None, -(i.throughput or 0.0), i.name))
+        else:
+            rows.sort(key=lambda i: (not i.flags, i.name))
+        if self.group_by:
+            g = self.group_by
+            rows.sort(key=lambda i: i.labels.get(g, ""))  # stable: sorted within each group
+        return rows
+
+    def columns(self, width: int) -> list[str]:
+        cols = ["family", "instance"]
+        query_by = list(self.fleet.group_by) if self.fleet is not None else []
+        for g in [*query_by, *([self.group_by] if self.group_by else [])]:
+            if g not in cols:
+                cols.append(g)
+        cols += ["accept len", "95% CI"]
+        if width >= 100:
+            cols += ["trend", "tok/s"]
+        cols.append("flags")
+        if width >= 140:
+            cols.append("vs group")
+        return cols
+
+    def cells(
+        self, inst: Instance, cols: list[str], trend_width: int = 16, names: dict[str, str] | None = None
+    ) -> list[str]:
+        e = inst.estimate
+        ci = e.ci95() if e is not None else None
+        out: list[str] = []
+        for c in cols:
+            if c == "family":
+                out.append(inst.family)
+            elif c == "instance":
+                out.append(names.get(inst.name, inst.name) if names else inst.name)
+            elif c == "accept len":
+                out.append(number(inst.accept_len, 2) + ("~" if inst.kind == "gauge" else ""))
+            elif c == "95% CI":
+                out.append(f"{ci[0]:.2f}–{ci[1]:.2f}" if ci else "—")
+            elif c == "trend":
+                out.append(trend(inst.steps, trend_width))
+            elif c == "tok/s":
+                out.append(number(inst.throughput, 0))
+            elif c == "flags":
+                out.append(flag_text(inst))
+            elif c == "vs group":
+                vs: dict[str, Any] | None = inst.vs_group
+                out.append("—" if vs is None else str(vs.get("verdict", "")).replace("_", " "))
+            else:
+                out.append(inst.labels.get(c, ""))
+        return [visible(x) for x in out]
+
+    def status(self, url: str, now: float) -> str:
+        parts = [visible(url)]
+        f = self.fleet
+        if f is not None:
+            shown = len(self.rows())
+            parts.append(
+                f"{shown} of {len(f.instances)} instances"
+                if shown != len(f.instances)
+                else f"{shown} instances"
+            )
+            parts.append(f"window {f.window:g} s")
+            parts.append("at " + datetime.fromtimestamp(f.end, UTC).strftime("%H:%M:%SZ"))
+            for g in f.groups:
+                ci = g.ci95()
+                name = g.name if not g.name.endswith("=") else g.name + "(none)"
+                parts.append(f"{name}: {number(g.value, 2)}" + (f" ({ci[0]:.2f}–{ci[1]:.2f})" if ci else ""))
+        if self.filter:
+            bad = self.filter_error()
+            parts.append(f"filter {self.filter!r}" + (f" ({bad}: nothing hidden)" if bad else ""))
+        if self.error:
+            parts.append(f"error: {self.error}")
+        elif f is None:
+            parts.append("asking Prometheus…")
+        return visible(" · ".join(parts))

@@ -1,0 +1,198 @@
+"""The fleet screen: one row per serving instance a Prometheus scrapes (``specwatch fleet URL``),
+refreshed every few seconds by a worker (a few queries for the whole fleet), sorted, filtered and
+grouped by the model in :mod:`tui.panes.fleet`. Enter opens the usual pane for the row's instance,
+fed by its history and then live from Prometheus; Escape comes back."""
+
+from __future__ import annotations
+
+import time
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Input, Static
+
+from tui.core.fleet.fetch import refresh
+from tui.core.model.sanitize import visible
+from tui.core.sources.prom.api import PromAPI, PromError
+from tui.core.sources.prom.history import PromHistorySource
+from tui.panes.fleet import SORTS, FleetPlan, FleetView, shortened
+from tui.panes.launch import LaunchPlan, PaneSpec
+from tui.screens.messages import WatchReady
+from tui.screens.watch import WatchScreen
+from tui.widgets.fleet_table import FleetTable
+
+
+class InstanceScreen(WatchScreen):
+    """One instance's pane, opened from the fleet: Escape goes back to the fleet."""
+
+    BINDINGS = [*WatchScreen.BINDINGS, Binding("escape", "back", "Fleet", priority=True)]
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
+
+
+class FleetScreen(Screen):
+    DEFAULT_CSS = """
+    FleetScreen #fleet-status { height: auto; padding: 0 1; color: $text-muted; }
+    FleetScreen #fleet-table { height: 1fr; }
+    FleetScreen #fleet-filter { display: none; }
+    FleetScreen #fleet-filter.-on { display: block; }
+    """
+    BINDINGS = [
+        Binding("s", "sort", "Sort"),
+        Binding("slash", "filter", "Filter"),
+        Binding("b", "group", "Group by"),
+        Binding("r", "refresh_now", "Refresh"),
+        Binding("escape", "clear_filter", "Clear filter", show=False),
+        Binding("q", "app.quit", "Quit"),
+    ]
+
+    def __init__(self, plan: FleetPlan) -> None:
+        super().__init__()
+        self.plan = plan
+        self.view = FleetView()
+        self.api: PromAPI | None = None
+        self.refreshes = 0
+        self._cols: list[str] = []
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static(id="fleet-status")
+        yield Input(placeholder="filter: text, or re:REGEX — Enter applies, Escape clears", id="fleet-filter")
+        yield FleetTable(id="fleet-table")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.title = "specwatch fleet"
+        self.sub_title = visible(self.plan.url)
+        self.api = PromAPI(
+            self.plan.url, self.plan.auth, timeout=self.plan.timeout, transport=self.plan.transport
+        )
+        self.query_one("#fleet-filter", Input).disabled = True  # not focusable while hidden
+        self.query_one("#fleet-table", FleetTable).focus()
+        self.show()
+        self.action_refresh_now()
+        self.set_interval(self.plan.refresh, self.action_refresh_now)
+        self.set_interval(1.0, self.show_status)
+        self.post_message(WatchReady())  # a stop signal from start-up may end the app from now on
+
+    async def on_unmount(self) -> None:
+        if self.api is not None:
+            await self.api.aclose()
+
+    # -- data -----------------------------------------------------------------------------------
+    def action_refresh_now(self) -> None:
+        self._fetch()
+
+    @work(exclusive=True, group="fleet")
+    async def _fetch(self) -> None:
+        assert self.api is not None
+        try:
+            fleet = await refresh(self.api, self.plan.query, self.view.fleet)
+        except PromError as exc:
+            self.view.error = str(exc)
+        else:
+            self.view.fleet, self.view.error, self.view.updated = fleet, None, time.time()
+            self.refreshes += 1
+        if self.is_attached:  # the screen may have gone while Prometheus answered
+            self.show()
+
+    # -- drawing --------------------------------------------------------------------------------
+    def show_status(self) -> None:
+        self.query_one("#fleet-status", Static).update(Text(self.view.status(self.plan.url, time.time())))
+
+    def show(self) -> None:
+        self.show_status()
+        table = self.query_one("#fleet-table", FleetTable)
+        width = self.size.width or 160
+        cols = self.view.columns(width)
+        rows = self.view.rows()
+        names: dict[str, str] = {}
+        for fam in {i.family for i in rows}:  # what tells rows apart, within each family
+            names |= shortened(
+                [i.name for i in rows if i.family == fam], 44 if width >= 120 else 24 if width >= 100 else 16
+            )
+        table.set_rows(cols, [self.view.cells(inst, cols, names=names) for inst in rows])
+
+    def on_resize(self) -> None:
+        self.show()
+
+    # -- keys -----------------------------------------------------------------------------------
+    def action_sort(self) -> None:
+        self.notify(f"sorted by {self.view.cycle_sort()}", timeout=2, markup=False)
+        self.show()
+
+    def action_group(self) -> None:
+        g = self.view.cycle_group()
+        self.notify(f"grouped by {g}" if g else "not grouped", timeout=2, markup=False)
+        self.show()
+
+    def action_filter(self) -> None:
+        box = self.query_one("#fleet-filter", Input)
+        box.add_class("-on")
+        box.disabled = False
+        box.value = self.view.filter
+        box.focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.view.filter = event.value.strip()
+        bad = self.view.filter_error()
+        if bad:
+            self.notify(bad, severity="warning", markup=False)
+        event.input.remove_class("-on")
+        event.input.disabled = True
+        self.query_one("#fleet-table", FleetTable).focus()
+        self.show()
+
+    def action_clear_filter(self) -> None:
+        box = self.query_one("#fleet-filter", Input)
+        box.remove_class("-on")
+        box.disabled = True
+        self.view.filter = ""
+        self.query_one("#fleet-table", FleetTable).focus()
+        self.show()
+
+    def selected(self):
+        rows = self.view.rows()
+        table = self.query_one("#fleet-table", FleetTable)
+        if not rows or not 0 <= table.cursor < len(rows):
+            return None
+        return rows[table.cursor]
+
+    def on_fleet_table_selected(self, event: FleetTable.Selected) -> None:
+        self.action_open()
+
+    def action_open(self) -> None:
+        inst = self.selected()
+        if inst is None or self.view.fleet is None:
+            return
+        from tui.core.fleet.fetch import fleet_families
+
+        names = next(n for n in fleet_families() if n.family == inst.family)
+        labels = {
+            k: inst.labels[k] for k in ("instance", "job", *names.instance_labels) if inst.labels.get(k)
+        }
+        plan, fleet = self.plan, self.view.fleet
+
+        def opener() -> PromHistorySource:
+            return PromHistorySource(
+                inst.name,
+                plan.url,
+                names,
+                labels,
+                window=fleet.window,
+                step=fleet.step,
+                auth=plan.auth,
+                timeout=plan.timeout,
+                transport=plan.transport,
+            )
+
+        where = f"{inst.family} {inst.name} from {plan.url}"
+        pane = PaneSpec(inst.name, where, opener)
+        self.app.push_screen(InstanceScreen(LaunchPlan([pane], title=f"specwatch fleet · {inst.name}")))
+
+
+__all__ = ["SORTS", "FleetScreen", "InstanceScreen"]
