@@ -61,6 +61,16 @@ def test_an_interruptible_wait_is_left_at_once(installed):
         os.close(w)
 
 
+def test_nothing_is_left_noted_after_uninstall():
+    signals.install()
+    os.kill(os.getpid(), signal.SIGTERM)
+    assert signals.received() == signal.SIGTERM
+    signals.uninstall()
+    assert signals.received() is None
+    with stop.interruptible():  # a later whole-file read in this process is not stopped
+        pass
+
+
 def test_a_signal_noted_before_the_loop_stops_it_at_once(installed):
     os.kill(os.getpid(), signal.SIGTERM)
     ran: list[str] = []

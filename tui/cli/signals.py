@@ -252,3 +252,4 @@ def uninstall() -> None:
         sys.modules["asyncio"].set_event_loop_policy(_state.policy)
     _state.installed = False
     _state.action = None
+    stop.reset()  # a signal noted for that main() call stops nothing after it
