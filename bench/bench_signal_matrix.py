@@ -1,5 +1,5 @@
 """The signal matrix of tests/integration/test_signal_matrix.py, many times per cell, to catch
-rare races: {app, summary, summary over SSH, stream, export} × {INT, TERM, HUP} × {start-up,
+rare races: {app, summary, summary over SSH, stream, export, fleet} × {INT, TERM, HUP} × {start-up,
 running, shutting down}.
 
     python bench/bench_signal_matrix.py [--repeats 50] [--only stream,export] [--phases running]
@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 from _signal_util import PHASES, SIGNALS, big_log, first_signal, run_app, run_process  # noqa: E402
 from _tmux_util import kill_session, start_session  # noqa: E402
 
-COMMANDS = ("app", "summary", "summary-ssh", "stream", "export")
+COMMANDS = ("app", "summary", "summary-ssh", "stream", "export", "fleet")
 
 
 def main() -> int:

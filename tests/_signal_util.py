@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -186,6 +187,34 @@ class Outcome:
         return bad
 
 
+class SilentServer:
+    """A TCP server on 127.0.0.1 that accepts connections and never answers (a Prometheus that
+    hangs): ``fleet`` is running while it waits for the answer."""
+
+    def __init__(self) -> None:
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(16)
+        self.port = self.sock.getsockname()[1]
+        self.accepted = 0
+        self.conns: list[socket.socket] = []
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            self.conns.append(conn)
+            self.accepted += 1
+
+    def close(self) -> None:
+        self.sock.close()
+        for c in self.conns:
+            c.close()
+
+
 class _Lines:
     """A pipe's lines, read in a thread."""
 
@@ -247,7 +276,8 @@ def _default_signals() -> None:
 def run_process(
     command: str, sig: int, phase: str, tmp: Path, *, repeat: int = 0, home: Path | None = None, spread=None
 ) -> Outcome:
-    """One run of ``specwatch COMMAND`` as a plain process (summary, summary-ssh, stream, export)."""
+    """One run of ``specwatch COMMAND`` as a plain process (summary, summary-ssh, stream, export,
+    fleet)."""
     log = tmp / "a.log"
     cmd = [sys.executable, "-m", "tui"]
     running = None
@@ -261,6 +291,9 @@ def run_process(
     elif command == "stream":
         log.write_bytes((SAMPLES / "ab_a.log").read_bytes())
         cmd += ["stream", str(log)]
+    elif command == "fleet":
+        silent = SilentServer()
+        cmd += ["fleet", "--json", f"http://127.0.0.1:{silent.port}"]
     elif command == "export":
         from _ssh_util import free_port
 
@@ -287,6 +320,8 @@ def run_process(
         running = lambda: reading(log.resolve())  # noqa: E731
     elif command == "stream":
         running = lambda: bool(out.lines)  # noqa: E731
+    elif command == "fleet":
+        running = lambda: silent.accepted > 0  # noqa: E731  (asking Prometheus, waiting for its answer)
     else:
         running = lambda: metrics_served(port)  # noqa: E731
     line_out = (lambda: bool(err.lines)) if repeat % 2 else None
@@ -297,6 +332,8 @@ def run_process(
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+        if command == "fleet":
+            silent.close()
     left = wait_until_gone(proc.pid)
     return Outcome(proc.returncode, err.text(), out.text(), left)
 
