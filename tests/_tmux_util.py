@@ -3,10 +3,39 @@
 from __future__ import annotations
 
 import re
+import shlex
 import subprocess
+import sys
+import uuid
 from pathlib import Path
 
 from _wait import wait_until
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def start_session(args: list[str], tmp: Path, size: tuple[int, int] = (140, 40)) -> tuple[str, Path]:
+    """Runs ``python -m tui ARGS`` (this tree) in a new detached tmux session in ``tmp``: its
+    name and the file its exit status is written to (``EXIT=N``). The caller kills the session."""
+    name = f"specwatch-test-{uuid.uuid4().hex[:8]}"
+    exit_file = tmp / f"{name}.exit"
+    cmd = " ".join(shlex.quote(a) for a in [sys.executable, "-m", "tui", *args])
+    env = (
+        f"cd {shlex.quote(str(tmp))} && unset COLUMNS LINES && "
+        f"XDG_CONFIG_HOME={shlex.quote(str(tmp / 'xdg'))} PYTHONPATH={shlex.quote(str(ROOT))} "
+        "TERM=xterm-256color"
+    )
+    # stderr is the screen (Textual draws on it): never redirect it.
+    script = f"{env} {cmd}; echo EXIT=$? > {shlex.quote(str(exit_file))}; sleep 60"
+    width, height = size
+    subprocess.run(
+        ["tmux", "new-session", "-d", "-s", name, "-x", str(width), "-y", str(height), script], check=True
+    )
+    return name, exit_file
+
+
+def kill_session(name: str) -> None:
+    subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)
 
 
 def capture(name: str) -> str:

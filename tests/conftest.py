@@ -6,11 +6,7 @@ log and a config naming it, small replay buffers. Plain helpers stay in the
 
 from __future__ import annotations
 
-import shlex
 import shutil
-import subprocess
-import sys
-import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -82,27 +78,16 @@ def tmux() -> Iterator[TmuxStart]:
         missing("tmux is not installed")
     sessions: list[str] = []
 
+    from _tmux_util import kill_session, start_session
+
     def start(args: list[str], tmp: Path, size: tuple[int, int] = (140, 40)) -> tuple[str, Path]:
-        name = f"specwatch-test-{uuid.uuid4().hex[:8]}"
-        exit_file = tmp / f"{name}.exit"
-        cmd = " ".join(shlex.quote(a) for a in [sys.executable, "-m", "tui", *args])
-        env = (
-            f"cd {shlex.quote(str(tmp))} && unset COLUMNS LINES && "
-            f"XDG_CONFIG_HOME={shlex.quote(str(tmp / 'xdg'))} PYTHONPATH={shlex.quote(str(ROOT))} "
-            "TERM=xterm-256color"
-        )
-        # stderr is the screen (Textual draws on it): never redirect it.
-        script = f"{env} {cmd}; echo EXIT=$? > {shlex.quote(str(exit_file))}; sleep 60"
-        width, height = size
-        subprocess.run(
-            ["tmux", "new-session", "-d", "-s", name, "-x", str(width), "-y", str(height), script], check=True
-        )
+        name, exit_file = start_session(args, tmp, size)
         sessions.append(name)
         return name, exit_file
 
     yield start
     for name in sessions:
-        subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)
+        kill_session(name)
 
 
 def pytest_collection_modifyitems(config, items) -> None:

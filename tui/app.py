@@ -3,9 +3,7 @@
 
 from __future__ import annotations
 
-import asyncio
 import gc
-import signal
 import time
 from collections.abc import Iterable
 from pathlib import Path
@@ -17,13 +15,14 @@ from textual.screen import Screen
 from tui.core.model.sanitize import visible
 from tui.panes.launch import LaunchPlan
 from tui.screens.keys import ALL_KEYS, APP_KEYS, TEXTUAL_DUPLICATES
-from tui.screens.messages import ScreenshotSaved
+from tui.screens.messages import ScreenshotSaved, WatchReady
 from tui.screens.watch import WatchScreen
 from tui.theming.themes import DEFAULT_THEME, load_themes
 from tui.theming.ui_config import load_ui_config, save_ui_config
 
 HELD_TOASTS = 4  # notifications kept while the help is open, shown when it closes
 INTRO_SECONDS = 5  # the demo's first notice: read, then out of the chart's way
+STOP_GRACE = 5.0  # a stop signal during start-up ends the app by then even if the screen never mounted
 
 
 class SpecwatchApp(App[int]):
@@ -47,21 +46,30 @@ class SpecwatchApp(App[int]):
         self.our_themes: list[str] = []
         self.theme_errors: list[str] = []
         self._wanted_theme = theme
-        self.stopped_by: int | None = None  # SIGTERM / SIGHUP, when one ended the app
+        self.stopped_by: int | None = None  # the stop signal that ended the app
+        self._watch_ready = False  # the watch screen is mounted (WatchReady)
 
-    def on_load(self) -> None:
-        # SIGTERM / SIGHUP: leave as `q` does (out of the alternate screen, mouse reporting off),
-        # exit status 128 + signal. Installed before the terminal goes into application mode.
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGTERM, signal.SIGHUP):
-            try:
-                loop.add_signal_handler(sig, self._stop_signal, sig)
-            except (NotImplementedError, RuntimeError, ValueError):  # not the main thread
-                pass
+    def stop_signal(self, sig: int) -> None:
+        """A stop signal (SIGINT, SIGTERM, SIGHUP; called in the event loop by
+        :mod:`tui.cli.signals`, whatever the app is doing): leave as `q` does (out of the
+        alternate screen, mouse reporting off); the command then says so in one line and exits
+        with 128 + signal. During start-up, once the watch screen is mounted (an exit while it
+        mounts leaves its handlers without their widgets), or after :data:`STOP_GRACE` seconds."""
+        if self.stopped_by is None:
+            self.stopped_by = sig
+        if self._watch_ready:
+            self._stop_now()
+        elif self.is_running:
+            self.set_timer(STOP_GRACE, self._stop_now)
 
-    def _stop_signal(self, sig: int) -> None:
-        self.stopped_by = sig
-        self.exit(128 + sig)
+    def on_watch_ready(self, _: WatchReady) -> None:
+        self._watch_ready = True
+        if self.stopped_by is not None:
+            self._stop_now()
+
+    def _stop_now(self) -> None:
+        if self.stopped_by is not None:
+            self.exit(128 + self.stopped_by)
 
     def on_mount(self) -> None:
         themes, self.theme_errors = load_themes()

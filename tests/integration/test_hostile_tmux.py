@@ -4,16 +4,18 @@ missing tmux fails."""
 
 from __future__ import annotations
 
+import os
 import shlex
 import shutil
 import subprocess
 import sys
+import urllib.request
 import uuid
 from pathlib import Path
 
 import pytest
 from _ci import missing
-from _hostile_util import CLIPBOARD, ROOT, TITLE, write_hostile
+from _hostile_util import CLIPBOARD, DRAFT, ROOT, TITLE, decode, server_args, write_hostile
 from _tui_util import _isolated_config, screen_text, wait_ended  # noqa: F401
 from _wait import wait_until
 
@@ -117,3 +119,65 @@ def test_tmux_app_keeps_title_and_clipboard(tmux_server):
     wait(lambda: exit_file.exists() and exit_file.read_text().strip(), "an exit after q", tmux)
     assert exit_file.read_text().strip() == "EXIT=0"
     assert tmux.title() == before and tmux.buffers() == ""
+
+
+# -- /metrics fetched in a terminal ----------------------------------------------------------------------
+OSC0 = "\x1b]0;pwned\x07"
+
+
+def test_curl_of_metrics_keeps_the_title(tmux_server):
+    """``curl`` of the exporter's /metrics for a log whose server_args carry OSC title sequences
+    (in model_path, the draft path and the config label values are made of): the label values
+    are sanitised, so the terminal's title stays as it was (the first test shows these bytes do
+    set it when printed raw)."""
+    if shutil.which("curl") is None:
+        missing("curl is not installed")
+    from _ssh_util import free_port
+
+    tmux = tmux_server
+    log = tmux.tmp / "hostile.log"
+    model = f"meta-llama/Llama{OSC0}-3.1{TITLE}"
+    lines = [server_args(DRAFT).replace("meta-llama/Llama-3.1-8B-Instruct", model)]
+    lines += [decode(i) for i in range(5)]
+    log.write_text("\n".join(lines) + "\n")
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/metrics"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tui", "export", "--quiet", "--prometheus", f"127.0.0.1:{port}", str(log)],
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+
+        def served() -> str:
+            try:
+                with urllib.request.urlopen(url, timeout=2) as r:
+                    text = r.read().decode()
+            except OSError:
+                return ""
+            return text if 'model="meta-llama/Llama' in text else ""
+
+        body = wait_until(served, what="/metrics with the model's label")
+        assert "\x1b" not in body and "\x07" not in body  # what curl will print: no escape left
+        waited = tmux.start("true")  # the terminal's own title first
+        wait(lambda: waited.exists() and waited.read_text().strip(), "the shell to start", tmux)
+        before = tmux.title()
+        assert before and "pwned" not in before
+        exit_file = tmux.tmp / "curl.exit"
+        tmux(
+            "respawn-pane",
+            "-k",
+            "-t",
+            "t",
+            f"curl -s {shlex.quote(url)}; echo EXIT=$? > {exit_file}; sleep 60",
+        )
+        wait(lambda: exit_file.exists() and exit_file.read_text().strip(), "curl to end", tmux)
+        assert exit_file.read_text().strip() == "EXIT=0"
+        assert "specwatch_records_total" in tmux.screen() or "meta-llama" in tmux.screen()
+        assert tmux.title() == before and "pwned" not in tmux.title(), tmux.title()
+        assert tmux.buffers() == ""
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=60)

@@ -13,6 +13,8 @@ import sys
 from typing import Any, NoReturn
 
 from tui import __version__
+from tui.cli import signals
+from tui.cli.signals import STOP_SIGNALS, Stopped  # re-exported: the commands use them
 
 # (command name, module) in the order shown by --help.
 COMMANDS = [
@@ -25,43 +27,14 @@ COMMANDS = [
 ]
 # Commands whose module registers several subcommands.
 ALIASES = {"compare": "watch", "replay": "watch", "demo": "watch"}
+_KNOWN = frozenset([*(name for name, _ in COMMANDS), *ALIASES])
 
 
 class CliError(Exception):
     """A user error: printed as one line, exit status 2."""
 
 
-class Stopped(SystemExit):
-    """SIGTERM or SIGHUP arrived: unwinds like Ctrl-C does (worker pools, sources and connections
-    are closed on the way out); the command ends with one line and exit status 128 + signal. A
-    SystemExit, because asyncio lets only SystemExit and KeyboardInterrupt out of a protocol's
-    callback: any other exception raised there (the signal may come while asyncssh is handling
-    data) is logged as a "Fatal error" on stderr and the connection closed."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signum)
-        self.signum = signum
-
-
-def _stop(signum: int, frame: object) -> None:
-    raise Stopped(signum)
-
-
-STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
-
-
-def stop_on_signals() -> dict[signal.Signals, Any]:
-    """SIGTERM and SIGHUP raise :class:`Stopped` (unless they are ignored, as under nohup);
-    returns the handlers replaced. The app and the asyncio commands put their own handlers over
-    these while they run."""
-    replaced: dict[signal.Signals, Any] = {}
-    for sig in STOP_SIGNALS:
-        try:
-            if signal.getsignal(sig) is signal.SIG_DFL:
-                replaced[sig] = signal.signal(sig, _stop)
-        except ValueError:  # not the main thread (main() called from a test's thread)
-            break
-    return replaced
+__all__ = ["STOP_SIGNALS", "CliError", "Stopped", "main"]
 
 
 def _stopped(command: str | None, how: str) -> None:
@@ -237,38 +210,70 @@ def _parse(parser: _Parser, argv: list[str]) -> argparse.Namespace:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The program (``argv`` None: ``sys.argv``): the stop signals' handlers stay until the
+    process has exited. Called with ``argv`` (a test, a script), the handlers from before are
+    put back on return."""
+    words = sys.argv[1:] if argv is None else argv
+    _state.command = words[0] if words and words[0] in _KNOWN else None  # named by a stop line
+    try:
+        signals.install()  # first: a signal from here on ends with one line and 128 + signal
+        code = _main(argv)
+        signals.check()  # a signal noted while an event loop was being made or closed
+        return code
+    except Stopped as exc:
+        _stopped(_state.command, signals.message(exc.signum))
+        return 128 + exc.signum
+    finally:
+        if argv is None:
+            signals.done()
+        else:
+            signals.uninstall()
+
+
+class _Main:
+    command: str | None = None
+
+
+_state = _Main()
+
+
+def _main(argv: list[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv == ["--version"]:  # at once, without building every command's parser
         print(f"specwatch {__version__}")
         return 0
-    command: str | None = None
-    replaced = stop_on_signals()
+    known = set(_KNOWN)
     try:
-        known = {name for name, _ in COMMANDS} | set(ALIASES)
         argv = _route(argv, known)
+        if argv and argv[0] in known:
+            _state.command = argv[0]
         wanted = _module_of(argv[0]) if argv and argv[0] in known else None
         parser = build_parser(only=wanted)
         args = _parse(parser, argv)
-        command = args.command
+        _state.command = args.command
         if args.command is None:
             parser.print_help()
             return 0
+        signals.check()
         return int(args.run(args) or 0)
     except CliError as exc:
+        if signals.received() is not None:  # a source's error caused by the stop (a connection closed)
+            raise Stopped(signals.received() or 0) from None
         from tui.core.model.sanitize import visible
 
         print(visible(str(exc), keep_newlines=True), file=sys.stderr)  # may quote paths, remote text
         return 2
-    except KeyboardInterrupt:  # Ctrl-C: one line, no traceback
-        _stopped(command, "interrupted")
-        return 130
-    except Stopped as exc:
-        _stopped(command, f"stopped by {signal.Signals(exc.signum).name}")
-        return 128 + exc.signum
     except BrokenPipeError:
         # `specwatch ... | head`: stop quietly.
         sys.stdout = None
         return 0
-    finally:
-        for sig, handler in replaced.items():
-            signal.signal(sig, handler)
+    except KeyboardInterrupt:  # Ctrl-C where specwatch's handler is not installed (main() in a thread)
+        raise Stopped(signals.received() or signal.SIGINT) from None
+    except BaseException as exc:
+        # an event loop's main task cancelled by a stop signal (asyncio is imported only by the
+        # commands that run one)
+        aio = sys.modules.get("asyncio")
+        signum = signals.received()
+        if aio is not None and isinstance(exc, aio.CancelledError) and signum is not None:
+            raise Stopped(signum) from None
+        raise

@@ -18,14 +18,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import signal
 import socket
 import sys
 import time
 from contextlib import aclosing
 from typing import TYPE_CHECKING, Any
 
-from tui.cli import STOP_SIGNALS, CliError, Stopped
+from tui.cli import CliError
 from tui.cli.live_args import add_live_arguments, live_setup
 from tui.core.model.sanitize import visible
 
@@ -123,15 +122,9 @@ def run(args: argparse.Namespace) -> int:
         quiet=args.quiet,
         alerting=args.alerting,
     )
-    try:
-        code = asyncio.run(exporter.run())
-    except asyncio.CancelledError:
-        code = 0
-    if exporter.stopped_by == signal.SIGINT:
-        raise KeyboardInterrupt  # main(): one line, 130
-    if exporter.stopped_by is not None:
-        raise Stopped(exporter.stopped_by)  # main(): one line, 128 + signal
-    return code
+    # A stop signal cancels the run (tui.cli.signals): the server and the sources close first,
+    # then main() prints one line, 128 + signal.
+    return asyncio.run(exporter.run())
 
 
 class Exporter:
@@ -161,7 +154,6 @@ class Exporter:
         self.segments = segments
         self.quiet = quiet
         self.err = err or sys.stderr
-        self.stopped_by: int | None = None  # the signal that stopped the daemon
         self.alerting = alerting  # tui.cli.alert_args.Alerting: rules, --on-alert
         labels = unique_labels([default_label(s) for s in specs])
 
@@ -217,10 +209,6 @@ class Exporter:
         host = f"[{self.addr}]" if ":" in self.addr else self.addr
         self.url = f"http://{host}:{port}/metrics"
 
-    def _stop(self, sig: int, task: asyncio.Task) -> None:
-        self.stopped_by = sig
-        task.cancel()
-
     def close(self) -> None:
         if self.server is not None:
             self.server.shutdown()
@@ -232,13 +220,6 @@ class Exporter:
         from tui.core.sources.spec import SourceSpecError, open_source
 
         loop = asyncio.get_running_loop()
-        task = asyncio.current_task()
-        assert task is not None
-        for sig in (signal.SIGINT, *STOP_SIGNALS):  # the server and the sources close first
-            try:
-                loop.add_signal_handler(sig, self._stop, sig, task)
-            except (NotImplementedError, RuntimeError, ValueError):
-                pass
         sources = []
         try:
             for spec in self.specs:

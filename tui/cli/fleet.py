@@ -13,12 +13,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import signal
 import sys
 from pathlib import Path
 from typing import Any
 
-from tui.cli import STOP_SIGNALS, CliError, Stopped
+from tui.cli import CliError, signals
 from tui.core.model.sanitize import json_text, visible
 
 HELP = "every server's acceptance from Prometheus: one row per instance, groups, canary verdicts"
@@ -162,35 +161,13 @@ def run(args: argparse.Namespace) -> int:
         and (_isatty(sys.__stdout__) or os.environ.get("SPECWATCH_FORCE_TUI"))
     ):
         return _screen(args, api, fq, timeout)
-    stopped: list[int] = []
-
-    async def main() -> Any:
-        loop = asyncio.get_running_loop()
-        task = asyncio.current_task()
-        assert task is not None
-
-        def stop(sig: int) -> None:
-            stopped.append(sig)
-            task.cancel()
-
-        for sig in (signal.SIGINT, *STOP_SIGNALS):
-            try:
-                loop.add_signal_handler(sig, stop, sig)
-            except (ValueError, RuntimeError, NotImplementedError):  # not the main thread
-                pass
-        return await _fetch(api, fq)
-
     try:
-        fleet = asyncio.run(main())
+        # a stop signal cancels the fetch (tui.cli.signals): main() prints one line, 128 + signal
+        fleet = asyncio.run(_fetch(api, fq))
     except PromError as exc:
+        signals.check()  # an error caused by the stop: the stop's line instead
         print(f"specwatch fleet: {exc}", file=sys.stderr)
         return 1
-    except asyncio.CancelledError:
-        fleet = None
-    if stopped:
-        if stopped[0] == signal.SIGINT:
-            raise KeyboardInterrupt  # main(): one line, 130
-        raise Stopped(stopped[0])  # main(): one line, 128 + signal
     assert fleet is not None
     if args.json:
         sys.stdout.write(json_text(fleet_dict(fleet), indent=2, allow_nan=False, default=str) + "\n")

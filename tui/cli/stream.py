@@ -47,7 +47,6 @@ from contextlib import aclosing
 from datetime import datetime
 from typing import Any
 
-from tui.cli import STOP_SIGNALS, Stopped
 from tui.cli.alert_args import EXIT_ON_ALERT, Alerting
 from tui.cli.live_args import add_live_arguments, live_setup
 from tui.core.alerts.engine import Alert, local_now
@@ -95,11 +94,8 @@ def run(args: argparse.Namespace) -> int:
         alerting=getattr(args, "alerting", None),
     )
     try:
+        # a stop signal cancels the run (tui.cli.signals): main() prints one line, 128 + signal
         return asyncio.run(streamer.run())
-    except asyncio.CancelledError:
-        if streamer.stopped_by is not None:
-            raise Stopped(streamer.stopped_by) from None  # main(): one line, 128 + signal
-        return 0
     except BrokenPipeError:
         _silence_stdout()
         return 0
@@ -135,21 +131,8 @@ class Streamer:
         self.options = options
         self.out = out or sys.stdout
         self.states = [Followed(s.name) for s in specs]
-        self.stopped_by: int | None = None  # the signal that stopped the run
-
-    def _stop(self, sig: int, task: asyncio.Task) -> None:
-        self.stopped_by = sig
-        task.cancel()
 
     async def run(self) -> int:
-        loop = asyncio.get_running_loop()
-        task = asyncio.current_task()
-        assert task is not None
-        for sig in STOP_SIGNALS:  # Ctrl-C: asyncio.run cancels the task, then raises KeyboardInterrupt
-            try:
-                loop.add_signal_handler(sig, self._stop, sig, task)
-            except (NotImplementedError, RuntimeError, ValueError):
-                pass
         sources = []
         try:
             for spec in self.specs:

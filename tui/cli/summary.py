@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import signal
 import sys
 from typing import Any
 
@@ -72,26 +71,10 @@ def _read_warnings(s: Any, src: dict) -> list[str]:
     return [f"{w}; {found}" for w in getattr(s, "input_warnings", ())]
 
 
-def _interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
-
-
 def run(args: argparse.Namespace) -> int:
-    # Ctrl-C stops at once, also inside the remote reader's event loop (asyncio.run would only
-    # cancel its task, which waits for the chunk being parsed): main() prints one line, exit 130.
-    if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
-        return _run(args)
-    try:
-        signal.signal(signal.SIGINT, _interrupt)
-    except ValueError:  # not the main thread
-        return _run(args)
-    try:
-        return _run(args)
-    finally:
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-
-
-def _run(args: argparse.Namespace) -> int:
+    # A stop signal (tui.cli.signals) stops a local file's reading between two chunks (at once in
+    # a wait for a scanning thread or a pipe), and cancels the reading task of a remote or
+    # /metrics source: main() prints one line, 128 + signal.
     from tui.cli import CliError
     from tui.cli.config_arg import config_ref
     from tui.cli.metrics_args import metrics_options

@@ -222,17 +222,17 @@ def _run_app(plan, args: argparse.Namespace) -> int:
             f"specwatch {args.command}: needs a terminal (for scripts: specwatch stream / summary)"
         )
     from tui.app import SpecwatchApp
+    from tui.cli import signals
 
     app = SpecwatchApp(plan, save_dir=args.save_dir, theme=args.theme)
+    signals.on_stop(app.stop_signal)  # a stop signal asks the app to exit (the terminal is restored)
     try:
         code = app.run()
     finally:
+        signals.on_stop(None)
         for fn in plan.cleanup:
             fn()
-    if app.stopped_by is not None:  # SIGTERM / SIGHUP: the terminal is restored; one line, 128 + signal
-        from tui.cli import Stopped
-
-        raise Stopped(app.stopped_by)
+    signals.check()  # stopped by a signal: main() prints one line, 128 + signal
     return int(code or 0) if app.return_code in (None, 0) else int(app.return_code)
 
 

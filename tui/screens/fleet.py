@@ -20,6 +20,7 @@ from tui.core.sources.prom.api import PromAPI, PromError
 from tui.core.sources.prom.history import PromHistorySource
 from tui.panes.fleet import SORTS, FleetPlan, FleetView, shortened
 from tui.panes.launch import LaunchPlan, PaneSpec
+from tui.screens.messages import WatchReady
 from tui.screens.watch import WatchScreen
 from tui.widgets.fleet_table import FleetTable
 
@@ -76,6 +77,7 @@ class FleetScreen(Screen):
         self.action_refresh_now()
         self.set_interval(self.plan.refresh, self.action_refresh_now)
         self.set_interval(1.0, self.show_status)
+        self.post_message(WatchReady())  # a stop signal from start-up may end the app from now on
 
     async def on_unmount(self) -> None:
         if self.api is not None:

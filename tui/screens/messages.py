@@ -54,3 +54,9 @@ class MarkAdded(Message):
 class RestartMarked(Message):
     pane: int
     segment: int
+
+
+@dataclass
+class WatchReady(Message):
+    """The app's first screen (watch or fleet) is mounted (its widgets and workers exist): a stop
+    signal that came during start-up may end the app now."""

@@ -296,10 +296,10 @@ class TickingScreen(Screen):
             )
 
     def on_source_status_changed(self, message: SourceStatusChanged) -> None:
-        if 0 <= message.pane < len(self.states):
-            self.panes[message.pane].show_status(
-                frozen=self.frozen, extra=self.pane_extra(self.panes[message.pane]), peers=self.peers
-            )
+        panes = self.panes  # none while the app exits
+        if 0 <= message.pane < len(panes):
+            pane = panes[message.pane]
+            pane.show_status(frozen=self.frozen, extra=self.pane_extra(pane), peers=self.peers)
 
     def show_compare(self, scales: dict[str, tuple[float, float]], parts: frozenset[str] = ALL_PARTS) -> None:
         """Draw what goes beside the panes (the compare bar and overlay chart) with the shared

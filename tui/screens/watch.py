@@ -20,6 +20,7 @@ from tui.core.model.sanitize import visible
 from tui.screens.actions import WatchActions
 from tui.screens.feeding import feed
 from tui.screens.keys import WATCH_KEYS
+from tui.screens.messages import WatchReady
 from tui.widgets.compare_bar import CompareBar
 from tui.widgets.history_chart import HistoryChart
 from tui.widgets.layout import grid_shape, row_height
@@ -62,10 +63,13 @@ class WatchScreen(WatchActions):
                 exit_on_error=False,
             )
         self.start_ticking()
-        self.panes[0].focus()
-        for pane in self.panes:  # the headers are in the very first frame; the numbers follow with the tick
+        panes = self.panes
+        if panes:  # none while the app is already exiting (a stop signal at start-up)
+            panes[0].focus()
+        for pane in panes:  # the headers are in the very first frame; the numbers follow with the tick
             pane.show_status(frozen=self.frozen, extra=self.pane_extra(pane), peers=self.peers)
         self.call_after_refresh(self.tick)
+        self.post_message(WatchReady())  # a stop signal from start-up may end the app from now on
 
     def on_resize(self) -> None:
         self._shape_grid()

@@ -31,6 +31,7 @@ from tui.core.sources.lines import oversized_bytes
 from tui.panes.line_filter import LineFilter, parse_filter
 from tui.panes.state import RawLine
 from tui.widgets._colours import hex_color
+from tui.widgets.cells import exact_cells
 
 NUMBER_W = 7  # the line-number column (a line number is shown whole: up to 9,999,999)
 NUMBERS_MIN_W = 60  # views narrower than this show no line numbers
@@ -123,6 +124,7 @@ def render_line(line: RawLine, colours: dict[str, str], width: int, *, numbers: 
     nbytes = oversized_bytes(raw)
     # a control sequence in a log line is shown, never obeyed
     raw = visible(raw) if nbytes is None else f"[oversized line: {nbytes:,} bytes, not read]"
+    raw = exact_cells(raw)  # each character as wide as counted: the row ends at the pane's border
     text = Text(raw, no_wrap=True, overflow="ellipsis")  # plain text, never markup
     colour = colours.get(line.kind)
     if colour is not None:

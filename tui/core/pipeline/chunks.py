@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Protocol, overload
 from tui.core.formats import registry
 from tui.core.formats.fastscan import Scan, VllmEdge
 from tui.core.model.columns import RecordColumns
+from tui.core.model.stop import interruptible
 from tui.core.sources.base import MAX_LINE_BYTES
 
 if TYPE_CHECKING:
@@ -162,7 +163,8 @@ def iter_chunks(
     skipping = -1  # bytes of the oversized line being skipped (-1: none)
     skip_start = 0
     while True:
-        data = f.read(size)
+        with interruptible():  # a stop signal: between two chunks, or at once in a read that waits
+            data = f.read(size)
         if not data:
             break
         if skipping >= 0:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import BinaryIO
 
 from tui.core.formats.fastscan import Scan, anchor_lines, line_end, refused_at, scan_chunk
+from tui.core.model.stop import interruptible
 from tui.core.pipeline.chunks import READ_CHUNK, Ready, has_oversized, prepare
 from tui.core.sources.base import MAX_LINE_BYTES
 
@@ -123,8 +124,9 @@ class Pending:
         self._error: BaseException | None = None
 
     def get(self) -> list[Part]:
-        """Wait for the result (interruptible: Ctrl-C reaches the waiting thread)."""
-        self._done.acquire()
+        """Wait for the result (interruptible: a stop signal reaches the waiting thread)."""
+        with interruptible():
+            self._done.acquire()
         self._done.release()
         if self._error is not None:
             raise self._error

@@ -288,6 +288,9 @@ class CommandKind(SourceKind):
                     s = summarize_stream(
                         cast(BinaryIO, proc.stdout), spec.name, label, window=options.get("window")
                     )
+            except BaseException:  # stopped by a signal: the command is not waited for to its end
+                proc.kill()
+                raise
             finally:
                 code = proc.wait()
             if code != 0:
