@@ -153,7 +153,10 @@ def check(name: str, action: str, hexes: str) -> None:
             wait_until(lambda: a_border(name) not in (None, before_border), what="the focus moved")
             send(name, AFTER[action])
         wait_until(
-            lambda: f"● {one}.log" in (t := capture(name)) and f"● {other}.log" not in t,
+            lambda: (
+                re.search(rf"● (?:[AB] )?{one}\.log", t := capture(name)) is not None
+                and re.search(rf"● (?:[AB] )?{other}\.log", t) is None
+            ),
             what=pattern,
             show=lambda: "\n" + capture(name),
         )
