@@ -149,3 +149,32 @@ def test_glance_help(snap_compare, monkeypatch, size):
     app = SpecwatchApp(LaunchPlan([replay_pane("sample_logs/ab_a.log", None, speed=None)]))
     assert snap_compare(app, terminal_size=size, run_before=help_open)
     assert "## Keys" not in seen[0] and "Keys" in seen[0] and "a toast that must wait" not in seen[0]
+
+
+@pytest.mark.parametrize("size", SIZES, ids=IDS)
+def test_glance_overlay_with_the_log_tails_on(snap_compare, monkeypatch, size):
+    """The compare of two ended replays with `l` pressed: the log tails show in the panes with the
+    overlay chart, or the screen says where there was no room (the pane's border, `l`'s words, the
+    bar's note on the overlay); never blank rows."""
+    from _tui_util import replay_app
+
+    monkeypatch.chdir(ROOT)
+    seen: list[str] = []
+
+    async def logs_on(pilot):
+        await finished(pilot)
+        await pilot.press("l")
+        panes = list(pilot.app.screen.query(SourcePane))
+        await wait_for(
+            pilot, lambda: all(p.log_shown or p.has_class("-no-log-room") for p in panes), "l applied"
+        )
+        await wait_charts(pilot)
+        pilot.app.clear_notifications()
+        await pilot.pause()
+        seen.append(screen_text(pilot.app))
+        seen.append(" ".join(str(p.border_subtitle or "") for p in panes))
+
+    app = replay_app("sample_logs/ab_a.log", "sample_logs/ab_b.log")  # relative: the same in any checkout
+    assert snap_compare(app, terminal_size=size, run_before=logs_on)
+    text, borders = seen
+    assert "Decode batch" in text or "log" in borders, (text, borders)  # shown, or said hidden
