@@ -17,28 +17,23 @@ from _ssh_util import free_port
 from _wait import wait_until
 
 
-def prometheus_binary() -> str:
-    path = shutil.which("prometheus") or (
-        "/usr/bin/prometheus" if os.access("/usr/bin/prometheus", os.X_OK) else None
-    )
+def binary(name: str) -> str:
+    """The path of Debian's ``prometheus`` package's program ``name`` (prometheus, promtool); with
+    CI=true a missing one fails the test (it must run), else it is skipped."""
+    path = shutil.which(name) or (f"/usr/bin/{name}" if os.access(f"/usr/bin/{name}", os.X_OK) else None)
     if path is None:
         if os.environ.get("CI") == "true":
-            pytest.fail(
-                "CI=true but prometheus is not installed (Debian package prometheus): the test must run"
-            )
-        pytest.skip("prometheus is not installed (apt-get install prometheus)")
+            pytest.fail(f"CI=true but {name} is not installed (Debian package prometheus): the test must run")
+        pytest.skip(f"{name} is not installed (apt-get install prometheus)")
     return path
+
+
+def prometheus_binary() -> str:
+    return binary("prometheus")
 
 
 def promtool_binary() -> str:
-    path = shutil.which("promtool")
-    if path is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail(
-                "CI=true but promtool is not installed (Debian package prometheus): the test must run"
-            )
-        pytest.skip("promtool is not installed (apt-get install prometheus)")
-    return path
+    return binary("promtool")
 
 
 def scrape_config(jobs: list[tuple[str, str, dict[str, str], str]]) -> str:

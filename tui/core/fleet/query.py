@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from tui.core.formats.fleet_names import FleetNames, Series
+from tui.core.formats.fleet_names import FleetNames
 
 BASE_LABELS = ("instance", "job")
 # labels that describe an instance (shown in its row) when its series carry them
@@ -74,22 +74,7 @@ def family_queries(names: FleetNames, selector: str, group_by: list[str]) -> lis
     """The range queries of one family (``selector``: the user's matchers, without braces)."""
     by = ", ".join(by_labels(names, group_by))
     out: list[Query] = []
-    series: list[tuple[str, Series | None]] = [
-        ("accepted", names.accepted),
-        ("drafts", names.drafts),
-        ("draft_tokens", names.draft_tokens),
-        ("gen_tokens", names.gen_tokens),
-        ("accept_len", names.accept_len),
-        ("throughput", names.throughput),
-        ("running", names.running),
-        ("created", names.created),
-    ]
-    for quantity, s in series:
-        if s is None:
-            continue
-        agg = {"accept_len": "avg", "throughput": "avg", "running": "avg", "created": "max"}.get(
-            quantity, "sum"
-        )
+    for quantity, s, agg in names.series():
         out.append(Query(names.family, quantity, f"{agg} by ({by}) ({s.selector(selector)})"))
     return out
 

@@ -31,6 +31,20 @@ class Series:
         return f'{{__name__="{self.name}"' + "".join(f", {p}" for p in parts) + "}"
 
 
+# the quantities a family may name, and how series of one instance are combined (default: summed)
+QUANTITIES = (
+    "accepted",
+    "drafts",
+    "draft_tokens",
+    "gen_tokens",
+    "accept_len",
+    "throughput",
+    "running",
+    "created",
+)
+AGGREGATION = {"accept_len": "avg", "throughput": "avg", "running": "avg", "created": "max"}
+
+
 @dataclass(frozen=True, slots=True)
 class FleetNames:
     """A family's spec-decode series for the fleet view."""
@@ -49,6 +63,15 @@ class FleetNames:
     created: Series | None = None
     # labels besides instance / job that tell one serving instance from another on a host
     instance_labels: tuple[str, ...] = ()
+
+    def series(self) -> list[tuple[str, Series, str]]:
+        """(quantity, its series, how an instance's series are combined) for each it names."""
+        out = []
+        for q in QUANTITIES:
+            s = getattr(self, q)
+            if s is not None:
+                out.append((q, s, AGGREGATION.get(q, "sum")))
+        return out
 
 
 # specwatch's own exporter (``specwatch export``): log-only servers, a gauge of the current

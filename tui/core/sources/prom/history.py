@@ -28,17 +28,6 @@ from tui.core.sources.clock import naive_now
 from tui.core.sources.prom.api import PromAPI, PromAuth, PromError, all_of
 from tui.core.sources.prom.steps import increments, points, restart_steps
 
-QUANTITIES = (
-    "accepted",
-    "drafts",
-    "draft_tokens",
-    "gen_tokens",
-    "running",
-    "created",
-    "accept_len",
-    "throughput",
-)
-
 
 def exact(labels: dict[str, str]) -> str:
     """Label matchers selecting exactly these label values."""
@@ -89,19 +78,7 @@ class PromHistorySource(GeneratorSource):
 
     def _queries(self) -> dict[str, str]:
         sel = exact(self.labels)
-        out = {}
-        for q in QUANTITIES:
-            s = getattr(self.names, q)
-            if s is not None:
-                agg = (
-                    "avg"
-                    if q in ("accept_len", "throughput", "running")
-                    else "max"
-                    if q == "created"
-                    else "sum"
-                )
-                out[q] = f"{agg}({s.selector(sel)})"
-        return out
+        return {q: f"{agg}({s.selector(sel)})" for q, s, agg in self.names.series()}
 
     async def _run(self) -> AsyncIterator[Batch]:
         api = PromAPI(self.url, self.auth, timeout=self.timeout, transport=self.transport)
