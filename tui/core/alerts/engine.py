@@ -33,7 +33,7 @@ from typing import Any
 
 from tui.core.alerts.rules import OPS, Rule, RuleError, parse_duration, parse_rule
 from tui.core.stats.checks import admissible, record_refusals
-from tui.core.stats.drift import DriftDetector
+from tui.core.stats.drift import DriftDetector, ar1_phi
 
 # Rule, RuleError and the parsers are here too for the callers that import them with the engine
 __all__ = ["Alert", "AlertEngine", "Rule", "RuleError", "local_now", "parse_duration", "parse_rule"]
@@ -169,14 +169,10 @@ def ar1_stderr(xs: list[float], n: int) -> float:
     m = len(xs)
     if m < 8 or n < 1:
         return 0.0
-    mu = sum(xs) / m
-    d = [x - mu for x in xs]
-    ss = sum(x * x for x in d)
-    if ss <= 0.0:
+    got = ar1_phi(xs, 1.0, PHI_MAX)
+    if got is None:
         return 0.0
-    r1 = sum(a * b for a, b in zip(d, d[1:])) / ss
-    phi = min(max((m * r1 + 1.0) / (m - 4.0), 0.0), PHI_MAX)  # Kendall: E[r₁] ≈ φ − (1 + 4φ)/m
-    phi = min(phi + math.sqrt((1.0 - phi * phi) / m), PHI_MAX)
+    ss, phi = got
     f = (1.0 + phi) / (1.0 - phi) - 2.0 * phi * (1.0 - phi**n) / (n * (1.0 - phi) ** 2)
     return math.sqrt(ss / (m - 1) / n * max(f, 1.0))
 

@@ -203,19 +203,28 @@ class DriftDetector:
         return alarm
 
 
-def _ar1_lrv(xs: list[float], margin: float) -> float:
-    """The AR(1) long-run variance ``s²·(1 + φ)/(1 − φ)`` of ``xs`` (φ: the lag-1
-    autocorrelation, bias-corrected and ``margin`` standard errors up; 0 when negative)."""
+def ar1_phi(xs: list[float], margin: float, cap: float = PHI_MAX) -> tuple[float, float] | None:
+    """(Σ(x − x̄)², φ) of ``xs``: φ the lag-1 autocorrelation, bias-corrected (Kendall) and
+    ``margin`` standard errors up, in [0, cap]; None when the values do not vary."""
     m = len(xs)
     mu = sum(xs) / m
     d = [x - mu for x in xs]
     ss = sum(x * x for x in d)
     if ss <= 0.0:
-        return 0.0
+        return None
     r1 = sum(a * b for a, b in zip(d, d[1:])) / ss
-    phi = min(max((m * r1 + 1.0) / (m - 4.0), 0.0), PHI_MAX)  # Kendall: E[r₁] ≈ φ − (1 + 4φ)/m
-    phi = min(phi + margin * math.sqrt((1.0 - phi * phi) / m), PHI_MAX)
-    return ss / (m - 1) * (1.0 + phi) / (1.0 - phi)
+    phi = min(max((m * r1 + 1.0) / (m - 4.0), 0.0), cap)  # Kendall: E[r₁] ≈ φ − (1 + 4φ)/m
+    return ss, min(phi + margin * math.sqrt((1.0 - phi * phi) / m), cap)
+
+
+def _ar1_lrv(xs: list[float], margin: float) -> float:
+    """The AR(1) long-run variance ``s²·(1 + φ)/(1 − φ)`` of ``xs`` (φ from :func:`ar1_phi`; 0
+    when the values do not vary)."""
+    got = ar1_phi(xs, margin)
+    if got is None:
+        return 0.0
+    ss, phi = got
+    return ss / (len(xs) - 1) * (1.0 + phi) / (1.0 - phi)
 
 
 def long_run_variance(xs: list[float], least: int = MIN_GROUPS, margin: float = 1.0) -> float:
