@@ -175,7 +175,10 @@ def main() -> None:
             fig = asyncio.run(screen_figures(url, 5.0, args.cpu_seconds))
             print(f"screen: {fig['rows']} rows; table drawn in {fig['draw_s'] * 1000:.0f} ms after an answer")
             print(
-                "screen: keys (s, s, b) answered in " + ", ".join(f"{k * 1000:.0f} ms" for k in fig["key_s"])
+                "screen: keys (s, s, b) answered in "
+                + ", ".join(f"{k * 1000:.0f} ms" for k in fig["key_s"])
+                + "; a key bound to nothing, the same way: "
+                + ", ".join(f"{k * 1000:.0f} ms" for k in fig["base_s"])
             )
             print(
                 f"screen: CPU {fig['cpu_share'] * 100:.1f}% of a core over {args.cpu_seconds:g} s at a 5 s refresh "

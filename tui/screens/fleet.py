@@ -122,12 +122,11 @@ class FleetScreen(Screen):
 
     # -- keys -----------------------------------------------------------------------------------
     def action_sort(self) -> None:
-        self.notify(f"sorted by {self.view.cycle_sort()}", timeout=2, markup=False)
+        self.view.cycle_sort()  # the status line says the order (no toast: a key stays fast)
         self.show()
 
     def action_group(self) -> None:
-        g = self.view.cycle_group()
-        self.notify(f"grouped by {g}" if g else "not grouped", timeout=2, markup=False)
+        self.view.cycle_group()
         self.show()
 
     def action_filter(self) -> None:
