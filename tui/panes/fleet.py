@@ -206,7 +206,9 @@ class FleetView:
                 ci = g.ci95()
                 name = g.name if not g.name.endswith("=") else g.name + "(none)"
                 parts.append(f"{name}: {number(g.value, 2)}" + (f" ({ci[0]:.2f}–{ci[1]:.2f})" if ci else ""))
-        parts.append(f"sorted by {SORTS[self.sort]}" + (f", grouped by {self.group_by}" if self.group_by else ""))
+        parts.append(
+            f"sorted by {SORTS[self.sort]}" + (f", grouped by {self.group_by}" if self.group_by else "")
+        )
         if self.filter:
             bad = self.filter_error()
             parts.append(f"filter {self.filter!r}" + (f" ({bad}: nothing hidden)" if bad else ""))
