@@ -21,6 +21,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from _signal_util import children
 from _tmux_util import capture, pane
 from _wait import DEADLINE, wait_until
 
@@ -46,13 +47,6 @@ def big_log(path: Path, size: int = 56 << 20) -> Path:
         for _ in range(size // len(block) + 1):
             f.write(block)
     return path
-
-
-def children(pid: int) -> list[int]:
-    try:
-        return [int(p) for p in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
-    except OSError:
-        return []
 
 
 def threads(pid: int) -> int:
