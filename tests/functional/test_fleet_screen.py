@@ -57,6 +57,8 @@ async def test_rows_sort_filter_group_and_open(tmp_path):
         st = app.screen.states[0]
         await wait_for(pilot, lambda: st.stats.records >= 59, "the instance's history")
         assert st.stats.current.all.accept_len.mean is not None
+        shown = {b.binding.action for b in app.screen.active_bindings.values() if b.binding.show}
+        assert "back" in shown  # the footer says how to get back to the fleet
         await pilot.press("escape")
         await wait_for(pilot, lambda: isinstance(app.screen, FleetScreen), "back to the fleet")
 

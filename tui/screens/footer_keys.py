@@ -14,9 +14,11 @@ _VIEW = (
     "toggle_chart", "toggle_log", "filter", "find", "zoom", "add_mark",
     "chart_window(1)", "chart_window(-1)", "toggle_wrap", "export", "pick_theme", "screenshot",
 )  # fmt: skip
+# "back": the way out of a pane opened from another screen (the fleet's Escape): first when there
 ORDER: dict[str, tuple[str, ...]] = {
-    LIVE: ("pause", "segment(-1)", "segment(1)", "restart_mark", "help", "quit", *_VIEW),
+    LIVE: ("back", "pause", "segment(-1)", "segment(1)", "restart_mark", "help", "quit", *_VIEW),
     REPLAY: (
+        "back",
         "pause",
         "faster",
         "slower",
@@ -27,7 +29,7 @@ ORDER: dict[str, tuple[str, ...]] = {
         *_VIEW,
         "restart_mark",
     ),
-    ENDED: ("segment(-1)", "segment(1)", "help", "quit", *_VIEW),
+    ENDED: ("back", "segment(-1)", "segment(1)", "help", "quit", *_VIEW),
 }
 
 
