@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from _signal_util import children
+from _signal_util import alive, children, threads
 from _tmux_util import capture, pane
 from _wait import DEADLINE, wait_until
 
@@ -47,21 +47,6 @@ def big_log(path: Path, size: int = 56 << 20) -> Path:
         for _ in range(size // len(block) + 1):
             f.write(block)
     return path
-
-
-def threads(pid: int) -> int:
-    try:
-        return len(os.listdir(f"/proc/{pid}/task"))
-    except OSError:
-        return 0
-
-
-def alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
 
 
 def reading(path: Path, pid: int | None = None) -> bool:
