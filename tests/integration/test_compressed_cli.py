@@ -8,30 +8,11 @@ from __future__ import annotations
 import bz2
 import gzip
 import json
-import lzma
 from pathlib import Path
 
 import pytest
-import zstandard
 from _cli_util import run_cli
-
-ROOT = Path(__file__).parent.resolve().parents[1]
-SAMPLES = sorted((ROOT / "sample_logs").glob("*.log"))
-COMPRESS = {
-    "gz": gzip.compress,
-    "bz2": bz2.compress,
-    "xz": lzma.compress,
-    "zst": lambda b: zstandard.ZstdCompressor().compress(b),
-}
-NAMED = {"source", "label", "files"}  # the keys that name the file read
-
-
-def without_names(obj):
-    if isinstance(obj, dict):
-        return {k: without_names(v) for k, v in obj.items() if k not in NAMED}
-    if isinstance(obj, list):
-        return [without_names(v) for v in obj]
-    return obj
+from _compress_util import COMPRESS, ROOT, SAMPLES, without_names
 
 
 def summary(*args: str, ok: bool = True) -> dict:

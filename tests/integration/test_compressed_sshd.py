@@ -4,10 +4,7 @@ of the plain file read locally, for every sample log and every compression."""
 
 from __future__ import annotations
 
-import bz2
-import gzip
 import json
-import lzma
 import os
 import random
 import subprocess
@@ -15,25 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-import zstandard
-
-ROOT = Path(__file__).parent.resolve().parents[1]
-SAMPLES = sorted((ROOT / "sample_logs").glob("*.log"))
-COMPRESS = {
-    "gz": gzip.compress,
-    "bz2": bz2.compress,
-    "xz": lzma.compress,
-    "zst": lambda b: zstandard.ZstdCompressor().compress(b),
-}
-NAMED = {"source", "label", "files", "config_path"}  # the keys that name where a file is
-
-
-def without_names(obj):
-    if isinstance(obj, dict):
-        return {k: without_names(v) for k, v in obj.items() if k not in NAMED}
-    if isinstance(obj, list):
-        return [without_names(v) for v in obj]
-    return obj
+from _compress_util import COMPRESS, NAMED, ROOT, SAMPLES, without_names
 
 
 def differences(a, b, at: str = "") -> list[str]:
