@@ -92,9 +92,17 @@ async def wait_charts(pilot) -> None:
     from tui.widgets.history_chart import HistoryChart
 
     def settled() -> bool:
-        return all(c.settled for c in pilot.app.screen.query(HistoryChart) if c.display and c.size.area)
+        charts = list(pilot.app.screen.query(HistoryChart))
+        # no data waiting anywhere (a chart hidden a moment ago may be about to show it) and every
+        # chart on the screen drawn from its newest data
+        return all(c._pending is None for c in charts) and all(
+            c.settled for c in charts if c.display and c.size.area
+        )
 
     await wait_for(pilot, settled, "the charts drawn")
+    await pilot.pause()
+    # once more: the pause may have fitted a pane again and shown a chart that takes data now
+    await wait_for(pilot, settled, "the charts drawn after the last fit")
     await pilot.pause()
 
 

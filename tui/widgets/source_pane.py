@@ -96,6 +96,7 @@ class SourcePane(Vertical, can_focus=True):
         self._spark_key: tuple | None = None
         self._chart_key: tuple | None = None
         self._scales: Scales = {}
+        self._shown = False  # show_data has run once (the state is there to draw)
         self.tier = "full"
         self.window = DEFAULT_WINDOW  # index into WINDOWS: the chart's time window
         self._verdict: str | None = None
@@ -139,6 +140,7 @@ class SourcePane(Vertical, can_focus=True):
         """Re-render the ``parts`` whose input (the state, the shared scales) changed."""
         st = self.state
         self._scales = dict(scales)
+        self._shown = True
         stats = st.stats
         sel = self.selected
         if sel is not None and all(s.index != sel for s in stats.segments):
@@ -230,6 +232,9 @@ class SourcePane(Vertical, can_focus=True):
         self.call_after_refresh(self._refit)
 
     def _refit(self) -> None:
+        if self._version == -1 and self._shown:  # a new width or tier: the numbers drawn for it now,
+            # not at the next tick (an ended replay has no tick that changes anything)
+            self.show_data(self._scales, parts=frozenset((NUMBERS, SPARKS)))
         was = self.chart_shown
         self.fit()
         if self.chart_shown and not was:
