@@ -103,6 +103,8 @@ async def wait_charts(pilot) -> None:
     await pilot.pause()
     # once more: the pause may have fitted a pane again and shown a chart that takes data now
     await wait_for(pilot, settled, "the charts drawn after the last fit")
+    for c in pilot.app.screen.query(HistoryChart):  # drawn again from the cache: the picture is the newest
+        c.refresh()
     await pilot.pause()
 
 
