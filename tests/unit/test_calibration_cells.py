@@ -104,7 +104,7 @@ def test_one_interval_with_1000x_the_drafts_says_why() -> None:
     assert t.insufficient == 10 and "drafts concentrated" in next(iter(t.reasons)), t.reasons
 
 
-@pytest.mark.parametrize("scale,phi", [(1.0, 0.9), (4.0, 0.5)])
+@pytest.mark.parametrize("scale,phi", [(1.0, 0.9), (4.0, 0.5), (4.0, 0.9)])
 def test_load_adjusted_cells(scale, phi) -> None:
     t = load_cell(1000, phi, scale, REPS, seed=int(10 * scale + 100 * phi))
     assert t.false <= max_false(t.reps), t

@@ -23,12 +23,13 @@ are not merged here: inside a merged stratum the two sides could sit at differen
 again. Per stratum ``dₛ = B − A``; overall ``Σ wₛ·dₛ`` with ``wₛ`` the combined share of the
 common records in stratum ``s`` (both sides weighted alike: a direct standardisation). The strata
 of one side interleave in time and share its slow noise (the load and the traffic mix move
-together), so their errors are positively correlated and the sum of stratum variances was too
-small (A/A pairs called different in 17% at φ 0.9). Until the difference's variance is estimated
-from per-record influence values in log order (which needs the records' order kept across the
-worker processes), the variance is the bound for fully shared noise, ``(Σ wₛ·se_A,s)² +
-(Σ wₛ·se_B,s)²`` (Cauchy–Schwarz: never too small), with the smallest degrees of freedom of the
-terms. The verdict follows the main rules
+together), so their errors are correlated and the sum of stratum variances was too small (A/A
+pairs called different in 17% at φ 0.9). Each side's variance is that of its per-record influence
+values in log order, through the long-run variance estimator of every other interval
+(:mod:`tui.core.stats.influence`), with its degrees of freedom, and never below the sum of the
+strata's own variances as if independent (``Σ wₛ²·seₛ²``; what an influence series that is
+mostly zeros can miss, when a side visits the common batch sizes only now and then); A and B are
+independent. A mean of printed values keeps the floor of their rounding (``Σ wₛ²·h²/12/nₛ``). The verdict follows the main rules
 (:mod:`tui.core.stats.compare`): ``insufficient`` unless each side has at least ``MIN_N`` records
 and an effective sample size of at least ``MIN_INDEP`` in the common strata.
 """
@@ -45,6 +46,7 @@ from tui.core.stats.checks import all_nan
 from tui.core.stats.compare import HIGHER, INSUFFICIENT, LOWER, MIN_N, NO_DIFFERENCE, POOLED, short_of
 from tui.core.stats.compare import MEAN_OF_LINES as LINES
 from tui.core.stats.estimate import MIN_INDEP, Estimate
+from tui.core.stats.influence import TimeBins, side_variance
 from tui.core.stats.pooled import RatioChunk, RatioSeries
 from tui.core.stats.series import ColumnChunk, Series
 from tui.core.stats.tdist import t975
@@ -156,21 +158,30 @@ def bin_chunks(v: Mapping[str, Sequence[float]], cumulative: bool) -> BinChunks:
 class LoadStrata:
     """A segment's accept len per batch-size bin (see the module text)."""
 
-    __slots__ = ("bins", "hi")
+    __slots__ = ("bins", "hi", "time")
 
     def __init__(self) -> None:
         self.bins: dict[int, _Bin] = {}
         self.hi = math.inf  # accept len ≤ k + 1 (the segment's depth, when known)
+        self.time = TimeBins()  # the bins' sums per batch of records in log order (influence.py)
 
-    def add(self, v: dict[str, Sequence[float]], cumulative: bool) -> None:
-        """Checked values of a run of records (NaN: not printed), in line order."""
+    def add(self, v: dict[str, Sequence[float]], cumulative: bool, chunks: BinChunks | None = None) -> None:
+        """Checked values of a run of records (NaN: not printed), in line order; ``chunks``: its
+        :func:`bin_chunks`, when a worker made them already."""
         run = v["running_req"]
-        if len(run) > SHORT_RUN:
-            self.merge(bin_chunks(v, cumulative))
+        counts = not cumulative and not all_nan(v["accepted"])
+        if len(run):
+            self.time.add_run(
+                list(map(_BINS.__getitem__, run)),
+                v["accept_len"],
+                v["accepted"] if counts else None,
+                v["num_drafts"] if counts else None,
+            )
+        if chunks is not None or len(run) > SHORT_RUN:
+            self.merge(chunks if chunks is not None else bin_chunks(v, cumulative))
             return
         # a short run (live logs, a few lines at a time): value by value, no sorting or chunks
         al = v["accept_len"]
-        counts = not cumulative and not all_nan(v["accepted"])
         acc, nd = v["accepted"], v["num_drafts"]
         for i, r in enumerate(run):
             b = _BINS[r]
@@ -186,7 +197,8 @@ class LoadStrata:
                 cell.pooled.add_many((acc[i],), (nd[i],))
 
     def merge(self, chunks: BinChunks) -> None:
-        """Fold in :func:`bin_chunks` of a run (possibly built in a worker process)."""
+        """Fold in :func:`bin_chunks` of a run (possibly built in a worker process); the run's
+        place in time is :meth:`add`'s."""
         for b, (lines, pooled) in chunks.items():
             cell = self.bins.get(b)
             if cell is None:
@@ -304,10 +316,10 @@ def compare_load_adjusted(
     }
     tot = n_a + n_b
     diff = 0.0
-    sd_a = sd_b = 0.0  # Σ wₛ·seₛ per side: the sd when the strata share all their noise
-    df = math.inf
+    weights: dict[int, float] = {}
     ess_a = ess_b = 0.0
     no_se = False
+    floor = 0.0  # the rounding of printed values: h²/12 per value (estimate.py)
     for s in strata:
         w = (s.a.n + s.b.n) / tot
         d = None if s.a.value is None or s.b.value is None else s.b.value - s.a.value
@@ -325,17 +337,15 @@ def compare_load_adjusted(
         if d is None:
             continue
         diff += w * d
+        weights[s.bins[0]] = w
         ess_a += s.a.ess or 0.0
         ess_b += s.b.ess or 0.0
-        for e in (s.a, s.b):
-            if e.se is None or e.df is None:
-                no_se = True
-                continue
-            if e is s.a:
-                sd_a += w * e.se
-            else:
-                sd_b += w * e.se
-            df = min(df, e.df)
+        no_se = no_se or s.a.se is None or s.b.se is None
+        if est == LINES:
+            for strata_of, e in ((a, s.a), (b, s.b)):
+                h = strata_of.bins[s.bins[0]].lines._step
+                if 0.0 < h < math.inf and e.n:
+                    floor += w * w * h * h / 12.0 / e.n
     if not strata:
         out["reason"] = (
             f"no batch-size bin with at least {MIN_COMMON} records from each side"
@@ -352,19 +362,38 @@ def compare_load_adjusted(
     if no_se:
         out["reason"] = "not enough values for an interval in every common batch-size range"
         return out
+    va = side_variance(a.time, weights, est == POOLED)
+    vb = side_variance(b.time, weights, est == POOLED)
     short = [
         short_of(side, Estimate(None, None, None, n, ess, None, None, ""))
         for side, n, ess in (("A: ", n_a, ess_a), ("B: ", n_b, ess_b))
         if ess < MIN_INDEP
     ]
+    for side, sv in (("A: ", va), ("B: ", vb)):
+        if sv is not None and sv.indep < MIN_INDEP and not any(x.startswith(side) for x in short):
+            short.append(
+                f"{side}consecutive records are strongly correlated across the batch sizes: about "
+                f"{sv.indep:.0f} independent stretches; wait for more records"
+            )
     if short:
         out["reason"] = "; ".join(short) + " (in common batch sizes)"
         return out
-    var = sd_a * sd_a + sd_b * sd_b
+    if va is None or vb is None:
+        out["reason"] = "not enough records for an interval"
+        return out
+    # never below the strata as if independent (each stratum's own long-run variance: what an
+    # influence series that is mostly zeros, a side that visits the common batch sizes only now and
+    # then, can miss)
+    indep_sum = [
+        math.fsum(st["weight"] ** 2 * (e.se or 0.0) ** 2 for st, e in zip(out["strata"], es))
+        for es in ([s.a for s in strata], [s.b for s in strata])
+    ]
+    var = max(va.var, indep_sum[0]) + max(vb.var, indep_sum[1])
     if var == 0.0:  # no spread at all: how precise the values are cannot be measured
         out["reason"] = "no variation on either side: the precision of the values cannot be measured"
         return out
-    df = max(1.0, df)
+    var = max(var, floor)
+    df = min(va.df, vb.df)
     hw = t975(df) * math.sqrt(var)
     lo, hi = diff - hw, diff + hw
     out["ci95"] = [lo, hi]

@@ -137,9 +137,12 @@ def _checked_ar1(ys: Sequence[float]) -> tuple[float, float, float]:
     return ss / (m - 1) / m * f, m / f, phi
 
 
-def long_run_variance(units: Sequence[float], first: tuple[float, float, float] | None = None) -> Lrv | None:
+def long_run_variance(
+    units: Sequence[float], first: tuple[float, float, float] | None = None, select: float = SELECT_P
+) -> Lrv | None:
     """See the module text; None with fewer than 3 batch means. ``first``: level 1 when the
-    caller knows better than an AR(1) fit on ``units`` (pooled ratios: see estimate.py)."""
+    caller knows better than an AR(1) fit on ``units`` (pooled ratios: see estimate.py).
+    ``select``: the normal quantile a longer level's variance must beat (SELECT_P: its 99% point)."""
     first = first or ar1_variance(units)
     if first is None:
         return None
@@ -151,7 +154,7 @@ def long_run_variance(units: Sequence[float], first: tuple[float, float, float] 
         level = [(a + b) * 0.5 for a, b in zip(level[0::2], level[1::2])]
         size *= 2
         var, indep, phi = top = _checked_ar1(level)
-        if var > best.var * chi2_ratio(max(1.0, indep - 1.0)):
+        if var > best.var * chi2_ratio(max(1.0, indep - 1.0), select):
             best = Lrv(var, indep, phi, size, first[0])
     f1 = (1.0 + first[2]) / (1.0 - first[2])
     if top is not None and size >= f1:  # batches long against the correlation: a bound

@@ -164,10 +164,8 @@ class Segment:
     ) -> None:
         fam, cum, pp = cols.family, cols.cumulative, cols.per_position
         self.all.add(p)
-        if pre is not None and pre.load is not None:  # reduced in a worker process
-            self.load.merge(pre.load)
-        else:
-            self.load.add(v, cum)
+        # reduced in a worker process, or here
+        self.load.add(v, cum, pre.load if pre is not None and pre.load is not None else None)
         if cols.ranks is not None:
             groups: dict[str, list[int]] = {}
             r0 = cols.ranks[0]

@@ -1,0 +1,118 @@
+"""The load-adjusted variance from per-record influence values in log order (issue 21, item 2):
+tui/core/stats/influence.py."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+
+from tui.core.stats.influence import TimeBins, side_variance
+from tui.core.stats.load import LoadStrata, bin_of, compare_load_adjusted
+from tui.core.stats.lrv import SELECT_P
+from tui.core.stats.series import Series
+
+NAN = math.nan
+
+
+def _records(rng: random.Random, n: int, phi: float = 0.8) -> tuple[list[float], list[float], list[float]]:
+    """Accept lengths, batch sizes that alternate between two bins record by record (the strata
+    interleave in time) and shared AR(1) noise."""
+    e, xs, runs = 0.0, [], []
+    for i in range(n):
+        e = phi * e + rng.gauss(0.0, 0.3 * math.sqrt(1 - phi * phi))
+        runs.append(4.0 if i % 2 else 16.0)
+        xs.append(round(2.5 + e - (0.2 if i % 2 else 0.0), 2))
+    return xs, runs, [NAN] * n
+
+
+def _feed(strata: LoadStrata, xs, runs, cut: list[int]) -> None:
+    """The records in runs cut at ``cut`` (short runs go value by value, long ones by chunks)."""
+    bounds = [0, *cut, len(xs)]
+    for lo, hi in zip(bounds, bounds[1:]):
+        v = {
+            "accept_len": xs[lo:hi],
+            "running_req": runs[lo:hi],
+            "accepted": [NAN] * (hi - lo),
+            "num_drafts": [NAN] * (hi - lo),
+        }
+        strata.add(v, False)
+
+
+def test_the_batches_do_not_depend_on_how_the_log_was_cut() -> None:
+    rng = random.Random(1)
+    xs, runs, _ = _records(rng, 5000)
+    xs[17] = NAN  # one value not printed: it takes its place in time but no value
+    one, many = LoadStrata(), LoadStrata()
+    _feed(one, xs, runs, [])
+    _feed(many, xs, runs, sorted(rng.sample(range(1, 5000), 300)))
+    assert one.time.records == many.time.records == 5000
+    assert one.time.batches.size == many.time.batches.size
+    for b in one.time.group:
+        ta, tb = one.time.totals(b), many.time.totals(b)
+        assert ta is not None and tb is not None
+        assert ta == pytest.approx(tb)
+        ca, cb = one.time.group[b], many.time.group[b]
+        assert list(one.time.batches.sums[ca]) == pytest.approx(list(many.time.batches.sums[cb]))
+    # the totals are the bins' own sums and counts
+    for b in one.time.group:
+        vals = [x for x, r in zip(xs, runs) if bin_of(r) == b and x == x]
+        sx, cnt, _, _ = one.time.totals(b)  # type: ignore[misc]
+        assert cnt == len(vals) and sx == pytest.approx(math.fsum(vals))
+
+
+def test_one_stratum_is_the_variance_of_its_mean() -> None:
+    """With one bin and weight 1 the influence values are the values minus their mean over n: the
+    variance is the mean's own (the same long-run variance on the same batch means)."""
+    rng = random.Random(2)
+    xs = [2.5 + rng.gauss(0.0, 0.4) for _ in range(3000)]
+    tb = TimeBins()
+    tb.add_run([bin_of(8.0)] * len(xs), xs, None, None)
+    s = Series(window=1)
+    for x in xs:
+        s.add(x)
+    sv = side_variance(tb, {bin_of(8.0): 1.0}, pooled=False, select=SELECT_P)  # the mean's own rule
+    assert sv is not None
+    se = s.estimate().se
+    assert se is not None and sv.var == pytest.approx(se**2, rel=1e-6)
+
+
+def test_interleaved_strata_share_their_noise() -> None:
+    """Two strata that alternate record by record under one slowly moving noise: their errors
+    are the same error, so the variance of the weighted mean is about that of one stratum (a sum
+    of stratum variances as if independent would be about half of it)."""
+    rng = random.Random(3)
+    xs, runs, _ = _records(rng, 4000, phi=0.95)
+    st = LoadStrata()
+    _feed(st, xs, runs, [])
+    bins = sorted(st.time.group)
+    w = {b: 0.5 for b in bins}
+    sv = side_variance(st.time, w, pooled=False)
+    assert sv is not None
+    naive = math.fsum(0.25 * (st.bins[b].lines.estimate().se or 0.0) ** 2 for b in bins)
+    assert sv.var > 1.6 * naive, (sv.var, naive)
+
+
+def test_an_a_a_pair_at_different_loads_is_not_called_different() -> None:
+    rng = random.Random(4)
+    a, b = LoadStrata(), LoadStrata()
+    for side in (a, b):
+        xs, runs, _ = _records(rng, 2000, phi=0.5)
+        _feed(side, xs, runs, [700, 1400])
+    out = compare_load_adjusted(a, b, 10.0, 10.0)
+    assert out["verdict"] in ("no_difference", "insufficient"), out
+    assert out["ci95"] is None or out["ci95"][0] <= 0.0 <= out["ci95"][1]
+
+
+def test_pooled_counts_use_accepted_and_drafts() -> None:
+    rng = random.Random(5)
+    tb = TimeBins()
+    n = 2000
+    nd = [float(rng.randint(50, 500)) for _ in range(n)]
+    acc = [round(d * (1.4 + rng.gauss(0.0, 0.2))) * 1.0 for d in nd]
+    tb.add_run([bin_of(8.0)] * n, [NAN] * n, acc, nd)
+    sx, cnt, sa, sd = tb.totals(bin_of(8.0))  # type: ignore[misc]
+    assert cnt == 0 and sa == pytest.approx(sum(acc)) and sd == pytest.approx(sum(nd))
+    sv = side_variance(tb, {bin_of(8.0): 1.0}, pooled=True)
+    assert sv is not None and 0.0 < sv.var < 1e-3
