@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import math
 import random
+from array import array
+from itertools import accumulate
 
 import pytest
 
+from tui.core.stats import influence
+from tui.core.stats.estimate import Batches, mean_estimate
 from tui.core.stats.influence import TimeBins, side_variance
 from tui.core.stats.load import LoadStrata, bin_of, compare_load_adjusted
 from tui.core.stats.lrv import SELECT_P
-from tui.core.stats.series import Series
 
 NAN = math.nan
 
@@ -69,13 +72,42 @@ def test_one_stratum_is_the_variance_of_its_mean() -> None:
     xs = [2.5 + rng.gauss(0.0, 0.4) for _ in range(3000)]
     tb = TimeBins()
     tb.add_run([bin_of(8.0)] * len(xs), xs, None, None)
-    s = Series(window=1)
-    for x in xs:
-        s.add(x)
+    own = Batches(1, influence.UNITS)
+    own.add_prefix([list(accumulate(xs, initial=0.0))])
+    mean = math.fsum(xs) / len(xs)
+    var_x = math.fsum((x - mean) ** 2 for x in xs) / (len(xs) - 1)
+    se = mean_estimate(own, len(xs), mean, var_x, -math.inf, math.inf).se
     sv = side_variance(tb, {bin_of(8.0): 1.0}, pooled=False, select=SELECT_P)  # the mean's own rule
-    assert sv is not None
-    se = s.estimate().se
-    assert se is not None and sv.var == pytest.approx(se**2, rel=1e-6)
+    assert sv is not None and se is not None
+    assert sv.var == pytest.approx(se**2, rel=1e-6)
+
+
+def test_the_places_answer_as_bisect_does() -> None:
+    """The running sums at a bin's places, read by index and by the slices a batch step reads
+    (two per channel, one step apart), are those of a plain list of running sums."""
+    rng = random.Random(7)
+    n = 500
+    pos = array("i", sorted(rng.sample(range(n), 120)))
+    vals = [rng.random() for _ in pos]
+    where = influence._Where(pos)
+    px = influence._Prefix(n, where, list(accumulate(vals, initial=0.0)))
+    pc = influence._Prefix(n, where, None)
+    full, count, acc, c = [0.0], [0.0], 0.0, 0
+    at = dict(zip(pos, vals))
+    for i in range(n):
+        if i in at:
+            acc += at[i]
+            c += 1
+        full.append(acc)
+        count.append(float(c))
+    for _ in range(200):
+        size = rng.choice((1, 2, 3, 8, 33))
+        i = rng.randrange(0, n)
+        last = min(n, i + size * rng.randrange(1, 40))
+        for p, want in ((px, full), (pc, count)):
+            assert p[i + size : last + 1 : size] == pytest.approx(want[i + size : last + 1 : size])
+            assert p[i:last:size] == pytest.approx(want[i:last:size])
+            assert p[i] == pytest.approx(want[i])
 
 
 def test_interleaved_strata_share_their_noise() -> None:
@@ -116,3 +148,33 @@ def test_pooled_counts_use_accepted_and_drafts() -> None:
     assert cnt == 0 and sa == pytest.approx(sum(acc)) and sd == pytest.approx(sum(nd))
     sv = side_variance(tb, {bin_of(8.0): 1.0}, pooled=True)
     assert sv is not None and 0.0 < sv.var < 1e-3
+
+
+def test_chunks_reduced_natively_put_the_bins_in_time_as_value_by_value() -> None:
+    """A run reduced by precompute (the native reduction when it is built, with the records'
+    places in int32) gives the batches that feeding the same records ten at a time gives."""
+    from tui.core.model.columns import NUMERIC_FIELDS, RecordColumns
+    from tui.core.stats import precompute as P
+
+    rng = random.Random(6)
+    n = 3000
+    xs = [round(2.5 + rng.gauss(0.0, 0.4), 2) for _ in range(n)]
+    xs = [min(4.0, max(1.0, x)) for x in xs]
+    runs = [float(rng.choice((1, 3, 5, 9, 17, 40))) for _ in range(n)]
+    vals = {"accept_len": xs, "accept_rate": [(x - 1) / 3 for x in xs], "running_req": runs}
+    values = {f: array("d", vals.get(f, [NAN] * n)) for f in NUMERIC_FIELDS}
+    rc = RecordColumns("sglang", "decode", n, values, None, None, None, False, array("q", range(1, n + 1)), n)
+    free = P.depth_free(rc)
+    pre = P._native_precompute(rc, free) or P._python_precompute(rc, free)
+    assert pre is not None and pre.load is not None
+    chunked, by_value = LoadStrata(), LoadStrata()
+    chunked.add(pre.v, False, pre.load)
+    _feed(by_value, xs, runs, list(range(10, n, 10)))
+    assert chunked.time.records == by_value.time.records == n
+    assert sorted(chunked.time.group) == sorted(by_value.time.group)
+    for b in chunked.time.group:
+        ca, cb = chunked.time.group[b], by_value.time.group[b]
+        for k in range(2):  # Σx and count per batch
+            assert list(chunked.time.batches.sums[ca + k]) == pytest.approx(
+                list(by_value.time.batches.sums[cb + k])
+            )

@@ -144,9 +144,11 @@ static PyObject *bins_build(const bins_t *B) {
         const bin_t *e = &B->b[i];
         PyObject *lines = e->lines ? build_cc(&e->cc) : (Py_INCREF(Py_None), Py_None);
         PyObject *pooled = lines && e->pooled ? build_rc(&e->rc) : (Py_INCREF(Py_None), Py_None);
-        PyObject *item = lines && pooled ? Py_BuildValue("(iNN)", e->bin, lines, pooled) : NULL;
+        /* the records' places in the run (int32): load.TimeBins puts the bin's sums in time */
+        PyObject *pos = lines && pooled ? PyBytes_FromStringAndSize((const char *)e->idx, e->m * (Py_ssize_t)sizeof(int32_t)) : NULL;
+        PyObject *item = pos ? Py_BuildValue("(iNNN)", e->bin, lines, pooled, pos) : NULL;
         if (!item) {
-            Py_XDECREF(lines), Py_XDECREF(pooled);
+            Py_XDECREF(lines), Py_XDECREF(pooled), Py_XDECREF(pos);
             Py_CLEAR(out);
             break;
         }

@@ -260,6 +260,8 @@ typedef struct {
     int bin, lines, pooled;
     cc_t cc;
     rcs_t rc;
+    const int32_t *idx; /* the bin's records in the run, in order (into bins_t.order) */
+    Py_ssize_t m;
 } bin_t;
 
 typedef struct {
@@ -296,6 +298,7 @@ static int bins_compute(run_t *R, bins_t *B) {
         bin_t *e = &B->b[B->n];
         memset(e, 0, sizeof *e);
         e->bin = j;
+        e->idx = idx, e->m = m;
         e->lines = R->present[AL];
         e->pooled = R->present[ACC];
         if (!e->lines && !e->pooled) continue;

@@ -93,9 +93,10 @@ def clamp(x: float, lo: float, hi: float) -> float:
 class Batches:
     """Batch sums of one or more parallel channels (values; or numerators and denominators)."""
 
-    __slots__ = ("size", "sums", "cur", "cur_n")
+    __slots__ = ("size", "sums", "cur", "cur_n", "units")
 
-    def __init__(self, channels: int = 1) -> None:
+    def __init__(self, channels: int = 1, units: int = UNITS) -> None:
+        self.units = units  # batches kept (even): between units/2 and units once values outnumber them
         self.size = 1
         self.sums: list[array] = [array("d") for _ in range(channels)]
         self.cur = [0.0] * channels
@@ -107,7 +108,7 @@ class Batches:
         cur = self.cur
         while i < n:
             size = self.size
-            k = min((n - i) // size, UNITS - len(self.sums[0])) if self.cur_n == 0 else 0
+            k = min((n - i) // size, self.units - len(self.sums[0])) if self.cur_n == 0 else 0
             if k > 1:  # whole batches at once: the same sums as closing them one by one
                 last = i + size * k
                 for c, p in enumerate(prefixes):
@@ -116,7 +117,7 @@ class Batches:
                     else:
                         self.sums[c].extend(map(sub, p[i + size : last + 1 : size], p[i:last:size]))
                 i = last
-                if len(self.sums[0]) >= UNITS:
+                if len(self.sums[0]) >= self.units:
                     self._halve()
                 continue
             take = min(size - self.cur_n, n - i)
@@ -132,7 +133,7 @@ class Batches:
             s.append(self.cur[c])
             self.cur[c] = 0.0
         self.cur_n = 0
-        if len(self.sums[0]) >= UNITS:
+        if len(self.sums[0]) >= self.units:
             self._halve()
 
     def _halve(self) -> None:

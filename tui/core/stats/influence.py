@@ -32,12 +32,15 @@ from bisect import bisect_left
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import accumulate, compress
+from operator import add
 
 from tui.core.stats.estimate import Batches
 from tui.core.stats.lrv import Lrv, long_run_variance
 
 X, C, A, D = range(4)  # the channels of a bin, after channel 0
 WIDTH = 4
+UNITS = 256  # batches kept: 128–256 once the records outnumber them (the long-run variance needs
+# no more; each batch is read per bin at its boundaries, so fewer cost less)
 # a longer batch level is taken whenever its variance is larger (lrv.SELECT_P asks it to beat its
 # own 99% noise): a side that visits the compared batch sizes only now and then has an influence
 # series that is mostly zeros, where the AR(1) fit on short batches underestimates (calibration,
@@ -46,27 +49,61 @@ WIDTH = 4
 SELECT = 0.0
 
 
+class _Where:
+    """The places (record indices in a run, ascending) of one bin's values, with the number of
+    them before each index asked for; the answers for the last few slices are kept, since the
+    running sums of the values and their count are read at the same indexes one after the other."""
+
+    __slots__ = ("pos", "_seen")
+
+    def __init__(self, pos: Sequence[int] | None) -> None:
+        self.pos = pos  # None: every record of the run
+        self._seen: dict[tuple[int, int, int], list[int]] = {}
+
+    def before(self, k: int) -> int:
+        return k if self.pos is None else bisect_left(self.pos, k)
+
+    def many(self, key: tuple[int, int, int]) -> list[int]:
+        js = self._seen.get(key)
+        if js is None:
+            if len(self._seen) >= 4:  # a batch step reads two slices per channel: keep a few
+                self._seen.clear()
+            start, stop, step = key
+            ks = range(start, stop, step)
+            pos = self.pos
+            # Batches reads p[i + size : last + 1 : size], then p[i : last : size]: after its
+            # first index, the second slice asks what the first did
+            ahead = self._seen.get((start + step, stop + 1, step)) if step > 0 and ks else None
+            if pos is None:
+                js = list(ks)
+            elif ahead is not None:
+                js = [bisect_left(pos, start), *ahead[: len(ks) - 1]]
+            else:
+                js = [bisect_left(pos, k) for k in ks]
+            self._seen[key] = js
+        return js
+
+
 class _Prefix:
-    """Running sums at every record index of a run (0 … n) of one bin's values, from the
-    positions of its records and the running sums of their values (None: every record is one of
-    them / the count of them); indexes and slices as a list of n + 1 sums would."""
+    """Running sums at every record index of a run (0 … n) of one bin's values (``cum``: the
+    running sums of its values; None: their count), indexed and sliced as a list of n + 1 sums
+    would be."""
 
-    __slots__ = ("pos", "cum", "n")
+    __slots__ = ("where", "cum", "n")
 
-    def __init__(self, n: int, pos: Sequence[int] | None, cum: Sequence[float] | None) -> None:
-        self.n, self.pos, self.cum = n, pos, cum
+    def __init__(self, n: int, where: _Where, cum: Sequence[float] | None) -> None:
+        self.n, self.where, self.cum = n, where, cum
 
     def __len__(self) -> int:
         return self.n + 1
 
-    def _at(self, k: int) -> float:
-        j = k if self.pos is None else bisect_left(self.pos, k)
-        return float(j) if self.cum is None else self.cum[j]
-
     def __getitem__(self, k):
+        cum = self.cum
         if isinstance(k, slice):
-            return [self._at(i) for i in range(*k.indices(self.n + 1))]
-        return self._at(k)
+            js = self.where.many(k.indices(self.n + 1))
+            return [float(j) for j in js] if cum is None else [cum[j] for j in js]
+        j = self.where.before(k)
+        return float(j) if cum is None else cum[j]
 
 
 class _Zero:
@@ -91,7 +128,7 @@ class TimeBins:
 
     def __init__(self) -> None:
         self.group: dict[int, int] = {}  # bin → its first channel
-        self.batches = Batches(1)  # channel 0: records
+        self.batches = Batches(1, UNITS)  # channel 0: records
         self.records = 0
 
     def _channel(self, b: int) -> int:
@@ -103,6 +140,25 @@ class TimeBins:
                 self.batches.sums.append(array("d", bytes(8 * size)))
                 self.batches.cur.append(0.0)
         return ch
+
+    def _coarsen(self, n: int) -> None:
+        """Before ``n`` more records: batches as long as they will be at the end of them (the
+        smallest doubling of the batch size that keeps the whole batches below ``UNITS``), so a
+        long run is read at that size once instead of at every size on the way. Batches end at
+        multiples of their size from the first record, so joining pairs gives the same batches
+        that :class:`Batches` would have halved to (an odd last batch joins the open one)."""
+        bt = self.batches
+        total = self.records + n
+        size = bt.size
+        while total // size >= UNITS:
+            size *= 2
+        while bt.size < size:
+            if len(bt.sums[0]) % 2:
+                for c, arr in enumerate(bt.sums):
+                    bt.cur[c] += arr.pop()
+                bt.cur_n += bt.size
+            bt.sums = [array("d", map(add, arr[0::2], arr[1::2])) for arr in bt.sums]
+            bt.size *= 2
 
     def add_run(
         self,
@@ -119,8 +175,9 @@ class TimeBins:
         for b in set(bins):
             if b >= 0:
                 self._channel(b)
+        self._coarsen(n)
         prefixes: list = [None] * len(self.batches.sums)
-        prefixes[0] = _Prefix(n, None, None)
+        prefixes[0] = _Prefix(n, _Where(None), None)
         one = min(bins) == max(bins)
         for b, ch in self.group.items():
             if one and bins[0] != b:
@@ -140,16 +197,42 @@ class TimeBins:
                 xs = list(compress(xs, keep))
             else:
                 px = pos  # type: ignore[assignment]
-            prefixes[ch + X] = _Prefix(n, px, list(accumulate(xs, initial=0.0)))
-            prefixes[ch + C] = _Prefix(n, px, None)
+            wx = _Where(px)
+            prefixes[ch + X] = _Prefix(n, wx, list(accumulate(xs, initial=0.0)))
+            prefixes[ch + C] = _Prefix(n, wx, None)
             if acc is not None and nd is not None:
                 idx = range(n) if pos is None else pos
                 pairs = [(i, acc[i], nd[i]) for i in idx if nd[i] > 0 and acc[i] == acc[i]]
                 pp = [i for i, _, _ in pairs]
-                prefixes[ch + A] = _Prefix(n, pp, list(accumulate((a for _, a, _ in pairs), initial=0.0)))
-                prefixes[ch + D] = _Prefix(n, pp, list(accumulate((d for _, _, d in pairs), initial=0.0)))
+                wp = _Where(pp)
+                prefixes[ch + A] = _Prefix(n, wp, list(accumulate((a for _, a, _ in pairs), initial=0.0)))
+                prefixes[ch + D] = _Prefix(n, wp, list(accumulate((d for _, _, d in pairs), initial=0.0)))
             else:
                 prefixes[ch + A] = prefixes[ch + D] = _Zero(n)
+        self.batches.add_prefix(prefixes)
+        self.records += n
+
+    def add_chunks(self, n: int, chunks: Mapping[int, tuple]) -> None:
+        """A run of ``n`` records by its :func:`tui.core.stats.load.bin_chunks` (or the native
+        equivalent): each bin's running sums (the chunks') at its records' places, so nothing
+        here goes record by record."""
+        if not n:
+            return
+        for b in chunks:
+            self._channel(b)
+        self._coarsen(n)
+        prefixes: list = [_Zero(n)] * len(self.batches.sums)
+        prefixes[0] = _Prefix(n, _Where(None), None)
+        for b, (lines, pooled, places) in chunks.items():
+            ch = self.group[b]
+            if lines is not None:
+                wx = _Where(places.lines)
+                prefixes[ch + X] = _Prefix(n, wx, lines.prefix)
+                prefixes[ch + C] = _Prefix(n, wx, None)
+            if pooled is not None:
+                wp = wx if places.pooled is places.lines and lines is not None else _Where(places.pooled)
+                prefixes[ch + A] = _Prefix(n, wp, pooled.num_prefix)
+                prefixes[ch + D] = _Prefix(n, wp, pooled.den_prefix)
         self.batches.add_prefix(prefixes)
         self.records += n
 

@@ -37,9 +37,11 @@ and an effective sample size of at least ``MIN_INDEP`` in the common strata.
 from __future__ import annotations
 
 import math
+from array import array
 from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from itertools import compress
 from operator import itemgetter
 
 from tui.core.stats.checks import all_nan
@@ -113,17 +115,64 @@ class _Bin:
         return self.pooled.n if estimator == POOLED else self.lines.n
 
 
-BinChunks = dict[int, tuple[ColumnChunk | None, RatioChunk | None]]
+@dataclass(slots=True)
+class Places:
+    """Where a bin's values sit in their run: the record indices (int32, ascending) of the values
+    of its lines chunk and of its count pairs."""
+
+    lines: Sequence[int]
+    pooled: Sequence[int]
+
+
+BinChunks = dict[int, tuple[ColumnChunk | None, RatioChunk | None, Places]]
 
 
 def bin_chunks(v: Mapping[str, Sequence[float]], cumulative: bool) -> BinChunks:
-    """A run's accept len values (and count pairs) split by batch-size bin, reduced to chunks: a
-    pure function of the checked values, so worker processes can do it (stats/precompute.py)."""
+    """A run's accept len values (and count pairs) split by batch-size bin, reduced to chunks
+    with their places in the run (:class:`Places`): a pure function of the checked values, so
+    worker processes can do it (stats/precompute.py)."""
     run = v["running_req"]
     n = len(run)
     out: BinChunks = {}
     if not n:
         return out
+    bins = list(map(_BINS.__getitem__, run))
+    lo, hi = min(bins), max(bins)
+    if hi < 0:
+        return out
+    order = list(range(n)) if lo == hi else sorted(range(n), key=bins.__getitem__)
+    pick = itemgetter(*order) if n > 1 else (lambda s: (s[0],))
+    sb = pick(bins)
+    al = pick(v["accept_len"])
+    counts = not cumulative and not all_nan(v["accepted"])
+    acc = pick(v["accepted"]) if counts else ()
+    nd = pick(v["num_drafts"]) if counts else ()
+    start = 0
+    while start < n:
+        b = sb[start]
+        end = bisect_right(sb, b, start) if lo != hi else n
+        if b >= 0:
+            idx = array("i", order[start:end])  # int32, as the native reduction gives them
+            xs = al[start:end]
+            at_lines = idx
+            if sum(xs) != sum(xs):  # some not printed
+                keep = [x == x for x in xs]
+                xs = list(compress(xs, keep))
+                if xs:  # (no values: no chunk, and the places stay those of the bin, as in C)
+                    at_lines = array("i", compress(idx, keep))
+            lines = ColumnChunk.of(xs) if xs else None
+            pooled = None
+            at_pooled = idx
+            if counts:
+                sel = [k for k, (a, d) in enumerate(zip(acc[start:end], nd[start:end])) if d > 0 and a == a]
+                if sel:
+                    pooled = RatioChunk.of([acc[start + k] for k in sel], [nd[start + k] for k in sel])
+                    if len(sel) < end - start:
+                        at_pooled = array("i", [idx[k] for k in sel])
+            if lines is not None or pooled is not None:
+                out[b] = (lines, pooled, Places(at_lines, at_pooled))
+        start = end
+    return out
     bins = list(map(_BINS.__getitem__, run))
     lo, hi = min(bins), max(bins)
     if hi < 0:
@@ -170,6 +219,11 @@ class LoadStrata:
         :func:`bin_chunks`, when a worker made them already."""
         run = v["running_req"]
         counts = not cumulative and not all_nan(v["accepted"])
+        if chunks is not None or len(run) > SHORT_RUN:
+            chunks = chunks if chunks is not None else bin_chunks(v, cumulative)
+            self.merge(chunks)
+            self.time.add_chunks(len(run), chunks)
+            return
         if len(run):
             self.time.add_run(
                 list(map(_BINS.__getitem__, run)),
@@ -177,9 +231,6 @@ class LoadStrata:
                 v["accepted"] if counts else None,
                 v["num_drafts"] if counts else None,
             )
-        if chunks is not None or len(run) > SHORT_RUN:
-            self.merge(chunks if chunks is not None else bin_chunks(v, cumulative))
-            return
         # a short run (live logs, a few lines at a time): value by value, no sorting or chunks
         al = v["accept_len"]
         acc, nd = v["accepted"], v["num_drafts"]
@@ -199,7 +250,7 @@ class LoadStrata:
     def merge(self, chunks: BinChunks) -> None:
         """Fold in :func:`bin_chunks` of a run (possibly built in a worker process); the run's
         place in time is :meth:`add`'s."""
-        for b, (lines, pooled) in chunks.items():
+        for b, (lines, pooled, _) in chunks.items():
             cell = self.bins.get(b)
             if cell is None:
                 cell = self.bins[b] = _Bin(self.hi)

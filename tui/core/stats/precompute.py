@@ -25,7 +25,7 @@ from tui.core.formats import registry
 from tui.core.model.columns import RecordColumns, doubles, flat_rows, row_lengths
 from tui.core.stats.checks import RANGES, Refused, all_nan, clean
 from tui.core.stats.estimate import print_step
-from tui.core.stats.load import BinChunks, bin_chunks
+from tui.core.stats.load import BinChunks, Places, bin_chunks
 from tui.core.stats.metrics import SERIES, Prepared, prepare
 from tui.core.stats.pooled import RatioChunk
 from tui.core.stats.series import ColumnChunk
@@ -98,7 +98,7 @@ def _python_precompute(cols: RecordColumns, free: bool) -> Precomputed | None:
             for name, chunk in prep.chunks.items():
                 if chunk is not None:
                     chunk.step = steps[name]
-        for lines, _ in load.values():
+        for lines, _, _ in load.values():
             if lines is not None:
                 lines.step = steps["accept_len"]
     c = p.chunks["accept_len"]
@@ -142,13 +142,15 @@ def _native_precompute(cols: RecordColumns, free: bool) -> Precomputed | None:
     by_rank = None
     if by_rank_t is not None:
         by_rank = {name: _prepared(t, steps) for name, t in zip(names, by_rank_t)}
-    load: BinChunks = {
-        b: (
+    load: BinChunks = {}
+    for b, lines, pooled, pos in bins_t:
+        at = array("i")  # int32 in C
+        at.frombytes(pos)
+        load[b] = (
             _column_chunk(lines, steps["accept_len"]) if lines is not None else None,
             _ratio_chunk(pooled) if pooled is not None else None,
+            Places(at, at),  # the C code keeps every record of a bin (a run in the common form)
         )
-        for b, lines, pooled in bins_t
-    }
     c = p.chunks["accept_len"]
     max_al = c.max if c is not None else 1.0
     return Precomputed(v, Refused(), full, p, by_rank, max_al, free, load)
