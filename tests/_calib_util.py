@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 from tui.core.pipeline.whole import summarize_stream
 from tui.core.stats.compare import compare_accept_len
-from tui.core.stats.load import compare_load_adjusted
+from tui.core.stats.load_compare import compare_load_adjusted
 from tui.core.stats.verdicts import last_measured
 
 MEAN = 2.5  # true mean accept len of the mean-of-lines cells

@@ -13,7 +13,8 @@ import pytest
 from tui.core.stats import influence
 from tui.core.stats.estimate import Batches, mean_estimate
 from tui.core.stats.influence import TimeBins, side_variance
-from tui.core.stats.load import LoadStrata, bin_of, compare_load_adjusted
+from tui.core.stats.load import LoadStrata, bin_of
+from tui.core.stats.load_compare import compare_load_adjusted
 from tui.core.stats.lrv import SELECT_P
 
 NAN = math.nan

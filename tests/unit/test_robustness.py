@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from tui.core.formats import LineParser
 from tui.core.model.records import Malformed
 from tui.core.pipeline.whole import summarize_stream
+from tui.core.sources.compressed import decompressing
 
 ANCHORS = [
     "Decode batch",
@@ -73,5 +74,11 @@ def test_summary_reads_any_bytes(pieces):
     data = b"\n".join(pieces)
     s = summarize_stream(io.BytesIO(data), "fuzz")
     d = s.result()
+    reader, kind = decompressing(io.BytesIO(data))
+    if kind is not None:  # a compression's magic first: read decompressed, or the damage is said
+        text = reader.read()
+        if reader.problem:
+            assert any(kind in w and reader.problem in w for w in s.input_warnings), s.input_warnings
+        data = text
     assert d["lines"] == (data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1))
     json.dumps(d, allow_nan=True)

@@ -363,6 +363,11 @@ class Series:
         self._flush()
         return math.fsum(self._window) / len(self._window) if self._window else None
 
+    @property
+    def step(self) -> float | None:
+        """The print step of the values (estimate.print_step), None when they have none."""
+        return self._step if 0.0 < self._step < math.inf else None
+
     def estimate(self) -> Estimate:
         """The mean with its autocorrelation-robust standard error (cached until new values)."""
         self._flush()

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from tui.core.stats import SourceStats
 from tui.core.stats.compare import POOLED, compare_accept_len, compare_accept_rate
-from tui.core.stats.load import compare_load_adjusted
+from tui.core.stats.load_compare import compare_load_adjusted
 from tui.core.stats.payoff import is_baseline, throughput_ratio
 from tui.core.stats.segments import Segment
 
