@@ -55,6 +55,9 @@ CHECK_LAGS = 4  # lags that must confirm a geometric decay before AR(1) extrapol
 CUSUM_LONG = 1.0  # ... and beyond this for the long-run variance (about the 27% point)
 SELECT_P = 2.326  # one-sided 99% normal quantile: a longer level must beat its own noise
 CUSUM_CRIT = 1.95  # 0.1% point of the Kolmogorov distribution, for the short-memory variance
+NOISE_LAGS = 5  # lags of the AR(1)-plus-noise fit
+NOISE_MARGIN = 2.0  # standard errors added to its ρ
+NOISE_GATE = 1.645  # its lags beyond the AR(1)'s by this many standard errors: it is used
 
 
 @dataclass(slots=True)
@@ -102,23 +105,61 @@ def ar1_variance(ys: Sequence[float], margin: float = PHI_MARGIN) -> tuple[float
     return ss / (m - 1) / m * f, m / f, phi
 
 
-def ar1_noise(ys: Sequence[float]) -> tuple[float, float] | None:
-    """(r₁, ρ) of AR(1) plus white noise — autocorrelations ``r_k = r₁·ρ^(k−1)`` — with ρ the
-    ratio of the sums of lags 2…5 and 1…4 (bias-corrected as at level 1), each raised by one
-    standard error; None with fewer than 16 values or no positive correlation."""
+def _lags(ys: Sequence[float], k: int) -> list[float] | None:
+    """Lag 1…k autocorrelations (bias-corrected as at level 1); None without spread."""
     m = len(ys)
-    if m < 16:
-        return None
     d, ss = _centred(ys)
     if ss <= 0.0:
         return None
-    r = [_kendall(math.fsum(map(mul, d[:-k], d[k:])) / ss, m) for k in range(1, 6)]
+    return [_kendall(math.fsum(map(mul, d[:-j], d[j:])) / ss, m) for j in range(1, k + 1)]
+
+
+def ar1_noise(ys: Sequence[float], lags: list[float] | None = None) -> tuple[float, float] | None:
+    """(r₁, ρ) of AR(1) plus white noise — autocorrelations ``r_k = r₁·ρ^(k−1)`` — with ρ the
+    ratio of the sums of lags 2…5 and 1…4 (bias-corrected as at level 1); r₁ raised by one
+    standard error and ρ by :data:`NOISE_MARGIN` (the long-run variance grows as 1/(1 − ρ), and
+    ρ from a few hundred values falls short of a slow one); None with fewer than 16 values or no
+    positive correlation."""
+    m = len(ys)
+    if m < 16:
+        return None
+    r = lags or _lags(ys, NOISE_LAGS)
+    if r is None:
+        return None
     head, tail = math.fsum(r[:-1]), math.fsum(r[1:])
     if r[0] <= 0.0 or head <= 0.0:
         return None
     rho = _clamp(tail / head, 0.0, PHI_MAX)
-    step = PHI_MARGIN * math.sqrt((1.0 - rho * rho) / m)
-    return _clamp(r[0] + step, 0.0, PHI_MAX), _clamp(rho + step, 0.0, PHI_MAX)
+    step = math.sqrt((1.0 - rho * rho) / m)
+    return _clamp(r[0] + PHI_MARGIN * step, 0.0, PHI_MAX), _clamp(rho + NOISE_MARGIN * step, 0.0, PHI_MAX)
+
+
+def first_level(ys: Sequence[float]) -> tuple[float, float, float] | None:
+    """Level 1 for a mean: the AR(1) of :func:`ar1_variance`, or AR(1) under white noise
+    (:func:`ar1_noise`: a slow component — a traffic mix that flips, a level that wanders —
+    under per-line noise) when the lags 2…5 hold more correlation than the AR(1) of lag 1 implies
+    by over :data:`NOISE_GATE` standard errors (Bartlett's, for an AR(1)); the larger variance.
+    The gate keeps independent and AR(1) values on the AR(1) (their power is unchanged)."""
+    base = ar1_variance(ys)
+    m = len(ys)
+    if base is None or m < 16:
+        return base
+    r = _lags(ys, NOISE_LAGS)
+    if r is None or r[0] <= 0.0:
+        return base
+    phi = min(r[0], PHI_MAX)
+    expect = math.fsum(phi**k for k in range(2, NOISE_LAGS + 1))
+    sd = (NOISE_LAGS - 1) * math.sqrt((1.0 + phi * phi) / ((1.0 - phi * phi) * m))
+    if math.fsum(r[1:]) - expect <= NOISE_GATE * sd:
+        return base
+    noisy = ar1_noise(ys, r)
+    if noisy is None:
+        return base
+    r1, rho = noisy
+    f = 1.0 + 2.0 * r1 / (1.0 - rho)
+    _, ss = _centred(ys)
+    var = ss / (m - 1) / m * f
+    return (var, m / f, rho) if var > base[0] else base
 
 
 def _checked_ar1(ys: Sequence[float]) -> tuple[float, float, float]:
@@ -143,10 +184,15 @@ def long_run_variance(
     """See the module text; None with fewer than 3 batch means. ``first``: level 1 when the
     caller knows better than an AR(1) fit on ``units`` (pooled ratios: see estimate.py).
     ``select``: the normal quantile a longer level's variance must beat (SELECT_P: its 99% point)."""
-    first = first or ar1_variance(units)
     if first is None:
-        return None
-    best = Lrv(first[0], first[1], first[2], 1, first[0])
+        plain = ar1_variance(units)
+        first = first_level(units)
+        if plain is None or first is None:
+            return None
+        short = plain[0]  # the stability check measures excursions against the plain AR(1)
+    else:
+        short = first[0]
+    best = Lrv(first[0], first[1], first[2], 1, short)
     level = list(units)
     size = 1
     top = None
@@ -155,7 +201,7 @@ def long_run_variance(
         size *= 2
         var, indep, phi = top = _checked_ar1(level)
         if var > best.var * chi2_ratio(max(1.0, indep - 1.0), select):
-            best = Lrv(var, indep, phi, size, first[0])
+            best = Lrv(var, indep, phi, size, short)
     f1 = (1.0 + first[2]) / (1.0 - first[2])
     if top is not None and size >= f1:  # batches long against the correlation: a bound
         var, indep, phi = top
@@ -163,7 +209,7 @@ def long_run_variance(
         ss = _centred(units)[1]
         cap = max(var * chi2_ratio(max(1.0, indep - 1.0)), ss / (len(units) - 1) / len(units))
         if best.var > cap:
-            best = Lrv(cap, indep, phi, size, first[0])
+            best = Lrv(cap, indep, phi, size, short)
     return best
 
 
