@@ -21,6 +21,9 @@ class FakeVllm:
 
     def __init__(self, engines: int = 2, k: int = 3, model: str = MODEL) -> None:
         self.engines, self.k, self.model = engines, k, model
+        # a step is seen whole or not at all by a scrape (served from another thread): the tests
+        # count exact increments
+        self._lock = threading.Lock()
         self.restart()
 
     def restart(self) -> None:
@@ -58,16 +61,18 @@ class FakeVllm:
     def step(self, engine: int, drafts: int, per_pos: list[int], running: int = 4) -> None:
         """``drafts`` drafts of k tokens, ``per_pos[i]`` accepted at position i (prefix-accepted)."""
         e = str(engine)
-        self.drafts.labels(self.model, e).inc(drafts)
-        self.draft_tokens.labels(self.model, e).inc(drafts * self.k)
-        self.accepted.labels(self.model, e).inc(sum(per_pos))
-        for i, v in enumerate(per_pos):
-            self.per_pos.labels(self.model, e, str(i)).inc(v)
-        self.gen.labels(self.model, e).inc(drafts + sum(per_pos))
-        self.running.labels(self.model, e).set(running)
+        with self._lock:
+            self.drafts.labels(self.model, e).inc(drafts)
+            self.draft_tokens.labels(self.model, e).inc(drafts * self.k)
+            self.accepted.labels(self.model, e).inc(sum(per_pos))
+            for i, v in enumerate(per_pos):
+                self.per_pos.labels(self.model, e, str(i)).inc(v)
+            self.gen.labels(self.model, e).inc(drafts + sum(per_pos))
+            self.running.labels(self.model, e).set(running)
 
     def text(self) -> str:
-        return generate_latest(self.registry).decode()
+        with self._lock:
+            return generate_latest(self.registry).decode()
 
 
 class FakeSglang:

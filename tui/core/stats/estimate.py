@@ -81,9 +81,12 @@ class Estimate:
         return clamp(lo, self.lo, self.hi), clamp(hi, self.lo, self.hi)
 
     def halfwidth(self) -> float | None:
+        """Half the width of :meth:`ci95` (what ``±`` shows everywhere, as ``summary`` prints it:
+        a level that is not stable widens the interval to hold both levels, and ``±`` with it)."""
         if self.se is None or self.df is None:
             return None
-        return t975(self.df) * self.se
+        ci = self.ci95()
+        return t975(self.df) * self.se if ci is None else (ci[1] - ci[0]) / 2.0
 
 
 def clamp(x: float, lo: float, hi: float) -> float:
