@@ -68,9 +68,11 @@ def test_the_bounds_are_strict_enough() -> None:
         (lambda r, n, s: ar1(r, n, 0.9, 2.5 + s), 300),
         (lambda r, n, s: ar1(r, n, 0.97, 2.5 + s), 1000),
         (cycle, 3000),
+        (regime, 300),
+        (regime, 1000),
         (regime, 3000),
     ],
-    ids=["ar1-0.9-300", "ar1-0.97-1000", "cycle-3000", "regime-3000"],
+    ids=["ar1-0.9-300", "ar1-0.97-1000", "cycle-3000", "regime-300", "regime-1000", "regime-3000"],
 )
 def test_mean_of_lines_cells(gen, n) -> None:
     t = lines_cell(gen, n, REPS, seed=n + 21)
