@@ -64,6 +64,7 @@ SELECT_P = 2.326  # one-sided 99% normal quantile: a longer level must beat its 
 CUSUM_CRIT = 1.95  # 0.1% point of the Kolmogorov distribution, for the short-memory variance
 NOISE_LAGS = 5  # lags of the AR(1)-plus-noise fit
 NOISE_MARGIN = 3.0  # standard errors added to its ρ (2: regime switches at n 300 covered 91%)
+RATIO_NOISE_MARGIN = 2.0  # ... for pooled ratios (1: 90.8% coverage at φ 0.9, n 100; 3: timid)
 NOISE_GATE = 1.645  # its lags beyond the AR(1)'s by this many standard errors: it is used
 
 
@@ -121,12 +122,15 @@ def _lags(ys: Sequence[float], k: int) -> list[float] | None:
     return [_kendall(math.fsum(map(mul, d[:-j], d[j:])) / ss, m) for j in range(1, k + 1)]
 
 
-def ar1_noise(ys: Sequence[float], lags: list[float] | None = None) -> tuple[float, float] | None:
+def ar1_noise(
+    ys: Sequence[float], lags: list[float] | None = None, margin: float = RATIO_NOISE_MARGIN
+) -> tuple[float, float] | None:
     """(r₁, ρ) of AR(1) plus white noise — autocorrelations ``r_k = r₁·ρ^(k−1)`` — with ρ the
     ratio of the sums of lags 2…5 and 1…4 (bias-corrected as at level 1); r₁ raised by one
-    standard error and ρ by :data:`NOISE_MARGIN` (the long-run variance grows as 1/(1 − ρ), and
-    ρ from a few hundred values falls short of a slow one); None with fewer than 16 values or no
-    positive correlation."""
+    standard error and ρ by ``margin`` (the long-run variance grows as 1/(1 − ρ), and ρ from a few
+    hundred values falls short of a slow one: :data:`NOISE_MARGIN` for a mean's level 1,
+    :data:`RATIO_NOISE_MARGIN` for a pooled ratio's, which has no gate); None with fewer than 16
+    values or no positive correlation."""
     m = len(ys)
     if m < 16:
         return None
@@ -138,7 +142,7 @@ def ar1_noise(ys: Sequence[float], lags: list[float] | None = None) -> tuple[flo
         return None
     rho = _clamp(tail / head, 0.0, PHI_MAX)
     step = math.sqrt((1.0 - rho * rho) / m)
-    return _clamp(r[0] + PHI_MARGIN * step, 0.0, PHI_MAX), _clamp(rho + NOISE_MARGIN * step, 0.0, PHI_MAX)
+    return _clamp(r[0] + PHI_MARGIN * step, 0.0, PHI_MAX), _clamp(rho + margin * step, 0.0, PHI_MAX)
 
 
 def first_level(ys: Sequence[float]) -> tuple[float, float, float] | None:
@@ -159,7 +163,7 @@ def first_level(ys: Sequence[float]) -> tuple[float, float, float] | None:
     sd = (NOISE_LAGS - 1) * math.sqrt((1.0 + phi * phi) / ((1.0 - phi * phi) * m))
     if math.fsum(r[1:]) - expect <= NOISE_GATE * sd:
         return base
-    noisy = ar1_noise(ys, r)
+    noisy = ar1_noise(ys, r, NOISE_MARGIN)
     if noisy is None:
         return base
     r1, rho = noisy
