@@ -157,35 +157,6 @@ def bin_chunks(v: Mapping[str, Sequence[float]], cumulative: bool) -> BinChunks:
                 out[b] = (lines, pooled, Places(at_lines, at_pooled))
         start = end
     return out
-    bins = list(map(_BINS.__getitem__, run))
-    lo, hi = min(bins), max(bins)
-    if hi < 0:
-        return out
-    order = list(range(n)) if lo == hi else sorted(range(n), key=bins.__getitem__)
-    pick = itemgetter(*order) if n > 1 else (lambda s: (s[0],))
-    sb = pick(bins)
-    al = pick(v["accept_len"])
-    counts = not cumulative and not all_nan(v["accepted"])
-    acc = pick(v["accepted"]) if counts else ()
-    nd = pick(v["num_drafts"]) if counts else ()
-    start = 0
-    while start < n:
-        b = sb[start]
-        end = bisect_right(sb, b, start) if lo != hi else n
-        if b >= 0:
-            xs = al[start:end]
-            if sum(xs) != sum(xs):  # some not printed
-                xs = [x for x in xs if x == x]
-            lines = ColumnChunk.of(xs) if xs else None
-            pooled = None
-            if counts:
-                pairs = [(a, d) for a, d in zip(acc[start:end], nd[start:end]) if d > 0 and a == a]
-                if pairs:
-                    pooled = RatioChunk.of([a for a, _ in pairs], [d for _, d in pairs])
-            if lines is not None or pooled is not None:
-                out[b] = (lines, pooled)
-        start = end
-    return out
 
 
 class LoadStrata:
