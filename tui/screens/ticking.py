@@ -45,6 +45,7 @@ from tui.widgets.source_pane import (
 TICK = 0.25  # seconds between renders: headers (status, counts) at 4 Hz however fast lines arrive
 TICK_AFTER = 0.004  # the tick comes this long after each point of the followers' wake grid
 LOG_EVERY = 2  # ticks between renders of the log tail (2 Hz: a new line is on screen within 0.5 s)
+ENDS = frozenset({"ended", "error"})  # statuses after which a source yields nothing more
 NUMBERS_EVERY = 4  # ticks between renders of the numbers, the verdict and the compare bar (1 Hz)
 SPARK_EVERY = 4  # ticks between renders of the sparklines and the segment table (1 Hz)
 CHART_EVERY = 4  # ticks between chart renders (1 Hz)
@@ -300,6 +301,11 @@ class TickingScreen(Screen):
         if 0 <= message.pane < len(panes):
             pane = panes[message.pane]
             pane.show_status(frozen=self.frozen, extra=self.pane_extra(pane), peers=self.peers)
+            if message.status in ENDS:
+                # a source that ended is drawn whole at once (its numbers, the compare bar, the
+                # charts), not at the cadence: its last picture would stay half old (the pane
+                # ended, the B − A bar from a second before) until the next due tick
+                self.call_after_refresh(self.tick)
 
     def show_compare(self, scales: dict[str, tuple[float, float]], parts: frozenset[str] = ALL_PARTS) -> None:
         """Draw what goes beside the panes (the compare bar and overlay chart) with the shared
