@@ -90,9 +90,16 @@ async def finished(pilot) -> None:
 
 async def wait_charts(pilot) -> None:
     from tui.widgets.history_chart import HistoryChart
+    from tui.widgets.source_pane import SourcePane
 
     def settled() -> bool:
-        charts = list(pilot.app.screen.query(HistoryChart))
+        screen = pilot.app.screen
+        # every pane on the screen gave its chart the newest data (a pane skipped by a tick, e.g.
+        # during a layout change, catches up at its next chart tick: up to 2 s in a grid) ...
+        frozen = getattr(screen, "frozen", False)  # a frozen screen draws nothing new, by design
+        if not frozen and not all(p.chart_current for p in screen.query(SourcePane) if screen.on_screen(p)):
+            return False
+        charts = list(screen.query(HistoryChart))
         # no data waiting anywhere (a chart hidden a moment ago may be about to show it) and every
         # chart on the screen drawn from its newest data
         return all(c._pending is None for c in charts) and all(

@@ -220,6 +220,9 @@ class HistoryChart(Widget):
         self._take(data)
 
     def _take(self, data: ChartData) -> None:
+        # data taken now supersedes any waiting for the timer: a timer that fires late (a busy
+        # loop) must not put the older data back over it (a grid pane kept an old chart for good)
+        self._pending = None
         self.data = data
         self._version += 1
         self._taken = time.monotonic()

@@ -196,16 +196,21 @@ class SourcePane(Vertical, can_focus=True):
         if CHART in parts:
             self.fit()
             if self.chart_shown:
-                chart_key = (
-                    st.seq,
-                    tuple(st.boundaries)[-2:],
-                    len(st.marks),
-                    scales.get("accept_len"),
-                    self.window,
-                )
+                chart_key = self.chart_key(scales)
                 if force or chart_key != self._chart_key:
                     self._chart_key = chart_key
                     self.query_one(HistoryChart).set_data(self.chart_data(scales.get("accept_len")))
+
+    def chart_key(self, scales: Scales | None = None) -> tuple:
+        """What the chart is drawn from: a new key, new chart data."""
+        st = self.state
+        scales = self._scales if scales is None else scales
+        return (st.seq, tuple(st.boundaries)[-2:], len(st.marks), scales.get("accept_len"), self.window)
+
+    @property
+    def chart_current(self) -> bool:
+        """The chart (when shown) was given the newest data (tests wait for this)."""
+        return not self.chart_shown or self._chart_key == self.chart_key()
 
     @property
     def log_shown(self) -> bool:
