@@ -182,6 +182,20 @@ class Tally:
     shifted: int = 0
     reasons: dict[str, int] = field(default_factory=dict)
 
+    def add_pair(self, c: dict) -> None:
+        """An A/A pair's verdict (``c``: a comparison as summary --json prints it)."""
+        self.reps += 1
+        self.false += c["verdict"] in ("higher", "lower")
+        if c["verdict"] == "insufficient":
+            self.insufficient += 1
+            self.add_reason(c["reason"])
+
+    def add_interval(self, ci, truth: float) -> None:
+        """An interval printed (None: none), and whether it holds the truth."""
+        if ci is not None:
+            self.intervals += 1
+            self.covered += ci[0] <= truth <= ci[1]
+
     def add_reason(self, reason: str) -> None:
         key = reason.removeprefix("A: ").removeprefix("B: ").split(" (")[0].split(":")[0][:60]
         self.reasons[key] = self.reasons.get(key, 0) + 1
@@ -204,15 +218,8 @@ def lines_cell(gen: Gen, n: int, reps: int, seed: int, shift: float | None = Non
         a = summarize(sglang_log(gen(rng, n, 0.0)), "a")
         b = summarize(sglang_log(gen(rng, n, 0.0)), "b")
         c = accept_len_verdict(a, b)
-        t.reps += 1
-        t.false += c["verdict"] in ("higher", "lower")
-        if c["verdict"] == "insufficient":
-            t.insufficient += 1
-            t.add_reason(c["reason"])
-        ci = _lines_ci(a)
-        if ci is not None:
-            t.intervals += 1
-            t.covered += ci[0] <= MEAN <= ci[1]
+        t.add_pair(c)
+        t.add_interval(_lines_ci(a), MEAN)
         if shift is not None:
             s = summarize(sglang_log(gen(rng, n, shift)), "s")
             t.shifted += 1
@@ -230,15 +237,8 @@ def pooled_cell(n: int, spread: float, phi: float, reps: int, seed: int, big: bo
         b = summarize(vllm_log(*drafts_and_accepted(rng, n, spread, phi, big)), "b")
         c = accept_len_verdict(a, b)
         assert c["estimator"] == "pooled"
-        t.reps += 1
-        t.false += c["verdict"] in ("higher", "lower")
-        if c["verdict"] == "insufficient":
-            t.insufficient += 1
-            t.add_reason(c["reason"])
-        ci = last_measured(a).all.pooled_len.estimate().ci95()
-        if ci is not None:
-            t.intervals += 1
-            t.covered += ci[0] <= truth <= ci[1]
+        t.add_pair(c)
+        t.add_interval(last_measured(a).all.pooled_len.estimate().ci95(), truth)
     return t
 
 
@@ -252,14 +252,8 @@ def load_cell(n: int, phi: float, scale_b: float, reps: int, seed: int) -> Tally
         a = summarize(sglang_log(*load_series(rng, n, phi, 1.0)), "a")
         b = summarize(sglang_log(*load_series(rng, n, phi, scale_b)), "b")
         c = load_verdict(a, b)
-        t.reps += 1
-        t.false += c["verdict"] in ("higher", "lower")
-        if c["verdict"] == "insufficient":
-            t.insufficient += 1
-            t.add_reason(c["reason"])
-        if c["ci95"] is not None:
-            t.intervals += 1
-            t.covered += c["ci95"][0] <= 0.0 <= c["ci95"][1]
+        t.add_pair(c)
+        t.add_interval(c["ci95"], 0.0)
     return t
 
 

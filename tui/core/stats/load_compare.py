@@ -72,6 +72,7 @@ def compare_load_adjusted(
     ess_a = ess_b = 0.0
     no_se = False
     floor = 0.0  # the rounding of printed values: h²/12 per value (estimate.py)
+    apart_a = apart_b = 0.0  # Σ wₛ²·seₛ² per side: the strata as if independent
     for s in strata:
         w = (s.a.n + s.b.n) / tot
         d = None if s.a.value is None or s.b.value is None else s.b.value - s.a.value
@@ -93,6 +94,8 @@ def compare_load_adjusted(
         ess_a += s.a.ess or 0.0
         ess_b += s.b.ess or 0.0
         no_se = no_se or s.a.se is None or s.b.se is None
+        apart_a += w * w * (s.a.se or 0.0) ** 2
+        apart_b += w * w * (s.b.se or 0.0) ** 2
         if est == LINES:
             for strata_of, e in ((a, s.a), (b, s.b)):
                 h = strata_of.bins[s.bins[0]].lines.step
@@ -136,11 +139,7 @@ def compare_load_adjusted(
     # never below the strata as if independent (each stratum's own long-run variance: what an
     # influence series that is mostly zeros, a side that visits the common batch sizes only now and
     # then, can miss)
-    indep_sum = [
-        math.fsum(st["weight"] ** 2 * (e.se or 0.0) ** 2 for st, e in zip(out["strata"], es))
-        for es in ([s.a for s in strata], [s.b for s in strata])
-    ]
-    var = max(va.var, indep_sum[0]) + max(vb.var, indep_sum[1])
+    var = max(va.var, apart_a) + max(vb.var, apart_b)
     if var == 0.0:  # no spread at all: how precise the values are cannot be measured
         out["reason"] = "no variation on either side: the precision of the values cannot be measured"
         return out
