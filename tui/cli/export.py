@@ -144,8 +144,7 @@ class Exporter:
     ) -> None:
         from tui.core.export.metrics import Exported
         from tui.core.pipeline.follow import Followed
-        from tui.core.sources.spec import kind_of
-        from tui.panes.launch import default_label, unique_labels
+        from tui.core.sources.spec import kind_of, source_labels
 
         self.specs = specs
         self.addr, self.port = addr, port
@@ -155,7 +154,7 @@ class Exporter:
         self.quiet = quiet
         self.err = err or sys.stderr
         self.alerting = alerting  # tui.cli.alert_args.Alerting: rules, --on-alert
-        labels = unique_labels([default_label(s) for s in specs])
+        labels = source_labels(specs)
 
         self.sources = [
             Exported(

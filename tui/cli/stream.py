@@ -55,7 +55,7 @@ from tui.core.model.sanitize import json_text, number, visible
 from tui.core.pipeline.follow import Followed
 from tui.core.pipeline.follow import follow as follow_sources
 from tui.core.sources.base import EventKind, LineBatch, SourceEvent
-from tui.core.sources.spec import SourceSpecError, open_source
+from tui.core.sources.spec import SourceSpecError, open_source, source_labels
 from tui.core.stats.verdicts import comparison
 
 HELP = "print the records of live logs as they arrive (text or JSON lines)"
@@ -130,7 +130,7 @@ class Streamer:
         self.start = start
         self.options = options
         self.out = out or sys.stdout
-        self.states = [Followed(s.name) for s in specs]
+        self.states = [Followed(s.name, lab) for s, lab in zip(specs, source_labels(specs))]
 
     async def run(self) -> int:
         sources = []

@@ -83,6 +83,7 @@ def run(args: argparse.Namespace) -> int:
         SourceSpecError,
         SummaryError,
         expand_source_args,
+        source_labels,
         summarize_source,
     )
 
@@ -101,9 +102,9 @@ def run(args: argparse.Namespace) -> int:
         "duration": args.duration,
     }
     results = []
-    for spec in specs:
+    for spec, label in zip(specs, source_labels(specs)):
         try:
-            results.append(summarize_source(spec, **options))
+            results.append(summarize_source(spec, label, **options))
         except (SourceSpecError, SummaryError) as exc:
             raise CliError(f"specwatch summary: {exc}") from None
     from tui.core.model.sanitize import visible

@@ -153,9 +153,10 @@ def _keys_from_tty(cmd: str) -> int:
 
 def _replay_plan(args: argparse.Namespace):
     from tui.cli.config_arg import config_ref
+    from tui.core.sources.labels import Named, distinct_labels
     from tui.core.sources.spec import SourceSpecError, expand_source_args, kind_of
     from tui.panes.labels import title_of
-    from tui.panes.launch import LaunchPlan, replay_pane, unique_labels
+    from tui.panes.launch import LaunchPlan, replay_pane
 
     if args.speed is not None and not args.speed > 0:
         raise CliError("specwatch replay: --speed takes a number > 0 (or use --max)")
@@ -184,8 +185,11 @@ def _replay_plan(args: argparse.Namespace):
                 raise CliError(f"specwatch replay: {path}: no such file")
             if not os.access(path, os.R_OK):
                 raise CliError(f"specwatch replay: {path}: permission denied")
-        items.append((spec.label or spec.config_name or os.path.basename(paths[-1]), paths))
-    labels = unique_labels([lab for lab, _ in items])
+        fixed = spec.label or spec.config_name
+        items.append(
+            (Named(fixed or os.path.basename(paths[-1]), bool(fixed), os.path.abspath(paths[-1])), paths)
+        )
+    labels = distinct_labels([named for named, _ in items])
     speed = None if args.max else args.speed
     panes = [
         replay_pane(paths[-1], lab, speed=speed, max_gap=args.max_gap, paths=paths, window=opts.get("window"))

@@ -24,7 +24,8 @@ from tui.core.formats import LineParser
 from tui.core.model.records import Marker, Record
 from tui.core.sources.base import LineBatch, Source
 from tui.core.sources.kinds import nice_path
-from tui.core.sources.spec import SourceSpec, kind_of, open_source
+from tui.core.sources.labels import numbered
+from tui.core.sources.spec import SourceSpec, kind_of, open_source, source_labels
 
 if TYPE_CHECKING:
     from tui.core.sources.window import Window
@@ -66,19 +67,15 @@ def default_label(spec: SourceSpec) -> str:
 
 
 def unique_labels(labels: list[str]) -> list[str]:
-    seen: dict[str, int] = {}
-    out = []
-    for lab in labels:
-        seen[lab] = seen.get(lab, 0) + 1
-        out.append(lab if seen[lab] == 1 else f"{lab} ({seen[lab]})")
-    return out
+    """Labels still alike numbered (``a (2)``); sources' labels: :func:`source_labels`."""
+    return numbered(labels)
 
 
 def live_panes(
     specs: list[SourceSpec], *, follow: bool, start: Any, options: dict[str, Any], stdin_fd: int | None = None
 ) -> list[PaneSpec]:
     """``stdin_fd``: where the log piped on stdin is now (the keys read the terminal on fd 0)."""
-    labels = unique_labels([default_label(s) for s in specs])
+    labels = source_labels(specs)
     panes = []
     for spec, label in zip(specs, labels):
 

@@ -185,6 +185,21 @@ def open_source(spec: SourceSpec, *, follow: bool = True, start: StartAt = START
     return kind_of(spec).open(spec, follow=follow, start=start, **options)
 
 
+def source_labels(specs: list[SourceSpec]) -> list[str]:
+    """The labels of sources shown together, all different (:mod:`tui.core.sources.labels`:
+    alike file names lengthened to the path suffix that tells them apart)."""
+    from tui.core.sources.labels import Named, distinct_labels
+
+    items = []
+    for spec in specs:
+        kind = kind_of(spec)
+        fixed = bool(spec.label or spec.config_name)
+        items.append(
+            Named(kind.label(spec), fixed, None if fixed else kind.label_path(spec), kind.host(spec))
+        )
+    return distinct_labels(items)
+
+
 def summarize_source(spec: SourceSpec, label: str | None = None, **options: Any) -> Summary:
     """``spec`` read whole for ``summary`` (``options``: ``workers``, ``duration``, SSH and
     metrics settings); :class:`SummaryError` when it cannot be read."""

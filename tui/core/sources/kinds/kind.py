@@ -113,6 +113,11 @@ class SourceKind(ABC):
         """A short pane label when none was given: the file name, host:file, cmd:PROGRAM."""
         return spec.name
 
+    def label_path(self, spec: SourceSpec) -> str | None:
+        """The path whose suffixes tell this source from others of the same label
+        (:mod:`tui.core.sources.labels`): absolute for a local file, as given for a remote one."""
+        return None
+
     def where(self, spec: SourceSpec) -> str:
         """Where the source is, said for people (relative paths, ``$ command``...)."""
         return spec.target

@@ -63,6 +63,9 @@ class FileKind(SourceKind):
     def label(self, spec: SourceSpec) -> str:
         return spec.name if spec.label or spec.config_name else _basename(spec.target)
 
+    def label_path(self, spec: SourceSpec) -> str | None:
+        return os.path.abspath(os.path.expanduser(spec.target))
+
     def where(self, spec: SourceSpec) -> str:
         return nice_path(spec.target)
 

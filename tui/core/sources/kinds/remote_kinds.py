@@ -67,6 +67,9 @@ class SshKind(SourceKind):
             return spec.name
         return f"{spec.ssh.host}:{os.path.basename(spec.ssh.path)}"
 
+    def label_path(self, spec: SourceSpec) -> str | None:
+        return spec.ssh.path if spec.ssh is not None else None
+
     def where(self, spec: SourceSpec) -> str:
         if spec.ssh is None:
             return spec.target
