@@ -18,7 +18,7 @@ from tui.core import native
 def _summary(files: list[str], switch: str) -> subprocess.CompletedProcess[bytes]:
     env = {**os.environ, native.ENV: switch}
     return subprocess.run(
-        [sys.executable, "-m", "tui", "summary", "--json", *files],
+        [sys.executable, "-m", "tui", "summary", "--json", "--allow-empty", *files],
         cwd=ROOT,
         env=env,
         capture_output=True,

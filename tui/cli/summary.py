@@ -30,6 +30,12 @@ def add_parser(sub: Any) -> None:
         default="text",
         help="text tables (default), one JSON object, or GitHub Markdown (for a pull-request comment)",
     )
+    p.add_argument(
+        "--allow-empty",
+        action="store_true",
+        help="exit 0 when a source has no speculative-decoding metric (an empty file, the wrong file, a "
+        "window with no line): by default that is exit status 2, with a warning on stderr",
+    )
     p.add_argument("--config", metavar="FILE", help="specwatch.toml to use (default: the XDG config dir)")
     p.add_argument(
         "--workers", type=int, default=None, help="scanner processes for large files (default: cores, max 4)"
@@ -69,6 +75,38 @@ def _read_warnings(s: Any, src: dict) -> list[str]:
     each says what was read."""
     found = "no metric line found" if not src.get("records") else f"{src['records']} metric lines read"
     return [f"{w}; {found}" for w in getattr(s, "input_warnings", ())]
+
+
+def _empty_warning(src: dict) -> str | None:
+    """The warning for a source with no metric line (so nothing for a gate to judge): an empty
+    file, any text that is not a server's log, a window with no line, an endpoint without
+    spec-decode counters. None when it has metric lines (a baseline without speculation has its
+    throughput), requests, or lifetime totals (a metrics source read once), or when its files' own
+    warning (not a text log, a damaged compressed file) says why already."""
+    lifetime = (src.get("metrics") or {}).get("lifetime") or {}
+    if src.get("records") or (src.get("requests") or {}).get("n") or src.get("warnings") or lifetime:
+        return None
+    name = src.get("source") or src.get("label")
+    w = src.get("window") or {}
+    lines = src.get("lines") or 0
+    if w and not lines:
+        first, last = w.get("log_first"), w.get("log_last")
+        span = (
+            f"the log's stamps run from {first} " + (f"to {last}" if last else "on")
+            if first
+            else "the log has no timestamp"
+        )
+        return (
+            f"{name}: no line in the window {w.get('since') or 'start'} → {w.get('until') or 'end'}; {span}"
+        )
+    said = [
+        e.split(": ", 1)[-1] for e in (src.get("metrics") or {}).get("events", ()) if e.startswith("error: ")
+    ]
+    if said:
+        return f"{name}: no speculative-decoding metric: {said[-1]}"
+    if not lines:
+        return f"{name}: empty (0 lines read): no metric line"
+    return f"{name}: no speculative-decoding metric found ({lines} lines read, no metric line): is it a server's log, with speculation on?"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -119,6 +157,10 @@ def run(args: argparse.Namespace) -> int:
         for w in d["warnings"]:
             print(visible(f"specwatch summary: warning: {w}"), file=sys.stderr)
         unreadable = unreadable or bool(d["warnings"] and not d.get("records"))
+        empty = _empty_warning(d)
+        if empty is not None:
+            print(visible(f"specwatch summary: warning: {empty}"), file=sys.stderr)
+            unreadable = unreadable or not args.allow_empty
         sources.append(d)
     both = comparison(results[0].stats, results[1].stats) if len(results) == 2 else None
     out = _clean({"sources": sources, "comparison": both})

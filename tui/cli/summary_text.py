@@ -98,7 +98,14 @@ def _read_as(src: dict) -> list[str]:
     if w:
         out.append(
             f"  window {w.get('since') or 'start'} → {w.get('until') or 'end'}"
-            f" ({w.get('skipped_bytes', 0)} bytes before it skipped)"
+            f" ({w.get('skipped_bytes', 0)} bytes before it skipped"
+            + (
+                f"; its segment's startup lines, {w['context_bytes']} bytes, read for its config"
+                if w.get("context_bytes")
+                else ""
+            )
+            + (f"; found {w['search']}: the clock goes back" if w.get("search") == "in order" else "")
+            + ")"
         )
     return out
 

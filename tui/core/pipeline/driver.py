@@ -19,12 +19,16 @@ from tui.core.model.columns import RecordColumns
 from tui.core.model.records import Item, Marker
 from tui.core.pipeline.status import Change, Status, after_end, after_event, after_lines
 from tui.core.sources.base import Batch, EventKind, LineBatch, SourceEvent
+from tui.core.sources.logset import NOT_TEXT_SHARE, SNIFF_BYTES
 from tui.core.stats import SourceStats
 from tui.core.stats.checks import record_refusals
 
 if TYPE_CHECKING:
     from tui.core.stats.precompute import Precomputed
     from tui.core.stats.segments import Segment
+
+SNIFF_CHARS = SNIFF_BYTES  # of a live source's first lines, looked at for binary content
+SNIFF_MIN = 64  # judged once this many are seen (a short first line says little)
 
 
 class Driver:
@@ -45,6 +49,7 @@ class Driver:
         self.lines = 0  # lines fed through feed() / parse()
         self.parser = LineParser(name, ref_time=ref_time)
         self.stats = SourceStats(name, self.label)
+        self._sniffed = [0, 0]  # characters of the first lines looked at, and how many not text
 
     def reset(self) -> None:
         """New parser and statistics (a seek back in a replay starts over)."""
@@ -63,7 +68,20 @@ class Driver:
     def parse(self, batch: LineBatch) -> list[Item]:
         """A batch of lines through the parser (not yet into the statistics: :meth:`fold`)."""
         self.count_lines(len(batch.lines))
+        if batch.kind == "log" and self._sniffed[0] < SNIFF_CHARS:
+            self._sniff(batch.lines)
         return self.parser.feed_batch(batch)
+
+    def _sniff(self, lines: Sequence[str]) -> None:
+        """The first lines' characters: a source whose start is mostly control characters and
+        bytes that are not UTF-8 (``watch /bin/ls``) is not a text log, said as a fatal error
+        (by the rule of :func:`tui.core.sources.logset.looks_binary`)."""
+        seen = self._sniffed
+        text = "\n".join(lines)[: SNIFF_CHARS - seen[0]]
+        seen[0] += len(text) + 1
+        seen[1] += sum(1 for ch in text if (ch < " " and ch not in "\t\f\b\x1b") or ch == "\ufffd")
+        if seen[0] >= SNIFF_MIN and seen[1] / seen[0] > NOT_TEXT_SHARE and self.error is None:
+            self._apply(Change(Status.ERROR, "not a text log: binary content in its first bytes", True))
 
     def count_lines(self, n: int) -> None:
         """``n`` lines arrived (parsed by :meth:`parse`, or read whole by a scanner): counted, and

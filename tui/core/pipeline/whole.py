@@ -329,9 +329,11 @@ def summarize_file(
     source: str | None = None,
     workers: int | None = None,
     region: Callable[[int, int, float | None], tuple[int, int]] | None = None,
+    prefix: Callable[[int], tuple[int, bytes] | None] | None = None,
 ) -> Summarizer:
     """``region(fd, size, ref_time)``: the [start, end) of the file to read (a time window's
-    bytes, :func:`tui.core.sources.window.file_range`); by default all of it."""
+    bytes, :func:`tui.core.sources.window.find_range`); by default all of it. ``prefix(fd)``:
+    (offset, bytes) read before the region (the startup block before a window: its config)."""
     with open(path, "rb") as f:
         st = os.fstat(f.fileno())
         ref_time = st.st_mtime if stat.S_ISREG(st.st_mode) else None
@@ -344,6 +346,7 @@ def summarize_file(
                 ranges = scan_ranges(f, step) if region is None else scan_ranges(f, step, lo, hi)
         if ranges is None:
             s = Summarizer(source or path, label, ref_time=ref_time)
+            _feed_prefix(s, f, prefix)
             f.seek(lo)
             limited = f if region is None else Limited(f, hi - lo)
             for offset, buf in iter_chunks(limited, CHUNK, on_oversized=s.skip_oversized, start=lo):
@@ -362,6 +365,7 @@ def summarize_file(
                 if len(inflight) > nw:
                     break
             s = Summarizer(source or path, label, ref_time=ref_time)
+            _feed_prefix(s, f, prefix)
             _load_reduction()
             pool.open_gate()
             for start, end in todo:
@@ -372,6 +376,14 @@ def summarize_file(
         finally:  # on Ctrl-C or SIGTERM too: the ranges not begun are dropped
             pool.close()
     return s
+
+
+def _feed_prefix(
+    s: Summarizer, f: BinaryIO, prefix: Callable[[int], tuple[int, bytes] | None] | None
+) -> None:
+    found = prefix(f.fileno()) if prefix is not None else None
+    if found is not None:
+        s.feed(found[1], found[0], None)
 
 
 def _load_reduction() -> None:
@@ -410,14 +422,14 @@ def summarize_stream(
     """``f`` read to its end; with ``window``, only its lines inside it (cut as they come)."""
     ref_time = ref_time if ref_time is not None else _mtime(f)
     s = Summarizer(source, label, ref_time=ref_time)
-    cutter = Cutter(window, ref_time) if window else None
+    cutter = Cutter(window, ref_time, context=True) if window else None
     reader, kind = decompressing(f)  # a compressed stream is read decompressed
     for offset, buf in iter_chunks(reader, CHUNK, on_oversized=s.skip_oversized):
         if cutter is not None and not (buf := cutter.cut(buf, offset)):
             continue
         s.feed(buf, offset, scan_chunk(buf, s.year) if s.can_fast else None)
     if window and cutter is not None:
-        s.window = {**window.to_dict(), "skipped_bytes": cutter.skipped, "search": "stream"}
+        s.window = {**window.to_dict(), **cutter.report()}
     if kind is not None and reader.problem:
         s.input_warnings.append(f"{source} ({kind}): {reader.problem}; the lines before it were read")
     return s

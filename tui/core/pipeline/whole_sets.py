@@ -18,7 +18,7 @@ from tui.core.formats.fastscan import scan_chunk
 from tui.core.pipeline.chunks import iter_chunks
 from tui.core.pipeline.whole import CHUNK, Summarizer, summarize_file
 from tui.core.sources.logset import LogSet
-from tui.core.sources.window import Cutter, Window, file_range
+from tui.core.sources.window import Cutter, FileRange, Window, find_range
 
 
 def summarize_paths(
@@ -32,18 +32,19 @@ def summarize_paths(
     """``paths`` (oldest first) read whole as one log; raises OSError when one cannot be read."""
     logs = LogSet(paths)
     if len(paths) == 1 and not logs.compressed:
-        found: list[tuple[int, int]] = []
+        found: list[FileRange] = []
         region = partial(_region, window, found) if window else None
-        s = summarize_file(paths[0], label, source=source, workers=workers, region=region)
+        prefix = (lambda fd: found[0].prefix(fd)) if window else None
+        s = summarize_file(paths[0], label, source=source, workers=workers, region=region, prefix=prefix)
         logs.members[0].bytes = s.bytes
         s.files = logs.files()
         _binary_check(logs, s)
         if window:
-            s.window = window.to_dict()
-            s.window.update(skipped_bytes=found[0][0], search="binary")
+            s.window = {**window.to_dict(), **found[0].report()}
+            s.input_warnings += [f"{source}: {found[0].warning}"] if found[0].warning else []
         return s
     s = Summarizer(source, label, ref_time=logs.mtime)
-    cutter = Cutter(window, logs.mtime) if window else None
+    cutter = Cutter(window, logs.mtime, context=True) if window else None
     try:
         for offset, buf in iter_chunks(logs, CHUNK, on_oversized=s.skip_oversized):
             if cutter is not None:
@@ -60,17 +61,16 @@ def summarize_paths(
     s.files = logs.files()
     s.input_warnings = logs.warnings()
     if window and cutter is not None:
-        s.window = window.to_dict()
-        s.window.update(skipped_bytes=cutter.skipped, search="stream")
+        s.window = {**window.to_dict(), **cutter.report()}
     return s
 
 
 def _region(
-    window: Window, found: list[tuple[int, int]], fd: int, size: int, ref_time: float | None
+    window: Window, found: list[FileRange], fd: int, size: int, ref_time: float | None
 ) -> tuple[int, int]:
-    lo_hi = file_range(fd, size, window, ref_time)
-    found.append(lo_hi)
-    return lo_hi
+    rng = find_range(fd, size, window, ref_time)
+    found.append(rng)
+    return rng.lo, rng.hi
 
 
 def _binary_check(logs: LogSet, s: Summarizer) -> None:
