@@ -69,6 +69,11 @@ def render_source(src: dict) -> list[str]:
     out += [f"> **warning:** {md(w)}" for w in warnings]
     if warnings:
         out.append("")
+    if len(src.get("segments") or []) > 1:  # the text output's caveat: a mean over several runs
+        out += [
+            f"All {len(src['segments'])} segments together (different runs mixed: compare the segments):",
+            "",
+        ]
     out += md_table(["", "value"], _figures(src))
     out.append("")
     out += md_table(SEG_HEADER, [segment_row(seg) for seg in src.get("segments") or []])

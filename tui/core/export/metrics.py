@@ -18,8 +18,10 @@ drafts = (accept len − 1) / D, when D is known), ``specwatch_accept_rate_print
 (+ ``definition``), ``specwatch_last_record_age_seconds`` and ``specwatch_segment_info``
 (+ ``reason``). Every value is the one ``specwatch summary --json`` reports for the same input
 (``mean``, ``window_mean``, ``last``, ``weighted_mean``, the CI half-width, ``n``, ``tokens``).
-Ages are seconds since specwatch received the newest record (the exporter's clock), not the
-records' own timestamps.
+Ages are seconds since the newest record: by the log's own clock where that is older than the
+record's arrival and agrees with this machine's (an old file or a replay read whole: days, not
+the seconds since it was read), else since specwatch received it
+(:meth:`tui.core.pipeline.follow.Followed.age`).
 
 Also per source: ``specwatch_oversized_lines_total`` / ``specwatch_oversized_bytes_total`` (lines
 longer than a line may be, not read: counted by :meth:`Exported.count`), and per exported segment
@@ -189,13 +191,14 @@ def _source(f: _Families, ex: Exported, now: float) -> None:
         ("bytes", "Bytes of the lines too long to be read.", ex.oversized_bytes),
     ):
         f.add(f"specwatch_oversized_{name}", doc, SRC_LABELS, lv, v, counter=True)
-    if st.last_record is not None:
+    age = st.age(None, now)
+    if age is not None:
         f.add(
             "specwatch_source_last_record_age_seconds",
-            "Seconds since specwatch received the newest record.",
+            "Seconds since the newest record (by the log's clock for an old file, else since it arrived).",
             SRC_LABELS,
             lv,
-            max(0.0, now - st.last_record),
+            age,
         )
 
 
@@ -238,18 +241,17 @@ def _segment(f: _Families, ex: Exported, seg: Segment, current: bool, now: float
     groups: list[tuple[str, MetricSet]] = [("all", seg.all)]
     if len(seg.ranks) > 1:
         groups += sorted(seg.ranks.items())
-    arrivals = ex.state.arrivals or {}
     for rank, m in groups:
         lv = base if rank == "all" else _seg_labels(ex, seg, current, rank or "untagged")
         _metric_set(f, lv, m, tr, rd.definition)
-        seen = arrivals.get((seg.index, None if rank == "all" else rank))
-        if seen is not None:
+        age = ex.state.age((seg.index, None if rank == "all" else rank), now)
+        if age is not None:
             f.add(
                 "specwatch_last_record_age_seconds",
-                "Seconds since specwatch received this group's newest record.",
+                "Seconds since this group's newest record (by the log's clock for an old file, else since it arrived).",
                 SEG_LABELS,
                 lv,
-                max(0.0, now - seen),
+                age,
             )
 
 
