@@ -1,4 +1,4 @@
-"""`summary --json` carries every key README documents, for SGLang, vLLM and llama.cpp inputs; and
+"""`summary --json` carries every key docs/statistics.md documents, for SGLang, vLLM and llama.cpp inputs; and
 `summary` text fits $COLUMNS (issue 13 item 4, issue 12 item 5)."""
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ Spec = dict[str, "Spec | None"]
 
 
 def readme_spec() -> Spec:
-    text = (ROOT / "README.md").read_text()
+    text = (ROOT / "docs" / "statistics.md").read_text()  # moved there from the README
     start = text.index("Scripts can rely on these keys")
     block = text[text.index("```", start) + 3 :]
     block = block[: block.index("```")]
