@@ -88,21 +88,37 @@ CONTEXT_STEP = 1 << 20
 
 
 def context_before(fd: int, lo: int) -> tuple[int, int] | None:
-    """[start, end) of the last startup block before the line start ``lo`` (read back from it in
-    steps of CONTEXT_STEP); None when none is before it."""
+    """[start, end) of the last startup block before the line start ``lo``, read back from it in
+    steps of CONTEXT_STEP (each byte once); None when none is before it."""
     pos = lo
     while pos > 0:
         a = max(0, pos - CONTEXT_STEP)
         while True:
-            chunk = os.pread(fd, lo - a, a)
+            chunk = os.pread(fd, pos - a, a)
             skip = chunk.find(b"\n") + 1 if a > 0 else 0
             blk = startup_block(chunk[skip:])
-            if blk is None or not blk[2] or a == 0 or lo - a >= 8 * CONTEXT_STEP:
+            if blk is None or not blk[2] or a == 0 or pos - a >= 8 * CONTEXT_STEP:
                 break
             a = max(0, a - CONTEXT_STEP)  # the block may begin further back
         if blk is not None:
-            return a + skip + blk[0], a + skip + blk[1]
+            start, end = a + skip + blk[0], a + skip + blk[1]
+            if blk[3] and end == pos:  # open at the chunk's end: up to the first metric line after it
+                end = _first_record(fd, pos, lo)
+            return start, end
         pos = a + skip if a > 0 else 0
-        if a == 0:
-            break
     return None
+
+
+def _first_record(fd: int, pos: int, end: int) -> int:
+    """The start of the first line in [pos, end) holding a metric line's anchor (``end``: none)."""
+    _, records = _anchors()
+    while pos < end:
+        data = os.pread(fd, min(CONTEXT_STEP, end - pos), pos)
+        if not data:
+            break
+        cut = data.rfind(b"\n") + 1 or len(data)
+        e = min((i for a in records if (i := data.find(a, 0, cut)) >= 0), default=-1)
+        if e >= 0:
+            return pos + _line_start(data, e)
+        pos += cut
+    return end
