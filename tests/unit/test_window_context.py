@@ -119,3 +119,50 @@ def test_a_window_before_the_first_restart_has_no_context(tmp_path) -> None:
         d = summarize_paths([path], None, "u", window=_window(None, "08:30")).result()
         assert d["window"]["context_bytes"] == 0 and d["records"] == 900
         assert d["segments"][0]["config"]["label"] == "EAGLE3 steps=3 topk=1 ndt=4"
+
+
+@pytest.mark.parametrize("step", [1 << 20, 4096, 600])
+def test_the_startup_block_is_found_however_far_back_and_whatever_the_steps(
+    tmp_path, monkeypatch, step
+) -> None:
+    """Read back in steps smaller than the block and than the distance to it: the same block."""
+    import tui.core.sources.window_context as wc
+
+    monkeypatch.setattr(wc, "CONTEXT_STEP", step)
+    dump = [f"[2026-06-01 09:00:00] args line {i} of the startup" for i in range(40)]
+    rows = [*_hour(8), "[2026-06-01 09:00:00] " + ARGS.format(k=5, n=6), *dump, *_hour(9)]
+    plain, _ = _write(tmp_path, "far.log", rows)
+    data = open(plain, "rb").read()
+    start = data.index(b"server_args=") - len(b"[2026-06-01 09:00:00] ")
+    end = data.index(b"Decode batch", start)
+    end = data.rfind(b"\n", 0, end) + 1
+    fd = os.open(plain, os.O_RDONLY)
+    try:
+        rng = find_range(fd, len(data), _window("09:30", None), None)
+    finally:
+        os.close(fd)
+    assert rng.context == (start, end)
+    d = summarize_paths([plain], None, "far", window=_window("09:30", None)).result()
+    assert [seg["config"]["label"] for seg in d["segments"]] == ["EAGLE3 steps=5 topk=1 ndt=6"]
+
+
+@pytest.mark.parametrize("chunk", [600, 5000, 1 << 20])
+def test_a_stream_cut_in_any_chunks_keeps_the_same_startup_block(chunk) -> None:
+    rows = [
+        *_hour(8),
+        "[2026-06-01 09:00:00] " + ARGS.format(k=5, n=6),
+        "  a wrapped line of the dump",
+        *_hour(9),
+    ]
+    data = ("\n".join(rows) + "\n").encode()
+    start = data.index(b"[2026-06-01 09:00:00] server_args=")
+    end = data.rfind(b"\n", 0, data.index(b"Decode batch", start)) + 1
+    c = Cutter(_window("09:30", None), None, context=True)
+    out, pos = b"", 0
+    while pos < len(data):
+        nl = data.find(b"\n", min(pos + chunk, len(data) - 1)) + 1 or len(data)
+        out += c.cut(data[pos:nl], pos)
+        pos = nl
+    assert c.context_bytes == end - start
+    assert out[: c.context_bytes] == data[start:end]
+    assert out[c.context_bytes :] == data[data.index(b"[2026-06-01 09:30:00") :]
