@@ -166,3 +166,24 @@ def test_a_stream_cut_in_any_chunks_keeps_the_same_startup_block(chunk) -> None:
     assert c.context_bytes == end - start
     assert out[: c.context_bytes] == data[start:end]
     assert out[c.context_bytes :] == data[data.index(b"[2026-06-01 09:30:00") :]
+
+
+def test_stamps_a_second_out_of_order_keep_the_binary_search_and_agree(tmp_path) -> None:
+    """Two processes writing one log: a second out of order here and there is no clock going back,
+    and the edges are where reading in order puts them."""
+    rows = []
+    for s in range(0, 7200):
+        h, m, sec = 8 + s // 3600, s // 60 % 60, s % 60
+        rows.append(_rec(f"2026-06-01 {h:02d}:{m:02d}:{sec:02d}"))
+        if s % 3 == 0 and s:
+            p = s - 1
+            rows.append(
+                _rec(f"2026-06-01 {8 + p // 3600:02d}:{p // 60 % 60:02d}:{p % 60:02d}")
+            )  # a second late
+    plain, packed = _write(tmp_path, "jitter.log", rows)
+    for since, until in (("08:30:01", "09:15:01"), ("08:30:00", "09:15:00"), ("08:59:59", None)):
+        w = _window(since, until)
+        got = [summarize_paths([p], None, "j", window=w) for p in (plain, packed)]
+        assert got[0].window["search"] == "binary" and not got[0].input_warnings
+        assert got[0].result()["records"] == got[1].result()["records"], (since, until)
+        assert got[0].result()["lines"] == got[1].result()["lines"]

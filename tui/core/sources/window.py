@@ -20,7 +20,9 @@ spread over the file, the ones it lands on and the ones at the window's edges mu
 in the file's order. Where they do (a restarted server on another clock, a log of two machines
 appended), the file is read in order, as a stream is, so a plain file and the same file
 compressed give the same window; ``search`` says ``in order`` and a warning says why. (A clock
-that goes back and forward again between two of the places looked at is not seen.)
+that goes back and forward again between two of the places looked at is not seen.) Stamps a few
+seconds out of order (processes writing one log) are not a clock going back: the lines just
+before each edge are read to put it where reading in order would.
 
 A window carries the context of the segment open at its start: the last startup block before it
 (the restart's marker lines, the args dump and the lines up to the first metric line: its config
@@ -369,16 +371,38 @@ def _samples(fd: int, size: int, ref_time: float | None) -> list[tuple[int, floa
     return out
 
 
+JITTER = 5.0  # seconds a stamp may go back and the clock still count as going forward
+SETTLE = 1 << 16  # bytes before an edge looked at for lines of that jitter
+
+
 def _goes_back(seen: list[tuple[int, float]]) -> tuple[int, float, float] | None:
     """(offset, stamp, the stamp before it) of the first place where the stamps, in the file's
-    order, go back; None when they never do."""
+    order, go back by more than JITTER (processes writing one log print a second or two out of
+    order: :func:`_settle` takes care of that at the edges); None when they never do."""
     best: tuple[int, float] | None = None
     for off, ts in sorted(seen):
-        if best is not None and ts < best[1]:
+        if best is not None and ts < best[1] - JITTER:
             return off, ts, best[1]
         if best is None or ts >= best[1]:
             best = (off, ts)
     return None
+
+
+def _settle(fd: int, floor: int, pos: int, t: float, ref_time: float | None) -> int:
+    """``pos`` (a line start found by binary search for ``t``), or the first line in the SETTLE
+    bytes before it (not before ``floor``) already stamped at or after ``t``: where stamps jitter,
+    reading in order would stop there."""
+    a = max(floor, pos - SETTLE)
+    if a >= pos:
+        return pos
+    data = os.pread(fd, pos - a, a)
+    skip = data.find(b"\n") + 1 if a > floor else 0
+    reader = TimestampReader(None, ref_time)
+    for x, y in _lines(data, skip):
+        ts = _stamp(reader, data, x, y)
+        if ts is not None and ts >= t:
+            return a + x
+    return pos
 
 
 def _in_order(fd: int, size: int, window: Window, ref_time: float | None) -> tuple[int, int]:
@@ -406,7 +430,11 @@ def find_range(
     first = min(seen)[1] if seen else None
     last = max(seen)[1] if seen else None
     lo = 0 if window.since is None else offset_at(fd, size, window.since, ref_time, seen=seen)
+    if window.since is not None:
+        lo = _settle(fd, 0, lo, window.since, ref_time)
     hi = size if window.until is None else offset_at(fd, size, window.until, ref_time, lo, seen)
+    if window.until is not None:
+        hi = _settle(fd, lo, hi, window.until, ref_time)
     if lo > 0:
         before = _last_in(os.pread(fd, min(lo, 1 << 16), max(0, lo - (1 << 16))), ref_time)
         if before is not None:
