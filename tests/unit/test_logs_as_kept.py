@@ -14,7 +14,8 @@ import zstandard
 from tui.core.sources.compressed import OUT, Inflater, InflatingReader, sniff
 from tui.core.sources.logset import LogSet, looks_binary
 from tui.core.sources.rotation import history_of, history_order
-from tui.core.sources.window import Cutter, Window, file_range, parse_when
+from tui.core.sources.window import Cutter, Window, parse_when
+from tui.core.sources.window_search import file_range
 
 COMPRESS = {
     "gzip": gzip.compress,

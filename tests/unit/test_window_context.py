@@ -11,7 +11,8 @@ import pytest
 
 import tui.core.pipeline.whole as whole
 from tui.core.pipeline.whole_sets import summarize_paths
-from tui.core.sources.window import Cutter, Window, find_range, parse_when
+from tui.core.sources.window import Cutter, Window, parse_when
+from tui.core.sources.window_search import find_range
 
 ARGS = (
     "server_args=ServerArgs(model_path='m', speculative_algorithm='EAGLE3', speculative_num_steps={k}, "

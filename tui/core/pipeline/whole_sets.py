@@ -18,7 +18,8 @@ from tui.core.formats.fastscan import scan_chunk
 from tui.core.pipeline.chunks import iter_chunks
 from tui.core.pipeline.whole import CHUNK, Summarizer, summarize_file
 from tui.core.sources.logset import LogSet
-from tui.core.sources.window import Cutter, FileRange, Window, find_range
+from tui.core.sources.window import Cutter, Window
+from tui.core.sources.window_search import FileRange, find_range
 
 
 def summarize_paths(

@@ -13,7 +13,8 @@ from __future__ import annotations
 import os
 
 from tui.core.sources.logset import KEEP, LogSet
-from tui.core.sources.window import Cutter, Window, file_range
+from tui.core.sources.window import Cutter, Window
+from tui.core.sources.window_search import file_range
 
 
 class ReplayInput:

@@ -95,7 +95,7 @@ async def summarize_remote(
             if s is None:  # the file's mtime is known once reading began: vLLM's year, as for a local file
                 ref = rf.newest_mtime or rf.mtime
                 s = Summarizer(source, label, ref_time=ref)
-                cutter = Cutter(window, ref) if window else None
+                cutter = Cutter(window, ref, context=True) if window else None
             at, offset = offset, offset + len(buf)
             if cutter is not None:
                 buf = cutter.cut(buf, at)
@@ -107,8 +107,7 @@ async def summarize_remote(
         s.files = [m.to_dict() for m in members]
         s.input_warnings = [w for m in members for w in m.warnings()]
         if window and cutter is not None:
-            s.window = window.to_dict()
-            s.window.update(skipped_bytes=cutter.skipped, search="stream")
+            s.window = {**window.to_dict(), **cutter.report()}
         await rf.attach_drafts(s.stats)
         return s
 
