@@ -239,6 +239,7 @@ def main(argv: list[str] | None = None) -> int:
         # first: a signal from here on ends with one line and 128 + signal (in a real process,
         # by a deadline whatever happens)
         signals.install(line=(lambda signum: _stop_line(_state.command, signum)) if argv is None else None)
+        signals.check()  # a signal noted before main() (tui.__main__ took it)
         code = _main(argv)
         signals.check()  # a signal noted while an event loop was being made or closed
         return code

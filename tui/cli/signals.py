@@ -266,16 +266,24 @@ def install(line: Callable[[int], str] | None = None) -> None:
     stop.reset()
     _state.action = None
     _state.done = False
+    early: int | None = None  # noted by the handler of specwatch's first instruction (tui.EarlySignal)
     for sig in STOP_SIGNALS:
         current = signal.getsignal(sig)
         if current is signal.SIG_IGN:
             continue
         _state.replaced[sig] = signal.signal(sig, _handler)
+        noted = getattr(current, "noted", None)
+        if early is None and isinstance(noted, int):
+            early = noted
     _state.installed = True
     _state.policy = None
     if line is not None:
         _state.watchdog = Watchdog(line, hang_up)
         _state.watchdog.start()
+    if early is not None:  # before main(): stopped at main()'s first check
+        stop.request(early)
+        if _state.watchdog is not None:
+            _state.watchdog.arm(early)
     if "asyncio" in sys.modules:
         _set_policy(sys.modules["asyncio"])
     else:
