@@ -52,6 +52,19 @@ def _stopped(command: str | None, signum: int) -> None:
         pass
 
 
+def _no_raw_bytes() -> None:
+    """Outside text is escaped before it is written (:mod:`tui.core.model.sanitize`); should any
+    byte that is not UTF-8 still reach stdout or stderr, it is written as ``\\udcXX``, never raw
+    (Python's default under a C locale is to write it back raw): every output stays valid UTF-8."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None and getattr(stream, "encoding", "").lower().replace("-", "") == "utf8":
+            try:
+                reconfigure(errors="backslashreplace")
+            except (ValueError, OSError):
+                pass
+
+
 def _exit_now_if_unwritable(code: int) -> None:
     """A real process stopped by a signal whose terminal is gone: its buffered output cannot be
     written, and the interpreter's exit would turn the failed flush into status 120 — so the
@@ -240,6 +253,8 @@ def main(argv: list[str] | None = None) -> int:
         # by a deadline whatever happens)
         signals.install(line=(lambda signum: _stop_line(_state.command, signum)) if argv is None else None)
         signals.check()  # a signal noted before main() (tui.__main__ took it)
+        if argv is None:
+            _no_raw_bytes()
         code = _main(argv)
         signals.check()  # a signal noted while an event loop was being made or closed
         return code
