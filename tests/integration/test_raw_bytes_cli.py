@@ -56,3 +56,35 @@ def test_stream_text_of_a_raw_label_is_escaped(tmp_path):
     assert r.returncode == 0, r.stderr
     text = _no_raw_bytes(r.stdout)
     assert "[gpu\\xff0]" in text and SHOWN in text
+
+
+def test_export_serves_a_raw_label_and_name_escaped(tmp_path):
+    """``export``'s /metrics (text, UTF-8) with the same label and file: escaped, valid UTF-8."""
+    import subprocess
+    import sys
+    import urllib.request
+
+    from _wait import wait_until
+
+    cmd = [sys.executable, "-m", "tui", "export", "--prometheus", "127.0.0.1:0"]
+    proc = subprocess.Popen(
+        [*cmd, f"{os.fsdecode(LABEL)}={_log(tmp_path)}"],
+        stderr=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": str(ROOT), "XDG_CONFIG_HOME": str(tmp_path)},
+        cwd=ROOT,
+    )
+    try:
+        assert proc.stderr is not None
+        first = proc.stderr.readline().decode("utf-8")
+        url = first.split("serving ", 1)[1].split(" ", 1)[0]
+
+        def page() -> bytes | None:
+            with urllib.request.urlopen(url, timeout=30) as resp:
+                body = resp.read()
+            return body if b"specwatch_accept_len" in body else None
+
+        text = _no_raw_bytes(wait_until(page, what="the exporter's numbers"))
+        assert 'source="gpu\\\\xff0"' in text  # the label value's backslash, escaped by the format
+    finally:
+        proc.terminate()
+        proc.wait(timeout=60)

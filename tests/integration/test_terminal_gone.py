@@ -159,7 +159,7 @@ def _status(pid: int) -> int:
     return os.waitstatus_to_exitcode(status)
 
 
-@pytest.mark.parametrize("how", ["terminal closed", "SIGHUP", "SIGTERM"])
+@pytest.mark.parametrize("how", ["terminal closed", "SIGHUP", "SIGTERM", "SIGINT"])
 def test_a_stuck_main_thread_still_ends_by_the_deadline(how):
     pid, master = _stuck_on_a_pty()
     try:
@@ -167,7 +167,7 @@ def test_a_stuck_main_thread_still_ends_by_the_deadline(how):
             os.close(master)
             master = -1
         else:
-            os.kill(pid, signal.SIGHUP if how == "SIGHUP" else signal.SIGTERM)
+            os.kill(pid, getattr(signal, how))
         code = _status(pid)
     finally:
         if master != -1:
@@ -176,4 +176,4 @@ def test_a_stuck_main_thread_still_ends_by_the_deadline(how):
             os.kill(pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
-    assert code == (143 if how == "SIGTERM" else 129)
+    assert code == {"SIGTERM": 143, "SIGINT": 130}.get(how, 129)
