@@ -127,11 +127,11 @@ def test_the_app_never_outlives_its_terminal(tmp_path):
 
 
 STUCK = """
-import threading, queue
+import os, queue
 from tui.cli import signals
 signals.install(line=lambda signum: "specwatch watch: " + signals.message(signum))
 signals.watch_terminal()
-print("stuck", flush=True)
+os.write(1, b"stuck\\n")  # one write, done once the test reads it (a print could still be flushing)
 q = queue.Queue(1)
 q.put(None)
 q.put(None)  # for good: the queue is full and nobody takes from it
