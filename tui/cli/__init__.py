@@ -7,7 +7,9 @@ Headless commands import only :mod:`tui.core`; the TUI commands import textual l
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
+import os
 import signal
 import sys
 from typing import Any, NoReturn
@@ -15,6 +17,7 @@ from typing import Any, NoReturn
 from tui import __version__
 from tui.cli import signals
 from tui.cli.signals import STOP_SIGNALS, Stopped  # re-exported: the commands use them
+from tui.core.model import stop
 
 # (command name, module) in the order shown by --help.
 COMMANDS = [
@@ -37,11 +40,41 @@ class CliError(Exception):
 __all__ = ["STOP_SIGNALS", "CliError", "Stopped", "main"]
 
 
-def _stopped(command: str | None, how: str) -> None:
+def _stop_line(command: str | None, signum: int) -> str:
+    return f"specwatch{' ' + command if command else ''}: {signals.message(signum)}"
+
+
+def _stopped(command: str | None, signum: int) -> None:
+    signals.wrote_line()
     try:
-        print(f"specwatch{' ' + command if command else ''}: {how}", file=sys.stderr, flush=True)
+        print(_stop_line(command, signum), file=sys.stderr, flush=True)
     except (OSError, ValueError):  # no terminal any more (SIGHUP)
         pass
+
+
+def _no_raw_bytes() -> None:
+    """Outside text is escaped before it is written (:mod:`tui.core.model.sanitize`); should any
+    byte that is not UTF-8 still reach stdout or stderr, it is written as ``\\udcXX``, never raw
+    (Python's default under a C locale is to write it back raw): every output stays valid UTF-8."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None and getattr(stream, "encoding", "").lower().replace("-", "") == "utf8":
+            try:
+                reconfigure(errors="backslashreplace")
+            except (ValueError, OSError):
+                pass
+
+
+def _exit_now_if_unwritable(code: int) -> None:
+    """A real process stopped by a signal whose terminal is gone: its buffered output cannot be
+    written, and the interpreter's exit would turn the failed flush into status 120 — so the
+    status is given here, at once."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None:
+                stream.flush()
+        except (OSError, ValueError):
+            os._exit(code)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -216,12 +249,19 @@ def main(argv: list[str] | None = None) -> int:
     words = sys.argv[1:] if argv is None else argv
     _state.command = words[0] if words and words[0] in _KNOWN else None  # named by a stop line
     try:
-        signals.install()  # first: a signal from here on ends with one line and 128 + signal
+        # first: a signal from here on ends with one line and 128 + signal (in a real process,
+        # by a deadline whatever happens)
+        signals.install(line=(lambda signum: _stop_line(_state.command, signum)) if argv is None else None)
+        signals.check()  # a signal noted before main() (tui.__main__ took it)
+        if argv is None:
+            _no_raw_bytes()
         code = _main(argv)
         signals.check()  # a signal noted while an event loop was being made or closed
         return code
     except Stopped as exc:
-        _stopped(_state.command, signals.message(exc.signum))
+        _stopped(_state.command, exc.signum)
+        if argv is None:
+            _exit_now_if_unwritable(128 + exc.signum)
         return 128 + exc.signum
     finally:
         if argv is None:
@@ -261,12 +301,22 @@ def _main(argv: list[str] | None) -> int:
             raise Stopped(signals.received() or 0) from None
         from tui.core.model.sanitize import visible
 
-        print(visible(str(exc), keep_newlines=True), file=sys.stderr)  # may quote paths, remote text
+        try:
+            print(visible(str(exc), keep_newlines=True), file=sys.stderr)  # may quote paths, remote text
+        except OSError as err:
+            if err.errno == errno.EIO:  # the terminal is gone
+                raise Stopped(signal.SIGHUP) from None
+            raise
         return 2
     except BrokenPipeError:
         # `specwatch ... | head`: stop quietly.
         sys.stdout = None
         return 0
+    except OSError as exc:
+        if exc.errno == errno.EIO:  # the terminal is gone (hung up, nohup'd: no SIGHUP): as a SIGHUP
+            stop.request(signal.SIGHUP)
+            raise Stopped(signals.received() or signal.SIGHUP) from None
+        raise
     except KeyboardInterrupt:  # Ctrl-C where specwatch's handler is not installed (main() in a thread)
         raise Stopped(signals.received() or signal.SIGINT) from None
     except BaseException as exc:

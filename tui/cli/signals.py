@@ -21,7 +21,10 @@ main thread is when the signal arrives decides how it stops:
   once, and ``main()`` checks once more before it returns.
 
 Only the first signal acts; later ones, while the command is already stopping, are noted and
-ignored (a second Ctrl-C never interrupts the clean-up of the first). Before specwatch's first
+ignored (a second Ctrl-C never interrupts the clean-up of the first). Whatever the main thread
+does meanwhile, the process is gone by a deadline (:mod:`tui.cli.exit_deadline`: 1.5 s after a
+SIGHUP or a lost terminal, 8 s after SIGINT or SIGTERM), even where the clean stop hangs (the
+app's terminal gone under Textual's driver). Before specwatch's first
 line runs (the interpreter starting), the signal's default action applies: the process is
 killed by it (a shell reports 128 + signal too) and nothing can be printed.
 """
@@ -35,6 +38,7 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from tui.cli.exit_deadline import Watchdog
 from tui.core.model import stop
 from tui.core.model.stop import Stopped
 
@@ -46,11 +50,14 @@ __all__ = [
     "Stopped",
     "check",
     "done",
+    "hang_up",
     "install",
     "message",
     "on_stop",
     "received",
     "uninstall",
+    "watch_terminal",
+    "wrote_line",
 ]
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
@@ -68,6 +75,8 @@ class _State:
         self.replaced: dict[int, Any] = {}
         self.policy: asyncio.AbstractEventLoopPolicy | None = None  # the one before ours
         self.finder: _WhenAsyncio | None = None
+        self.watchdog: Watchdog | None = None  # the deadline (a real process only: main() with sys.argv)
+        self.loop: Any = None  # the StopLoop running in the main thread
 
 
 _state = _State()
@@ -103,8 +112,43 @@ def _handler(signum: int, frame: Any) -> None:
     (:func:`tui.core.model.stop.interruptible`), never into asyncio's code."""
     if _state.done:
         return  # main() has returned: the exit goes on
+    if _state.watchdog is not None:
+        _state.watchdog.arm(signum)
     if stop.request(signum) and stop.in_wait() and not _in_async_code(frame):
         raise Stopped(signum)
+
+
+def _in_loop(signum: int, frame: Any) -> None:
+    """The Python-level handler while an event loop takes the signals (in place of asyncio's
+    no-op: the loop gets the signal through its wake-up descriptor as before): starts the
+    deadline, which must run even when the loop never gets to the signal (a callback stuck)."""
+    if _state.watchdog is not None:
+        _state.watchdog.arm(signum)
+
+
+def hang_up() -> None:
+    """The terminal is gone (called by the watchdog's thread): a SIGHUP, asked for in the event
+    loop if one runs (a signal noted otherwise: the next check stops the command)."""
+    if not stop.request(signal.SIGHUP):
+        return
+    loop = _state.loop
+    if loop is not None:
+        try:
+            loop.call_soon_threadsafe(loop.act, signal.SIGHUP)
+        except RuntimeError:  # closed meanwhile
+            pass
+
+
+def watch_terminal() -> None:
+    """The app's terminal is watched from now on: a hang-up on it (EOF, EIO) is a SIGHUP."""
+    if _state.watchdog is not None:
+        _state.watchdog.watch_terminal()
+
+
+def wrote_line() -> None:
+    """``main()`` has written the stop line (the deadline then writes none)."""
+    if _state.watchdog is not None:
+        _state.watchdog.line_written = True
 
 
 def on_stop(action: Callable[[int], None] | None) -> None:
@@ -132,7 +176,10 @@ def _loop_policy() -> asyncio.AbstractEventLoopPolicy:
             for sig in STOP_SIGNALS:
                 if signal.getsignal(sig) is _handler:
                     self.add_signal_handler(sig, self._signalled, sig)
+                    signal.signal(sig, _in_loop)
                     self._ours.append(sig)
+            if self._ours:
+                _state.loop = self
 
         def create_task(self, coro: Any, **kwargs: Any) -> asyncio.Task:
             task = super().create_task(coro, **kwargs)
@@ -140,18 +187,23 @@ def _loop_policy() -> asyncio.AbstractEventLoopPolicy:
                 self._main = task
                 noted = stop.requested()
                 if noted is not None and self._ours:  # noted while the loop was being made
-                    self.call_soon(self._act, noted)
+                    self.call_soon(self.act, noted)
             return task
 
         def _signalled(self, sig: int) -> None:
             if stop.request(sig):  # the first one acts; later ones leave the clean-up alone
-                self._act(sig)
+                self.act(sig)
 
-        def _act(self, sig: int) -> None:
+        def act(self, sig: int) -> None:
             if _state.action is not None:
                 _state.action(sig)
             elif self._main is not None:
                 self._main.cancel()
+
+        def close(self) -> None:
+            if _state.loop is self:
+                _state.loop = None
+            super().close()
 
         def remove_signal_handler(self, sig: int) -> bool:
             if sig not in self._ours:
@@ -202,10 +254,11 @@ def _set_policy(asyncio_module: Any) -> None:
         asyncio_module.set_event_loop_policy(_loop_policy())
 
 
-def install() -> None:
+def install(line: Callable[[int], str] | None = None) -> None:
     """The stop signals go to specwatch from now on (those ignored, as SIGHUP under nohup or
     SIGINT in a background job, stay ignored); every new event loop takes them while it runs.
-    Only in the main thread (``main()`` called from a test's thread leaves them alone)."""
+    Only in the main thread (``main()`` called from a test's thread leaves them alone). With
+    ``line`` (the stop line of a signal; a real process), the deadline's watchdog starts too."""
     if _state.installed or threading.current_thread() is not threading.main_thread():
         return
     if sys.platform == "win32":  # pragma: no cover - no SIGHUP, no add_signal_handler
@@ -213,13 +266,24 @@ def install() -> None:
     stop.reset()
     _state.action = None
     _state.done = False
+    early: int | None = None  # noted by the handler of specwatch's first instruction (tui.EarlySignal)
     for sig in STOP_SIGNALS:
         current = signal.getsignal(sig)
         if current is signal.SIG_IGN:
             continue
         _state.replaced[sig] = signal.signal(sig, _handler)
+        noted = getattr(current, "noted", None)
+        if early is None and isinstance(noted, int):
+            early = noted
     _state.installed = True
     _state.policy = None
+    if line is not None:
+        _state.watchdog = Watchdog(line, hang_up)
+        _state.watchdog.start()
+    if early is not None:  # before main(): stopped at main()'s first check
+        stop.request(early)
+        if _state.watchdog is not None:
+            _state.watchdog.arm(early)
     if "asyncio" in sys.modules:
         _set_policy(sys.modules["asyncio"])
     else:
@@ -246,6 +310,9 @@ def uninstall() -> None:
     for sig, old in _state.replaced.items():
         signal.signal(sig, old)
     _state.replaced.clear()
+    if _state.watchdog is not None:
+        _state.watchdog.stop()
+        _state.watchdog = None
     if _state.finder in sys.meta_path:
         sys.meta_path.remove(_state.finder)
     if _state.policy is not None:

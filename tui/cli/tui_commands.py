@@ -230,6 +230,7 @@ def _run_app(plan, args: argparse.Namespace) -> int:
 
     app = SpecwatchApp(plan, save_dir=args.save_dir, theme=args.theme)
     signals.on_stop(app.stop_signal)  # a stop signal asks the app to exit (the terminal is restored)
+    signals.watch_terminal()  # the terminal gone (EOF, EIO): a SIGHUP, the process gone by a deadline
     try:
         code = app.run()
     finally:

@@ -3,11 +3,11 @@ Python; the screen picks the path and says what was written)."""
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Sequence
 from pathlib import Path
 
 from tui.core.model.records import format_ts
+from tui.core.model.sanitize import csv_writer
 from tui.core.stats.rates import normalise_transform
 from tui.panes.state import PaneState
 
@@ -35,7 +35,7 @@ def write_records(path: Path, states: Sequence[PaneState]) -> int:
     rows = 0
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f)
+        w = csv_writer(f)  # every cell inert (control characters, spreadsheet formulas)
         w.writerow(CSV_FIELDS)
         for st in states:
             transforms: dict[int, tuple] = {}

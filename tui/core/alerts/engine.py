@@ -11,8 +11,11 @@ at least D), when a ``resolved`` alert is emitted and the rule is armed again. A
 clear only when the value is back past the threshold by a margin (hysteresis): at its
 ``clear=`` level when the rule names one, else by the larger of 2% of the threshold and three
 standard errors of the value compared (with D: :meth:`_Window.stderr`, corrected for the
-autocorrelation of neighbouring records; without D: 0, so 2%); a value between the threshold and
-that level restarts the clear time. A verdict
+autocorrelation of neighbouring records, and measured on the **clear stretch** and on the blocks
+of the rule's history by a median that the dip's level shifts cannot move — never on the dip's
+level: the mean-square of block differences that a dip's entry and exit enter used to hold the
+margin wide for minutes after a clean recovery; without D: 0, so 2%); a value between the
+threshold and that level restarts the clear time. A verdict
 rule is clear as soon as the verdict changes. A new segment (a restart) starts the windows afresh
 and resolves firing threshold and drift alerts. Drift alerts carry ``suggest = "new_segment"``.
 
@@ -32,11 +35,23 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tui.core.alerts.rules import OPS, Rule, RuleError, parse_duration, parse_rule
+from tui.core.alerts.spread import ar1_stderr, block_stderr, plain_stderr, robust_block_stderr
 from tui.core.stats.checks import admissible, record_refusals
-from tui.core.stats.drift import DriftDetector, ar1_phi
+from tui.core.stats.drift import DriftDetector
 
 # Rule, RuleError and the parsers are here too for the callers that import them with the engine
-__all__ = ["Alert", "AlertEngine", "Rule", "RuleError", "local_now", "parse_duration", "parse_rule"]
+__all__ = [
+    "Alert",
+    "AlertEngine",
+    "Rule",
+    "RuleError",
+    "ar1_stderr",
+    "block_stderr",
+    "local_now",
+    "parse_duration",
+    "parse_rule",
+    "robust_block_stderr",
+]
 
 REARM = 30.0
 
@@ -67,8 +82,7 @@ class Alert:
 
 BLOCKS = 60  # window-long blocks kept for the standard error (the last 60 windows)
 MIN_BLOCKS = 6  # fewer: an AR(1) fit to the values so far
-PHI_MAX = 0.99
-EARLY = 4096  # values kept for that fit (the latest)
+EARLY = 4096  # values kept for that fit (the latest), and of a clear stretch
 
 
 @dataclass(slots=True)
@@ -76,8 +90,9 @@ class _Window:
     """The values of one metric of one source over the last ``span`` seconds, and a rule's state.
 
     Besides the rolling window it keeps the means of consecutive ``span``-long blocks of the
-    values (the last :data:`BLOCKS`), from which :meth:`stderr` reads how much a window's mean
-    really varies (see there)."""
+    values (the last :data:`BLOCKS`) and, while the rule fires and its mean is back past the
+    threshold, the values of that *clear stretch* (:meth:`stretch_add`, :meth:`end_stretch`), from
+    which :meth:`stderr` reads how much a window's mean really varies (see there)."""
 
     span: float
     values: deque = field(default_factory=deque)  # (t, value)
@@ -93,6 +108,9 @@ class _Window:
     block_n: int = 0
     # the values until MIN_BLOCKS blocks exist (for the early AR(1) fit)
     early: deque = field(default_factory=lambda: deque(maxlen=EARLY))
+    stretch: deque = field(default_factory=lambda: deque(maxlen=EARLY))  # the clear stretch's values
+    _se: float = 0.0  # stderr() as last computed, and the stretch's length then (-1: none)
+    _se_at: int = -1
 
     def add(self, t: float, v: float) -> float:
         if self.last_t is not None and t < self.last_t:  # the clock went back: start over
@@ -102,6 +120,7 @@ class _Window:
             self.blocks.clear()
             self.block_start, self.block_sum, self.block_n = None, 0.0, 0
             self.early.clear()
+            self.end_stretch()
         if self.first_t is None:
             self.first_t = t
         self.last_t = t
@@ -133,48 +152,51 @@ class _Window:
         if len(self.blocks) < MIN_BLOCKS:
             self.early.append(v)
 
+    def stretch_add(self, v: float) -> None:
+        """A value of the clear stretch (the first one begins it)."""
+        self.stretch.append(v)
+
+    def end_stretch(self) -> None:
+        """Back in the dip, fired or resolved: no clear stretch."""
+        self.stretch.clear()
+        self._se_at = -1
+
     def stderr(self) -> float:
-        """The standard error of the window's mean, corrected for autocorrelation: the larger of
-        the plain ``sd / √n`` of the window's values (0 with fewer than two) and
+        """The standard error of the window's mean while the rule fires, corrected for
+        autocorrelation and measured where the dip's level cannot enter: the largest of
 
-        * once :data:`MIN_BLOCKS` blocks exist, the spread of the block means themselves (each
-          block a window long, so its mean varies as the window's does, whatever the correlation
-          between records): ``√(mean((b_i − b_{i−2})²) / 2)`` over the last :data:`BLOCKS`.
-          Differences two blocks apart leave out most of the correlation of neighbouring blocks,
-          and a level shift enters only two of them;
-        * before that, the AR(1) value from the values so far (the last :data:`EARLY`;
-          :func:`ar1_stderr`)."""
+        * the clear stretch's own: the plain ``sd / √n`` of its values (the window's n; 0 with
+          fewer than two) and the AR(1) value of its values (:func:`ar1_stderr`: φ bias-corrected
+          and one standard error up, so a short stretch gives a wide margin);
+        * the history's: once :data:`MIN_BLOCKS` blocks exist, the spread of the block means
+          themselves (each block a window long, so its mean varies as the window's does, whatever
+          the correlation between records), by :func:`robust_block_stderr` over the last
+          :data:`BLOCKS` — a median of differences two blocks apart, which the entry into a dip
+          and the exit from it (two differences each) cannot move, where their mean square held
+          the margin wide for up to 60 windows after a clean recovery; before that, the AR(1)
+          value of the values so far (the last :data:`EARLY`).
+
+        Computed again only when the stretch has grown by an eighth (at least 4 values) since the
+        last time (the fits are linear in the values kept, and every record asks)."""
+        m = len(self.stretch)
+        if self._se_at >= 0 and m - self._se_at < max(4, self._se_at // 8):
+            return self._se
         n = len(self.values)
-        plain = 0.0
-        if n >= 2:
-            mean = self.total / n
-            var = sum((v - mean) ** 2 for _, v in self.values) / (n - 1)
-            plain = math.sqrt(var / n)
+        xs = list(self.stretch)
+        got = max(plain_stderr(xs, n), ar1_stderr(xs, n))
         if len(self.blocks) < MIN_BLOCKS:
-            return max(plain, ar1_stderr(list(self.early), n))
-        return max(plain, block_stderr(list(self.blocks)))
+            got = max(got, ar1_stderr(list(self.early), n))
+        else:
+            got = max(got, robust_block_stderr(list(self.blocks)))
+        self._se, self._se_at = got, m
+        return got
 
 
-def block_stderr(blocks: list[float]) -> float:
-    """The standard error of one block mean from consecutive block means ``b``:
-    ``√(mean((b_i − b_{i−2})²) / 2)`` (0 with fewer than 3)."""
-    sq = [(blocks[i] - blocks[i - 2]) ** 2 for i in range(2, len(blocks))]
-    return math.sqrt(sum(sq) / (2.0 * len(sq))) if sq else 0.0
-
-
-def ar1_stderr(xs: list[float], n: int) -> float:
-    """The standard error of the mean of ``n`` consecutive values of an AR(1) series fitted to
-    ``xs``: variance ``s²``, lag-1 autocorrelation ``φ`` (bias-corrected, one standard error up,
-    below 1), ``var = s²/n · ((1 + φ)/(1 − φ) − 2φ(1 − φⁿ)/(n(1 − φ)²))``; 0 with fewer than 8."""
-    m = len(xs)
-    if m < 8 or n < 1:
-        return 0.0
-    got = ar1_phi(xs, 1.0, PHI_MAX)
-    if got is None:
-        return 0.0
-    ss, phi = got
-    f = (1.0 + phi) / (1.0 - phi) - 2.0 * phi * (1.0 - phi**n) / (n * (1.0 - phi) ** 2)
-    return math.sqrt(ss / (m - 1) / n * max(f, 1.0))
+def _deep(rule: Rule, mean: float, stderr: float) -> bool:
+    """``mean`` is past the threshold by as much as the clear level is on the other side: the
+    dip again, not the noise of a level at the threshold (which stays in the clear stretch)."""
+    margin = abs(rule.clear_level(stderr) - rule.threshold)
+    return mean < rule.threshold - margin if rule.op in ("<", "<=") else mean > rule.threshold + margin
 
 
 class AlertEngine:
@@ -247,8 +269,14 @@ class AlertEngine:
             if rule.duration and t - w.first_t < rule.duration:
                 continue  # not watched for the whole window yet
             holds = OPS[rule.op](mean, rule.threshold)
-            if w.firing and not holds and not rule.cleared(mean, w.stderr() if rule.duration else 0.0):
-                holds = True  # back past the threshold but not past the clear level: still firing
+            if w.firing:
+                se = w.stderr() if rule.duration else 0.0
+                if not holds or (w.stretch and not _deep(rule, mean, se)):
+                    w.stretch_add(value)  # the clear stretch (a level at the threshold stays in it)
+                elif w.stretch:
+                    w.end_stretch()  # back in the dip
+                if not holds and not rule.cleared(mean, se):
+                    holds = True  # back past the threshold but not past the clear level: still firing
             if holds is w.firing and (w.clear_since is None or not holds):
                 continue  # nothing changes (the common case)
             out += self._edge(rule, w, source, holds, mean, t)
@@ -321,6 +349,7 @@ class AlertEngine:
             if w.firing:
                 return []
             w.firing = True
+            w.end_stretch()
             since = w.since if rule.kind == "verdict" and w.since is not None else t - rule.duration
             w.since = since
             return [Alert(rule.text, source, value, since, _fire_message(rule, source, value), "firing", t)]
@@ -333,6 +362,7 @@ class AlertEngine:
             since = w.since if w.since is not None else t
             w.since = None
             w.clear_since = None
+            w.end_stretch()
             msg = f"{source}: {rule.text} cleared (now {_fmt(value)})"  # value: the mean or verdict now
             return [Alert(rule.text, source, value, since, msg, "resolved", t)]
         return []

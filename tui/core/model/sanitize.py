@@ -15,6 +15,10 @@ Bidi overrides and isolates (U+202A–U+202E, U+2066–U+2069) reorder what is s
 * C1 controls U+0080–U+009F are shown as ``␛`` plus the 7-bit character they stand for
   (U+009B → ``␛[``, U+009D → ``␛]``).
 * Bidi overrides and isolates are shown as ``⟨U+202E⟩``.
+* Bytes that are not UTF-8 (a file name, a label or a remote path read with ``surrogateescape``:
+  U+DC80–U+DCFF) are written escaped, as ``\\x9b`` (the four characters), like ``ls -b``; any
+  other lone surrogate as ``\\udXXX``. Written raw they would be the raw byte (0x9b is CSI on
+  8-bit terminals) and make the output invalid UTF-8.
 
 Everything else, markup-looking text included, is kept as it is: the app shows outside text with
 ``rich.text.Text`` (never as markup).
@@ -22,7 +26,12 @@ Everything else, markup-looking text included, is kept as it is: the app shows o
 JSON output keeps the text's value but not its raw bytes: :func:`json_text` is ``json.dumps`` with
 ``ensure_ascii=False`` and every character of :data:`UNSAFE` written as a ``\\uXXXX`` escape
 (JSON escapes C0 itself; DEL, C1 and the bidi characters are escaped here), so other Unicode stays
-readable and ``json.loads`` gives back the same value.
+readable and ``json.loads`` gives back the same value; a byte that is not UTF-8 is the text
+``\\x9b`` in the value, as in every other output. JSON is therefore valid UTF-8 always.
+
+CSV (the app's ``e`` export) goes through :func:`csv_row`: every text cell :func:`visible`, and a
+text cell that a spreadsheet would run as a formula (starting with ``=``, ``+``, ``-``, ``@``, TAB
+or CR, and no plain number) prefixed with ``'`` (OWASP's advice against CSV injection).
 
 Cost: a string with nothing to change is detected by ``str.isprintable`` (C, one pass) and
 returned as is; a string with a TAB or other harmless non-printable character costs one
@@ -46,13 +55,18 @@ for _c in range(0x80, 0xA0):
     _TABLE[_c] = "\u241b" + chr(_c - 0x40)  # the 7-bit form of the C1 control, its ESC shown
 for _c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A)):
     _TABLE[_c] = f"\u27e8U+{_c:04X}\u27e9"
+for _c in range(0xD800, 0xE000):  # lone surrogates: a byte that is not UTF-8 (surrogateescape) or worse
+    _TABLE[_c] = f"\\x{_c - 0xDC00:02x}" if 0xDC80 <= _c <= 0xDCFF else f"\\u{_c:04x}"
 del _c
 
 _TABLE_KEEP_LF = {**_TABLE}
 del _TABLE_KEEP_LF[0x0A]
 
-_ANY = re.compile("[" + "".join(re.escape(chr(c)) for c in _TABLE) + "]")
-_ANY_LF = re.compile("[" + "".join(re.escape(chr(c)) for c in _TABLE_KEEP_LF) + "]")
+_SURROGATES = "\ud800-\udfff"
+_ANY = re.compile("[" + "".join(re.escape(chr(c)) for c in _TABLE if c < 0xD800) + _SURROGATES + "]")
+_ANY_LF = re.compile(
+    "[" + "".join(re.escape(chr(c)) for c in _TABLE_KEEP_LF if c < 0xD800) + _SURROGATES + "]"
+)
 
 # The characters a terminal would act on (what tests check output for).
 UNSAFE = frozenset(chr(c) for c in _TABLE)
@@ -69,12 +83,17 @@ def visible(text: str, *, keep_newlines: bool = False) -> str:
 
 
 # What json.dumps(ensure_ascii=False) leaves raw of UNSAFE: DEL, C1 and the bidi characters (it
-# escapes C0 itself, and they can only stand inside strings, so escaping them keeps the value).
-_JSON_RAW = re.compile("[\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+# escapes C0 itself, and they can only stand inside strings, so escaping them keeps the value),
+# and lone surrogates (bytes that are not UTF-8: the escaped text of visible(), a backslash of
+# which JSON escapes once more).
+_JSON_RAW = re.compile("[\x7f-\x9f\u202a-\u202e\u2066-\u2069" + _SURROGATES + "]")
 
 
 def _json_escape(m: re.Match[str]) -> str:
-    return f"\\u{ord(m.group()):04x}"
+    c = ord(m.group())
+    if 0xD800 <= c < 0xE000:
+        return _TABLE[c].replace("\\", "\\\\")
+    return f"\\u{c:04x}"
 
 
 def json_text(obj: Any, **kw: Any) -> str:
@@ -86,6 +105,48 @@ def json_text(obj: Any, **kw: Any) -> str:
     if (text.isascii() and "\x7f" not in text) or not _JSON_RAW.search(text):
         return text
     return _JSON_RAW.sub(_json_escape, text)
+
+
+# A cell a spreadsheet runs as a formula (=, +, -, @; TAB and CR as OWASP lists them), unless it is
+# a plain number (a negative value stays a number).
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_PLAIN_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\Z")
+
+
+def csv_cell(value: Any) -> Any:
+    """One CSV cell: text :func:`visible` and kept from acting as a spreadsheet formula (a ``'``
+    in front); numbers and None (an empty cell) as they are."""
+    if value is None or isinstance(value, (int, float)):
+        return value
+    text = visible(value if isinstance(value, str) else str(value))
+    if text.startswith(_FORMULA_START) and not _PLAIN_NUMBER.match(text):
+        return "'" + text
+    return text
+
+
+def csv_row(values: Any) -> list[Any]:
+    """A CSV row of :func:`csv_cell` values: the one way specwatch writes CSV (the app's ``e``,
+    through :func:`csv_writer`)."""
+    return [csv_cell(v) for v in values]
+
+
+class _CsvWriter:
+    def __init__(self, f: Any) -> None:
+        import csv
+
+        self._w = csv.writer(f)
+
+    def writerow(self, row: Any) -> Any:
+        return self._w.writerow(csv_row(row))
+
+    def writerows(self, rows: Any) -> None:
+        for row in rows:
+            self.writerow(row)
+
+
+def csv_writer(f: Any) -> _CsvWriter:
+    """``csv.writer(f)`` whose rows go through :func:`csv_row`."""
+    return _CsvWriter(f)
 
 
 def visible_any(value: Any, *, keep_newlines: bool = False) -> str:

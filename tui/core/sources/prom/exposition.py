@@ -1,7 +1,8 @@
 """Prometheus ``/metrics`` text → specwatch records: the pure part of the metrics source (no I/O).
 
-The text is parsed with prometheus-client's parser. A :class:`Converter` keeps what it saw at the
-previous scrape and turns each new scrape into JSON lines of :class:`tui.core.model.records.Record`
+The page is parsed as it streams in (:class:`tui.core.sources.prom.sample_stream.SampleStream`:
+only the families specwatch reads are kept, within bounds; the same samples prometheus-client's
+parsers give). A :class:`Converter` keeps what it saw at the previous scrape and turns each new scrape into JSON lines of :class:`tui.core.model.records.Record`
 fields (``LineBatch(kind="metrics")``, see :mod:`tui.core.sources.base`), or restart markers.
 Every number is the server's own or follows from it by the formulas in docs/formats-metrics.md.
 Which metric names a family exposes and how its records are made is the family's
@@ -22,30 +23,13 @@ from tui.core.formats import registry
 from tui.core.formats.plugin import MetricsReader
 from tui.core.sources.clock import naive_now
 from tui.core.sources.prom.counters import IGNORED_LABELS, Scrape, ScrapeResult
+from tui.core.sources.prom.sample_stream import PageError, SampleStream
 
-__all__ = ["Converter", "MetricsParseError", "ScrapeResult", "naive_now", "parse_samples"]
+__all__ = ["Converter", "MetricsParseError", "ScrapeResult", "naive_now"]
 
 START = "process_start_time_seconds"
 
-
-class MetricsParseError(ValueError):
-    pass
-
-
-def parse_samples(text: str, content_type: str | None = None) -> list[tuple[str, dict, float, str]]:
-    """(sample name, labels, value, family type) of every sample, by prometheus-client's parser."""
-    if content_type and "openmetrics" in content_type:
-        from prometheus_client.openmetrics.parser import text_string_to_metric_families
-    else:
-        from prometheus_client.parser import text_string_to_metric_families
-    out = []
-    try:
-        for fam in text_string_to_metric_families(text):
-            for s in fam.samples:
-                out.append((s.name, s.labels, float(s.value), fam.type))
-    except Exception as exc:  # the parser raises ValueError, IndexError, ... on bad text
-        raise MetricsParseError(f"not Prometheus text ({type(exc).__name__}: {str(exc)[:120]})") from None
-    return out
+MetricsParseError = PageError  # not Prometheus text
 
 
 def _key(labels: dict) -> tuple:
@@ -64,6 +48,10 @@ class Converter:
         self._readers: list[MetricsReader] = [r for f in registry.FORMATS if (r := f.metrics()) is not None]
         self._prefixes = tuple(p for f in registry.FORMATS for p in f.metric_prefixes)
 
+    def page(self, content_type: str | None = None) -> SampleStream:
+        """A parser for one scrape's page (fed as it arrives; :meth:`feed_samples` its samples)."""
+        return SampleStream(self._prefixes, (START,), openmetrics="openmetrics" in (content_type or ""))
+
     def feed(
         self,
         text: str,
@@ -73,7 +61,18 @@ class Converter:
         content_type: str | None = None,
     ) -> ScrapeResult:
         """One scrape's text. ``wall``: time.time() of the scrape; ``mono``: time.monotonic()."""
-        samples = parse_samples(text, content_type)
+        page = self.page(content_type)
+        page.feed(text.encode("utf-8", "surrogateescape"))
+        return self.feed_samples(page.close(), wall=wall, mono=mono)
+
+    def feed_samples(
+        self,
+        samples: list[tuple[str, dict, float, str]],
+        *,
+        wall: float | None = None,
+        mono: float | None = None,
+    ) -> ScrapeResult:
+        """One scrape's samples (of a :meth:`page`)."""
         wall = time.time() if wall is None else wall
         mono = time.monotonic() if mono is None else mono
         res = ScrapeResult()

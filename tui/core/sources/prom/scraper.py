@@ -43,10 +43,12 @@ from tui.core.sources.base import (
     LineBatch,
     SourceEvent,
 )
-from tui.core.sources.prom.http import HttpError, http_get
+from tui.core.sources.prom.http import HttpClient, HttpError, HttpResponse, Sink
 from tui.core.sources.target import METRICS_SCHEMES, SourceSpec, SourceSpecError, SshTarget
 
 if TYPE_CHECKING:
+    from tui.core.sources.prom.exposition import Converter
+    from tui.core.sources.prom.sample_stream import SampleStream
     from tui.core.sources.ssh.connect import SharedConnection
 
 KINDS = METRICS_SCHEMES
@@ -172,6 +174,7 @@ class MetricsSource(GeneratorSource):
         self.failures = 0
         self._ssh_options = ssh_options or {}
         self._tls = ssl.create_default_context() if target.scheme == "https" else None
+        self._http: HttpClient | None = None  # one client for the source's life (connections kept)
         self._gen: AsyncIterator[Batch] | None = None
         self._shared: SharedConnection | None = None
         self._listener: Any = None  # asyncssh's SSHListener and connection, once forwarding
@@ -181,6 +184,12 @@ class MetricsSource(GeneratorSource):
 
     async def _after_close(self) -> None:
         await self._close_ssh()
+        await self._close_http()
+
+    async def _close_http(self) -> None:
+        client, self._http = self._http, None
+        if client is not None:
+            await client.aclose()
 
     def _event(self, kind: EventKind, message: str = "", **data) -> SourceEvent:
         return SourceEvent(self.name, kind, message, self.target.url, data=data)
@@ -198,6 +207,7 @@ class MetricsSource(GeneratorSource):
         last_record = time.monotonic()
         idle_said = False
         moved = ""  # why the path changed (TensorRT-LLM), said in the first connected event
+        said_capped = ""
         try:
             while True:
                 wait = next_at - loop.time()
@@ -205,15 +215,15 @@ class MetricsSource(GeneratorSource):
                     await asyncio.sleep(wait)
                 next_at = max(next_at + self.interval, loop.time())
                 try:
-                    text, ctype = await self._fetch()
-                    if self._json_at_default_path(text):
+                    page = await self._fetch(conv)
+                    if page.json and self.target.default_path:
                         query = self.target.path.partition("?")[2]
                         path = TRTLLM_PATH + ("?" + query if query else "")
                         self.target = replace(self.target, path=path, default_path=False)
                         self.where = self.target.where
                         moved = f"; {DEFAULT_PATH} answered JSON, as trtllm-serve's iteration stats do"
-                        text, ctype = await self._fetch()
-                    result = conv.feed(text, wall=time.time(), mono=time.monotonic(), content_type=ctype)
+                        page = await self._fetch(conv)
+                    result = conv.feed_samples(page.close(), wall=time.time(), mono=time.monotonic())
                 except _Fatal as exc:
                     self.error = str(exc)
                     yield self._event(EventKind.ERROR, str(exc), fatal=True)
@@ -257,6 +267,12 @@ class MetricsSource(GeneratorSource):
                         reconnect=again,
                         found=list(result.found),
                     )
+                capped = page.capped()
+                if capped and capped != said_capped:
+                    yield self._event(
+                        EventKind.ERROR, f"{self.target.url}: {capped}", fatal=False, reason="too_many_series"
+                    )
+                said_capped = capped
                 if result.note and result.note != said_note:
                     said_note = result.note
                     yield self._event(
@@ -281,10 +297,7 @@ class MetricsSource(GeneratorSource):
                     return
         finally:
             await self._close_ssh()
-
-    def _json_at_default_path(self, text: str) -> bool:
-        """No PATH given and /metrics answered a JSON list or object: TensorRT-LLM's server."""
-        return self.target.default_path and text.lstrip()[:1] in ("[", "{")
+            await self._close_http()
 
     def _batch(self, lines: list[str]) -> LineBatch:
         offsets = []
@@ -296,16 +309,24 @@ class MetricsSource(GeneratorSource):
         return batch
 
     # -- fetching -------------------------------------------------------------------------------
-    async def _fetch(self) -> tuple[str, str]:
+    async def _fetch(self, conv: Converter) -> SampleStream:
+        """One scrape: the page parsed as it arrives (a JSON page, TensorRT-LLM's default one, is
+        flagged and not parsed: ``page.json``)."""
+        if self._http is None:
+            self._http = HttpClient(tls=self._tls, timeout=self.timeout)
+        pages: list[SampleStream] = []
+
+        def sink_for(resp: HttpResponse) -> Sink:
+            pages.append(conv.page(resp.content_type))
+            return pages[0].feed
+
         t = self.target
         if t.ssh is None:
-            resp = await http_get(t.host, t.port, t.path, tls=self._tls, timeout=self.timeout)
-            return resp.text(), resp.content_type
+            await self._http.stream(t.host, t.port, t.path, sink_for)
+            return pages[0]
         port = await self._forward()
         try:
-            resp = await http_get(
-                "127.0.0.1", port, t.path, timeout=self.timeout, header_host=f"{t.host}:{t.port}"
-            )
+            await self._http.stream("127.0.0.1", port, t.path, sink_for, header_host=f"{t.host}:{t.port}")
         except HttpError as exc:
             conn = self._listener_conn
             if conn is not None and conn.is_closed() and self._shared is not None:
@@ -317,7 +338,7 @@ class MetricsSource(GeneratorSource):
                     f" (over ssh: is anything listening on {t.host}:{t.port} as seen from {t.ssh.host}?)"
                 )
             raise
-        return resp.text(), resp.content_type
+        return pages[0]
 
     async def _forward(self) -> int:
         """The local port forwarded to the target through the host's shared SSH connection."""
