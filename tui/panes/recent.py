@@ -11,7 +11,7 @@ from collections import deque
 from typing import NamedTuple
 
 from tui.core.model.columns import RecordColumns
-from tui.core.stats.checks import RANGES, refusal
+from tui.core.stats.checks import ranges, refusal
 
 HISTORY = 10_000  # recent records per pane (charts, CSV export)
 RAW_TAIL = 10_000  # recent log lines per pane (the log tail's scroll-back)
@@ -48,7 +48,7 @@ def _checked(x: float, lo: float, hi: float) -> float | None:
 def _bounds(name: str, depth: int | None = None, row_depth: int | None = None) -> tuple[float, float]:
     """The closed interval :func:`tui.core.stats.checks.refusal` lets through, widened by its
     tolerance (found by asking it, so the two cannot differ)."""
-    lo, hi = RANGES[name]
+    lo, hi = ranges()[name]
     if name == "accept_len" and row_depth:
         hi = row_depth + 1.0
     elif depth is not None and name == "accept_len":

@@ -1,0 +1,327 @@
+"""Every quantity specwatch carries, defined once.
+
+A :class:`Quantity` says what a number is (its name: the :class:`~tui.core.model.records.Record`
+field and the :class:`~tui.core.model.columns.RecordColumns` column), its unit, the range a
+printed value must fall in to be believed (``valid``; :mod:`tui.core.stats.checks` refuses the
+rest), how values of many records are combined (:class:`Combine`), the words people read (label,
+short label, help), its CSV column, its Prometheus series name, and which outputs show it.
+
+What is derived from this registry instead of being written again:
+
+* the column layout (:func:`column_names`): the columns every reader builds, in one order — the
+  scanners look each column's index up by name, the native reduction gets the layout at load time
+  (:func:`checked`), so nothing holds a positional list of its own;
+* the checks' ranges and words (``checks.ranges()``, ``checks.words()``);
+* the renderers' labels and the CSV and Prometheus names.
+
+A quantity printed by some families only says which (``families``); a family (or a test) adds one
+of its own with :func:`register`: it joins the end of the layout, so the columns already numbered
+keep their places.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+MAX_DEPTH = 64  # no server drafts more tokens per step: accept len is at most MAX_DEPTH + 1
+BIG = float(2**53)  # counts, rates of tokens and batch sizes: exact as doubles, no sum overflows
+
+
+class Combine(StrEnum):
+    """How the values of many records become one figure."""
+
+    MEAN = "mean"  # the mean of the printed values (n, CI, weighted mean): a series
+    POOLED = "pooled"  # counts summed over the records (Σaccepted / Σdrafted and the like)
+    LAST = "last"  # running totals since the server started: the last printed value
+    SPAN = "span"  # first and last (time)
+    NONE = "none"  # carried with the record, not combined
+
+
+class Output(StrEnum):
+    """Where a quantity can be shown."""
+
+    TEXT = "text"  # summary's text
+    MARKDOWN = "markdown"  # summary --format markdown
+    JSON = "json"  # summary --json (and stream --jsonl records)
+    APP = "app"  # the app's panes
+    EXPORT = "export"  # the exporter's /metrics
+    CSV = "csv"  # the app's records CSV
+
+
+ALL_OUTPUTS = frozenset(Output)
+
+
+@dataclass(frozen=True, slots=True)
+class Quantity:
+    """One quantity. ``valid``: the range a value must lie in (None: carried unchecked);
+    ``depth_bound``: the upper end is k + 1 where the draft depth k is known (accept len).
+    ``digits``: decimals people are shown. ``families``: the families that print it (empty: any).
+    ``weight``: the column a weighted mean weighs it by, where one is kept."""
+
+    name: str
+    unit: str
+    label: str
+    short: str
+    help: str
+    combine: Combine
+    valid: tuple[float, float] | None = None
+    depth_bound: bool = False
+    digits: int = 2
+    csv: str | None = None
+    prometheus: str | None = None
+    outputs: frozenset[Output] = field(default=frozenset({Output.JSON}))
+    families: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.name.isidentifier() or self.name.startswith("_"):
+            raise ValueError(f"a quantity's name is an identifier: {self.name!r}")
+        if self.valid is not None and not self.valid[0] <= self.valid[1]:
+            raise ValueError(f"{self.name}: valid range {self.valid} is empty")
+        if self.csv is not None and Output.CSV not in self.outputs:
+            raise ValueError(f"{self.name}: a CSV column but not shown in the CSV")
+        if self.prometheus is not None and not self.prometheus.startswith("specwatch_"):
+            raise ValueError(f"{self.name}: Prometheus names start with specwatch_")
+
+    def shown_in(self, output: Output) -> bool:
+        return output in self.outputs
+
+
+_REGISTRY: dict[str, Quantity] = {}
+
+
+def register(q: Quantity) -> Quantity:
+    """Add ``q`` at the end of the layout (a family's own quantity, or a test's). A name is
+    registered once; registering the same definition again is a no-op (a module imported twice)."""
+    old = _REGISTRY.get(q.name)
+    if old is not None:
+        if old == q:
+            return old
+        raise ValueError(f"a quantity named {q.name!r} is registered already")
+    _REGISTRY[q.name] = q
+    return q
+
+
+def unregister(name: str) -> None:
+    """Remove a quantity added by :func:`register` (tests); the built-in ones stay."""
+    if name in _BUILT_IN:
+        raise ValueError(f"{name!r} is built in")
+    del _REGISTRY[name]
+
+
+def get(name: str) -> Quantity:
+    return _REGISTRY[name]
+
+
+def find(name: str) -> Quantity | None:
+    return _REGISTRY.get(name)
+
+
+def all_quantities() -> Iterator[Quantity]:
+    """Every quantity, in the order of the column layout."""
+    return iter(tuple(_REGISTRY.values()))
+
+
+def column_names() -> tuple[str, ...]:
+    """The column layout: every quantity's column, in registration order (appended ones last)."""
+    return tuple(_REGISTRY)
+
+
+def checked() -> tuple[Quantity, ...]:
+    """The quantities the checks bound (``valid`` set), in layout order."""
+    return tuple(q for q in _REGISTRY.values() if q.valid is not None)
+
+
+def shown_in(output: Output) -> tuple[Quantity, ...]:
+    return tuple(q for q in _REGISTRY.values() if output in q.outputs)
+
+
+def added() -> tuple[Quantity, ...]:
+    """The quantities registered after the built-in ones (a family's or a test's): the renderers
+    show them generically, where the built-in ones have rows of their own."""
+    return tuple(q for q in _REGISTRY.values() if q.name not in _BUILT_IN)
+
+
+def label(name: str) -> str:
+    """The words for a quantity (its name when it is not registered)."""
+    q = _REGISTRY.get(name)
+    return q.label if q is not None else name
+
+
+_SHOWN = ALL_OUTPUTS
+_RATE = (0.0, 1.0)
+_LEN = (1.0, MAX_DEPTH + 1.0)
+_COUNT = (0.0, BIG)
+
+# The built-in quantities, in the order of the column layout the scanners were written for.
+for _q in (
+    Quantity(
+        "timestamp",
+        "s",
+        "timestamp",
+        "time",
+        "the line's wall-clock time (seconds of the printed local time, no zone)",
+        Combine.SPAN,
+        valid=(-BIG, BIG),
+        csv="timestamp",
+        outputs=frozenset({Output.JSON, Output.APP, Output.CSV}),
+    ),
+    Quantity(
+        "accept_len",
+        "tokens/step",
+        "accept len",
+        "AL",
+        "tokens emitted per verify step (1 + accepted drafts), as printed",
+        Combine.MEAN,
+        valid=_LEN,
+        depth_bound=True,
+        csv="accept_len",
+        prometheus="specwatch_accept_len",
+        outputs=_SHOWN,
+    ),
+    Quantity(
+        "accept_rate",
+        "fraction",
+        "accept rate",
+        "AR",
+        "the accept rate as printed (its definition is the segment's rate definition)",
+        Combine.MEAN,
+        valid=_RATE,
+        digits=3,
+        csv="accept_rate",
+        prometheus="specwatch_accept_rate_printed",
+        outputs=_SHOWN,
+    ),
+    Quantity(
+        "accepted",
+        "tokens",
+        "accepted tokens",
+        "acc",
+        "accepted draft tokens in the interval (no bonus token)",
+        Combine.POOLED,
+        valid=_COUNT,
+        prometheus="specwatch_accepted_tokens",
+        outputs=frozenset({Output.TEXT, Output.MARKDOWN, Output.JSON, Output.APP, Output.EXPORT}),
+    ),
+    Quantity(
+        "drafted",
+        "tokens",
+        "drafted tokens",
+        "drafted",
+        "drafted tokens in the interval",
+        Combine.POOLED,
+        valid=_COUNT,
+        prometheus="specwatch_drafted_tokens",
+        outputs=frozenset({Output.TEXT, Output.MARKDOWN, Output.JSON, Output.APP, Output.EXPORT}),
+    ),
+    Quantity(
+        "num_drafts",
+        "drafts",
+        "drafts",
+        "drafts",
+        "verify steps x requests in the interval, where derivable",
+        Combine.POOLED,
+        valid=_COUNT,
+        outputs=frozenset({Output.TEXT, Output.MARKDOWN, Output.JSON}),
+    ),
+    Quantity(
+        "running_req",
+        "requests",
+        "#running-req",
+        "run",
+        "requests in the running batch",
+        Combine.MEAN,
+        valid=_COUNT,
+        digits=1,
+        csv="running_req",
+        outputs=frozenset({Output.TEXT, Output.MARKDOWN, Output.JSON, Output.APP, Output.CSV}),
+    ),
+    Quantity(
+        "tokens",
+        "tokens",
+        "#token",
+        "tok",
+        "tokens in the KV cache, as printed",
+        Combine.NONE,
+        families=("sglang",),
+    ),
+    Quantity(
+        "token_usage",
+        "fraction",
+        "token usage",
+        "usage",
+        "KV cache usage, as printed",
+        Combine.NONE,
+        families=("sglang",),
+    ),
+    Quantity(
+        "throughput",
+        "tokens/s",
+        "throughput",
+        "tok/s",
+        "generation throughput, tokens/s, as printed",
+        Combine.MEAN,
+        valid=_COUNT,
+        digits=0,
+        csv="throughput",
+        outputs=frozenset({Output.JSON, Output.APP, Output.CSV}),
+    ),
+    Quantity(
+        "queue_req",
+        "requests",
+        "#queue-req",
+        "queue",
+        "requests waiting in the queue, as printed",
+        Combine.NONE,
+        families=("sglang",),
+    ),
+    Quantity(
+        "accept_len_derived",
+        "tokens/step",
+        "accept len (derived)",
+        "AL*",
+        "accept len of the interval derived from running counters: 1 + Δaccepted / Δdrafts",
+        Combine.MEAN,
+        valid=_LEN,
+        depth_bound=True,
+        outputs=frozenset({Output.TEXT, Output.MARKDOWN, Output.JSON, Output.APP}),
+        families=("vllm", "llamacpp"),
+    ),
+    Quantity(
+        "accept_rate_derived",
+        "fraction",
+        "accept rate (derived)",
+        "AR*",
+        "accept rate of the interval derived from running counters: Δaccepted / Δdrafted",
+        Combine.MEAN,
+        valid=_RATE,
+        digits=3,
+        outputs=frozenset({Output.JSON}),
+        families=("vllm",),
+    ),
+    Quantity(
+        "elapsed",
+        "s",
+        "elapsed",
+        "elapsed",
+        "seconds since the server started (the line's prefix), not a date",
+        Combine.SPAN,
+        outputs=frozenset({Output.TEXT, Output.JSON}),
+        families=("llamacpp",),
+    ),
+    Quantity(
+        "system_efficiency",
+        "fraction",
+        "system efficiency",
+        "eff",
+        "emitted / (verify steps x (k+1)) since the server started, as the last line printed it",
+        Combine.LAST,
+        digits=3,
+        outputs=frozenset({Output.JSON}),
+        families=("vllm",),
+    ),
+):
+    register(_q)
+
+_BUILT_IN = frozenset(_REGISTRY)
