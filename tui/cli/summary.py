@@ -17,13 +17,18 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument(
         "sources",
-        nargs="+",
+        nargs="*",
         metavar="SOURCE",
         help="[label=]PATH, - (stdin), a quoted glob (all its matches as one log, oldest first), cmd:'COMMAND' (run, its output read "
         "to the end), host:/path (read once over ssh), a name or pair from specwatch.toml, or "
         "metrics+http://HOST:PORT/metrics (scraped for --duration seconds)",
     )
     p.add_argument("--json", action="store_true", help="print one JSON object (the same as --format json)")
+    p.add_argument(
+        "--json-schema",
+        action="store_true",
+        help='print the JSON Schema of that object (its "schema" key is the version) and exit',
+    )
     p.add_argument(
         "--format",
         choices=("text", "json", "markdown"),
@@ -86,6 +91,14 @@ def run(args: argparse.Namespace) -> int:
         summarize_source,
     )
 
+    if args.json_schema:
+        from tui.core.model.sanitize import json_text
+        from tui.core.model.summary import json_schema
+
+        sys.stdout.write(json_text(json_schema(), indent=2) + "\n")
+        return 0
+    if not args.sources:
+        raise CliError("specwatch summary: give at least one SOURCE (or --json-schema)")
     args.json = args.json or args.format == "json"  # --json is --format json
     try:
         specs = expand_source_args(args.sources, config_ref(args))
@@ -120,7 +133,10 @@ def run(args: argparse.Namespace) -> int:
         unreadable = unreadable or bool(d["warnings"] and not d.get("records"))
         sources.append(d)
     both = comparison(results[0].stats, results[1].stats) if len(results) == 2 else None
-    out = _clean({"sources": sources, "comparison": both})
+    from tui.core.model.summary import Summary
+
+    model = Summary.of(_clean(sources), _clean(both))  # the typed result every output reads
+    out = model.to_json()
     if args.format == "markdown" and not args.json:
         from tui.cli.summary_markdown import render as markdown
 
