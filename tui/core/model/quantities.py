@@ -177,7 +177,7 @@ for _q in (
         valid=_LEN,
         depth_bound=True,
         csv="accept_len",
-        prometheus="specwatch_accept_len",
+        prometheus="specwatch_accept_len",  # _{mean,window_mean,last,...}, _pooled
         outputs=_SHOWN,
     ),
     Quantity(
@@ -190,7 +190,7 @@ for _q in (
         valid=_RATE,
         digits=3,
         csv="accept_rate",
-        prometheus="specwatch_accept_rate_printed",
+        prometheus="specwatch_accept_rate",  # _printed_*, _normalized_*, _pooled
         outputs=_SHOWN,
     ),
     Quantity(
@@ -198,7 +198,7 @@ for _q in (
         "tokens",
         "accepted tokens",
         "acc",
-        "accepted draft tokens in the interval (no bonus token)",
+        "accepted draft tokens counted by the records (no bonus token)",
         Combine.POOLED,
         valid=_COUNT,
         prometheus="specwatch_accepted_tokens",
@@ -209,7 +209,7 @@ for _q in (
         "tokens",
         "drafted tokens",
         "drafted",
-        "drafted tokens in the interval",
+        "drafted tokens counted by the records",
         Combine.POOLED,
         valid=_COUNT,
         prometheus="specwatch_drafted_tokens",

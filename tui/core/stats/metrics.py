@@ -24,6 +24,7 @@ from typing import cast
 
 from tui.core.formats import registry
 from tui.core.stats.checks import all_nan
+from tui.core.stats.estimate import Estimate
 from tui.core.stats.pooled import RatioChunk, RatioSeries
 from tui.core.stats.series import ColumnChunk, Series
 
@@ -327,3 +328,35 @@ class MetricSet:
         se = self.system_efficiency
         d["system_efficiency"] = None if se is None else {"last": se, "since": "server start"}
         return d
+
+
+POOLED, MEAN_OF_LINES = "pooled", "mean_of_lines"
+
+
+@dataclass(frozen=True, slots=True)
+class Headline:
+    """The acceptance figure a group of records determines, the one every output leads with:
+    accept len pooled from counts (1 + Σaccepted / Σdrafts) where the drafts are counted, else the
+    mean of the printed accept len, else — counts of accepted and drafted tokens with neither
+    drafts nor a printed accept len — the accept rate pooled from them (Σaccepted / Σdrafted).
+    ``numerator`` / ``denominator``: the pooled counts (None for a mean of printed values)."""
+
+    quantity: str  # "accept_len" or "accept_rate"
+    estimator: str  # POOLED or MEAN_OF_LINES
+    estimate: Estimate
+    numerator: float | None = None
+    denominator: float | None = None
+
+
+def headline(m: MetricSet) -> Headline | None:
+    """The figure :class:`Headline` describes, for ``m``; None when the records determine no
+    acceptance at all."""
+    if m.pooled_len.n:
+        p = m.pooled_len
+        return Headline("accept_len", POOLED, p.estimate(), p.numerator, p.denominator)
+    if m.accept_len.n:
+        return Headline("accept_len", MEAN_OF_LINES, m.accept_len.estimate())
+    if m.pooled_rate.n:
+        p = m.pooled_rate
+        return Headline("accept_rate", POOLED, p.estimate(), p.numerator, p.denominator)
+    return None
