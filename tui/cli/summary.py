@@ -98,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(json_text(json_schema(), indent=2) + "\n")
         return 0
     if not args.sources:
-        raise CliError("specwatch summary: give at least one SOURCE (or --json-schema)")
+        raise CliError("specwatch summary: the following arguments are required: SOURCE (or --json-schema)")
     args.json = args.json or args.format == "json"  # --json is --format json
     try:
         specs = expand_source_args(args.sources, config_ref(args))
@@ -136,22 +136,21 @@ def run(args: argparse.Namespace) -> int:
     from tui.core.model.summary import Summary
 
     model = Summary.of(_clean(sources), _clean(both))  # the typed result every output reads
-    out = model.to_json()
     if args.format == "markdown" and not args.json:
         from tui.cli.summary_markdown import render as markdown
 
-        sys.stdout.write(markdown(out))
+        sys.stdout.write(markdown(model))
         sys.stdout.flush()
         return 2 if unreadable else 0
     if args.json:
         from tui.core.model.sanitize import json_text
 
-        sys.stdout.write(json_text(out) + "\n")
+        sys.stdout.write(json_text(model.to_json()) + "\n")
     else:
         from tui.cli.summary_text import render
         from tui.core.model.sanitize import visible
 
         # Labels, paths, config values and messages in it come from outside: shown, never obeyed.
-        sys.stdout.write(visible(render(out), keep_newlines=True))
+        sys.stdout.write(visible(render(model), keep_newlines=True))
     sys.stdout.flush()
     return 2 if unreadable else 0
