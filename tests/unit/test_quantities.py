@@ -46,7 +46,7 @@ LATENCY = Q.Quantity(
     "draft latency",
     "lat",
     "time the draft model took per step",
-    Q.Combine.MEAN,
+    Q.Combine.NONE,  # checked and carried, not a series (see the last test for one)
     valid=(0.0, 1e6),
 )
 
@@ -96,3 +96,21 @@ def test_the_native_reduction_takes_the_layout_from_the_registry(latency) -> Non
         assert native.prepared.chunks["accept_len"].sum == python.prepared.chunks["accept_len"].sum
     # a value out of its range: not the common form, left to the Python code (which refuses it)
     assert P._native_precompute(_run(4, [3.0, -4.0, 5.0, 6.0]), False) is None
+
+
+def test_an_added_series_is_reduced_by_the_python_code() -> None:
+    import dataclasses
+
+    q = dataclasses.replace(LATENCY, combine=Q.Combine.MEAN)
+    Q.register(q)
+    try:
+        rc = _run(4, [3.0, 4.0, 5.0, 6.0])
+        assert P._native_precompute(rc, False) is None  # the native code has the built-in series only
+        pre = P._python_precompute(rc, False)
+        assert pre is not None
+        chunk = pre.prepared.chunks["draft_latency_ms"]
+        assert chunk is not None and chunk.n == 4 and chunk.sum == 18.0
+        if P._native is not None:  # nothing printed: the native code again
+            assert P._native_precompute(_run(4, None), False) is not None
+    finally:
+        Q.unregister(q.name)

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 from tui.cli.summary_text import (
     SEG_HEADER,
+    added_figures,
     adjusted_text,
     mean_ci,
     no_acceptance_warning,
@@ -18,6 +19,7 @@ from tui.cli.summary_text import (
     throughput_text,
     verdict_text,
 )
+from tui.core.model.quantities import Output
 from tui.core.model.sanitize import visible
 from tui.core.model.summary import Comparison, Source, Summary
 
@@ -57,6 +59,9 @@ def _figures(src: Source) -> list[list[str]]:
         rows.append(["accept rate, pooled", pooled_text(ar.pooled, 3)])
     if src.accept_len_derived is not None:
         rows.append(["accept len (derived from counters)", mean_ci(src.accept_len_derived)])
+    rows += [[words, value] for words, value in added_figures(src.more, Output.MARKDOWN)]
+    for seg in src.segments if len(src.segments) > 1 else ():
+        rows += [[f"seg {seg.index} {w}", v] for w, v in added_figures(seg.more, Output.MARKDOWN)]
     return rows
 
 

@@ -4,6 +4,8 @@ result (:class:`tui.core.model.summary.Summary`): the same numbers as the JSON a
 from __future__ import annotations
 
 from tui.cli.summary_fit import fit, table, terminal_width
+from tui.core.model import quantities
+from tui.core.model.quantities import Output
 from tui.core.model.records import RATE_WORDS
 from tui.core.model.sanitize import number, visible
 from tui.core.model.summary import (
@@ -159,6 +161,9 @@ def render_source(src: Source, width: int = 10**6) -> list[str]:
             pp = ", ".join(number(v, 3) for v in seg.per_position)
             out.append(f"    seg {seg.index} per-position acceptance: {pp}")
         out += _by_load(seg) + _payoff(seg)
+        out += [
+            f"    seg {seg.index} {words}: {value}" for words, value in added_figures(seg.more, Output.TEXT)
+        ]
         for d in seg.diagnostics:
             out.append(f"    seg {seg.index} {d.level}: {d.message}")
     out += render_metrics(src.metrics)
@@ -187,6 +192,19 @@ def _whole_file(src: Source) -> list[str]:
         out.append(f"  accept rate  {mean_ci(ar, 3)}  (mean of printed values)")
     if ar.pooled is not None:
         out.append(f"  accept rate, pooled Σaccepted/Σdrafted     {pooled_text(ar.pooled, 3)}")
+    out += [f"  {words}  {value}" for words, value in added_figures(src.more, Output.TEXT)]
+    return out
+
+
+def added_figures(more: dict[str, Stat] | None, output: Output) -> list[tuple[str, str]]:
+    """(words, mean ± CI) of each quantity registered beyond the built-in ones (a family's own)
+    that ``output`` shows: ``draft latency (ms)``, ``3.20 ± 0.10 (n=40)``."""
+    out = []
+    for name, st in (more or {}).items():
+        q = quantities.find(name)
+        if q is None or not q.shown_in(output):
+            continue
+        out.append((f"{q.label} ({q.unit})" if q.unit else q.label, mean_ci(st, q.digits)))
     return out
 
 

@@ -13,12 +13,14 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from tui.core.model import quantities
+from tui.core.model.quantities import Output
 from tui.core.model.records import RATE_WORDS
 from tui.core.model.sanitize import number
 from tui.core.stats import SourceStats
 from tui.core.stats.compare import ESTIMATOR_WORDS, compare_accept_len, short_of
 from tui.core.stats.estimate import MIN_INDEP
-from tui.core.stats.metrics import MEAN_OF_LINES, POOLED, Headline, headline
+from tui.core.stats.metrics import MEAN_OF_LINES, POOLED, Headline, MetricSet, headline
 from tui.core.stats.rates import normalise_transform
 from tui.core.stats.segments import FEW, Segment
 from tui.core.stats.series import Series
@@ -127,6 +129,20 @@ class RunningFigures:
 
 
 @dataclass(frozen=True, slots=True)
+class AddedFigures:
+    """A quantity registered beyond the built-in ones (a family's own), as a pane shows it."""
+
+    name: str
+    label: str
+    unit: str
+    digits: int
+    last: float | None
+    mean: float | None
+    hw: float | None
+    n: int
+
+
+@dataclass(frozen=True, slots=True)
 class PaneNumbers:
     """What the numbers block of a pane shows (see :func:`pane_numbers`)."""
 
@@ -141,6 +157,18 @@ class PaneNumbers:
     running: RunningFigures
     warning: str | None
     brief: bool
+    more: tuple[AddedFigures, ...] = ()
+
+
+def _added(m: MetricSet) -> tuple[AddedFigures, ...]:
+    out = []
+    for name, series in m.more.items():
+        q = quantities.find(name)
+        if q is None or not q.shown_in(Output.APP):
+            continue
+        mean, hw = mean_hw(series)
+        out.append(AddedFigures(name, q.label, q.unit, q.digits, series.last, mean, hw, series.n))
+    return tuple(out)
 
 
 def _pooled(h: Headline | None) -> PooledFigure | None:
@@ -213,6 +241,7 @@ def pane_numbers(stats: SourceStats, index: int | None = None, *, brief: bool = 
         running=RunningFigures(last=run.last, window=run.window_mean, n=run.n),
         warning=warning,
         brief=brief,
+        more=_added(m),
     )
 
 

@@ -125,6 +125,14 @@ class NumbersPanel(StripLines):
                 ("window", f2(run.window, 1), None),
             ),
         )
+        for q in v.more:  # the quantities registered beyond the built-in ones (a family's own)
+            t.add_row(
+                q.label,
+                kv(
+                    ("last", f"{f2(q.last, q.digits)} {q.unit}".rstrip(), None),
+                    ("segment", mean_ci_text(q.mean, q.hw, q.n, q.digits), None),
+                ),
+            )
         where = f"{v.segment}" + (" (pinned: ] to follow)" if pinned and not v.current else "")
         seg_line = kv(("", f"{where} of {v.segments}", "bold"), ("opened by", v.reason, None))
         seg_line.append("   ")

@@ -275,6 +275,7 @@ def _metric_set(
                 counter=True,
             )
     _pooled(f, lv, m)
+    _added(f, lv, m)
     al = m.accept_len
     stem = quantities.get("accept_len").prometheus
     if al.n:
@@ -316,6 +317,25 @@ def _metric_set(
                     lv + [definition or "unknown"],
                     v,
                 )
+
+
+def _added(f: _Families, lv: list[str], m: MetricSet) -> None:
+    """The quantities registered beyond the built-in ones (a family's own) that the exporter shows:
+    ``{prometheus}_{mean,window_mean,last,ci95_halfwidth,values}``, as for accept len."""
+    for name, s in m.more.items():
+        q = quantities.find(name)
+        if q is None or q.prometheus is None or not q.shown_in(quantities.Output.EXPORT) or not s.n:
+            continue
+        unit = f" ({q.unit})" if q.unit else ""
+        for part, doc, v in (
+            ("mean", f"Mean {q.label}{unit} of the records.", s.mean),
+            ("window_mean", f"Mean {q.label}{unit} of the latest records.", s.window_mean),
+            ("last", f"{q.label}{unit} of the newest record.", s.last),
+            ("ci95_halfwidth", f"Half-width of the 95% interval of the mean {q.label}.", s.halfwidth()),
+            ("values", f"{q.label} values in the mean.", float(s.n)),
+        ):
+            if v is not None:
+                f.add(f"{q.prometheus}_{part}", doc[0].upper() + doc[1:], SEG_LABELS, lv, v)
 
 
 def _pooled(f: _Families, lv: list[str], m: MetricSet) -> None:

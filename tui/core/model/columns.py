@@ -26,6 +26,8 @@ from typing import overload
 from tui.core.model.quantities import column_names
 from tui.core.model.records import Record
 
+_FIELDS = frozenset(Record.__slots__)
+
 # The built-in column layout (tui.core.model.quantities: every quantity is a column, in registration
 # order). Readers that number their columns look each index up here by name; a quantity registered
 # later (a family's own) is appended: :func:`column_names` is the whole layout at any time.
@@ -174,7 +176,7 @@ class RecordColumns:
         values: dict[str, array] = {}
         printed_nan: dict[str, tuple[int, int]] | None = None
         for f in column_names():
-            raw = [getattr(r, f, None) for r in records]
+            raw = [getattr(r, f) for r in records] if f in _FIELDS else [r.value(f) for r in records]
             col = values[f] = _col(raw)
             if sum(col) != sum(col):  # some NaN: printed "nan", or not printed at all?
                 bad = [i for i, v in enumerate(raw) if v is not None and v != v]

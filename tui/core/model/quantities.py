@@ -16,11 +16,14 @@ What is derived from this registry instead of being written again:
 
 A quantity printed by some families only says which (``families``); a family (or a test) adds one
 of its own with :func:`register`: it joins the end of the layout, so the columns already numbered
-keep their places.
+keep their places; :func:`register_field` says which family's lines print it and where
+(:class:`FamilyField`). Every output then shows it where its ``outputs`` say: summary's text,
+Markdown and JSON (``more``), the app's numbers, the exporter (its ``prometheus`` name) and the CSV.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -104,10 +107,13 @@ def register(q: Quantity) -> Quantity:
 
 
 def unregister(name: str) -> None:
-    """Remove a quantity added by :func:`register` (tests); the built-in ones stay."""
+    """Remove a quantity added by :func:`register` (tests), with its families' fields; the
+    built-in ones stay."""
     if name in _BUILT_IN:
         raise ValueError(f"{name!r} is built in")
     del _REGISTRY[name]
+    for key in [k for k in _FIELDS if k[1] == name]:
+        del _FIELDS[key]
 
 
 def get(name: str) -> Quantity:
@@ -147,6 +153,52 @@ def label(name: str) -> str:
     """The words for a quantity (its name when it is not registered)."""
     q = _REGISTRY.get(name)
     return q.label if q is not None else name
+
+
+@dataclass(frozen=True, slots=True)
+class FamilyField:
+    """A family's line that prints a quantity: the text before the number on the family's metric
+    lines (``"draft latency: "``), read as a decimal number (``3.2``, ``1e-3``, ``nan``). A family
+    (or a test) declares it with :func:`register_field`; the value lands in the record's
+    :attr:`~tui.core.model.records.Record.more` when asked for (:meth:`Record.value`)."""
+
+    family: str
+    quantity: str
+    before: str
+    kind: str | None = None  # only records of this kind (None: any of the family's)
+
+    def read(self, text: str) -> float | None:
+        at = text.find(self.before)
+        if at < 0:
+            return None
+        m = _NUMBER.match(text, at + len(self.before))
+        return float(m.group()) if m else None
+
+
+_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?|nan|inf)", re.IGNORECASE)
+_FIELDS: dict[tuple[str, str], FamilyField] = {}  # (family, quantity) -> its field
+
+
+def register_field(f: FamilyField) -> FamilyField:
+    """Declare that ``f.family`` prints quantity ``f.quantity`` (registered already)."""
+    if f.quantity not in _REGISTRY:
+        raise ValueError(f"no quantity named {f.quantity!r}: register it first")
+    if f.quantity in _BUILT_IN:
+        raise ValueError(f"{f.quantity!r} is a built-in field: its family's parser reads it")
+    _FIELDS[(f.family, f.quantity)] = f
+    return f
+
+
+def unregister_field(family: str, quantity: str) -> None:
+    del _FIELDS[(family, quantity)]
+
+
+def field_of(family: str, quantity: str) -> FamilyField | None:
+    return _FIELDS.get((family, quantity))
+
+
+def fields_of(family: str) -> tuple[FamilyField, ...]:
+    return tuple(f for (fam, _), f in _FIELDS.items() if fam == family)
 
 
 _SHOWN = ALL_OUTPUTS

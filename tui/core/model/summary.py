@@ -137,6 +137,7 @@ class Figures:
     tokens: Tokens | None = optional()
     per_position: list[float] | None = optional()
     system_efficiency: SinceStart | None
+    more: dict[str, Stat] | None = optional()  # quantities registered beyond the built-in ones
 
 
 # -- segments -----------------------------------------------------------------------------------
@@ -269,6 +270,7 @@ class Segment:
     tokens: Tokens | None = optional()
     per_position: list[float] | None
     system_efficiency: SinceStart | None
+    more: dict[str, Stat] | None = optional()  # quantities registered beyond the built-in ones
     ranks: dict[str, Figures] | None
     by_batch_size: list[Stratum]
     speculation: Speculation
@@ -490,6 +492,7 @@ class Source:
     tokens: Tokens | None = optional()
     per_position: list[float] | None = optional()
     system_efficiency: SinceStart | None
+    more: dict[str, Stat] | None = optional()  # quantities registered beyond the built-in ones
     segments: list[Segment]
     requests: Requests | None
     lines: int

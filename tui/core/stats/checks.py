@@ -124,8 +124,9 @@ def record_refusals(rec: Any, depth: int | None = None) -> dict[str, str]:
     pp = getattr(rec, "per_position", None)
     row = len(pp) if pp else None
     out: dict[str, str] = {}
+    value = getattr(rec, "value", None)  # a Record: its added quantities' values too
     for name in ranges():
-        x = getattr(rec, name, None)
+        x = value(name) if callable(value) else getattr(rec, name, None)
         if x is not None:
             why = refusal(name, x, depth, row)
             if why is not None:

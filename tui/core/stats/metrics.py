@@ -23,6 +23,7 @@ from operator import mul
 from typing import cast
 
 from tui.core.formats import registry
+from tui.core.model import quantities
 from tui.core.stats.checks import all_nan
 from tui.core.stats.estimate import Estimate
 from tui.core.stats.pooled import RatioChunk, RatioSeries
@@ -80,6 +81,12 @@ SERIES = (
 )
 
 
+def added_series() -> tuple[quantities.Quantity, ...]:
+    """The quantities registered beyond the built-in ones that are means of printed values: each
+    is a series of its own in every MetricSet (``MetricSet.more``), unweighted."""
+    return tuple(q for q in quantities.added() if q.combine is quantities.Combine.MEAN)
+
+
 @dataclass(slots=True)
 class Prepared:
     """A run of checked records reduced once to what every :class:`MetricSet` it goes to needs
@@ -123,6 +130,10 @@ def prepare(
         "accept_len_derived": _chunk(v["accept_len_derived"], nd, f, "accept_len_derived", "num_drafts"),
         "accept_rate_derived": _chunk(v["accept_rate_derived"], nd, f, "accept_rate_derived", "num_drafts"),
     }
+    for q in added_series():
+        col = v.get(q.name)
+        if col is not None:
+            chunks[q.name] = _chunk(col, None, f, q.name)
     pooled_len = pooled_rate = None
     accepted = drafted = 0
     if cumulative:  # vLLM V0: the interval values were derived by differencing the counters
@@ -224,6 +235,7 @@ class MetricSet:
         "first_ts",
         "last_ts",
         "system_efficiency",
+        "more",
     )
 
     def __init__(self) -> None:
@@ -243,6 +255,7 @@ class MetricSet:
         self.first_ts: float | None = None
         self.last_ts: float | None = None
         self.system_efficiency: float | None = None  # vLLM V0: the last printed (since start)
+        self.more: dict[str, Series] = {}  # the added quantities' series (added_series), by name
         for s in (self.accept_len, self.accept_len_derived, self.pooled_len):
             s.set_bounds(1.0, math.inf)
         for s in (self.accept_rate, self.accept_rate_derived, self.pooled_rate):
@@ -261,6 +274,10 @@ class MetricSet:
             c = p.chunks[name]
             if c is not None:
                 getattr(self, name).merge_chunk(c)
+        if len(p.chunks) > len(SERIES):
+            for name, c in p.chunks.items():
+                if c is not None and name not in SERIES:
+                    self.added(name).merge_chunk(c)
         if p.pooled_len is not None:
             self.pooled_len.merge(p.pooled_len)
         if p.pooled_rate is not None:
@@ -293,6 +310,21 @@ class MetricSet:
         ):
             s.nonfinite += nonfinite.get(name, 0)
             s.out_of_range += out_of_range.get(name, 0)
+        for q in added_series():
+            if q.name in nonfinite or q.name in out_of_range:
+                s = self.added(q.name)
+                s.nonfinite += nonfinite.get(q.name, 0)
+                s.out_of_range += out_of_range.get(q.name, 0)
+
+    def added(self, name: str) -> Series:
+        """The series of added quantity ``name`` (made, with its quantity's bounds, on first use)."""
+        s = self.more.get(name)
+        if s is None:
+            s = self.more[name] = Series()
+            valid = quantities.get(name).valid
+            if valid is not None:
+                s.set_bounds(*valid)
+        return s
 
     def per_position(self) -> list[float] | None:
         if not self._pos_weight:
@@ -327,6 +359,8 @@ class MetricSet:
         # vLLM V0: emitted / (verify steps x (k+1)) since the server started, as the last line printed it
         se = self.system_efficiency
         d["system_efficiency"] = None if se is None else {"last": se, "since": "server start"}
+        if self.more:
+            d["more"] = {name: s.to_dict() for name, s in self.more.items()}
         return d
 
 

@@ -26,7 +26,7 @@ from tui.core.model.columns import RecordColumns, doubles, flat_rows, row_length
 from tui.core.stats.checks import Refused, all_nan, clean, ranges
 from tui.core.stats.estimate import print_step
 from tui.core.stats.load import BinChunks, Places, bin_chunks
-from tui.core.stats.metrics import SERIES, Prepared, prepare
+from tui.core.stats.metrics import SERIES, Prepared, added_series, prepare
 from tui.core.stats.pooled import RatioChunk
 from tui.core.stats.series import ColumnChunk
 
@@ -106,7 +106,7 @@ def _python_precompute(cols: RecordColumns, free: bool) -> Precomputed | None:
             by_rank[rank] = prepare(len(idx), sub, cols.family, cols.cumulative, pp)
     load = bin_chunks(v, cols.cumulative)
     if not cols.cumulative:  # as the native path does: each series' print step is its whole column's
-        steps = {name: print_step(v[name]) for name in SERIES}
+        steps = {name: print_step(v[name]) for name in (*SERIES, *(q.name for q in added_series()))}
         for prep in [p, *(by_rank or {}).values()]:
             for name, chunk in prep.chunks.items():
                 if chunk is not None:
@@ -126,6 +126,8 @@ def _native_precompute(cols: RecordColumns, free: bool) -> Precomputed | None:
     lib = _native
     if lib is None or cols.printed_nan or cols.cumulative:
         return None
+    if any(not all_nan(cols.col(q.name)) for q in added_series()):
+        return None  # the native code reduces the built-in series only: the Python code does these
     flat, k = None, 0
     if cols.per_position is not None:
         rows = flat_rows(cols.per_position)
