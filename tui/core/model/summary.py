@@ -24,7 +24,9 @@ from typing import Any, TypeVar, Union, cast, get_args, get_origin
 
 SCHEMA = 1  # the JSON's version: raise it with any change of meaning or shape
 _CONFIG = {"extra": "forbid"}  # pydantic's config for the schema (a plain dict: no import here)
-_MODEL = dataclass(slots=True, kw_only=True)
+# kw_only: optional fields anywhere; no generated repr/eq/match args and no slots: each costs code
+# generated at import, and summary starts on every run (the model is read, never compared)
+_MODEL = dataclass(kw_only=True, repr=False, eq=False, match_args=False)
 
 T = TypeVar("T")
 
