@@ -13,12 +13,9 @@ where nothing was measured (never a zero for a gap). Unknown keys are refused wh
 built, so the model and the statistics cannot drift apart unnoticed.
 """
 
-from __future__ import annotations
-
 import dataclasses
 import functools
 import types
-import typing
 from dataclasses import dataclass, field
 from typing import Any, TypeVar, Union, cast, get_args, get_origin
 
@@ -199,6 +196,15 @@ class Speculation:
     rejected_tokens_per_s: Estimate
     draft_share: Share | None
     drafts_per_step: float | None
+
+
+@_MODEL
+class RefusedExample:
+    __pydantic_config__ = _CONFIG
+    line: int | None
+    field: str
+    value: str
+    text: str | None
 
 
 @_MODEL
@@ -397,15 +403,6 @@ class MalformedExample:
 
 
 @_MODEL
-class RefusedExample:
-    __pydantic_config__ = _CONFIG
-    line: int | None
-    field: str
-    value: str
-    text: str | None
-
-
-@_MODEL
 class Refused:
     """Values the checks left out of the statistics, by field."""
 
@@ -519,7 +516,7 @@ class Summary:
     comparison: Comparison | None
 
     @classmethod
-    def of(cls, sources: list[dict], comparison: dict | None) -> Summary:
+    def of(cls, sources: list[dict], comparison: dict | None) -> "Summary":
         """The model of the statistics' plain data (JSON-ready: NaN already made None)."""
         return build(cls, {"schema": SCHEMA, "sources": sources, "comparison": comparison})
 
@@ -531,8 +528,9 @@ class Summary:
 # -- plain data <-> model -------------------------------------------------------------------------
 @functools.cache
 def _fields(cls: type) -> tuple[tuple[str, Any, bool], ...]:
-    hints = typing.get_type_hints(cls)
-    return tuple((f.name, hints[f.name], bool(f.metadata.get("optional"))) for f in dataclasses.fields(cls))
+    # the annotations are objects (no postponed evaluation here): no typing.get_type_hints, whose
+    # evaluation of every annotation would cost summary's start more than the rest of the model
+    return tuple((f.name, f.type, bool(f.metadata.get("optional"))) for f in dataclasses.fields(cls))
 
 
 def build(cls: type[T], data: dict[str, Any]) -> T:
