@@ -14,8 +14,8 @@ What is derived from this registry instead of being written again:
 * the checks' ranges and words (``checks.ranges()``, ``checks.words()``);
 * the renderers' labels and the CSV and Prometheus names.
 
-A quantity printed by some families only says which (``families``); a family (or a test) adds one
-of its own with :func:`register`: it joins the end of the layout, so the columns already numbered
+No entry names a family (the families say what they print). A family (or a test) adds a
+quantity of its own with :func:`register`: it joins the end of the layout, so the columns already numbered
 keep their places; :func:`register_field` says which family's lines print it and where
 (:class:`FamilyField`). Every output then shows it where its ``outputs`` say: summary's text,
 Markdown and JSON (``more``), the app's numbers, the exporter (its ``prometheus`` name) and the CSV.
@@ -60,8 +60,8 @@ ALL_OUTPUTS = frozenset(Output)
 class Quantity:
     """One quantity. ``valid``: the range a value must lie in (None: carried unchecked);
     ``depth_bound``: the upper end is k + 1 where the draft depth k is known (accept len).
-    ``digits``: decimals people are shown. ``families``: the families that print it (empty: any).
-    ``weight``: the column a weighted mean weighs it by, where one is kept."""
+    ``digits``: decimals people are shown. Which family prints a quantity is the family's to say
+    (its parser fills a built-in one; :func:`register_field` declares an added one)."""
 
     name: str
     unit: str
@@ -75,7 +75,6 @@ class Quantity:
     csv: str | None = None
     prometheus: str | None = None
     outputs: frozenset[Output] = field(default=frozenset({Output.JSON}))
-    families: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.name.isidentifier() or self.name.startswith("_"):
@@ -296,7 +295,6 @@ for _q in (
         "tok",
         "tokens in the KV cache, as printed",
         Combine.NONE,
-        families=("sglang",),
     ),
     Quantity(
         "token_usage",
@@ -305,7 +303,6 @@ for _q in (
         "usage",
         "KV cache usage, as printed",
         Combine.NONE,
-        families=("sglang",),
     ),
     Quantity(
         "throughput",
@@ -326,7 +323,6 @@ for _q in (
         "queue",
         "requests waiting in the queue, as printed",
         Combine.NONE,
-        families=("sglang",),
     ),
     Quantity(
         "accept_len_derived",
@@ -338,7 +334,6 @@ for _q in (
         valid=_LEN,
         depth_bound=True,
         outputs=frozenset({Output.TEXT, Output.MARKDOWN, Output.JSON, Output.APP}),
-        families=("vllm", "llamacpp"),
     ),
     Quantity(
         "accept_rate_derived",
@@ -350,7 +345,6 @@ for _q in (
         valid=_RATE,
         digits=3,
         outputs=frozenset({Output.JSON}),
-        families=("vllm",),
     ),
     Quantity(
         "elapsed",
@@ -360,7 +354,6 @@ for _q in (
         "seconds since the server started (the line's prefix), not a date",
         Combine.SPAN,
         outputs=frozenset({Output.TEXT, Output.JSON}),
-        families=("llamacpp",),
     ),
     Quantity(
         "system_efficiency",
@@ -371,7 +364,6 @@ for _q in (
         Combine.LAST,
         digits=3,
         outputs=frozenset({Output.JSON}),
-        families=("vllm",),
     ),
 ):
     register(_q)
