@@ -91,10 +91,7 @@ class Record:
         data["step_histogram"] = list(self.step_histogram) if self.step_histogram is not None else None
         if self.more is None and fields_of(self.family):
             self.fill_more()
-        if self.more is None:
-            del data["more"]  # (a line of the built-in quantities only: the JSON as before)
-        else:
-            data["more"] = dict(self.more)
+        data["more"] = dict(self.more) if self.more is not None else None
         return data
 
     def value(self, name: str) -> float | int | None:

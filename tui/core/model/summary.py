@@ -13,292 +13,70 @@ where nothing was measured (never a zero for a gap). Unknown keys are refused wh
 built, so the model and the statistics cannot drift apart unnoticed.
 """
 
-import dataclasses
-import functools
-import types
-from dataclasses import dataclass, field
-from typing import Any, TypeVar, Union, cast, get_args, get_origin
+from typing import Any
+
+from tui.core.model.result_data import CONFIG, Interval, build, model, optional, plain
+from tui.core.model.summary_segments import (
+    AcceptLen,
+    AcceptRate,
+    Diagnostic,
+    Figures,
+    PooledLen,
+    PooledRate,
+    RefusedExample,
+    Requests,
+    Segment,
+    SinceStart,
+    Stat,
+    Stratum,
+    Tokens,
+)
+
+__all__ = [
+    "SCHEMA",
+    "AcceptLen",
+    "AcceptRate",
+    "Comparison",
+    "Diagnostic",
+    "Figures",
+    "Interval",
+    "LoadAdjusted",
+    "PooledLen",
+    "PooledRate",
+    "Ratio",
+    "RefusedExample",
+    "Requests",
+    "Scraped",
+    "Segment",
+    "SegmentVerdict",
+    "SinceStart",
+    "Source",
+    "Stat",
+    "Stratum",
+    "Summary",
+    "Tokens",
+    "Verdict",
+    "build",
+    "json_schema",
+    "plain",
+]
 
 SCHEMA = 1  # the JSON's version: raise it with any change of meaning or shape
-_CONFIG = {"extra": "forbid"}  # pydantic's config for the schema (a plain dict: no import here)
-# kw_only: optional fields anywhere; no generated repr/eq/match args and no slots: each costs code
-# generated at import, and summary starts on every run (the model is read, never compared)
-_MODEL = dataclass(kw_only=True, repr=False, eq=False, match_args=False)
-
-T = TypeVar("T")
-
-
-def optional() -> Any:
-    """A field whose key is absent from the JSON when it has no value."""
-    return field(default=None, metadata={"optional": True})
-
-
-Interval = list[float | None]  # [low, high]; an end JSON cannot hold (inf) is null
-
-
-# -- statistics of values ---------------------------------------------------------------------
-@_MODEL
-class Stat:
-    """A series of printed (or derived) values: the mean with its interval, and more."""
-
-    __pydantic_config__ = _CONFIG
-    n: int
-    mean: float | None
-    weighted_mean: float | None
-    weighted_n: int
-    std: float | None
-    ci95: Interval | None
-    ci_method: str
-    effective_n: float | None
-    min: float | None
-    max: float | None
-    first: float | None
-    last: float | None
-    window_mean: float | None
-    window_n: int
-    ewma: float | None
-    nonfinite: int
-    out_of_range: int
-
-
-@_MODEL
-class PooledLen:
-    """accept len pooled from counts: 1 + Σaccepted / Σdrafts."""
-
-    __pydantic_config__ = _CONFIG
-    value: float | None
-    ci95: Interval | None
-    accepted: float
-    drafts: float
-    n: int
-    effective_n: float | None
-    ci_method: str
-
-
-@_MODEL
-class PooledRate:
-    """accept rate pooled from counts: Σaccepted / Σdrafted."""
-
-    __pydantic_config__ = _CONFIG
-    value: float | None
-    ci95: Interval | None
-    accepted: float
-    drafted: float
-    n: int
-    effective_n: float | None
-    ci_method: str
-
-
-@_MODEL
-class AcceptLen(Stat):
-    """accept len: the printed values' series, and the pooled value where counts are printed."""
-
-    pooled: PooledLen | None
-
-
-@_MODEL
-class AcceptRate(Stat):
-    pooled: PooledRate | None
-
-
-@_MODEL
-class Tokens:
-    """Printed accepted and drafted token counts, summed."""
-
-    __pydantic_config__ = _CONFIG
-    accepted: int
-    drafted: int
-    pooled_rate: float | None
-
-
-@_MODEL
-class SinceStart:
-    """A value printed as a running total since the server started: the last one."""
-
-    __pydantic_config__ = _CONFIG
-    last: float
-    since: str
-
-
-@_MODEL
-class Figures:
-    """The statistics of one group of records (a rank of a segment)."""
-
-    __pydantic_config__ = _CONFIG
-    records: int
-    accept_len: AcceptLen
-    accept_rate: AcceptRate
-    accept_rate_normalized: Stat | None
-    throughput: Stat
-    running_req: Stat
-    accept_len_derived: Stat | None = optional()
-    accept_rate_derived: Stat | None = optional()
-    tokens: Tokens | None = optional()
-    per_position: list[float] | None = optional()
-    system_efficiency: SinceStart | None
-    more: dict[str, Stat] | None = optional()  # quantities registered beyond the built-in ones
-
-
-# -- segments -----------------------------------------------------------------------------------
-@_MODEL
-class RateDefinition:
-    __pydantic_config__ = _CONFIG
-    printed_definition: str | None
-    drafts_per_step: int | None
-    how_known: str
-    pairs_checked: int
-    pairs_consistent: int
-    note: str
-
-
-@_MODEL
-class StratumMean:
-    __pydantic_config__ = _CONFIG
-    mean: float | None
-    ci95: Interval | None
-    effective_n: float | None
-    estimator: str
-
-
-@_MODEL
-class Stratum:
-    """accept len at one range of batch sizes (#running-req)."""
-
-    __pydantic_config__ = _CONFIG
-    running_req: list[int | None]
-    n: int
-    accept_len: StratumMean
-
-
-@_MODEL
-class Estimate:
-    __pydantic_config__ = _CONFIG
-    mean: float | None
-    ci95: Interval | None
-    n: int
-
-
-@_MODEL
-class Share:
-    __pydantic_config__ = _CONFIG
-    value: float | None
-    ci95: Interval | None
-    formula: str
-
-
-@_MODEL
-class Speculation:
-    """What speculation gives: tokens/s generated, accepted and rejected, the drafts' share."""
-
-    __pydantic_config__ = _CONFIG
-    generation_throughput: Estimate
-    accepted_tokens_per_s: Estimate
-    rejected_tokens_per_s: Estimate
-    draft_share: Share | None
-    drafts_per_step: float | None
-
-
-@_MODEL
-class RefusedExample:
-    __pydantic_config__ = _CONFIG
-    line: int | None
-    field: str
-    value: str
-    text: str | None
-
-
-@_MODEL
-class Diagnostic:
-    """A finding about a segment; ``values_refused`` carries the refused counts, and
-    ``accept_len_stuck_at_1`` whether a draft model was configured."""
-
-    __pydantic_config__ = _CONFIG
-    code: str
-    level: str
-    message: str
-    configured: bool | None = optional()
-    nonfinite: dict[str, int] | None = optional()
-    out_of_range: dict[str, int] | None = optional()
-    example: RefusedExample | None = optional()
-
-
-@_MODEL
-class Percentiles:
-    __pydantic_config__ = _CONFIG
-    mean: float | None
-    p10: float | None
-    p50: float | None
-    p90: float | None
-
-
-@_MODEL
-class Histogram:
-    __pydantic_config__ = _CONFIG
-    lo: float
-    width: float
-    counts: list[int]
-
-
-@_MODEL
-class Requests:
-    """Per-request acceptance (finished requests' lines)."""
-
-    __pydantic_config__ = _CONFIG
-    n: int
-    accept_len: Percentiles
-    step_histogram: list[int] | None
-    histogram: Histogram
-    exact_percentiles: bool
-    refused: int
-
-
-@_MODEL
-class Segment:
-    """One run of the server (between restarts or config changes)."""
-
-    __pydantic_config__ = _CONFIG
-    index: int
-    reason: str
-    label: str
-    start_line: int | None
-    start_time: str | None
-    first_record_time: str | None
-    last_record_time: str | None
-    config: dict[str, Any]
-    records: int
-    malformed: int
-    rate_definition: RateDefinition
-    accept_len: AcceptLen
-    accept_rate: AcceptRate
-    accept_rate_normalized: Stat | None
-    throughput: Stat
-    running_req: Stat
-    accept_len_derived: Stat | None = optional()
-    accept_rate_derived: Stat | None = optional()
-    tokens: Tokens | None = optional()
-    per_position: list[float] | None
-    system_efficiency: SinceStart | None
-    more: dict[str, Stat] | None = optional()  # quantities registered beyond the built-in ones
-    ranks: dict[str, Figures] | None
-    by_batch_size: list[Stratum]
-    speculation: Speculation
-    diagnostics: list[Diagnostic]
-    requests: Requests | None
 
 
 # -- verdicts -------------------------------------------------------------------------------------
-@_MODEL
+@model
 class LoadWords:
-    __pydantic_config__ = _CONFIG
+    __pydantic_config__ = CONFIG
     mean_running_req_a: float | None
     mean_running_req_b: float | None
     ratio: float | None
     note: str | None
 
 
-@_MODEL
+@model
 class StratumDiff:
-    __pydantic_config__ = _CONFIG
+    __pydantic_config__ = CONFIG
     running_req: list[int | None]
     n_a: int
     n_b: int
@@ -308,11 +86,11 @@ class StratumDiff:
     weight: float | None
 
 
-@_MODEL
+@model
 class LoadAdjusted:
     """B − A of accept len at equal batch size (strata of #running-req)."""
 
-    __pydantic_config__ = _CONFIG
+    __pydantic_config__ = CONFIG
     diff: float | None
     ci95: Interval | None
     verdict: str
@@ -327,11 +105,11 @@ class LoadAdjusted:
     df: float | None = optional()
 
 
-@_MODEL
+@model
 class Verdict:
     """B − A of one quantity, with its interval and what it means."""
 
-    __pydantic_config__ = _CONFIG
+    __pydantic_config__ = CONFIG
     diff: float | None
     ci95: Interval | None
     verdict: str
@@ -348,7 +126,7 @@ class Verdict:
     note: str | None = optional()
 
 
-@_MODEL
+@model
 class SegmentVerdict(Verdict):
     """The last two segments of one source compared."""
 
@@ -356,11 +134,11 @@ class SegmentVerdict(Verdict):
     accept_len_load_adjusted: LoadAdjusted
 
 
-@_MODEL
+@model
 class Ratio:
     """Generation throughput B / A (or spec / baseline)."""
 
-    __pydantic_config__ = _CONFIG
+    __pydantic_config__ = CONFIG
     ratio: float | None
     ci95: Interval | None
     verdict: str
@@ -373,19 +151,19 @@ class Ratio:
     reason: str
 
 
-@_MODEL
+@model
 class Side:
-    __pydantic_config__ = _CONFIG
+    __pydantic_config__ = CONFIG
     source: str
     label: str
     segment: int
 
 
-@_MODEL
+@model
 class Comparison:
     """Two sources: B − A."""
 
-    __pydantic_config__ = _CONFIG
+    __pydantic_config__ = CONFIG
     a: Side
     b: Side
     accept_len: Verdict
@@ -395,52 +173,52 @@ class Comparison:
 
 
 # -- sources --------------------------------------------------------------------------------------
-@_MODEL
+@model
 class MalformedExample:
-    __pydantic_config__ = _CONFIG
+    __pydantic_config__ = CONFIG
     line: int
     reason: str
 
 
-@_MODEL
+@model
 class Refused:
     """Values the checks left out of the statistics, by field."""
 
-    __pydantic_config__ = _CONFIG
+    __pydantic_config__ = CONFIG
     nonfinite: dict[str, int]
     out_of_range: dict[str, int]
     example: RefusedExample | None
 
 
-@_MODEL
+@model
 class Elapsed:
-    __pydantic_config__ = _CONFIG
+    __pydantic_config__ = CONFIG
     first: str
     last: str
 
 
-@_MODEL
+@model
 class OversizedExample:
-    __pydantic_config__ = _CONFIG
+    __pydantic_config__ = CONFIG
     line: int
     offset: int
     bytes: int
 
 
-@_MODEL
+@model
 class Oversized:
-    __pydantic_config__ = _CONFIG
+    __pydantic_config__ = CONFIG
     lines: int
     bytes: int
     largest: int
     examples: list[OversizedExample]
 
 
-@_MODEL
+@model
 class FileRead:
     """One file of a source, in the order read."""
 
-    __pydantic_config__ = _CONFIG
+    __pydantic_config__ = CONFIG
     path: str
     compression: str | None
     file_bytes: int | None
@@ -448,20 +226,20 @@ class FileRead:
     problem: str | None
 
 
-@_MODEL
+@model
 class Window:
-    __pydantic_config__ = _CONFIG
+    __pydantic_config__ = CONFIG
     since: str | None
     until: str | None
     skipped_bytes: int | None = optional()  # bytes before the window, not read
     search: str | None = optional()  # how its start was found ("binary", "stream")
 
 
-@_MODEL
+@model
 class Scraped:
     """What a metrics source adds: its scrapes and the server's totals since it started."""
 
-    __pydantic_config__ = _CONFIG
+    __pydantic_config__ = CONFIG
     url: str
     where: str
     scrapes: int
@@ -471,11 +249,11 @@ class Scraped:
     events: list[str]
 
 
-@_MODEL
+@model
 class Source:
     """One source read whole: its totals, its segments, what could not be read."""
 
-    __pydantic_config__ = _CONFIG
+    __pydantic_config__ = CONFIG
     source: str
     label: str
     records: int
@@ -506,11 +284,11 @@ class Source:
     warnings: list[str]
 
 
-@_MODEL
+@model
 class Summary:
     """``specwatch summary``: every source, and B − A of two."""
 
-    __pydantic_config__ = _CONFIG
+    __pydantic_config__ = CONFIG
     schema: int  # SCHEMA
     sources: list[Source]
     comparison: Comparison | None
@@ -523,74 +301,6 @@ class Summary:
     def to_json(self) -> dict[str, Any]:
         """The JSON object ``summary --json`` prints."""
         return plain(self)
-
-
-# -- plain data <-> model -------------------------------------------------------------------------
-@functools.cache
-def _fields(cls: type) -> tuple[tuple[str, Any, bool], ...]:
-    # the annotations are objects (no postponed evaluation here): no typing.get_type_hints, whose
-    # evaluation of every annotation would cost summary's start more than the rest of the model
-    return tuple((f.name, f.type, bool(f.metadata.get("optional"))) for f in dataclasses.fields(cls))
-
-
-def build(cls: type[T], data: dict[str, Any]) -> T:
-    """``cls`` from plain data: each field from its key (absent: an optional field's None), nested
-    models built likewise; a key the model does not have is an error."""
-    if not isinstance(data, dict):
-        raise TypeError(f"{cls.__name__}: expected an object, got {type(data).__name__}")
-    spec = _fields(cast("type", cls))
-    known = {name for name, _, _ in spec}
-    unknown = [k for k in data if k not in known]
-    if unknown:
-        raise ValueError(f"{cls.__name__}: unknown keys {unknown}")
-    kwargs = {name: _value(tp, data[name]) for name, tp, _ in spec if name in data}
-    return cls(**kwargs)
-
-
-def _value(tp: Any, v: Any) -> Any:
-    if v is None:
-        return None
-    origin = get_origin(tp)
-    if origin in (Union, types.UnionType):
-        models = [a for a in get_args(tp) if isinstance(a, type) and dataclasses.is_dataclass(a)]
-        if models:
-            return build(models[0], v)
-        rest = [a for a in get_args(tp) if a is not type(None)]
-        return _value(rest[0], v) if len(rest) == 1 else v
-    if origin is list:
-        (arg,) = get_args(tp)
-        return [_value(arg, x) for x in v] if _needs_build(arg) else list(v)
-    if origin is dict:
-        _, arg = get_args(tp)
-        return {k: _value(arg, x) for k, x in v.items()} if _needs_build(arg) else dict(v)
-    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
-        return build(tp, v)
-    return v
-
-
-@functools.cache
-def _needs_build(tp: Any) -> bool:
-    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
-        return True
-    return any(_needs_build(a) for a in get_args(tp))
-
-
-def plain(obj: Any) -> Any:
-    """A model as plain JSON-ready data, its fields in order (an optional field without a value
-    left out)."""
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        out: dict[str, Any] = {}
-        for name, _, opt in _fields(type(obj)):
-            v = getattr(obj, name)
-            if v is None and opt:
-                continue
-            out[name] = plain(v)
-        return out
-    if isinstance(obj, list):
-        return [plain(x) for x in obj]
-    if isinstance(obj, dict):
-        return {k: plain(x) for k, x in obj.items()}
-    return obj
 
 
 def json_schema() -> dict[str, Any]:
