@@ -91,6 +91,7 @@ class Quantity:
 
 
 _REGISTRY: dict[str, Quantity] = {}
+_BUILT_IN: frozenset[str] = frozenset()  # set once the built-in quantities are registered (below)
 
 
 def register(q: Quantity) -> Quantity:
@@ -102,6 +103,7 @@ def register(q: Quantity) -> Quantity:
             return old
         raise ValueError(f"a quantity named {q.name!r} is registered already")
     _REGISTRY[q.name] = q
+    _note_added()
     return q
 
 
@@ -113,6 +115,7 @@ def unregister(name: str) -> None:
     del _REGISTRY[name]
     for key in [k for k in _FIELDS if k[1] == name]:
         del _FIELDS[key]
+    _note_added()
 
 
 def get(name: str) -> Quantity:
@@ -144,8 +147,16 @@ def shown_in(output: Output) -> tuple[Quantity, ...]:
 
 def added() -> tuple[Quantity, ...]:
     """The quantities registered after the built-in ones (a family's or a test's): the renderers
-    show them generically, where the built-in ones have rows of their own."""
-    return tuple(q for q in _REGISTRY.values() if q.name not in _BUILT_IN)
+    show them generically, where the built-in ones have rows of their own. (Asked per record by
+    the app: kept, not recomputed.)"""
+    return _added[0]
+
+
+def _note_added() -> None:
+    _added[0] = tuple(q for q in _REGISTRY.values() if q.name not in _BUILT_IN)
+
+
+_added: list[tuple[Quantity, ...]] = [()]
 
 
 def label(name: str) -> str:
@@ -369,3 +380,4 @@ for _q in (
     register(_q)
 
 _BUILT_IN = frozenset(_REGISTRY)
+_note_added()
