@@ -68,19 +68,19 @@ async def test_space_freezes_a_live_view_but_keeps_reading(tmp_path):
         screen.tick()
         await pilot.press("space")
         assert screen.frozen
-        shown = screen.query_one(SourcePane).query_one("NumbersPanel").values["accept_len"]["n"]
+        shown = screen.query_one(SourcePane).query_one("NumbersPanel").values.accept_len.n
         with open(log, "a") as f:
             f.write("".join(lines[200:1200]))
         await wait_for(pilot, lambda: state.lines == 1200)
         screen.tick()
-        assert screen.query_one("NumbersPanel").values["accept_len"]["n"] == shown  # frozen
+        assert screen.query_one("NumbersPanel").values.accept_len.n == shown  # frozen
         await pilot.pause()
         assert "view frozen" in screen_text(app)
         await pilot.press("space")
         assert not screen.frozen
         screen.tick()
         assert (
-            screen.query_one("NumbersPanel").values["accept_len"]["n"]
+            screen.query_one("NumbersPanel").values.accept_len.n
             == state.stats.current.all.accept_len.n
             > shown
         )
@@ -111,7 +111,7 @@ async def test_brackets_pin_segments_in_a_live_pane_and_n_starts_one(tmp_path):
         pane = screen.query_one(SourcePane)
         await pilot.press("left_square_bracket")
         assert pane.selected == 0
-        assert screen.query_one("NumbersPanel").values["segment"] == 0
+        assert screen.query_one("NumbersPanel").values.segment == 0
         await pilot.press("right_square_bracket")
         assert pane.selected is None
         await pilot.press("n")

@@ -43,14 +43,13 @@ async def test_pane_numbers_equal_summary(name):
             assert stats_dict["label"] == want["label"]
         # What the numbers block shows is the newest segment's statistics, to two decimals.
         shown = app.screen.query_one(NumbersPanel).values
+        assert shown is not None
         last = ref["segments"][-1]
-        assert shown["accept_len"]["mean"] == pytest.approx(last["accept_len"]["mean"])
-        assert shown["accept_len"]["n"] == last["accept_len"]["n"]
-        assert shown["accept_len"]["total_mean"] == pytest.approx(ref["accept_len"]["mean"])
+        assert shown.accept_len.mean == pytest.approx(last["accept_len"]["mean"])
+        assert shown.accept_len.n == last["accept_len"]["n"]
+        assert shown.accept_len.total_mean == pytest.approx(ref["accept_len"]["mean"])
         if last["accept_rate_normalized"]:
-            assert shown["accept_rate"]["normalised_mean"] == pytest.approx(
-                last["accept_rate_normalized"]["mean"]
-            )
+            assert shown.accept_rate.normalised_mean == pytest.approx(last["accept_rate_normalized"]["mean"])
         hw = (last["accept_len"]["ci95"][1] - last["accept_len"]["ci95"][0]) / 2
         text = screen_text(app)
         assert f"segment {last['accept_len']['mean']:.2f} ± {hw:.2f} (n={last['accept_len']['n']})" in text
@@ -112,5 +111,5 @@ def test_pane_numbers_small_sample_warning():
     st = SourceStats("x")
     st.feed(LineParser("x").feed_batch(LineBatch("x", lines, list(range(5)), 1)))
     v = pane_numbers(st)
-    assert v["accept_len"]["n"] == 5
-    assert "too few to conclude" in v["warning"]
+    assert v.accept_len.n == 5
+    assert v.warning is not None and "too few to conclude" in v.warning

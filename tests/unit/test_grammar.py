@@ -226,8 +226,11 @@ def test_llamacpp_elapsed_time_is_not_a_date(tmp_path):
     assert d["elapsed"] == {"first": "0:00:16.519", "last": "0:01:02.003"}
     assert d["segments"][0]["first_record_time"] is None  # never 1970-01-01
     from tui.cli.summary_text import render_source
+    from tui.core.model.summary import Summary
 
-    text = "\n".join(render_source(d))
+    text = "\n".join(
+        render_source(Summary.of([{**d, "segment_comparison": None, "warnings": []}], None).sources[0])
+    )
     assert "elapsed      0:00:16.519 to 0:01:02.003 (since the server started)" in text
     assert "1970" not in text
 

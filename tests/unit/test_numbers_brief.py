@@ -3,6 +3,7 @@ only what the compact form does not show left out: every value it shows is the s
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -24,10 +25,11 @@ LEFT_OUT = {  # (the pooled value is shown in compact panes too: kept)
 }
 
 
-def flat(d: dict, at: tuple = ()) -> dict:
+def flat(d: object, at: tuple = ()) -> dict:
     out = {}
-    for k, v in d.items():
-        if isinstance(v, dict) and (*at, k) not in LEFT_OUT:
+    for f in dataclasses.fields(d):  # type: ignore[arg-type]
+        k, v = f.name, getattr(d, f.name)
+        if dataclasses.is_dataclass(v) and (*at, k) not in LEFT_OUT:
             out.update(flat(v, (*at, k)))
         else:
             out[(*at, k)] = v

@@ -237,10 +237,10 @@ def test_pane_warning_uses_the_effective_n():
 
     rng_lines = [sglang(f"{2.0 + 0.01 * i:.2f}") for i in range(60)]  # a steady drift: ~no independence
     st = stats_of(rng_lines)
-    w = pane_numbers(st)["warning"]
+    w = pane_numbers(st).warning
     assert w is not None and "n=60 but consecutive values are strongly correlated" in w
     flat = stats_of([sglang(f"{2.0 + 0.5 * ((i * 7919) % 13) / 13:.2f}") for i in range(60)])
-    assert pane_numbers(flat)["warning"] is None
+    assert pane_numbers(flat).warning is None
 
 
 def test_pooled_effective_n_is_about_n_for_independent_intervals_at_any_length():

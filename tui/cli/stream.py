@@ -50,6 +50,7 @@ from typing import Any
 from tui.cli.alert_args import EXIT_ON_ALERT, Alerting
 from tui.cli.live_args import add_live_arguments, live_setup
 from tui.core.alerts.engine import Alert, local_now
+from tui.core.model.quantities import Output, added
 from tui.core.model.records import EngineStats, Malformed, Marker, Oversized, Record, format_ts
 from tui.core.model.sanitize import json_text, number, visible
 from tui.core.pipeline.follow import Followed
@@ -353,6 +354,10 @@ class Streamer:
         ):
             if value is not None:
                 parts.append(f"{key}={number(value, digits)}")
+        for q in added():  # the quantities registered beyond the built-in ones (a family's own)
+            x = r.value(q.name) if q.shown_in(Output.TEXT) else None
+            if x is not None:
+                parts.append(f"{q.name}={number(x, q.digits)}")
         refused = st.refusals(r, seg)
         if refused:
             parts.append("refused: " + ", ".join(f"{k} {why}" for k, why in refused.items()))

@@ -17,13 +17,18 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument(
         "sources",
-        nargs="+",
+        nargs="*",
         metavar="SOURCE",
         help="[label=]PATH, - (stdin), a quoted glob (all its matches as one log, oldest first), cmd:'COMMAND' (run, its output read "
         "to the end), host:/path (read once over ssh), a name or pair from specwatch.toml, or "
         "metrics+http://HOST:PORT/metrics (scraped for --duration seconds)",
     )
     p.add_argument("--json", action="store_true", help="print one JSON object (the same as --format json)")
+    p.add_argument(
+        "--json-schema",
+        action="store_true",
+        help='print the JSON Schema of that object (its "schema" key is the version) and exit',
+    )
     p.add_argument(
         "--format",
         choices=("text", "json", "markdown"),
@@ -125,6 +130,14 @@ def run(args: argparse.Namespace) -> int:
         summarize_source,
     )
 
+    if args.json_schema:
+        from tui.core.model.sanitize import json_text
+        from tui.core.model.summary import json_schema
+
+        sys.stdout.write(json_text(json_schema(), indent=2) + "\n")
+        return 0
+    if not args.sources:
+        raise CliError("specwatch summary: the following arguments are required: SOURCE (or --json-schema)")
     args.json = args.json or args.format == "json"  # --json is --format json
     try:
         specs = expand_source_args(args.sources, config_ref(args))
@@ -163,22 +176,24 @@ def run(args: argparse.Namespace) -> int:
             unreadable = unreadable or not args.allow_empty
         sources.append(d)
     both = comparison(results[0].stats, results[1].stats) if len(results) == 2 else None
-    out = _clean({"sources": sources, "comparison": both})
+    from tui.core.model.summary import Summary
+
+    model = Summary.of(_clean(sources), _clean(both))  # the typed result every output reads
     if args.format == "markdown" and not args.json:
         from tui.cli.summary_markdown import render as markdown
 
-        sys.stdout.write(markdown(out))
+        sys.stdout.write(markdown(model))
         sys.stdout.flush()
         return 2 if unreadable else 0
     if args.json:
         from tui.core.model.sanitize import json_text
 
-        sys.stdout.write(json_text(out) + "\n")
+        sys.stdout.write(json_text(model.to_json()) + "\n")
     else:
         from tui.cli.summary_text import render
         from tui.core.model.sanitize import visible
 
         # Labels, paths, config values and messages in it come from outside: shown, never obeyed.
-        sys.stdout.write(visible(render(out), keep_newlines=True))
+        sys.stdout.write(visible(render(model), keep_newlines=True))
     sys.stdout.flush()
     return 2 if unreadable else 0

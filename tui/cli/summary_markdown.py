@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 from tui.cli.summary_text import (
     SEG_HEADER,
+    added_figures,
     adjusted_text,
     mean_ci,
     no_acceptance_warning,
@@ -18,7 +19,9 @@ from tui.cli.summary_text import (
     throughput_text,
     verdict_text,
 )
+from tui.core.model.quantities import Output
 from tui.core.model.sanitize import visible
+from tui.core.model.summary import Comparison, Source, Summary
 
 # Characters with a meaning in GitHub Markdown (inline or in a table), each escaped with "\".
 _ACTIVE = "\\`*_[]<>|#&~!"
@@ -38,31 +41,34 @@ def md_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
     return out
 
 
-def _figures(src: dict) -> list[list[str]]:
-    al, ar = src.get("accept_len") or {}, src.get("accept_rate") or {}
+def _figures(src: Source) -> list[list[str]]:
+    al, ar = src.accept_len, src.accept_rate
     rows = [
-        ["lines", str(src.get("lines"))],
-        ["records", str(src.get("records"))],
-        ["malformed", str(src.get("malformed"))],
+        ["lines", str(src.lines)],
+        ["records", str(src.records)],
+        ["malformed", str(src.malformed)],
     ]
-    if src.get("family"):
-        rows.append(["family", src["family"]])
+    if src.family:
+        rows.append(["family", src.family])
     rows.append(["accept len", mean_ci(al)])
-    if al.get("pooled"):
-        rows.append(["accept len, pooled", pooled_text(al["pooled"], "accepted", "drafts")])
-    if ar.get("n"):
+    if al.pooled is not None:
+        rows.append(["accept len, pooled", pooled_text(al.pooled)])
+    if ar.n:
         rows.append(["accept rate (mean of printed values)", mean_ci(ar, 3)])
-    if ar.get("pooled"):
-        rows.append(["accept rate, pooled", pooled_text(ar["pooled"], "accepted", "drafted", 3)])
-    if src.get("accept_len_derived"):
-        rows.append(["accept len (derived from counters)", mean_ci(src["accept_len_derived"])])
+    if ar.pooled is not None:
+        rows.append(["accept rate, pooled", pooled_text(ar.pooled, 3)])
+    if src.accept_len_derived is not None:
+        rows.append(["accept len (derived from counters)", mean_ci(src.accept_len_derived)])
+    rows += [[words, value] for words, value in added_figures(src.more, Output.MARKDOWN)]
+    for seg in src.segments if len(src.segments) > 1 else ():
+        rows += [[f"seg {seg.index} {w}", v] for w, v in added_figures(seg.more, Output.MARKDOWN)]
     return rows
 
 
-def render_source(src: dict) -> list[str]:
+def render_source(src: Source) -> list[str]:
     """One source: its heading, warnings, figures, segment table and segment verdict."""
-    out = [f"### {md(src['label'])} ({md(src['source'])})", ""]
-    warnings = list(src.get("warnings") or [])
+    out = [f"### {md(src.label)} ({md(src.source)})", ""]
+    warnings = list(src.warnings)
     if not warnings:
         plain = no_acceptance_warning(src)
         warnings = [plain.strip().removeprefix("warning: ")] if plain else []
@@ -76,44 +82,41 @@ def render_source(src: dict) -> list[str]:
         ]
     out += md_table(["", "value"], _figures(src))
     out.append("")
-    out += md_table(SEG_HEADER, [segment_row(seg) for seg in src.get("segments") or []])
+    out += md_table(SEG_HEADER, [segment_row(seg) for seg in src.segments])
     out.append("")
-    sc = src.get("segment_comparison")
-    if sc:
-        first, last = sc["segments"]
+    sc = src.segment_comparison
+    if sc is not None:
+        first, last = sc.segments
         out.append(f"**Last two segments ({md(first)} → {md(last)}):** {md(verdict_text(sc))}")
-        if sc.get("accept_len_load_adjusted"):
-            out.append(f"at equal batch size: {md(adjusted_text(sc['accept_len_load_adjusted']))}")
+        out.append(f"at equal batch size: {md(adjusted_text(sc.accept_len_load_adjusted))}")
         out.append("")
     return out
 
 
-def render_comparison(c: dict) -> list[str]:
+def render_comparison(c: Comparison) -> list[str]:
     """The B − A verdicts as a table."""
-    a, b = c["a"], c["b"]
+    a, b = c.a, c.b
     out = [
         "### B − A",
         "",
-        f"A = {md(a['label'])} (segment {md(a['segment'])}), B = {md(b['label'])} (segment {md(b['segment'])})",
+        f"A = {md(a.label)} (segment {md(a.segment)}), B = {md(b.label)} (segment {md(b.segment)})",
         "",
     ]
-    rows = [["accept len", verdict_text(c["accept_len"])]]
-    if c.get("accept_len_load_adjusted"):
-        rows.append(["accept len at equal batch size", adjusted_text(c["accept_len_load_adjusted"])])
-    if c.get("accept_rate"):
-        note = c["accept_rate"].get("note")
-        rows.append(["accept rate", verdict_text(c["accept_rate"]) + (f" [{note}]" if note else "")])
-    t = c.get("throughput")
-    if t and t.get("ratio") is not None:
-        rows.append(["generation throughput", throughput_text(t, c)])
+    rows = [["accept len", verdict_text(c.accept_len)]]
+    rows.append(["accept len at equal batch size", adjusted_text(c.accept_len_load_adjusted)])
+    if c.accept_rate is not None:
+        note = c.accept_rate.note
+        rows.append(["accept rate", verdict_text(c.accept_rate) + (f" [{note}]" if note else "")])
+    if c.throughput.ratio is not None:
+        rows.append(["generation throughput", throughput_text(c.throughput, c)])
     return out + md_table(["", "verdict"], rows) + [""]
 
 
-def render(out: dict) -> str:
-    """The whole ``summary`` object (as ``--json`` prints it) as Markdown."""
+def render(out: Summary) -> str:
+    """The whole typed ``summary`` result (what ``--json`` prints) as Markdown."""
     lines = ["## specwatch summary", ""]
-    for src in out["sources"]:
+    for src in out.sources:
         lines += render_source(src)
-    if out.get("comparison"):
-        lines += render_comparison(out["comparison"])
+    if out.comparison is not None:
+        lines += render_comparison(out.comparison)
     return "\n".join(lines).rstrip("\n") + "\n"

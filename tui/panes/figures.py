@@ -10,13 +10,17 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import dataclass
 from typing import Any
 
+from tui.core.model import quantities
+from tui.core.model.quantities import Output
 from tui.core.model.records import RATE_WORDS
 from tui.core.model.sanitize import number
 from tui.core.stats import SourceStats
 from tui.core.stats.compare import ESTIMATOR_WORDS, compare_accept_len, short_of
 from tui.core.stats.estimate import MIN_INDEP
+from tui.core.stats.metrics import MEAN_OF_LINES, POOLED, Headline, MetricSet, headline
 from tui.core.stats.rates import normalise_transform
 from tui.core.stats.segments import FEW, Segment
 from tui.core.stats.series import Series
@@ -57,10 +61,128 @@ def segment_by_index(stats: SourceStats, index: int | None) -> Segment:
     return stats.current
 
 
-def pane_numbers(stats: SourceStats, index: int | None = None, *, brief: bool = False) -> dict[str, Any]:
+@dataclass(frozen=True, slots=True)
+class PooledFigure:
+    """A value pooled from printed counts, as a pane shows it: accept len (1 + Σaccepted /
+    Σdrafts) or, where the log counts no drafts, accept rate (Σaccepted / Σdrafted)."""
+
+    quantity: str  # "accept_len" or "accept_rate"
+    value: float | None
+    ci95: tuple[float, float] | None
+    n: int
+    effective_n: float | None
+    accepted: float
+    denominator: float  # drafts (accept len) or drafted tokens (accept rate)
+
+    @property
+    def formula(self) -> str:
+        return "1+Σaccepted/Σdrafts" if self.quantity == "accept_len" else "Σaccepted/Σdrafted"
+
+    @property
+    def denominator_words(self) -> str:
+        return "drafts" if self.quantity == "accept_len" else "drafted tokens"
+
+
+@dataclass(frozen=True, slots=True)
+class LenFigures:
+    last: float | None
+    window: float | None
+    window_n: int
+    mean: float | None
+    hw: float | None
+    n: int
+    total_mean: float | None
+    total_n: int
+    effective_n: float | None
+    pooled: PooledFigure | None
+    estimator: str  # what the verdicts use: "pooled" or "mean_of_lines"
+
+
+@dataclass(frozen=True, slots=True)
+class RateFigures:
+    last: float | None
+    printed_mean: float | None
+    printed_hw: float | None
+    printed_n: int
+    definition: str | None
+    definition_words: str | None
+    normalised_mean: float | None
+    normalised_hw: float | None
+    drafts_per_step: int | None
+    how: str | None
+    pooled: PooledFigure | None  # only where no accept len is determined (see metrics.Headline)
+
+
+@dataclass(frozen=True, slots=True)
+class FlowFigures:
+    last: float | None
+    window: float | None
+    mean: float | None
+    n: int
+
+
+@dataclass(frozen=True, slots=True)
+class RunningFigures:
+    last: float | None
+    window: float | None
+    n: int
+
+
+@dataclass(frozen=True, slots=True)
+class AddedFigures:
+    """A quantity registered beyond the built-in ones (a family's own), as a pane shows it."""
+
+    name: str
+    label: str
+    unit: str
+    digits: int
+    last: float | None
+    mean: float | None
+    hw: float | None
+    n: int
+
+
+@dataclass(frozen=True, slots=True)
+class PaneNumbers:
+    """What the numbers block of a pane shows (see :func:`pane_numbers`)."""
+
+    segment: int
+    segments: int
+    current: bool
+    reason: str
+    config: str
+    accept_len: LenFigures
+    accept_rate: RateFigures
+    throughput: FlowFigures
+    running: RunningFigures
+    warning: str | None
+    brief: bool
+    more: tuple[AddedFigures, ...] = ()
+
+
+def _added(m: MetricSet) -> tuple[AddedFigures, ...]:
+    out = []
+    for name, series in m.more.items():
+        q = quantities.find(name)
+        if q is None or not q.shown_in(Output.APP):
+            continue
+        mean, hw = mean_hw(series)
+        out.append(AddedFigures(name, q.label, q.unit, q.digits, series.last, mean, hw, series.n))
+    return tuple(out)
+
+
+def _pooled(h: Headline | None) -> PooledFigure | None:
+    if h is None or h.estimator != POOLED:
+        return None
+    e = h.estimate
+    return PooledFigure(h.quantity, e.value, e.ci95(), e.n, e.ess, h.numerator or 0.0, h.denominator or 0.0)
+
+
+def pane_numbers(stats: SourceStats, index: int | None = None, *, brief: bool = False) -> PaneNumbers:
     """What the numbers block of a pane shows for segment ``index`` (None: the current one).
     ``brief``: only what a compact pane shows (the rate's definition and the normalised rate are
-    left out as None: the definition's inference is the costly part)."""
+    left out as None: the definition's inference is the costly part). The acceptance it leads
+    with is the segment's :func:`tui.core.stats.metrics.headline`, as ``summary`` and ``export``."""
     seg = segment_by_index(stats, index)
     m = seg.all
     al, ar, tp, run = m.accept_len, m.accept_rate, m.throughput, m.running_req
@@ -69,9 +191,10 @@ def pane_numbers(stats: SourceStats, index: int | None = None, *, brief: bool = 
     mean, hw = mean_hw(al)
     nmean, nhw = mean_hw(al, tr) if tr else (None, None)
     pmean, phw = mean_hw(ar)
-    # The verdicts use the pooled counts when there are any: the warning is about that estimator.
-    est = m.pooled_len.estimate() if m.pooled_len.n else al.estimate()
-    if est.n == 0:
+    # The warning is about the figure the pane leads with (pooled counts where there are any).
+    head = headline(m)
+    est = head.estimate if head is not None else None
+    if est is None or est.n == 0:
         warning = "no accept len values yet" if m.records or seg.index == stats.current.index else None
     elif est.n < FEW:
         warning = f"n={est.n}: too few to conclude (want ≥ {FEW})"
@@ -81,55 +204,45 @@ def pane_numbers(stats: SourceStats, index: int | None = None, *, brief: bool = 
         warning = short_of("", est)
     else:
         warning = None
-    pooled = None
-    if m.pooled_len.n:  # cheap (the estimate is made above): compact panes show it too
-        ci = est.ci95()
-        pooled = {
-            "value": est.value,
-            "ci95": ci,
-            "n": est.n,
-            "effective_n": est.ess,
-            "drafts": m.pooled_len.denominator,
-            "accepted": m.pooled_len.numerator,
-        }
-    return {
-        "segment": seg.index,
-        "segments": len(stats.segments),
-        "current": seg.index == stats.current.index,
-        "reason": seg.reason,
-        "config": seg.label or seg.config.label(),
-        "accept_len": {
-            "last": al.last,
-            "window": al.window_mean,
-            "window_n": len(al.window),
-            "mean": mean,
-            "hw": hw,
-            "n": al.n,
-            "total_mean": stats.total.accept_len.mean,
-            "total_n": stats.total.accept_len.n,
-            "effective_n": al.estimate().ess,
-            "pooled": pooled,
-            "estimator": "pooled" if m.pooled_len.n else "mean_of_lines",
-        },
-        "accept_rate": {
-            "last": ar.last,
-            "printed_mean": pmean,
-            "printed_hw": phw,
-            "printed_n": ar.n,
-            "definition": rd.definition if rd else None,
-            "definition_words": DEFINITION_WORDS.get(rd.definition or "", "definition unknown")
-            if rd
-            else None,
-            "normalised_mean": nmean,
-            "normalised_hw": nhw,
-            "drafts_per_step": rd.drafts_per_step if rd else None,
-            "how": rd.source if rd else None,
-        },
-        "throughput": {"last": tp.last, "window": tp.window_mean, "mean": tp.mean, "n": tp.n},
-        "running": {"last": run.last, "window": run.window_mean, "n": run.n},
-        "warning": warning,
-        "brief": brief,
-    }
+    pooled = _pooled(head)
+    return PaneNumbers(
+        segment=seg.index,
+        segments=len(stats.segments),
+        current=seg.index == stats.current.index,
+        reason=seg.reason,
+        config=seg.label or seg.config.label(),
+        accept_len=LenFigures(
+            last=al.last,
+            window=al.window_mean,
+            window_n=len(al.window),
+            mean=mean,
+            hw=hw,
+            n=al.n,
+            total_mean=stats.total.accept_len.mean,
+            total_n=stats.total.accept_len.n,
+            effective_n=al.estimate().ess,
+            pooled=pooled if pooled is not None and pooled.quantity == "accept_len" else None,
+            estimator=POOLED if m.pooled_len.n else MEAN_OF_LINES,
+        ),
+        accept_rate=RateFigures(
+            last=ar.last,
+            printed_mean=pmean,
+            printed_hw=phw,
+            printed_n=ar.n,
+            definition=rd.definition if rd else None,
+            definition_words=DEFINITION_WORDS.get(rd.definition or "", "definition unknown") if rd else None,
+            normalised_mean=nmean,
+            normalised_hw=nhw,
+            drafts_per_step=rd.drafts_per_step if rd else None,
+            how=rd.source if rd else None,
+            pooled=pooled if pooled is not None and pooled.quantity == "accept_rate" else None,
+        ),
+        throughput=FlowFigures(last=tp.last, window=tp.window_mean, mean=tp.mean, n=tp.n),
+        running=RunningFigures(last=run.last, window=run.window_mean, n=run.n),
+        warning=warning,
+        brief=brief,
+        more=_added(m),
+    )
 
 
 def segment_verdict(stats: SourceStats) -> dict[str, Any] | None:

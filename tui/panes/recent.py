@@ -8,10 +8,12 @@ hundreds of thousands of lines a second — costs nothing but a list reference.
 from __future__ import annotations
 
 from collections import deque
-from typing import NamedTuple
+from collections.abc import Mapping
+from typing import Any, NamedTuple
 
 from tui.core.model.columns import RecordColumns
-from tui.core.stats.checks import RANGES, refusal
+from tui.core.model.quantities import added
+from tui.core.stats.checks import ranges, refusal
 
 HISTORY = 10_000  # recent records per pane (charts, CSV export)
 RAW_TAIL = 10_000  # recent log lines per pane (the log tail's scroll-back)
@@ -29,6 +31,9 @@ class Point(NamedTuple):
     accept_rate: float | None
     throughput: float | None
     running_req: int | None
+    # the values of the quantities registered beyond the built-in ones, in the order of
+    # quantities.added() when the point was made (None: none registered)
+    more: tuple[float | None, ...] | None = None
 
 
 class RawLine(NamedTuple):
@@ -45,10 +50,25 @@ def _checked(x: float, lo: float, hi: float) -> float | None:
     return x if lo <= x <= hi else None
 
 
+def _value(x: float, bounds: tuple[float, float] | None) -> float | None:
+    """An added quantity's value in a Point: None where not printed or refused."""
+    if bounds is None:
+        return x if x == x else None
+    return _checked(x, *bounds)
+
+
+def added_values(r: Any, bad: Mapping[str, str]) -> tuple[float | None, ...] | None:
+    """A record's values of the added quantities, for a Point (None where refused: ``bad``)."""
+    qs = added()
+    if not qs:
+        return None
+    return tuple(None if q.name in bad else r.value(q.name) for q in qs)
+
+
 def _bounds(name: str, depth: int | None = None, row_depth: int | None = None) -> tuple[float, float]:
     """The closed interval :func:`tui.core.stats.checks.refusal` lets through, widened by its
     tolerance (found by asking it, so the two cannot differ)."""
-    lo, hi = RANGES[name]
+    lo, hi = ranges()[name]
     if name == "accept_len" and row_depth:
         hi = row_depth + 1.0
     elif depth is not None and name == "accept_len":
@@ -100,6 +120,7 @@ class History:
                     _bounds, ("timestamp", "accept_rate", "throughput", "running_req")
                 )
                 b_al = {0: _bounds("accept_len", depth)}  # by the row's per-position length (0: none)
+                extra = [(cols.col(q.name), _bounds(q.name) if q.valid else None) for q in added()]
                 for i in range(k, cols.n):
                     kr = len(pp[i] or ()) if pp is not None else 0
                     lo_al, hi_al = b_al.get(kr) or b_al.setdefault(kr, _bounds("accept_len", depth, kr))
@@ -115,6 +136,7 @@ class History:
                             _checked(ar[i], *b_ar),
                             _checked(tp[i], *b_tp),
                             None if r is None else int(r),
+                            tuple(_value(c[i], b) for c, b in extra) if extra else None,
                         )
                     )
             self._runs.clear()

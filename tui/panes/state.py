@@ -33,7 +33,7 @@ from tui.core.pipeline.status import Change, Status
 from tui.core.sources.base import Batch, EventKind, LineBatch, SourceEvent
 from tui.core.stats.segments import Segment
 from tui.panes.notices import MAX_NOTICES, Notice, segment_notices
-from tui.panes.recent import HISTORY, RAW_TAIL, History, Point, RawLine, RawTail
+from tui.panes.recent import HISTORY, RAW_TAIL, History, Point, RawLine, RawTail, added_values
 
 if TYPE_CHECKING:
     from tui.core.pipeline.whole import Summarizer
@@ -207,6 +207,7 @@ class PaneState(Driver):
                 None if "accept_rate" in bad else r.accept_rate,
                 None if "throughput" in bad else r.throughput,
                 None if "running_req" in bad else r.running_req,
+                added_values(r, bad),
             )
         )
 

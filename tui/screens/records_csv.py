@@ -6,18 +6,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from tui.core.model import quantities
 from tui.core.model.records import format_ts
 from tui.core.model.sanitize import csv_writer
 from tui.core.stats.rates import normalise_transform
 from tui.panes.state import PaneState
 
-CSV_FIELDS = [
-    "source",
-    "where",
-    "segment",
-    "config",
-    "record",
-    "line_no",
+# The quantities' columns, in this order (their CSV names from tui.core.model.quantities); the
+# quantities registered beyond the built-in ones (a family's own) that the CSV shows follow them.
+QUANTITY_COLUMNS = (
     "timestamp",
     "rank",
     "accept_len",
@@ -25,7 +22,22 @@ CSV_FIELDS = [
     "accept_rate_normalised",
     "throughput",
     "running_req",
-]
+)
+ABOUT = ["source", "where", "segment", "config", "record", "line_no"]
+
+
+def csv_fields() -> list[str]:
+    """The header: what each row is about, then the quantities (``rank`` and the normalised rate
+    are the pane's, not quantities of their own)."""
+    cols = [c if (q := quantities.find(c)) is None else str(q.csv) for c in QUANTITY_COLUMNS]
+    return ABOUT + cols + [str(q.csv) for q in _added_csv()]
+
+
+def _added_csv() -> list[quantities.Quantity]:
+    return [q for q in quantities.added() if q.csv is not None and q.shown_in(quantities.Output.CSV)]
+
+
+CSV_FIELDS = csv_fields()  # the built-in header (a quantity registered later: csv_fields())
 
 
 def write_records(path: Path, states: Sequence[PaneState]) -> int:
@@ -36,7 +48,9 @@ def write_records(path: Path, states: Sequence[PaneState]) -> int:
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", newline="", encoding="utf-8") as f:
         w = csv_writer(f)  # every cell inert (control characters, spreadsheet formulas)
-        w.writerow(CSV_FIELDS)
+        w.writerow(csv_fields())
+        order = {q.name: i for i, q in enumerate(quantities.added())}
+        extra = [order[q.name] for q in _added_csv()]
         for st in states:
             transforms: dict[int, tuple] = {}
             for p in list(st.history):
@@ -61,6 +75,7 @@ def write_records(path: Path, states: Sequence[PaneState]) -> int:
                         norm,
                         _v(p.throughput),
                         _v(p.running_req),
+                        *(_v(p.more[i] if p.more is not None and i < len(p.more) else None) for i in extra),
                     ]
                 )
                 rows += 1

@@ -7,14 +7,12 @@ does not fit is dropped whole, never cut."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from rich.cells import cell_len
 from rich.table import Table
 from rich.text import Text
 
 from tui.core.model.sanitize import visible
-from tui.panes.figures import DASH, f2, mean_ci_text, short, warning_forms
+from tui.panes.figures import DASH, PaneNumbers, PooledFigure, f2, mean_ci_text, short, warning_forms
 from tui.widgets._colours import hex_color
 from tui.widgets.strip_lines import StripLines
 
@@ -29,24 +27,24 @@ class NumbersPanel(StripLines):
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
-        self.values: dict[str, Any] = {}
+        self.values: PaneNumbers | None = None
         self._shown: tuple | None = None
         self._pinned = False
 
-    def show(self, v: dict[str, Any], *, pinned: bool = False) -> None:
+    def show(self, v: PaneNumbers, *, pinned: bool = False) -> None:
         compact = self.has_class("-compact")
         key = (repr(v), pinned, compact, self.size.width, self.app.theme)
         if key == self._shown:  # the same numbers: nothing to draw
             return
         self._shown = key
         self.values, self._pinned = v, pinned
-        if compact or v.get("brief"):  # (brief numbers in a panel just grown: the short form until the next)
+        if compact or v.brief:  # (brief numbers in a panel just grown: the short form until the next)
             self.set_content(self.compact_text(v, self.size.width or 40))
             return
         app = self.app
         strong, muted = hex_color(app, "primary"), hex_color(app, "foreground-muted")
         warn = hex_color(app, "warning")
-        al, ar, tp, run = v["accept_len"], v["accept_rate"], v["throughput"], v["running"]
+        al, ar, tp, run = v.accept_len, v.accept_rate, v.throughput, v.running
         t = Table.grid(padding=(0, 2), expand=True)
         t.add_column(style="bold", no_wrap=True, min_width=11)
         t.add_column(ratio=1)
@@ -74,100 +72,99 @@ class NumbersPanel(StripLines):
                 col += pair_w
             return out
 
-        seg_text = mean_ci_text(al["mean"], al["hw"], al["n"])
+        seg_text = mean_ci_text(al.mean, al.hw, al.n)
         pairs = [
-            ("last", f2(al["last"]), None),
-            ("window", f2(al["window"]), None),
+            ("last", f2(al.last), None),
+            ("window", f2(al.window), None),
             ("segment", seg_text, f"bold {strong}"),
         ]
-        if v["segments"] > 1:
-            pairs.append(("all", f"{f2(al['total_mean'])} (n={al['total_n']})", None))
+        if v.segments > 1:
+            pairs.append(("all", f"{f2(al.total_mean)} (n={al.total_n})", None))
         t.add_row("accept len", kv(*pairs))
-        pooled = al.get("pooled")
-        if pooled and pooled.get("value") is not None:
-            ci = pooled.get("ci95")
-            ends = f" [{ci[0]:.2f}, {ci[1]:.2f}]" if ci else ""
-            t.add_row(
-                "",
-                kv(
-                    ("pooled 1+Σaccepted/Σdrafts", f"{pooled['value']:.2f}{ends}", f"bold {strong}"),
-                    ("", f"({pooled['drafts']:.0f} drafts; verdicts use this)", muted),
-                ),
-            )
-        if ar["printed_n"]:
+        if al.pooled is not None and al.pooled.value is not None:
+            t.add_row("", kv(*pooled_pairs(al.pooled, strong, muted, "verdicts use this")))
+        if ar.printed_n:
             rate = kv(
                 (
                     "printed",
-                    mean_ci_text(ar["printed_mean"], ar["printed_hw"], ar["printed_n"], 3).rsplit(" (n=", 1)[
-                        0
-                    ],
+                    mean_ci_text(ar.printed_mean, ar.printed_hw, ar.printed_n, 3).rsplit(" (n=", 1)[0],
                     None,
                 ),
-                ("", ar["definition_words"], muted),
+                ("", ar.definition_words or "", muted),
             )
         else:
             rate = kv(("printed", DASH, None))
-        if ar["normalised_mean"] is not None:
+        if ar.pooled is not None and ar.pooled.value is not None:  # counts, no accept len: the rate
+            rate.append("\n")
+            rate.append_text(kv(*pooled_pairs(ar.pooled, strong, muted, "accept len not determined")))
+        if ar.normalised_mean is not None:
             rate.append("\n")
             rate.append_text(
                 kv(
                     (
                         "normalised",
-                        mean_ci_text(ar["normalised_mean"], ar["normalised_hw"], al["n"], 3).rsplit(
-                            " (n=", 1
-                        )[0],
+                        mean_ci_text(ar.normalised_mean, ar.normalised_hw, al.n, 3).rsplit(" (n=", 1)[0],
                         None,
                     ),
-                    ("", f"(AL−1)/{ar['drafts_per_step']} = accepted/proposed drafts", muted),
+                    ("", f"(AL−1)/{ar.drafts_per_step} = accepted/proposed drafts", muted),
                 )
             )
         t.add_row("accept rate", rate)
         t.add_row(
             "throughput",
             kv(
-                ("last", f"{f2(tp['last'], 1)} tok/s", None),
-                ("window", f2(tp["window"], 1), None),
-                ("mean", f2(tp["mean"], 1), None),
+                ("last", f"{f2(tp.last, 1)} tok/s", None),
+                ("window", f2(tp.window, 1), None),
+                ("mean", f2(tp.mean, 1), None),
             ),
         )
         t.add_row(
             "running req",
             kv(
-                ("last", DASH if run["last"] is None else f"{run['last']:.0f}", None),
-                ("window", f2(run["window"], 1), None),
+                ("last", DASH if run.last is None else f"{run.last:.0f}", None),
+                ("window", f2(run.window, 1), None),
             ),
         )
-        where = f"{v['segment']}" + (" (pinned: ] to follow)" if pinned and not v["current"] else "")
-        seg_line = kv(("", f"{where} of {v['segments']}", "bold"), ("opened by", v["reason"], None))
+        for q in v.more:  # the quantities registered beyond the built-in ones (a family's own)
+            t.add_row(
+                q.label,
+                kv(
+                    ("last", f"{f2(q.last, q.digits)} {q.unit}".rstrip(), None),
+                    ("segment", mean_ci_text(q.mean, q.hw, q.n, q.digits), None),
+                ),
+            )
+        where = f"{v.segment}" + (" (pinned: ] to follow)" if pinned and not v.current else "")
+        seg_line = kv(("", f"{where} of {v.segments}", "bold"), ("opened by", v.reason, None))
         seg_line.append("   ")
-        seg_line.append(short(visible(v["config"]), 60), style=muted)
+        seg_line.append(short(visible(v.config), 60), style=muted)
         t.add_row("segment", seg_line)
-        if v["warning"]:
-            t.add_row(Text("⚠ sample", style=f"bold {warn}"), Text(v["warning"], style=warn))
+        if v.warning:
+            t.add_row(Text("⚠ sample", style=f"bold {warn}"), Text(v.warning, style=warn))
         self.set_content(t)  # laid out once; only the rows whose numbers changed are drawn again
 
-    def compact_text(self, v: dict[str, Any], width: int) -> Text:
+    def compact_text(self, v: PaneNumbers, width: int) -> Text:
         """The short form: lines of pieces, each piece kept whole or dropped."""
         app = self.app
         strong, muted = hex_color(app, "primary"), hex_color(app, "foreground-muted")
-        al, ar, tp = v["accept_len"], v["accept_rate"], v["throughput"]
+        al, ar, tp = v.accept_len, v.accept_rate, v.throughput
         rate = (
-            mean_ci_text(ar["printed_mean"], ar["printed_hw"], ar["printed_n"], 3).rsplit(" (n=", 1)[0]
-            if ar["printed_n"]
+            mean_ci_text(ar.printed_mean, ar.printed_hw, ar.printed_n, 3).rsplit(" (n=", 1)[0]
+            if ar.printed_n
             else DASH
         )
         lines: list[list[tuple[str, str]]] = [
             [
                 ("accept len ", "bold"),
-                (mean_ci_text(al["mean"], al["hw"], al["n"]), f"bold {strong}"),
-                *pooled_piece(al.get("pooled"), strong),
-                (f"  last {f2(al['last'])}", muted),
+                (mean_ci_text(al.mean, al.hw, al.n), f"bold {strong}"),
+                *pooled_piece(al.pooled, strong),
+                (f"  last {f2(al.last)}", muted),
             ],
             [
                 ("rate ", "bold"),
                 (rate, ""),
-                (f"  {f2(tp['last'], 1)} tok/s", muted),
-                (f"  seg {v['segment']}/{v['segments']}", muted),
+                *pooled_piece(ar.pooled, strong),
+                (f"  {f2(tp.last, 1)} tok/s", muted),
+                (f"  seg {v.segment}/{v.segments}", muted),
             ],
         ]
         out = Text(no_wrap=True, overflow="crop")
@@ -180,21 +177,33 @@ class NumbersPanel(StripLines):
                     break
                 out.append(text, style=style)
                 used += len(text)
-        if v["warning"]:
+        if v.warning:
             out.append("\n")
-            forms = [f"⚠ {w}" for w in warning_forms(v["warning"])]
+            forms = [f"⚠ {w}" for w in warning_forms(v.warning)]
             fits = [w for w in forms if len(w) <= width]
             out.append(fits[0] if fits else short(forms[-1], max(4, width)), style=hex_color(app, "warning"))
         return out
 
     def on_resize(self) -> None:
-        if self.values:
+        if self.values is not None:
             self._shown = None
             self.show(self.values, pinned=self._pinned)
 
 
-def pooled_piece(pooled: dict[str, Any] | None, style: str) -> list[tuple[str, str]]:
-    """The compact form's pooled value (1 + Σaccepted/Σdrafts) when the log prints the counts."""
-    if not pooled or pooled.get("value") is None:
+def pooled_pairs(p: PooledFigure, strong: str, muted: str, note: str) -> list[tuple[str, str, str | None]]:
+    """A pooled value's pairs: ``pooled 1+Σaccepted/Σdrafts 2.61 [2.58, 2.64]  (9000 drafts; …)``."""
+    digits = 2 if p.quantity == "accept_len" else 3
+    ends = f" [{p.ci95[0]:.{digits}f}, {p.ci95[1]:.{digits}f}]" if p.ci95 else ""
+    return [
+        (f"pooled {p.formula}", f"{p.value:.{digits}f}{ends}", f"bold {strong}"),
+        ("", f"({p.denominator:.0f} {p.denominator_words}; {note})", muted),
+    ]
+
+
+def pooled_piece(pooled: PooledFigure | None, style: str) -> list[tuple[str, str]]:
+    """The compact form's pooled value (1 + Σaccepted/Σdrafts, or Σaccepted/Σdrafted) when the log
+    prints the counts."""
+    if pooled is None or pooled.value is None:
         return []
-    return [(f"  pooled {pooled['value']:.2f}", style)]
+    digits = 2 if pooled.quantity == "accept_len" else 3
+    return [(f"  pooled {pooled.value:.{digits}f}", style)]

@@ -15,9 +15,14 @@ several), ``family``, ``model``, ``config``): ``specwatch_records_total``,
 tokens), ``specwatch_accept_len_{mean,window_mean,last,weighted_mean,ci95_halfwidth,values}``,
 ``specwatch_accept_rate_normalized_{mean,window_mean,last}`` (accepted drafts / proposed
 drafts = (accept len − 1) / D, when D is known), ``specwatch_accept_rate_printed_{mean,window_mean}``
-(+ ``definition``), ``specwatch_last_record_age_seconds`` and ``specwatch_segment_info``
+(+ ``definition``), ``specwatch_accept_len_pooled`` / ``specwatch_accept_rate_pooled`` (+
+``_ci95_halfwidth``: the values pooled from printed counts, where there are counts — a log with
+counts and no printed accept len gets the pooled rate, as ``summary`` shows it),
+``specwatch_last_record_age_seconds`` and ``specwatch_segment_info``
 (+ ``reason``). Every value is the one ``specwatch summary --json`` reports for the same input
-(``mean``, ``window_mean``, ``last``, ``weighted_mean``, the CI half-width, ``n``, ``tokens``).
+(``mean``, ``window_mean``, ``last``, ``weighted_mean``, the CI half-width, ``n``, ``tokens``,
+``pooled``). The series' names and words come from the quantity registry
+(:mod:`tui.core.model.quantities`: each quantity's ``prometheus`` stem).
 Ages are seconds since the newest record: by the log's own clock where that is older than the
 record's arrival and agrees with this machine's (an old file or a replay read whole: days, not
 the seconds since it was read), else since specwatch received it
@@ -43,6 +48,7 @@ from dataclasses import dataclass
 
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 
+from tui.core.model import quantities
 from tui.core.model.records import Item, Oversized
 from tui.core.model.sanitize import visible
 from tui.core.pipeline.follow import Followed
@@ -260,67 +266,109 @@ def _metric_set(
 ) -> None:
     f.add("specwatch_records", "Records in this segment / rank.", SEG_LABELS, lv, m.records, counter=True)
     if m.drafted:
-        f.add(
-            "specwatch_accepted_tokens",
-            "Accepted draft tokens counted by the records (no bonus token).",
-            SEG_LABELS,
-            lv,
-            m.accepted,
-            counter=True,
-        )
-        f.add(
-            "specwatch_drafted_tokens",
-            "Drafted tokens counted by the records.",
-            SEG_LABELS,
-            lv,
-            m.drafted,
-            counter=True,
-        )
+        for name in ("accepted", "drafted"):
+            q = quantities.get(name)
+            f.add(
+                str(q.prometheus),
+                f"{q.help[0].upper()}{q.help[1:]}.",
+                SEG_LABELS,
+                lv,
+                getattr(m, name),
+                counter=True,
+            )
+    _pooled(f, lv, m)
+    _added(f, lv, m)
     al = m.accept_len
-    if not al.n:
-        _printed(f, lv, m, definition)
-        return
-    hw = al.halfwidth()
-    for name, doc, v in (
-        ("mean", "Mean accept len of the records (the segment mean).", al.mean),
-        ("window_mean", "Mean accept len of the latest records (the recent window).", al.window_mean),
-        ("last", "Accept len of the newest record.", al.last),
-        (
-            "weighted_mean",
-            "Accept len pooled over the records' weights (requests / drafts).",
-            al.weighted_mean,
-        ),
-        ("ci95_halfwidth", "Half-width of the 95% confidence interval of the mean (batch means).", hw),
-        ("values", "Accept len values in the mean.", float(al.n)),
-    ):
-        if v is not None:
-            f.add(f"specwatch_accept_len_{name}", doc, SEG_LABELS, lv, v)
-    if tr is not None:
+    stem = quantities.get("accept_len").prometheus
+    if al.n:
+        hw = al.halfwidth()
+        for name, doc, v in (
+            ("mean", "Mean accept len of the records (the segment mean).", al.mean),
+            ("window_mean", "Mean accept len of the latest records (the recent window).", al.window_mean),
+            ("last", "Accept len of the newest record.", al.last),
+            (
+                "weighted_mean",
+                "Accept len pooled over the records' weights (requests / drafts).",
+                al.weighted_mean,
+            ),
+            ("ci95_halfwidth", "Half-width of the 95% confidence interval of the mean (batch means).", hw),
+            ("values", "Accept len values in the mean.", float(al.n)),
+        ):
+            if v is not None:
+                f.add(f"{stem}_{name}", doc, SEG_LABELS, lv, v)
+    rate_stem = quantities.get("accept_rate").prometheus
+    if al.n and tr is not None:
         a, b = tr
         for name, v in (("mean", al.mean), ("window_mean", al.window_mean), ("last", al.last)):
             if v is not None:
                 f.add(
-                    f"specwatch_accept_rate_normalized_{name}",
+                    f"{rate_stem}_normalized_{name}",
                     f"Accept rate as accepted drafts / proposed drafts = (accept len − 1) / D ({name}).",
                     SEG_LABELS,
                     lv,
                     a + b * v,
                 )
-    _printed(f, lv, m, definition)
-
-
-def _printed(f: _Families, lv: list[str], m: MetricSet, definition: str | None) -> None:
     ar = m.accept_rate
-    if not ar.n:
-        return
-    for name, v in (("mean", ar.mean), ("window_mean", ar.window_mean)):
-        if v is not None:
+    if ar.n:
+        for name, v in (("mean", ar.mean), ("window_mean", ar.window_mean)):
+            if v is not None:
+                f.add(
+                    f"{rate_stem}_printed_{name}",
+                    f"Accept rate as the server printed it ({name}); its definition is in the label.",
+                    SEG_LABELS + ["definition"],
+                    lv + [definition or "unknown"],
+                    v,
+                )
+
+
+def _added(f: _Families, lv: list[str], m: MetricSet) -> None:
+    """The quantities registered beyond the built-in ones (a family's own) that the exporter shows:
+    ``{prometheus}_{mean,window_mean,last,ci95_halfwidth,values}``, as for accept len."""
+    for name, s in m.more.items():
+        q = quantities.find(name)
+        if q is None or q.prometheus is None or not q.shown_in(quantities.Output.EXPORT) or not s.n:
+            continue
+        unit = f" ({q.unit})" if q.unit else ""
+        for part, doc, v in (
+            ("mean", f"Mean {q.label}{unit} of the records.", s.mean),
+            ("window_mean", f"Mean {q.label}{unit} of the latest records.", s.window_mean),
+            ("last", f"{q.label}{unit} of the newest record.", s.last),
+            ("ci95_halfwidth", f"Half-width of the 95% interval of the mean {q.label}.", s.halfwidth()),
+            ("values", f"{q.label} values in the mean.", float(s.n)),
+        ):
+            if v is not None:
+                f.add(f"{q.prometheus}_{part}", doc[0].upper() + doc[1:], SEG_LABELS, lv, v)
+
+
+def _pooled(f: _Families, lv: list[str], m: MetricSet) -> None:
+    """The values pooled from printed counts, as ``summary`` reports them (``accept_len.pooled``,
+    ``accept_rate.pooled``): accept len 1 + Σaccepted / Σdrafts where drafts are counted, accept
+    rate Σaccepted / Σdrafted, each with its 95% half-width."""
+    for name, series, formula in (
+        ("accept_len", m.pooled_len, "1 + Σaccepted / Σdrafts"),
+        ("accept_rate", m.pooled_rate, "Σaccepted / Σdrafted"),
+    ):
+        if not series.n:
+            continue
+        e = series.estimate()
+        stem = f"{quantities.get(name).prometheus}_pooled"
+        label = quantities.label(name)
+        if e.value is not None:
             f.add(
-                f"specwatch_accept_rate_printed_{name}",
-                f"Accept rate as the server printed it ({name}); its definition is in the label.",
-                SEG_LABELS + ["definition"],
-                lv + [definition or "unknown"],
-                v,
+                stem,
+                f"{label[0].upper()}{label[1:]} pooled from the counts: {formula}.",
+                SEG_LABELS,
+                lv,
+                e.value,
+            )
+        hw = e.halfwidth()
+        if hw is not None:
+            f.add(
+                f"{stem}_ci95_halfwidth",
+                f"Half-width of the 95% interval of the pooled {label}.",
+                SEG_LABELS,
+                lv,
+                hw,
             )
 
 

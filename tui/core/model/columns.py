@@ -23,26 +23,15 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import overload
 
+from tui.core.model.quantities import column_names
 from tui.core.model.records import Record
 
-# The numeric Record fields carried as columns, in this order.
-NUMERIC_FIELDS: tuple[str, ...] = (
-    "timestamp",
-    "accept_len",
-    "accept_rate",
-    "accepted",
-    "drafted",
-    "num_drafts",
-    "running_req",
-    "tokens",
-    "token_usage",
-    "throughput",
-    "queue_req",
-    "accept_len_derived",
-    "accept_rate_derived",
-    "elapsed",  # llama.cpp: seconds since the server started (not a date)
-    "system_efficiency",  # vLLM V0: emitted / (steps x (k+1)) since start, as printed
-)
+_FIELDS = frozenset(Record.__slots__)
+
+# The built-in column layout (tui.core.model.quantities: every quantity is a column, in registration
+# order). Readers that number their columns look each index up here by name; a quantity registered
+# later (a family's own) is appended: :func:`column_names` is the whole layout at any time.
+NUMERIC_FIELDS: tuple[str, ...] = column_names()
 
 NAN = math.nan
 
@@ -161,7 +150,12 @@ class RecordColumns:
     step_hist: list[tuple[int, ...] | None] | None = None
 
     def col(self, name: str) -> array:
-        return self.values[name]
+        """Column ``name``; all NaN (not printed) when the reader did not build it (a quantity
+        registered after the run was read)."""
+        c = self.values.get(name)
+        if c is None:
+            c = self.values[name] = array("d", [NAN]) * self.n
+        return c
 
     def line_no(self, i: int) -> int | None:
         """The source line of record ``i``, when known."""
@@ -171,7 +165,7 @@ class RecordColumns:
 
     @classmethod
     def empty(cls, family: str, kind: str) -> RecordColumns:
-        return cls(family, kind, 0, {f: array("d") for f in NUMERIC_FIELDS})
+        return cls(family, kind, 0, {f: array("d") for f in column_names()})
 
     @classmethod
     def from_records(cls, records: Sequence[Record], lines: int = 0) -> RecordColumns:
@@ -181,8 +175,8 @@ class RecordColumns:
         first = records[0]
         values: dict[str, array] = {}
         printed_nan: dict[str, tuple[int, int]] | None = None
-        for f in NUMERIC_FIELDS:
-            raw = [getattr(r, f) for r in records]
+        for f in column_names():
+            raw = [getattr(r, f) for r in records] if f in _FIELDS else [r.value(f) for r in records]
             col = values[f] = _col(raw)
             if sum(col) != sum(col):  # some NaN: printed "nan", or not printed at all?
                 bad = [i for i, v in enumerate(raw) if v is not None and v != v]
@@ -248,8 +242,8 @@ class RecordColumns:
             other.step_hist,
         ):
             return False
-        for f in NUMERIC_FIELDS:
-            a, b = self.values[f], other.values[f]
+        for f in column_names():
+            a, b = self.col(f), other.col(f)
             if len(a) != len(b):
                 return False
             for x, y in zip(a, b):

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from tui.core.model.quantities import field_of, fields_of
+
 # How the printed accept rate was computed (see docs/formats.md, "What the rate means").
 RATE_SGLANG_AL_OVER_STEPS1 = "sglang_al_over_steps_plus_1"  # Oct-Nov 2025: AL/(steps+1)
 RATE_SGLANG_AL_OVER_NDT = "sglang_al_over_num_draft_tokens"  # Nov 2025-Apr 2026: AL/ndt
@@ -75,6 +77,9 @@ class Record:
     extra: dict[str, str] = field(default_factory=dict)
     # kind "request": verify steps that accepted 0, 1, ..., k drafts (SGLang spec_accept_histogram)
     step_histogram: tuple[int, ...] | None = None
+    # the values of quantities registered beyond the built-in fields (tui.core.model.quantities:
+    # a family's own, or a test's), by name; None: none printed
+    more: dict[str, float] | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """The fields of :class:`RecordModel` as plain JSON-ready data, without pydantic's cost
@@ -84,7 +89,35 @@ class Record:
         data["per_position"] = list(self.per_position) if self.per_position is not None else None
         data["extra"] = dict(self.extra)
         data["step_histogram"] = list(self.step_histogram) if self.step_histogram is not None else None
+        if self.more is None and fields_of(self.family):
+            self.fill_more()
+        data["more"] = dict(self.more) if self.more is not None else None
         return data
+
+    def value(self, name: str) -> float | int | None:
+        """The value of quantity ``name``: a field, or one of :attr:`more` — read off the line by
+        the family's declared field (:func:`tui.core.model.quantities.register_field`) the first
+        time it is asked for."""
+        if name in _FIELDS:
+            return getattr(self, name)
+        more = self.more
+        if more is not None and name in more:
+            return more[name]
+        f = field_of(self.family, name)
+        if f is None or (f.kind is not None and f.kind != self.kind):
+            return None
+        x = f.read(self.raw)
+        if x is not None:
+            self.more = {**(more or {}), name: x}
+        return x
+
+    def fill_more(self) -> None:
+        """Read every declared field of the record's family into :attr:`more` (for its JSON)."""
+        for f in fields_of(self.family):
+            self.value(f.quantity)
+
+
+_FIELDS = frozenset(Record.__slots__)
 
 
 @dataclass(slots=True)

@@ -4,9 +4,10 @@
  *
  * precompute(sglang, cols, n, pp, k, rank_idx, n_groups) reduces a run of records that is in the
  * common form, and returns None for anything else (the caller then runs the Python code):
- *   cols      10 buffers of n doubles, in the order of checks.RANGES (accept_len, accept_rate,
+ *   cols      one buffer of n doubles per checked column, in the order given to layout() (the
+ *             quantity registry's: checks.ranges()), among them accept_len, accept_rate,
  *             accept_len_derived, accept_rate_derived, accepted, drafted, num_drafts,
- *             running_req, throughput, timestamp);
+ *             running_req, throughput, timestamp, found by name;
  *   pp, k     the per-position rates, n * k doubles (None and 0: the run has none);
  *   rank_idx  None, or n bytes: each record's rank group (groups in order of first appearance).
  * The common form: each column printed on every record or on none; every value finite and
@@ -14,7 +15,7 @@
  * positive; per-position rates within [0, 1] and k <= 32. Nothing is refused then, so the
  * result is what clean() + prepare() + bin_chunks() give:
  *   (full, prepared, by_rank, bins)
- *   full      10 items: None (not printed) or (min, max)
+ *   full      one item per column: None (not printed) or (min, max)
  *   prepared  (n, chunks[6], pooled_len, pooled_rate, accepted, drafted, positions, first_ts,
  *             last_ts); chunks in metrics.SERIES order, each None or a ColumnChunk state
  *             (n, sum, m2, min, max, first, last, wsum, wxsum, wn, tail, prefix, small) with
@@ -31,11 +32,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NC 10
-enum { AL, AR, ALD, ARD, ACC, DR, ND, RUN, TP, TS };
-static const double LO[NC] = {1.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, -9007199254740992.0};
-static const double HI[NC] = {65.0, 1.0, 65.0, 1.0, 9007199254740992.0, 9007199254740992.0,
-                              9007199254740992.0, 9007199254740992.0, 9007199254740992.0, 9007199254740992.0};
+/* The column layout, given by the Python side at load time (layout(), from the quantity
+ * registry: tui/core/model/quantities.py): how many checked columns a run brings, each one's
+ * bounds, and where the columns this reduction uses by meaning are. No positional list here. */
+#define MAXC 32
+static int NC = 0; /* 0: layout() not called yet */
+static double LO[MAXC], HI[MAXC];
+static int AL, AR, ALD, ARD, ACC, DR, ND, RUN, TP, TS;
 #define EPS 1e-9
 #define TAIL 400
 #define SMALL 16
@@ -216,12 +219,16 @@ static PyObject *precompute(PyObject *Py_UNUSED(self), PyObject *args) {
     Py_ssize_t n;
     PyObject *cols, *pp_obj, *rank_obj;
     if (!PyArg_ParseTuple(args, "pOnOiOi", &sglang, &cols, &n, &pp_obj, &k, &rank_obj, &n_groups)) return NULL;
+    if (NC == 0) {
+        PyErr_SetString(PyExc_RuntimeError, "precompute: layout() not called");
+        return NULL;
+    }
     if (!PyTuple_Check(cols) || PyTuple_GET_SIZE(cols) != NC) {
-        PyErr_SetString(PyExc_TypeError, "cols: a tuple of 10 buffers");
+        PyErr_Format(PyExc_TypeError, "cols: a tuple of %d buffers (the layout)", NC);
         return NULL;
     }
     if (n <= 0 || n > INT32_MAX) Py_RETURN_NONE;
-    Py_buffer views[NC + 2];
+    Py_buffer views[MAXC + 2];
     int got = 0, ok = 1;
     run_t R;
     memset(&R, 0, sizeof R);
@@ -377,7 +384,45 @@ static PyObject *pairs(PyObject *Py_UNUSED(self), PyObject *args) {
     return out;
 }
 
+/* layout(names, lo, hi): the checked columns a run brings to precompute(), in that order (their
+ * names, and each one's valid range); the columns the reduction uses are found by name. */
+static PyObject *layout(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *names, *lo, *hi;
+    if (!PyArg_ParseTuple(args, "O!O!O!", &PyTuple_Type, &names, &PyTuple_Type, &lo, &PyTuple_Type, &hi)) return NULL;
+    Py_ssize_t m = PyTuple_GET_SIZE(names);
+    if (m < 1 || m > MAXC || PyTuple_GET_SIZE(lo) != m || PyTuple_GET_SIZE(hi) != m) {
+        PyErr_Format(PyExc_ValueError, "layout: 1 to %d names, with as many bounds", MAXC);
+        return NULL;
+    }
+    static const char *const role_names[] = {"accept_len", "accept_rate", "accept_len_derived", "accept_rate_derived",
+                                             "accepted",   "drafted",     "num_drafts",         "running_req",
+                                             "throughput", "timestamp"};
+    int *const roles[] = {&AL, &AR, &ALD, &ARD, &ACC, &DR, &ND, &RUN, &TP, &TS};
+    int found[10];
+    double l[MAXC], h[MAXC];
+    for (int r = 0; r < 10; r++) found[r] = -1;
+    for (Py_ssize_t i = 0; i < m; i++) {
+        const char *name = PyUnicode_AsUTF8(PyTuple_GET_ITEM(names, i));
+        if (!name) return NULL;
+        l[i] = PyFloat_AsDouble(PyTuple_GET_ITEM(lo, i));
+        h[i] = PyFloat_AsDouble(PyTuple_GET_ITEM(hi, i));
+        if (PyErr_Occurred()) return NULL;
+        for (int r = 0; r < 10; r++)
+            if (strcmp(name, role_names[r]) == 0) found[r] = (int)i;
+    }
+    for (int r = 0; r < 10; r++)
+        if (found[r] < 0) {
+            PyErr_Format(PyExc_ValueError, "layout: no column %s", role_names[r]);
+            return NULL;
+        }
+    for (int r = 0; r < 10; r++) *roles[r] = found[r];
+    for (Py_ssize_t i = 0; i < m; i++) LO[i] = l[i], HI[i] = h[i];
+    NC = (int)m;
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
+    {"layout", layout, METH_VARARGS, "Set the column layout: layout(names, lo, hi)."},
     {"precompute", precompute, METH_VARARGS, "Reduce a run in the common form (see the module text), or None."},
     {"steps", steps, METH_VARARGS, "Sums of whole batches from running sums (estimate.Batches)."},
     {"pairs", pairs, METH_VARARGS, "Neighbouring batch sums added (estimate.Batches halving)."},

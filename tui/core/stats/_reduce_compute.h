@@ -59,9 +59,9 @@ static double ms_result(const msum_t *m) {
 /* ---- the run ---- */
 typedef struct {
     Py_ssize_t n;
-    const double *c[NC];
-    int present[NC]; /* printed on every record (1) or on none (0) */
-    double mn[NC], mx[NC];
+    const double *c[MAXC];
+    int present[MAXC]; /* printed on every record (1) or on none (0) */
+    double mn[MAXC], mx[MAXC];
     const double *pp;
     int k;
     int sglang;

@@ -5,7 +5,8 @@ kept out of every sum, so a line printing ``accept len: 1e308`` cannot overflow 
 Bounds: accept len in [1, k + 1] (k = draft depth, when known: the record's per-position list, or
 the segment's config / counts; when unknown, k ≤ MAX_DEPTH: no server drafts more tokens per step),
 rates in [0, 1], counts, throughput and batch sizes in [0, 2**53] (exact as doubles; no sum of them
-can overflow), accepted tokens ≤ drafted tokens.
+can overflow), accepted tokens ≤ drafted tokens. Each range is its quantity's ``valid``
+(tui.core.model.quantities): a quantity registered with one is checked like the built-in ones.
 """
 
 from __future__ import annotations
@@ -18,38 +19,43 @@ from itertools import compress
 from operator import eq
 from typing import Any, cast
 
+from tui.core.model import quantities
 from tui.core.model.columns import RecordColumns
 
 NAN = math.nan
 _EPS = 1e-9
-MAX_DEPTH = 64
-BIG = float(2**53)
+MAX_DEPTH = quantities.MAX_DEPTH
+BIG = quantities.BIG
+# The record's own per-position list bounds this quantity's value (accept len <= len(list) + 1).
+ROW_BOUND = "accept_len"
 
-# field -> (low, high); "k+1" bounds are set per record
-RANGES: dict[str, tuple[float, float]] = {
-    "accept_len": (1.0, MAX_DEPTH + 1.0),
-    "accept_rate": (0.0, 1.0),
-    "accept_len_derived": (1.0, MAX_DEPTH + 1.0),
-    "accept_rate_derived": (0.0, 1.0),
-    "accepted": (0.0, BIG),
-    "drafted": (0.0, BIG),
-    "num_drafts": (0.0, BIG),
-    "running_req": (0.0, BIG),
-    "throughput": (0.0, BIG),
-    "timestamp": (-BIG, BIG),
-}
-WORDS = {
-    "accept_len": "accept len",
-    "accept_rate": "accept rate",
-    "accept_len_derived": "accept len (derived)",
-    "accept_rate_derived": "accept rate (derived)",
-    "accepted": "accepted tokens",
-    "drafted": "drafted tokens",
-    "num_drafts": "drafts",
-    "running_req": "#running-req",
-    "throughput": "throughput",
-    "timestamp": "timestamp",
-}
+
+def ranges() -> dict[str, tuple[float, float]]:
+    """field -> (low, high) of every checked quantity (tui.core.model.quantities), in layout order;
+    "k+1" bounds are set per segment and record (``Quantity.depth_bound``)."""
+    key = quantities.column_names()
+    got = _ranges.get(key)
+    if got is None:
+        _ranges.clear()
+        got = _ranges[key] = {q.name: cast("tuple[float, float]", q.valid) for q in quantities.checked()}
+        _depth[key] = frozenset(q.name for q in quantities.checked() if q.depth_bound)
+    return got
+
+
+def _depth_bound() -> frozenset[str]:
+    ranges()
+    return _depth[quantities.column_names()]
+
+
+_ranges: dict[tuple[str, ...], dict[str, tuple[float, float]]] = {}
+_depth: dict[tuple[str, ...], frozenset[str]] = {}
+# The built-in checked quantities (a quantity registered later is in ranges())
+RANGES: dict[str, tuple[float, float]] = dict(ranges())
+
+
+def words(name: str) -> str:
+    """How a field is written in messages (its quantity's label)."""
+    return quantities.label(name)
 
 
 @dataclass(slots=True)
@@ -78,12 +84,12 @@ class Refused:
         }
 
     def message(self) -> str:
-        parts = [f"{v} {WORDS.get(k, k)} not finite" for k, v in sorted(self.nonfinite.items())]
-        parts += [f"{v} {WORDS.get(k, k)} out of range" for k, v in sorted(self.out_of_range.items())]
+        parts = [f"{v} {words(k)} not finite" for k, v in sorted(self.nonfinite.items())]
+        parts += [f"{v} {words(k)} out of range" for k, v in sorted(self.out_of_range.items())]
         ex = self.example
         where = ""
         if ex is not None:
-            where = f" — e.g. line {ex['line']}: {WORDS.get(ex['field'], ex['field'])} = {ex['value']}"
+            where = f" — e.g. line {ex['line']}: {words(ex['field'])} = {ex['value']}"
             if ex.get("text"):
                 where += f" in {ex['text'][:160]!r}"
         return "values left out of the statistics: " + ", ".join(parts) + where
@@ -94,10 +100,10 @@ def refusal(name: str, x: float, depth: int | None = None, row_depth: int | None
     it passes: "not finite", or "out of range" (outside :data:`RANGES`; accept len at most k + 1,
     k = ``row_depth`` (the record's own per-position list) when known, else ``depth`` (the
     segment's)). The one rule every consumer uses: statistics, alerts, scales, charts, ``stream``."""
-    lo, hi = RANGES[name]
-    if name == "accept_len" and row_depth:
+    lo, hi = ranges()[name]
+    if name == ROW_BOUND and row_depth:
         hi = row_depth + 1.0
-    elif depth is not None and name in ("accept_len", "accept_len_derived"):
+    elif depth is not None and name in _depth_bound():
         hi = depth + 1.0
     if not math.isfinite(x):
         return "not finite"
@@ -118,8 +124,9 @@ def record_refusals(rec: Any, depth: int | None = None) -> dict[str, str]:
     pp = getattr(rec, "per_position", None)
     row = len(pp) if pp else None
     out: dict[str, str] = {}
-    for name in RANGES:
-        x = getattr(rec, name, None)
+    value = getattr(rec, "value", None)  # a Record: its added quantities' values too
+    for name in ranges():
+        x = value(name) if callable(value) else getattr(rec, name, None)
         if x is not None:
             why = refusal(name, x, depth, row)
             if why is not None:
@@ -171,11 +178,12 @@ def clean(
     full: dict[str, tuple[float, float]] = {}
     pp = cols.per_position
     n = cols.n
-    for name, (lo, hi) in RANGES.items():
-        col = cols.values[name]
-        if name in ("accept_len", "accept_len_derived") and depth is not None:
+    bounded = _depth_bound()
+    for name, (lo, hi) in ranges().items():
+        col = cols.col(name)
+        if name in bounded and depth is not None:
             hi = depth + 1.0
-        varying_hi = name == "accept_len" and pp is not None
+        varying_hi = name == ROW_BOUND and pp is not None
         if not n or (col[0] != col[0] and all_nan(col)):  # nothing printed
             out[name] = col
             continue

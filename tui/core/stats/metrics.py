@@ -23,7 +23,9 @@ from operator import mul
 from typing import cast
 
 from tui.core.formats import registry
+from tui.core.model import quantities
 from tui.core.stats.checks import all_nan
+from tui.core.stats.estimate import Estimate
 from tui.core.stats.pooled import RatioChunk, RatioSeries
 from tui.core.stats.series import ColumnChunk, Series
 
@@ -79,6 +81,12 @@ SERIES = (
 )
 
 
+def added_series() -> tuple[quantities.Quantity, ...]:
+    """The quantities registered beyond the built-in ones that are means of printed values: each
+    is a series of its own in every MetricSet (``MetricSet.more``), unweighted."""
+    return tuple(q for q in quantities.added() if q.combine is quantities.Combine.MEAN)
+
+
 @dataclass(slots=True)
 class Prepared:
     """A run of checked records reduced once to what every :class:`MetricSet` it goes to needs
@@ -122,6 +130,10 @@ def prepare(
         "accept_len_derived": _chunk(v["accept_len_derived"], nd, f, "accept_len_derived", "num_drafts"),
         "accept_rate_derived": _chunk(v["accept_rate_derived"], nd, f, "accept_rate_derived", "num_drafts"),
     }
+    for q in added_series():
+        col = v.get(q.name)
+        if col is not None:
+            chunks[q.name] = _chunk(col, None, f, q.name)
     pooled_len = pooled_rate = None
     accepted = drafted = 0
     if cumulative:  # vLLM V0: the interval values were derived by differencing the counters
@@ -223,6 +235,7 @@ class MetricSet:
         "first_ts",
         "last_ts",
         "system_efficiency",
+        "more",
     )
 
     def __init__(self) -> None:
@@ -242,6 +255,7 @@ class MetricSet:
         self.first_ts: float | None = None
         self.last_ts: float | None = None
         self.system_efficiency: float | None = None  # vLLM V0: the last printed (since start)
+        self.more: dict[str, Series] = {}  # the added quantities' series (added_series), by name
         for s in (self.accept_len, self.accept_len_derived, self.pooled_len):
             s.set_bounds(1.0, math.inf)
         for s in (self.accept_rate, self.accept_rate_derived, self.pooled_rate):
@@ -260,6 +274,10 @@ class MetricSet:
             c = p.chunks[name]
             if c is not None:
                 getattr(self, name).merge_chunk(c)
+        if len(p.chunks) > len(SERIES):
+            for name, c in p.chunks.items():
+                if c is not None and name not in SERIES:
+                    self.added(name).merge_chunk(c)
         if p.pooled_len is not None:
             self.pooled_len.merge(p.pooled_len)
         if p.pooled_rate is not None:
@@ -292,6 +310,21 @@ class MetricSet:
         ):
             s.nonfinite += nonfinite.get(name, 0)
             s.out_of_range += out_of_range.get(name, 0)
+        for q in added_series():
+            if q.name in nonfinite or q.name in out_of_range:
+                s = self.added(q.name)
+                s.nonfinite += nonfinite.get(q.name, 0)
+                s.out_of_range += out_of_range.get(q.name, 0)
+
+    def added(self, name: str) -> Series:
+        """The series of added quantity ``name`` (made, with its quantity's bounds, on first use)."""
+        s = self.more.get(name)
+        if s is None:
+            s = self.more[name] = Series()
+            valid = quantities.get(name).valid
+            if valid is not None:
+                s.set_bounds(*valid)
+        return s
 
     def per_position(self) -> list[float] | None:
         if not self._pos_weight:
@@ -326,4 +359,38 @@ class MetricSet:
         # vLLM V0: emitted / (verify steps x (k+1)) since the server started, as the last line printed it
         se = self.system_efficiency
         d["system_efficiency"] = None if se is None else {"last": se, "since": "server start"}
+        if self.more:
+            d["more"] = {name: s.to_dict() for name, s in self.more.items()}
         return d
+
+
+POOLED, MEAN_OF_LINES = "pooled", "mean_of_lines"
+
+
+@dataclass(frozen=True, slots=True)
+class Headline:
+    """The acceptance figure a group of records determines, the one every output leads with:
+    accept len pooled from counts (1 + Σaccepted / Σdrafts) where the drafts are counted, else the
+    mean of the printed accept len, else — counts of accepted and drafted tokens with neither
+    drafts nor a printed accept len — the accept rate pooled from them (Σaccepted / Σdrafted).
+    ``numerator`` / ``denominator``: the pooled counts (None for a mean of printed values)."""
+
+    quantity: str  # "accept_len" or "accept_rate"
+    estimator: str  # POOLED or MEAN_OF_LINES
+    estimate: Estimate
+    numerator: float | None = None
+    denominator: float | None = None
+
+
+def headline(m: MetricSet) -> Headline | None:
+    """The figure :class:`Headline` describes, for ``m``; None when the records determine no
+    acceptance at all."""
+    if m.pooled_len.n:
+        p = m.pooled_len
+        return Headline("accept_len", POOLED, p.estimate(), p.numerator, p.denominator)
+    if m.accept_len.n:
+        return Headline("accept_len", MEAN_OF_LINES, m.accept_len.estimate())
+    if m.pooled_rate.n:
+        p = m.pooled_rate
+        return Headline("accept_rate", POOLED, p.estimate(), p.numerator, p.denominator)
+    return None

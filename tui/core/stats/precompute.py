@@ -23,15 +23,28 @@ from typing import cast
 from tui.core import native
 from tui.core.formats import registry
 from tui.core.model.columns import RecordColumns, doubles, flat_rows, row_lengths
-from tui.core.stats.checks import RANGES, Refused, all_nan, clean
+from tui.core.stats.checks import Refused, all_nan, clean, ranges
 from tui.core.stats.estimate import print_step
 from tui.core.stats.load import BinChunks, Places, bin_chunks
-from tui.core.stats.metrics import SERIES, Prepared, prepare
+from tui.core.stats.metrics import SERIES, Prepared, added_series, prepare
 from tui.core.stats.pooled import RatioChunk
 from tui.core.stats.series import ColumnChunk
 
 # the optional native reduction (setup.py; off with SPECWATCH_NATIVE=0); same results, several times faster
 _native = native.load("tui.core.stats._reduce")
+_native_layout: tuple[str, ...] | None = None  # the checked columns the native code was given
+
+
+def _layout() -> tuple[str, ...]:
+    """The checked columns, in order, given to the native code whenever they changed (a quantity
+    registered): their names and valid ranges, from the quantity registry (checks.ranges())."""
+    global _native_layout
+    r = ranges()
+    names = tuple(r)
+    if names != _native_layout and _native is not None:
+        _native.layout(names, tuple(lo for lo, _ in r.values()), tuple(hi for _, hi in r.values()))
+        _native_layout = names
+    return names
 
 
 @dataclass(slots=True)
@@ -93,7 +106,7 @@ def _python_precompute(cols: RecordColumns, free: bool) -> Precomputed | None:
             by_rank[rank] = prepare(len(idx), sub, cols.family, cols.cumulative, pp)
     load = bin_chunks(v, cols.cumulative)
     if not cols.cumulative:  # as the native path does: each series' print step is its whole column's
-        steps = {name: print_step(v[name]) for name in SERIES}
+        steps = {name: print_step(v[name]) for name in (*SERIES, *(q.name for q in added_series()))}
         for prep in [p, *(by_rank or {}).values()]:
             for name, chunk in prep.chunks.items():
                 if chunk is not None:
@@ -113,6 +126,8 @@ def _native_precompute(cols: RecordColumns, free: bool) -> Precomputed | None:
     lib = _native
     if lib is None or cols.printed_nan or cols.cumulative:
         return None
+    if any(not all_nan(cols.col(q.name)) for q in added_series()):
+        return None  # the native code reduces the built-in series only: the Python code does these
     flat, k = None, 0
     if cols.per_position is not None:
         rows = flat_rows(cols.per_position)
@@ -130,13 +145,14 @@ def _native_precompute(cols: RecordColumns, free: bool) -> Precomputed | None:
             return None
         index = {name: i for i, name in enumerate(names)}
         rank_idx = bytes(map(index.__getitem__, cast("list[str]", ranks)))
-    v: dict[str, Sequence[float]] = {name: cols.values[name] for name in RANGES}
+    checked = _layout()
+    v: dict[str, Sequence[float]] = {name: cols.col(name) for name in checked}
     by_running = registry.get(cols.family).weight_by_running_req
     r = lib.precompute(by_running, tuple(v.values()), cols.n, flat, k, rank_idx, len(names))
     if r is None:
         return None
     full_t, main_t, by_rank_t, bins_t = r
-    full = {name: ext for name, ext in zip(RANGES, full_t) if ext is not None}
+    full = {name: ext for name, ext in zip(checked, full_t) if ext is not None}
     steps = {name: print_step(v[name]) for name in SERIES}  # the C code does not see print steps
     p = _prepared(main_t, steps)
     by_rank = None

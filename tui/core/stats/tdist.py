@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import math
 from functools import lru_cache
+from statistics import NormalDist
+
+_NORMAL = NormalDist()  # the standard normal: its quantile is the Newton start below
 
 
 def _betacf(a: float, b: float, x: float) -> float:
@@ -62,41 +65,6 @@ def _t_pdf(t: float, df: float) -> float:
     )
 
 
-def _norm_ppf(p: float) -> float:
-    """The standard normal quantile (Acklam's rational approximation, about 1e-9): only a start."""
-    a = (
-        -39.69683028665376,
-        220.9460984245205,
-        -275.9285104469687,
-        138.3577518672690,
-        -30.66479806614716,
-        2.506628277459239,
-    )
-    b = (-54.47609879822406, 161.5858368580409, -155.6989798598866, 66.80131188771972, -13.28068155288572)
-    c = (
-        -0.007784894002430293,
-        -0.3223964580411365,
-        -2.400758277161838,
-        -2.549732539343734,
-        4.374664141464968,
-        2.938163982698783,
-    )
-    d = (0.007784695709041462, 0.3224671290700398, 2.445134137142996, 3.754408661907416)
-    if p < 0.02425 or p > 0.97575:
-        q = math.sqrt(-2.0 * math.log(p if p < 0.5 else 1.0 - p))
-        x = (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) / (
-            (((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1.0
-        )
-        return x if p < 0.5 else -x
-    q = p - 0.5
-    r = q * q
-    return (
-        (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5])
-        * q
-        / (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1.0)
-    )
-
-
 @lru_cache(maxsize=512)
 def t_ppf(p: float, df: float) -> float:
     """The p-quantile of Student's t with ``df`` degrees of freedom (df may be fractional), to
@@ -106,7 +74,7 @@ def t_ppf(p: float, df: float) -> float:
     if p < 0.5:
         return -t_ppf(1.0 - p, df)
     if df >= 3.0:  # Newton from the Cornish-Fisher expansion: converges in a few steps
-        z = _norm_ppf(p)
+        z = _NORMAL.inv_cdf(p)
         z3, z5 = z**3, z**5
         t = z + (z3 + z) / (4.0 * df) + (5.0 * z5 + 16.0 * z3 + 3.0 * z) / (96.0 * df * df)
         for _ in range(12):
