@@ -40,7 +40,7 @@ def outputs(tmp_path_factory) -> list[dict]:
     finally:
         server.stop()
     return [
-        summary_json(*snapshot_files()),
+        summary_json("--allow-empty", *snapshot_files()),
         summary_json("sample_logs/ab_a.log", "sample_logs/ab_b.log"),  # B − A
         summary_json("--since", "2026-11-20 10:01", "sample_logs/sglang_dp_attention.log"),  # a window
         summary_json(str(refused), str(write_hostile(tmp / "hostile.log"))),  # refused values, controls

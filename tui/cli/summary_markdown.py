@@ -75,9 +75,9 @@ def render_source(src: Source) -> list[str]:
     out += [f"> **warning:** {md(w)}" for w in warnings]
     if warnings:
         out.append("")
-    if len(src.get("segments") or []) > 1:  # the text output's caveat: a mean over several runs
+    if len(src.segments) > 1:  # the text output's caveat: a mean over several runs
         out += [
-            f"All {len(src['segments'])} segments together (different runs mixed: compare the segments):",
+            f"All {len(src.segments)} segments together (different runs mixed: compare the segments):",
             "",
         ]
     out += md_table(["", "value"], _figures(src))
