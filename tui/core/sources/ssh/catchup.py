@@ -1,0 +1,292 @@
+"""Every generation, by identity, over SSH: after a rotation (connected) and after a reconnect
+that finds another file at the name, the rotated set is listed on the host (:data:`.scripts.SET`),
+:func:`tui.core.sources.generations.plan` says what was not read to its end, and each of those
+files is read in order (plain: the reader from the byte it was read to, not following; compressed:
+``cat``, decompressed here), then the file at the name is opened -- only if it is still the one
+the listing found there (reader mode ``expect``), else the set is listed again. One ``rotated``
+event says what was read (file, bytes, lines) and what is gone from disk (``lost``, with a count).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING
+
+from tui.core.sources.base import Batch, EventKind
+from tui.core.sources.compressed import SUFFIXES, Inflater, sniff
+from tui.core.sources.generations import WINDOW, Gen, Listed, plan, read_note, remember
+from tui.core.sources.identity import Decision, cksum, plural
+from tui.core.sources.lines import make_batch
+from tui.core.sources.rotation import history_order, rotation_key
+from tui.core.sources.ssh.remote_side import Entry, parse_set
+from tui.core.sources.ssh.scripts import cat_command, set_command
+from tui.core.sources.ssh.shared import ChannelRefused
+from tui.core.sources.ssh.state import CatchUp
+
+if TYPE_CHECKING:
+    from tui.core.sources.ssh.opening import Opener
+
+MAX_ROUNDS = 50  # listings in one catch-up (a rotation while it reads lists again)
+HEAD_FETCH = 1 << 16  # compressed bytes fetched to see a compressed file's first bytes
+
+
+def current_gen(op: Opener) -> Gen | None:
+    """The generation being read now (joined to the chain, with how far it was read)."""
+    f = op.file
+    if f.identity is None:
+        return None
+    g = next((g for g in f.chain if g.identity == f.identity), None)
+    if g is None:
+        g = Gen(f.identity, name=f.current or op.src.rp.base, mtime=f.mtime)
+    fp = f.fingerprint
+    g.pos, g.line_no = f.splitter.pos, f.splitter.line_no
+    g.size = max(g.size, op.cs.open_size or 0, g.pos)
+    if fp.base == 0 and len(fp.head) > len(g.head):
+        g.head = bytes(fp.head)
+    g.name = f.current or g.name
+    remember(f.chain, g)
+    return g
+
+
+async def begin(op: Opener, d: Decision | None = None, old: Entry | None = None) -> AsyncIterator[Batch]:
+    """Starts (or continues) a catch-up; ``d``: how the old file was finished (connected), or what
+    a probe found; ``old``: where the probe found the old file (outside the set, perhaps)."""
+    src, cs = op.src, op.cs
+    b = make_batch(src.name, op.file.splitter.flush(), op.display(op.file.current))
+    if b is not None:
+        yield b
+    g = current_gen(op)
+    if g is not None and d is not None and d.old_rest == "read":
+        g.closed = True  # read to its end through the live tail (it was quiet)
+    if op.file.catchup is None:
+        op.file.catchup = CatchUp(op.file.identity, op.file.current, op.file.splitter.pos)
+        if d is not None and d.old_rest == "read" and d.old_note:
+            op.file.catchup.first_note = d.old_note
+    cu = op.file.catchup
+    cu.rounds += 1
+    try:
+        listing = await _list(op, old)
+        p = plan(op.file.chain, listing, src.rp.base, _ordered(listing))
+        if p.needs_heads:
+            listing = [await _with_head(op, e) if e.name in p.needs_heads else e for e in listing]
+            p = plan(op.file.chain, listing, src.rp.base, _ordered(listing))
+    except ChannelRefused as exc:
+        op._refused_for_now(exc)
+        return
+    for gone in p.lost_known:
+        gone.closed = True  # said once
+        cu.lost_ids.add(gone.identity)
+    cu.lost += p.lost
+    cu.lost_generations += p.lost_generations
+    cs.steps = list(p.steps)
+    cu.expect = p.live.identity if p.live is not None else None
+    for e in listing:
+        for k in op.file.chain:
+            if k.identity == e.identity and e.compression is None:
+                k.mtime = max(k.mtime, e.mtime)
+    async for x in next_step(op):
+        yield x
+
+
+def _ordered(listing: list[Listed]) -> list[str]:
+    return history_order([e.name for e in listing], {e.name: e.mtime for e in listing})
+
+
+async def _list(op: Opener, old: Entry | None) -> list[Listed]:
+    src = op.src
+    known = {g.identity: [(0, len(g.head))] for g in op.file.chain if not g.closed and g.head}
+    out = await op.run_raw(set_command(src.tag, src.rp, known))
+    entries, sums, _ = parse_set(out, src.tag)
+    base = src.rp.base
+    found: list[Listed] = []
+    names = set()
+    for e in entries:
+        if not e.regular or (e.name != base and rotation_key(e.name)[0] != base):
+            continue
+        names.add(e.name)
+        found.append(_listed(op, e, sums.get(e.identity, {})))
+    if old is not None and old.name not in names and old.regular:
+        found.append(_listed(op, Entry(old.kind, old.identity, old.size, 0.0, old.name), {}))
+    return found
+
+
+def _listed(op: Opener, e: Entry, sums: dict) -> Listed:
+    g = next((g for g in op.file.chain if g.identity == e.identity), None)
+    same = None
+    if g is not None and g.head and e.size >= len(g.head):
+        got = sums.get((0, len(g.head)))
+        same = None if got is None else (got == (cksum(g.head), len(g.head)))
+    kind = _compression(e.name)
+    return Listed(e.name, e.identity, e.size, e.mtime, kind, same)
+
+
+def _compression(name: str) -> str | None:
+    for suffix, kind in SUFFIXES.items():
+        if name.endswith(suffix):
+            return kind
+    return None
+
+
+async def _with_head(op: Opener, e: Listed) -> Listed:
+    """``e`` with its first decompressed bytes (the first :data:`HEAD_FETCH` compressed bytes)."""
+    raw = await op.run_raw(cat_command(op.src.tag, f"{op.src.rp.dir}/{e.name}", HEAD_FETCH))
+    mark = op.src.tag.encode() + b" H ok"
+    i = raw.find(mark)
+    data = raw[raw.find(b"\n", i) + 1 :] if i >= 0 else b""
+    kind = sniff(data[:16]) or e.compression
+    head = b""
+    if kind:
+        inf = Inflater(kind)
+        for piece in inf.feed(data):
+            head += piece
+            if len(head) >= WINDOW:
+                break
+    return Listed(e.name, e.identity, e.size, e.mtime, kind, e.same, head[:WINDOW])
+
+
+async def next_step(op: Opener) -> AsyncIterator[Batch]:
+    """Reads the next file of the plan, or opens the file at the name (expecting the one listed)."""
+    src, cs, f = op.src, op.cs, op.file
+    cu = op.file.catchup
+    assert cu is not None
+    op.prepare()
+    cs.verified = True
+    if cs.steps:
+        step = cs.steps.pop(0)
+        cs.step = step
+        line_no = step.gen.line_no if step.gen is not None else 1
+        f.splitter.reset(step.start, line_no)
+        f.fingerprint.reset(step.start)
+        f.identity, f.current = step.identity, step.name
+        cs.pending_name = step.name
+        cs.drain_from_line = line_no
+        if step.compression is not None:
+            cs.inflater, cs.skip = Inflater(step.compression, whole_lines=True), step.start
+            cmd = cat_command(src.tag, f"{src.rp.dir}/{step.name}", 0)
+        else:
+            cs.inflater, cs.skip = None, 0
+            cmd = src.reader_for(step.name, "expect", offset=step.start, expect=step.identity, follow=False)
+        await op.start_reader(cmd)
+        return
+    cs.step = None
+    cs.inflater = None
+    base = src.rp.base
+    cs.pending_name = base
+    cs.verified = not src.follow
+    if cu.expect is None:  # nothing at the name now: said, then waited for
+        async for x in finish(op, None, 0, 0, 1):
+            yield x
+        await op.start_reader(src.reader_for(base, "first" if f.identity is None else "resume", offset=0))
+        return
+    known = next((g for g in f.chain if g.identity == cu.expect), None)
+    offset = known.pos if known is not None else 0
+    await op.start_reader(src.reader_for(base, "expect", offset=offset, expect=cu.expect))
+
+
+async def step_done(op: Opener, whole: bool) -> AsyncIterator[Batch]:
+    """The reader of a step ended (``whole``: at the file's end)."""
+    cs, f = op.cs, op.file
+    step, cu = cs.step, op.file.catchup
+    assert step is not None and cu is not None
+    inf = cs.inflater
+    if isinstance(inf, Inflater):
+        inf.finish()
+        tail = inf.take_tail()
+        if tail and not inf.cut_at_end:
+            b = op.feed_plain(tail)
+            if b is not None:
+                yield b
+    b = make_batch(op.src.name, f.splitter.flush(), op.display(step.name))
+    if b is not None:
+        yield b
+    g = step.gen or Gen(step.identity, name=step.name)
+    if step.gen is None and f.fingerprint.base == 0:
+        g.head = bytes(f.fingerprint.head)
+    lines = f.splitter.line_no - cs.drain_from_line
+    end = f.splitter.pos
+    if whole:
+        g.pos, g.line_no, g.closed, g.name = end, f.splitter.line_no, True, step.name
+        g.size = max(g.size, end)
+        remember(f.chain, g)
+        cu.read_ids.append(step.identity)
+        cu.read.append(
+            {"path": op.display(step.name), "from": step.start, "to": end, "lines": lines,
+             "compression": step.compression}
+        )
+        cu.notes.append(read_note(op.display(step.name), step.start, end, lines, step.compression))
+        if isinstance(inf, Inflater) and inf.problem:
+            cu.notes[-1] += f" ({inf.problem})"
+    cs.step, cs.inflater = None, None
+    if not whole and cu.rounds < MAX_ROUNDS:  # it moved since the listing: list again
+        cs.steps = []
+        async for x in begin(op):
+            yield x
+        return
+    async for x in next_step(op):
+        yield x
+
+
+async def finish(op: Opener, identity: str | None, size: int, start: int, line_no: int) -> AsyncIterator[Batch]:
+    """The catch-up is over: the file ``identity`` at the name is read from ``start`` (None:
+    there is none now); one ``rotated`` event says what was read and what is gone."""
+    cs, f, src = op.cs, op.file, op.src
+    cu = f.catchup
+    assert cu is not None
+    name = src.rp.base
+    if identity is None:  # nothing at the name: the event waits for the file that comes there
+        f.current = name
+        if not cs.waiting_said:
+            cs.waiting_said = True
+            what = "; ".join(cu.notes) if cu.notes else ""
+            yield op.ev(
+                EventKind.WAITING,
+                f"{op.display(name)} was removed or renamed{'; read ' + what if what else ''}; "
+                "waiting for it to come back",
+                name,
+            )
+        return
+    f.catchup = None
+    parts = []
+    if cu.first_note:
+        parts.append(cu.first_note)
+    if cu.notes:
+        parts.append("read " + "; ".join(cu.notes))
+    if cu.lost:
+        parts.append("lost: " + "; ".join(cu.lost))
+    if not parts:
+        parts.append("finished reading the old one")
+    if cu.prev_identity in cu.lost_ids:
+        rest = "lost"
+    elif cu.read_ids and cu.read_ids[0] == cu.prev_identity:
+        rest = "drain"
+    else:
+        rest = "read"
+    data: dict = {
+        "old_path": op.display(cu.prev_name),
+        "old_inode": _inode(cu.prev_identity),
+        "old_read_to": cu.prev_pos,
+        "old_rest": rest,
+        "generations": cu.read,
+        "lost": cu.lost,
+        "lost_generations": cu.lost_generations,
+    }
+    first = cu.read[0] if cu.read and rest == "drain" else None
+    if first is not None:
+        data.update(rest_path=first["path"], rest_from=first["from"], rest_to=first["to"], rest_lines=first["lines"])
+    f.splitter.reset(start, line_no)
+    f.fingerprint.reset(start)
+    f.identity, f.current = identity, name
+    data["inode"] = _inode(identity)
+    msg = f"{op.display(name)} now points at a new file (rotated); {'; '.join(parts)}; reading the new one"
+    if cu.lost_generations:
+        msg += f" ({plural(cu.lost_generations, 'generation')} lost)"
+    yield op.ev(EventKind.ROTATED, msg, name, **data)
+
+
+def _inode(identity: str | None) -> int | None:
+    try:
+        return int(identity.split(":")[1]) if identity else None
+    except (IndexError, ValueError):
+        return None
+
+
