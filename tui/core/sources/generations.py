@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from tui.core.sources.identity import WINDOW, plural
+from tui.core.sources.identity import plural
 from tui.core.sources.rotation import rotation_key
 
 MAX_CHAIN = 64  # generations remembered
@@ -104,30 +104,34 @@ def plan(chain: list[Gen], listing: list[Listed], base: str, ordered: list[str])
             matched[e.name] = g  # (a compressed file read part way is known by its identity)
     found = set(id(g) for g in matched.values())
     missing = [g for g in chain if id(g) not in found and not g.closed]
+    newest_id = max((i for i, n in enumerate(ordered) if n in matched), default=-1)
     heads_needed = []
-    for e in listing:
-        if e.compression is None or e.name in matched:
+    copies: set[str] = set()  # compressed copies of a file still there (being compressed)
+    for i, n in enumerate(ordered):  # a compressed file may be a known generation under a new inode
+        e = by_name[n]
+        if e.compression is None or n in matched or not (i > newest_id or missing):
             continue
-        for g in chain:
-            if id(g) in found or not g.head:
-                continue
-            if e.head is None:
-                heads_needed.append(e.name)
+        if e.head is None:
+            heads_needed.append(n)
+            continue
+        for g in sorted(chain, key=lambda g: id(g) in found):  # a generation not found yet first
+            if g.head and e.head.startswith(g.head):
+                if id(g) in found:  # a compressed copy of a file found under its own inode
+                    copies.add(n)
+                else:
+                    matched[n] = g
+                    found.add(id(g))
                 break
-            if e.head[: len(g.head)] == g.head and (len(g.head) == WINDOW or len(e.head) == len(g.head)):
-                matched[e.name] = g
-                found.add(id(g))
-                break
-    if heads_needed and missing:
-        out.needs_heads = sorted(set(heads_needed))
+    if heads_needed:
+        out.needs_heads = heads_needed
         return out
     newest_known = max((i for i, n in enumerate(ordered) if n in matched), default=None)
     last = chain[-1] if chain else None
     for i, n in enumerate(ordered):
         e = by_name[n]
         g = matched.get(n)
-        if n == base and (g is None or g is last):
-            continue  # the live file: followed, not a step
+        if (n == base and (g is None or g is last)) or n in copies:
+            continue  # the live file: followed, not a step (or a copy of a file read under its name)
         if g is not None:
             if g.closed and e.compression is not None:
                 continue
@@ -170,5 +174,5 @@ def remember(chain: list[Gen], g: Gen) -> None:
 
 
 def read_note(path: str, start: int, end: int, lines: int, compression: str | None) -> str:
-    what = f" ({compression})" if compression else ""
-    return f"{path}{what} (bytes {start} to {end}, {plural(lines, 'line')})"
+    what = f"{compression}, " if compression else ""
+    return f"{path} ({what}bytes {start} to {end}, {plural(lines, 'line')})"

@@ -14,12 +14,12 @@ from typing import TYPE_CHECKING
 
 from tui.core.sources.base import Batch, EventKind
 from tui.core.sources.compressed import SUFFIXES, Inflater, sniff
-from tui.core.sources.generations import WINDOW, Gen, Listed, plan, read_note, remember
-from tui.core.sources.identity import Decision, cksum, plural
+from tui.core.sources.generations import Gen, Listed, plan, read_note, remember
+from tui.core.sources.identity import WINDOW, Decision, cksum, plural
 from tui.core.sources.lines import make_batch
 from tui.core.sources.rotation import history_order, rotation_key
 from tui.core.sources.ssh.remote_side import Entry, parse_set
-from tui.core.sources.ssh.scripts import cat_command, set_command
+from tui.core.sources.ssh.scripts import gen_command, set_command
 from tui.core.sources.ssh.shared import ChannelRefused
 from tui.core.sources.ssh.state import CatchUp
 
@@ -117,7 +117,7 @@ def _listed(op: Opener, e: Entry, sums: dict) -> Listed:
         got = sums.get((0, len(g.head)))
         same = None if got is None else (got == (cksum(g.head), len(g.head)))
     kind = _compression(e.name)
-    return Listed(e.name, e.identity, e.size, e.mtime, kind, same)
+    return Listed(e.name, e.identity, e.size, e.mtime, kind, same, op.file.heads.get((e.identity, e.size)))
 
 
 def _compression(name: str) -> str | None:
@@ -129,10 +129,12 @@ def _compression(name: str) -> str | None:
 
 async def _with_head(op: Opener, e: Listed) -> Listed:
     """``e`` with its first decompressed bytes (the first :data:`HEAD_FETCH` compressed bytes)."""
-    raw = await op.run_raw(cat_command(op.src.tag, f"{op.src.rp.dir}/{e.name}", HEAD_FETCH))
-    mark = op.src.tag.encode() + b" H ok"
+    raw = await op.run_raw(gen_command(op.src.tag, op.src.rp, e.name, 0, HEAD_FETCH))
+    mark = op.src.tag.encode() + b" H ok " + e.identity.encode() + b" "
     i = raw.find(mark)
-    data = raw[raw.find(b"\n", i) + 1 :] if i >= 0 else b""
+    if i < 0:  # renamed (or replaced) since the listing: not known now, looked at again next time
+        return Listed(e.name, e.identity, e.size, e.mtime, e.compression, e.same, b"")
+    data = raw[raw.find(b"\n", i) + 1 :]
     kind = sniff(data[:16]) or e.compression
     head = b""
     if kind:
@@ -141,6 +143,9 @@ async def _with_head(op: Opener, e: Listed) -> Listed:
             head += piece
             if len(head) >= WINDOW:
                 break
+    if len(op.file.heads) > 256:
+        op.file.heads.clear()
+    op.file.heads[(e.identity, e.size)] = head[:WINDOW]
     return Listed(e.name, e.identity, e.size, e.mtime, kind, e.same, head[:WINDOW])
 
 
@@ -162,10 +167,10 @@ async def next_step(op: Opener) -> AsyncIterator[Batch]:
         cs.drain_from_line = line_no
         if step.compression is not None:
             cs.inflater, cs.skip = Inflater(step.compression, whole_lines=True), step.start
-            cmd = cat_command(src.tag, f"{src.rp.dir}/{step.name}", 0)
+            cmd = gen_command(src.tag, src.rp, step.name, 0)
         else:
             cs.inflater, cs.skip = None, 0
-            cmd = src.reader_for(step.name, "expect", offset=step.start, expect=step.identity, follow=False)
+            cmd = gen_command(src.tag, src.rp, step.name, step.start)
         await op.start_reader(cmd)
         return
     cs.step = None
@@ -208,15 +213,22 @@ async def step_done(op: Opener, whole: bool) -> AsyncIterator[Batch]:
         g.pos, g.line_no, g.closed, g.name = end, f.splitter.line_no, True, step.name
         g.size = max(g.size, end)
         remember(f.chain, g)
-        cu.read_ids.append(step.identity)
+        cu.read_ids.append(g.identity)
         cu.read.append(
-            {"path": op.display(step.name), "from": step.start, "to": end, "lines": lines,
-             "compression": step.compression}
+            {
+                "path": op.display(step.name),
+                "from": step.start,
+                "to": end,
+                "lines": lines,
+                "compression": step.compression,
+            }
         )
-        cu.notes.append(read_note(op.display(step.name), step.start, end, lines, step.compression))
+        cu.notes.append(read_note(step.name, step.start, end, lines, step.compression))
         if isinstance(inf, Inflater) and inf.problem:
             cu.notes[-1] += f" ({inf.problem})"
     cs.step, cs.inflater = None, None
+    if not whole and step.gen is None and end == step.start:
+        f.identity = None  # nothing of it was read: it is found again by the next listing
     if not whole and cu.rounds < MAX_ROUNDS:  # it moved since the listing: list again
         cs.steps = []
         async for x in begin(op):
@@ -226,7 +238,9 @@ async def step_done(op: Opener, whole: bool) -> AsyncIterator[Batch]:
         yield x
 
 
-async def finish(op: Opener, identity: str | None, size: int, start: int, line_no: int) -> AsyncIterator[Batch]:
+async def finish(
+    op: Opener, identity: str | None, size: int, start: int, line_no: int
+) -> AsyncIterator[Batch]:
     """The catch-up is over: the file ``identity`` at the name is read from ``start`` (None:
     there is none now); one ``rotated`` event says what was read and what is gone."""
     cs, f, src = op.cs, op.file, op.src
@@ -250,7 +264,8 @@ async def finish(op: Opener, identity: str | None, size: int, start: int, line_n
     if cu.first_note:
         parts.append(cu.first_note)
     if cu.notes:
-        parts.append("read " + "; ".join(cu.notes))
+        what = f"{plural(len(cu.notes), 'file')} of the rotated set"
+        parts.append(f"then read what was left in {what}, oldest first: " + ", ".join(cu.notes))
     if cu.lost:
         parts.append("lost: " + "; ".join(cu.lost))
     if not parts:
@@ -272,7 +287,9 @@ async def finish(op: Opener, identity: str | None, size: int, start: int, line_n
     }
     first = cu.read[0] if cu.read and rest == "drain" else None
     if first is not None:
-        data.update(rest_path=first["path"], rest_from=first["from"], rest_to=first["to"], rest_lines=first["lines"])
+        data.update(
+            rest_path=first["path"], rest_from=first["from"], rest_to=first["to"], rest_lines=first["lines"]
+        )
     f.splitter.reset(start, line_no)
     f.fingerprint.reset(start)
     f.identity, f.current = identity, name
@@ -288,5 +305,3 @@ def _inode(identity: str | None) -> int | None:
         return int(identity.split(":")[1]) if identity else None
     except (IndexError, ValueError):
         return None
-
-

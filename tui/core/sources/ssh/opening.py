@@ -271,8 +271,8 @@ class Opener:
         )
         if self.cs.step is not None:  # a file of a catch-up: still the one listed, from the byte planned
             st = self.cs.step
-            plain_ok = ok and fields[1] == st.identity and int(fields[3]) == st.start
-            if not (plain_ok or (st.compression is not None and fields[:1] == ["ok"])):
+            size = int(fields[2]) if len(fields) > 2 and fields[2].isdigit() else -1
+            if not (fields[:2] == ["ok", st.identity] and (st.compression is not None or size >= st.start)):
                 async for b in catchup.step_done(self, False):
                     yield b
             return

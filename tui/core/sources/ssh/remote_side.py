@@ -356,7 +356,9 @@ def _old_entry(rest: bytes) -> list[Entry]:
     return [Entry(parts[0], parts[1], int(parts[2]), 0.0, name)]
 
 
-def parse_set(out: bytes, tag: str) -> tuple[list[Entry], dict[str, dict[tuple[int, int], tuple[int, int]]], bool]:
+def parse_set(
+    out: bytes, tag: str
+) -> tuple[list[Entry], dict[str, dict[tuple[int, int], tuple[int, int]]], bool]:
     """Parses :data:`.scripts.SET`'s output: the set's files (with their mtimes), the checksums
     by identity, and whether its end mark came."""
     entries: list[Entry] = []

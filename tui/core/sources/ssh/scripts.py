@@ -132,12 +132,29 @@ SET = "; ".join(
         "T=$1; D=$2; B=$3; W=$4",
         'cd -- "$D" 2>/dev/null || { printf \'%s P E\\n\' "$T"; exit 0; }',
         _SUMS,
-        "stat -L -c '%F|%d:%i|%s|%.9Y|%n' -- ./\"$B\" ./\"$B\"?* 2>/dev/null | while IFS= read -r l; do "
-        "case $l in regular*) ;; *) continue;; esac; printf '%s P K %s\\n' \"$T\" \"$l\"; "
+        # listed again until two listings agree: a rename between the glob and stat drops a file
+        'ls1() { stat -L -c \'%F|%d:%i|%s|%.9Y|%n\' -- ./"$B" ./"$B"?* 2>/dev/null; }',
+        'a=$(ls1); k=0; while [ $k -lt 20 ]; do b=$(ls1); [ "$a" = "$b" ] && break; a=$b; k=$((k + 1)); done',
+        "printf '%s\\n' \"$a\" | while IFS= read -r l; do "
+        'case $l in regular*) ;; *) continue;; esac; printf \'%s P K %s\\n\' "$T" "$l"; '
         "id=${l#*|}; id=${id%%|*}; f=${l#*|*|*|*|}; "
         'for w in $W; do case $w in "$id="*) R=$(printf %s "${w#*=}" | tr , " "); sums "$id" "$f";; esac; done; '
         "done",
         "printf '%s P E\\n' \"$T\"",
+    ]
+)
+
+# gen: one file of the rotated set through one descriptor (so the identity said is the file read):
+# "H ok DEV:INO SIZE", then its bytes from O (L > 0: at most L of them)
+GEN = "; ".join(
+    [
+        _PRELUDE,
+        "T=$1; F=$2; O=$3; L=$4",
+        'exec 3< "$F" 2>/dev/null || { printf \'%s H err enoent\\n\' "$T"; exit 0; }',
+        "st=$(stat -L -c '%d:%i %s' /dev/fd/3 2>/dev/null) || { printf '%s H err stat\\n' \"$T\"; exit 0; }",
+        'printf \'%s H ok %s\\n\' "$T" "$st"',
+        '[ "$L" = 0 ] && exec tail -c +$((O + 1)) <&3',
+        'tail -c +$((O + 1)) <&3 | head -c "$L"',
     ]
 )
 
@@ -218,6 +235,11 @@ def set_command(tag: str, rp: RemotePath, known: dict[str, list[tuple[int, int]]
     """:data:`SET` for ``rp``'s name; ``known``: identity -> the byte ranges to checksum."""
     w = " ".join(f"{i}=" + ",".join(f"{a}:{n}" for a, n in r) for i, r in known.items() if r)
     return _command(SET, tag, rp.dir, rp.base, w)
+
+
+def gen_command(tag: str, rp: RemotePath, name: str, offset: int = 0, limit: int = 0) -> str:
+    """:data:`GEN` for the file ``name`` in ``rp.dir``: its bytes from ``offset`` (``limit``)."""
+    return _command(GEN, tag, f"{rp.dir}/{name}", str(offset), str(limit))
 
 
 def cat_command(tag: str, path: str, limit: int = 0) -> str:

@@ -33,6 +33,7 @@ class FileState:
     error: str | None = None  # the fatal error said, if any
     chain: list[Gen] = field(default_factory=list)  # the generations read (see generations.py)
     catchup: CatchUp | None = None  # generations being read after a rotation or reconnect
+    heads: dict[tuple[str, int], bytes] = field(default_factory=dict)  # compressed files' first bytes
     mtime: float = 0.0  # the current file's modification time at its opening (the host's clock)
 
 
