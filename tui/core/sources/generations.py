@@ -140,7 +140,7 @@ def plan(chain: list[Gen], listing: list[Listed], base: str, ordered: list[str])
             out.steps.append(Step(n, e.identity, g.pos, e.compression, g))
         elif newest_known is not None and i > newest_known:
             out.steps.append(Step(n, e.identity, 0, e.compression, None))
-        elif newest_known is None and last is not None and e.mtime >= last.mtime:
+        elif newest_known is None and last is not None and last.mtime > 0 and e.mtime >= last.mtime:
             out.steps.append(Step(n, e.identity, 0, e.compression, None))
     for g in chain:
         if id(g) not in found and not g.closed:

@@ -71,7 +71,7 @@ async def begin(op: Opener, d: Decision | None = None, old: Entry | None = None)
             listing = [await _with_head(op, e) if e.name in p.needs_heads else e for e in listing]
             p = plan(op.file.chain, listing, src.rp.base, _ordered(listing))
     except ChannelRefused as exc:
-        op._refused_for_now(exc)
+        op.refused_for_now(exc)
         return
     for gone in p.lost_known:
         gone.closed = True  # said once
@@ -147,6 +147,36 @@ async def _with_head(op: Opener, e: Listed) -> Listed:
         op.file.heads.clear()
     op.file.heads[(e.identity, e.size)] = head[:WINDOW]
     return Listed(e.name, e.identity, e.size, e.mtime, kind, e.same, head[:WINDOW])
+
+
+async def reprobe(op: Opener, name: str) -> AsyncIterator[Batch]:
+    """The file read is not where it was (``moved``): a probe says what happened; a rotation
+    (another file at the name, or none) is a catch-up of the rotated set (:mod:`.catchup`)."""
+    f = op.file
+    if op.src.rp.glob or not op.src.follow or f.identity is None:
+        await op.open(name, probe=True)
+        return
+    op.cs.probed = (f.identity, f.splitter.pos)
+    try:
+        d = await op.probe(name, f.identity)
+    except ChannelRefused as exc:
+        op.refused_for_now(exc)
+        return
+    if d.action in ("rotated", "missing"):
+        async for b in begin(op, None, op.probed_old):
+            yield b
+        return
+    await op.open(name, probe=True, decided=d)
+
+
+async def step_header(op: Opener, fields: list[str]) -> AsyncIterator[Batch]:
+    """The header of a catch-up file's reader: it must still be the file listed, long enough."""
+    st = op.cs.step
+    assert st is not None
+    size = int(fields[2]) if len(fields) > 2 and fields[2].isdigit() else -1
+    if not (fields[:2] == ["ok", st.identity] and (st.compression is not None or size >= st.start)):
+        async for b in step_done(op, False):
+            yield b
 
 
 async def next_step(op: Opener) -> AsyncIterator[Batch]:

@@ -72,7 +72,7 @@ class Opener:
         self.conn = conn
         self.q = q
         self.loop = asyncio.get_running_loop()
-        self._old: Entry | None = None  # where the last probe found the old file
+        self.probed_old: Entry | None = None  # where the last probe found the old file
 
     def reset(self, start: int, line_no: int) -> None:
         self.file.splitter.reset(start, line_no)
@@ -98,31 +98,12 @@ class Opener:
         try:
             self.cs.reader = await self.channels.start(self.conn, "reader", cmd, self.q)
         except ChannelRefused as exc:
-            self._refused_for_now(exc)
+            self.refused_for_now(exc)
 
     def feed_plain(self, data: bytes) -> LineBatch | None:
         """Decompressed (or plain) bytes of the file being read, into its lines."""
         self.file.fingerprint.feed(data)
         return make_batch(self.src.name, self.file.splitter.feed(data), self.display(self.file.current))
-
-    async def reprobe(self, name: str) -> AsyncIterator[Batch]:
-        """The file read is not where it was (``moved``): a probe says what happened; a rotation
-        (another file at the name, or none) is a catch-up of the rotated set (:mod:`.catchup`)."""
-        f = self.file
-        if self.src.rp.glob or not self.src.follow or f.identity is None:
-            await self.open(name, probe=True)
-            return
-        self.cs.probed = (f.identity, f.splitter.pos)
-        try:
-            d = await self._probe(name, f.identity)
-        except ChannelRefused as exc:
-            self._refused_for_now(exc)
-            return
-        if d.action in ("rotated", "missing"):
-            async for b in catchup.begin(self, None, self._old):
-                yield b
-            return
-        await self.open(name, probe=True, decided=d)
 
     async def open(
         self,
@@ -161,9 +142,9 @@ class Opener:
         elif check and self.file.identity is not None:
             self.cs.probed = (self.file.identity, self.file.splitter.pos)
             try:
-                d = self.cs.decision = decided or await self._probe(name, self.file.identity)
+                d = self.cs.decision = decided or await self.probe(name, self.file.identity)
             except ChannelRefused as exc:
-                self._refused_for_now(exc)
+                self.refused_for_now(exc)
                 return
             if d.drain is not None:  # the rest of the old file (or its copy) first, under its new name
                 self.cs.draining, self.cs.verified = d, True
@@ -178,9 +159,9 @@ class Opener:
                 self.conn, "reader", cmd or src.reader_for(name, mode), self.q
             )
         except ChannelRefused as exc:
-            self._refused_for_now(exc)
+            self.refused_for_now(exc)
 
-    def _refused_for_now(self, exc: ChannelRefused) -> None:
+    def refused_for_now(self, exc: ChannelRefused) -> None:
         """sshd refused one more session: said by the loop, opened again after a delay."""
         self.cs.refused = str(exc)
         self.cs.header = True
@@ -190,7 +171,7 @@ class Opener:
     def _reader(self, name: str, offset: int, follow: bool, expect: str | None = None) -> str:
         return self.src.reader_for(name, "resume", offset=offset, expect=expect, follow=follow)
 
-    async def _probe(self, name: str, identity: str) -> Decision:
+    async def probe(self, name: str, identity: str) -> Decision:
         """What became of the file read to ``splitter.pos`` (a short command on the host; a
         second one looks for a copy when the file was truncated)."""
         src = self.src
@@ -205,7 +186,7 @@ class Opener:
             return FileLook(e.identity, e.size, fp.same_sums(probe.sums.get(which, {})), e.name)
 
         found = Look(look(probe.name, "name"), look(probe.old, "old"))
-        self._old = probe.old
+        self.probed_old = probe.old
         d = decide(identity, pos, found)
         if d.action != "restart" or pos == 0:
             return d
@@ -270,11 +251,8 @@ class Opener:
             and self.cs.probed != (self.file.identity, self.file.splitter.pos)
         )
         if self.cs.step is not None:  # a file of a catch-up: still the one listed, from the byte planned
-            st = self.cs.step
-            size = int(fields[2]) if len(fields) > 2 and fields[2].isdigit() else -1
-            if not (fields[:2] == ["ok", st.identity] and (st.compression is not None or size >= st.start)):
-                async for b in catchup.step_done(self, False):
-                    yield b
+            async for b in catchup.step_header(self, fields):
+                yield b
             return
         cu = self.file.catchup
         if cu is not None and (moved or gone) and cu.rounds < catchup.MAX_ROUNDS:
@@ -282,7 +260,7 @@ class Opener:
                 yield b
             return
         if moved or gone:  # probe (once for a missing name: the old file may be under another name)
-            async for b in self.reprobe(name):
+            async for b in catchup.reprobe(self, name):
                 yield b
             return
         if self.cs.draining is not None:  # the old file (or copy) must still be the one probed

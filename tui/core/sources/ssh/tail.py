@@ -196,8 +196,8 @@ class Session:
             what, msg = describe_tail_message(value, self.src.nonce)  # type: ignore[arg-type]
             if what == "truncated":  # first the rest of the old content, from a copy if one holds it
                 self.cs.seen_size = self.cs.open_size
-                async for b in self.opener.reprobe(
-                    self.cs.pending_name or self.file.current or self.src.rp.base
+                async for b in catchup.reprobe(
+                    self.opener, self.cs.pending_name or self.file.current or self.src.rp.base
                 ):
                     yield b
             else:
