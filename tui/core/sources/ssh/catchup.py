@@ -94,7 +94,8 @@ def _ordered(listing: list[Listed]) -> list[str]:
 
 async def _list(op: Opener, old: Entry | None) -> list[Listed]:
     src = op.src
-    known = {g.identity: [(0, len(g.head))] for g in op.file.chain if not g.closed and g.head}
+    # every known generation's first bytes: an inode freed and reused by a new file is told apart
+    known = {g.identity: [(0, len(g.head))] for g in op.file.chain if g.head}
     out = await op.run_raw(set_command(src.tag, src.rp, known))
     entries, sums, _ = parse_set(out, src.tag)
     base = src.rp.base
