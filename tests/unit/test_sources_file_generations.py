@@ -6,8 +6,10 @@ when the test awaits."""
 
 from __future__ import annotations
 
+import asyncio
 import gzip
 import os
+import time
 from pathlib import Path
 
 from _sources_util import FAST, Collector, append, seq, seq_lines
@@ -70,3 +72,30 @@ async def test_a_generation_deleted_unseen_is_named_as_lost(tmp_path):
     (ev,) = [e for e in c.events if e.kind == K.ROTATED]
     assert ev.data["lost_generations"] == 1 and "no srv.log.2 between srv.log.4 and srv.log" in ev.message
     assert "(1 generation lost)" in ev.message
+
+
+async def test_a_writer_rotating_every_fifth_of_a_second_loses_nothing(tmp_path):
+    """A writer in a thread: 200 lines a second, rotating (and gzipping .2) every 0.2 s for 5 s (the
+    pace check: the follower holds the old file open, so it kept up before the chain too)."""
+    p = tmp_path / "srv.log"
+    append(p, seq_lines(1, 10))
+    n = [10]
+
+    def writer() -> None:
+        end = time.monotonic() + 5.0
+        next_rotation = time.monotonic() + 0.2
+        while time.monotonic() < end:
+            append(p, seq_lines(n[0] + 1, n[0] + 4))
+            n[0] += 4
+            if time.monotonic() >= next_rotation:
+                rotate(tmp_path)
+                next_rotation += 0.2
+            time.sleep(0.02)
+        append(p, "end\n")
+
+    async with Collector(FileSource(str(p), **FAST)) as c:
+        await c.wait_lines(10)
+        await asyncio.to_thread(writer)
+        await c.wait_for(lambda c: "end" in c.lines, "the end line")
+    assert c.lines == [seq(i) for i in range(1, n[0] + 1)] + ["end"]
+    assert all(not e.data.get("lost") for e in c.events if e.kind == K.ROTATED)
