@@ -257,6 +257,10 @@ class Session:
         raise_if_lost(self.conn, exc)
         await asyncio.sleep(0.05)  # a closing connection says so a moment after its channels end
         raise_if_lost(self.conn, exc)
+        if self.cs.step is not None and not self.cs.header:  # a catch-up file's reader failed: list again
+            async for x in catchup.step_done(self.opener, False):
+                yield x
+            return
         if not self.cs.header:
             text = _text(stderr) or "no answer"
             message = f"cannot run the reader on {src.host}: {text}"
