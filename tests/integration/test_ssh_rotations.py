@@ -276,3 +276,37 @@ def test_the_writer_rotates_as_logrotate(tmp_path):
         "L",
         "000002",
     ]
+
+
+async def test_copytruncate_then_gzip_while_down_reads_the_rest_from_the_compressed_copy(
+    home, running, tmp_path
+):
+    """``copytruncate`` + ``compress`` (no plain copy left): the old bytes are found in the .gz
+    by their first bytes; the rest is read from it, then the file again from its start."""
+    sshd = running
+    d = tmp_path / "logs"
+    d.mkdir()
+    w = Logrotate(d)
+    w.write(100)
+    async with Collector(remote(d / "srv.log")) as c:
+        await c.wait_lines(100)
+        sshd.kill()
+        await c.wait_event(K.RECONNECTING)
+        w.write(30)  # only in the copy
+        (d / "srv.log.1.gz").write_bytes(gzip.compress(w.path.read_bytes()))
+        os.truncate(w.path, 0)
+        w.gens.append([])
+        w.write(200)  # past the old offset
+        sshd.start()
+        await c.wait_event(K.CONNECTED, 2)
+        w.end()
+        await ended(c)
+    fig = figures("copytruncate + gzip of the copy while sshd is down", w.written, c.lines, [])
+    assert fig["lost"] == 0 and fig["duplicated"] == 0, events(c)
+    assert c.lines == w.written + [END], c.stream()[-20:]
+    (ev,) = [e for e in c.events if e.kind in (K.ROTATED, K.TRUNCATED)]
+    assert (
+        ev.data["generations"][0]["path"].endswith("srv.log.1.gz")
+        and ev.data["generations"][0]["from"] == 900
+    )
+    assert "same inode" in ev.message and not ev.data["lost"], ev.message

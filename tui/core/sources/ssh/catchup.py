@@ -36,9 +36,12 @@ def current_gen(op: Opener) -> Gen | None:
     if f.identity is None:
         return None
     g = next((g for g in f.chain if g.identity == f.identity), None)
+    fp = f.fingerprint
+    if g is not None and fp.base == 0 and not (fp.head.startswith(g.head) or g.head.startswith(fp.head)):
+        f.chain.remove(g)  # another file on the same inode (the old one was deleted)
+        g = None
     if g is None:
         g = Gen(f.identity, name=f.current or op.src.rp.base, mtime=f.mtime)
-    fp = f.fingerprint
     g.pos, g.line_no = f.splitter.pos, f.splitter.line_no
     g.size = max(g.size, op.cs.open_size or 0, g.pos)
     if fp.base == 0 and len(fp.head) > len(g.head):
@@ -80,6 +83,9 @@ async def begin(op: Opener, d: Decision | None = None, old: Entry | None = None)
     cu.lost_generations += p.lost_generations
     cs.steps = list(p.steps)
     cu.expect = p.live.identity if p.live is not None else None
+    known = next((k for k in op.file.chain if p.live is not None and k.identity == p.live.identity), None)
+    same = known is not None and p.live is not None and p.live.same is not False and p.live.size >= known.pos
+    cu.expect_from = known.pos if same and known is not None else 0  # (a reused inode: from the start)
     for e in listing:
         for k in op.file.chain:
             if k.identity == e.identity and e.compression is None:
@@ -163,11 +169,31 @@ async def reprobe(op: Opener, name: str) -> AsyncIterator[Batch]:
     except ChannelRefused as exc:
         op.refused_for_now(exc)
         return
-    if d.action in ("rotated", "missing"):
+    if d.action in ("rotated", "missing") or (
+        d.action == "restart" and d.old_rest == "lost" and await _elsewhere(op)
+    ):
+        # (a restart whose old bytes are in no plain copy: they may be in a compressed one, or the
+        # file was rotated away and a new one got its inode)
         async for b in begin(op, None, op.probed_old):
             yield b
         return
     await op.open(name, probe=True, decided=d)
+
+
+async def _elsewhere(op: Opener) -> bool:
+    """Whether the file read (its first bytes) is in the rotated set under another name."""
+    g = current_gen(op)
+    if g is None or not g.head:
+        return False
+    try:
+        listing = await _list(op, None)
+        p = plan(op.file.chain, listing, op.src.rp.base, _ordered(listing))
+        if p.needs_heads:
+            listing = [await _with_head(op, e) if e.name in p.needs_heads else e for e in listing]
+            p = plan(op.file.chain, listing, op.src.rp.base, _ordered(listing))
+    except ChannelRefused:
+        return False
+    return any(st.gen is g and st.name != op.src.rp.base for st in p.steps)
 
 
 async def step_header(op: Opener, fields: list[str]) -> AsyncIterator[Batch]:
@@ -214,9 +240,7 @@ async def next_step(op: Opener) -> AsyncIterator[Batch]:
             yield x
         await op.start_reader(src.reader_for(base, "first" if f.identity is None else "resume", offset=0))
         return
-    known = next((g for g in f.chain if g.identity == cu.expect), None)
-    offset = known.pos if known is not None else 0
-    await op.start_reader(src.reader_for(base, "expect", offset=offset, expect=cu.expect))
+    await op.start_reader(src.reader_for(base, "expect", offset=cu.expect_from, expect=cu.expect))
 
 
 async def step_done(op: Opener, whole: bool) -> AsyncIterator[Batch]:
@@ -325,7 +349,12 @@ async def finish(
     f.fingerprint.reset(start)
     f.identity, f.current = identity, name
     data["inode"] = _inode(identity)
-    msg = f"{op.display(name)} now points at a new file (rotated); {'; '.join(parts)}; reading the new one"
+    how = (
+        "was rewritten on the same inode (copy-truncated, or a new file on a freed inode)"
+        if identity == cu.prev_identity
+        else "now points at a new file (rotated)"
+    )
+    msg = f"{op.display(name)} {how}; {'; '.join(parts)}; reading the new one"
     if cu.lost_generations:
         msg += f" ({plural(cu.lost_generations, 'generation')} lost)"
     yield op.ev(EventKind.ROTATED, msg, name, **data)
