@@ -134,7 +134,7 @@ def test_remote_verify_resumes_only_on_the_same_bytes(tmp_path):
     ident = f"{st.st_dev}:{st.st_ino}"
     fp = Fingerprint()
     fp.feed(data[:7000])
-    assert _verify(p, fp, ident) == ["ok", ident, str(len(data)), "7000", "-"]  # resumes at 7000
+    assert _verify(p, fp, ident)[:5] == ["ok", ident, str(len(data)), "7000", "-"]  # at 7000
     with open(p, "r+b") as f:  # the first byte changed, nothing else
         f.write(b"L")
     assert _verify(p, fp, ident) == ["err", "moved"]

@@ -31,7 +31,9 @@ from tui.core.sources.base import (
     LineBatch,
     SourceEvent,
 )
+from tui.core.sources.chain import LocalCatchUp, gen_of
 from tui.core.sources.copies import after_truncation
+from tui.core.sources.generations import Gen
 from tui.core.sources.lines import (
     START,
     StartAt,
@@ -52,6 +54,7 @@ class Follower(GeneratorSource):
     """
 
     SWITCH_KIND = EventKind.ROTATED
+    CHAIN = False  # a rotation reads the rotated set's generations first (a followed name)
 
     def __init__(
         self,
@@ -85,6 +88,8 @@ class Follower(GeneratorSource):
         self._gone_grace = max(settle, poll_interval, 0.05)
         self._current_names: tuple[OpenFile, set[str]] | None = None
         self._drain_error: str | None = None  # the last read of the file failed (why)
+        self.chain: list[Gen] = []  # the generations read (see generations.py)
+        self._heads: dict[tuple[str, int], bytes] = {}  # compressed files' first bytes
 
     # -- what subclasses provide -------------------------------------------------------------
     def _target(self, changed: set[str] | None) -> tuple[str, os.stat_result] | None:
@@ -271,10 +276,18 @@ class Follower(GeneratorSource):
             async for b in self._finish(f, path, finished):
                 yield b
         self._error_said = None
+        cu: LocalCatchUp | None = None
         if f is not None:
             last = f.flush(self.name)
             if last is not None:
                 yield last
+            if self.CHAIN and self._switch_kind(f, path) == EventKind.ROTATED:
+                # every generation older than the new file not read to its end, in order
+                cu = LocalCatchUp(path, self.chain, self._heads)
+                old = gen_of(f)
+                old.closed = finished[0] == "read"
+                async for b in cu.run(old, f"{new.identity[0]}:{new.identity[1]}", self.name):
+                    yield b
             f.close()
         self.current, self._pending = new, None
         self._subscribe()
@@ -300,15 +313,21 @@ class Follower(GeneratorSource):
             )
         else:
             rest, how = finished
+            more = cu.phrase() if cu is not None else ""
+            extra = {} if cu is None else {"generations": cu.read, "lost": cu.lost}
+            lost_gens = cu.lost_generations if cu is not None else 0
             yield self._event(
                 self._switch_kind(f, path),
-                f"{self._switch_message(f, path)}; {how}",
+                f"{self._switch_message(f, path)}; {how}{'; ' + more if more else ''}"
+                + (f" ({lost_gens} generation{'s' if lost_gens != 1 else ''} lost)" if lost_gens else ""),
                 path,
                 old_path=f.path,
                 old_inode=f.identity[1],
                 inode=st.st_ino,
                 old_read_to=f.pos,
                 old_rest=rest,
+                **extra,
+                **({"lost_generations": lost_gens} if cu is not None else {}),
             )
         self._waiting_said = False
 
@@ -351,6 +370,7 @@ class FileSource(Follower):
     """A local file followed by name (``tail -F``); with ``follow=False``, read once to its end."""
 
     SWITCH_KIND = EventKind.ROTATED
+    CHAIN = True
 
     def __init__(self, path: str, name: str | None = None, **options) -> None:
         self.path = os.path.expanduser(path)

@@ -18,6 +18,8 @@ from tui.core.sources.compressed import SNIFF, InflatingReader, sniff
 SNIFF_BYTES = 8192
 NOT_TEXT_SHARE = 0.3  # a log with a few garbage bytes is still read as text
 KEEP = 8 << 20
+FIRST = 1 << 20  # a member's first (decompressed) bytes, read before any is handed out
+BINARY_PROBLEM = "binary content in its first bytes: not read as a log"
 
 
 def looks_binary(head: bytes) -> bool:
@@ -42,9 +44,10 @@ class Member:
     mtime: float
     start: int = 0  # where its bytes begin in the set's
     bytes: int = 0  # its bytes in the set's (decompressed; with the newline added, if one was)
-    binary: bool = False  # its first bytes (decompressed) do not look like text
-    problem: str | None = None  # a compressed stream that is corrupt or ends early
+    binary: bool = False  # its first bytes (decompressed) do not look like text: not read further
+    problem: str | None = None  # a compressed stream that is corrupt or ends early, binary content
     done: bool = False
+    resumed: bool = False  # decoding went on after damage (a later zstd frame)
 
     def to_dict(self) -> dict:
         return {
@@ -52,7 +55,7 @@ class Member:
             "compression": self.compression,
             "file_bytes": self.raw_size,
             "bytes": self.bytes,
-            "problem": self.problem,
+            "problem": self.problem or (BINARY_PROBLEM if self.binary else None),
         }
 
     def warnings(self) -> list[str]:
@@ -64,7 +67,9 @@ class Member:
                 f"{self.path} does not look like a text log (binary content in its first bytes, "
                 "and not a known compression: gzip, bzip2, xz, zstd)"
             )
-        if self.problem:
+        if self.problem and self.resumed:
+            out.append(f"{self.path}: {self.problem}; the lines before the damage and after it were read")
+        elif self.problem:
             out.append(f"{self.path}: {self.problem}; the lines before it were read")
         return out
 
@@ -109,6 +114,7 @@ class LogSet:
     def _rewind(self) -> None:
         self._i = 0
         self._cur: BinaryIO | InflatingReader | None = None
+        self._first: bytes | None = None  # the current member's first bytes, not all handed out yet
         self._last = b"\n"
         self.pos = 0
         self._keep = bytearray()  # the last bytes read, ending at pos
@@ -137,6 +143,7 @@ class LogSet:
         f, kind, _ = _open(m.path)
         m.compression = kind
         self._cur = InflatingReader(f, kind) if kind else f
+        self._first = None
         m.start, m.bytes, m.done = self.pos, 0, False
         return True
 
@@ -146,6 +153,7 @@ class LogSet:
         assert cur is not None
         if isinstance(cur, InflatingReader):
             m.problem = cur.problem
+            m.resumed = bool(cur.inflater.resumed)
         cur.close()
         self._cur = None
         self._i += 1
@@ -163,13 +171,23 @@ class LogSet:
             if self._cur is None and not self._next_member():
                 break
             assert self._cur is not None
-            data = self._cur.read(1 << 20 if n < 0 else n - len(out))
+            m = self.members[self._i]
+            if self._first is None:  # a member's first megabyte decides whether it is text
+                self._first = self._cur.read(FIRST)
+                m.binary = looks_binary(self._first)
+                if m.binary:  # not read further (a 10 GiB gzip of zeros is not decompressed)
+                    self._first = None
+                    out += self._end_member()
+                    continue
+            if self._first:
+                want = len(self._first) if n < 0 else n - len(out)
+                data, self._first = self._first[:want], self._first[want:]
+            else:
+                data = self._cur.read(1 << 20 if n < 0 else n - len(out))
             if not data:
+                self._first = None
                 out += self._end_member()
                 continue
-            m = self.members[self._i]
-            if not m.bytes:
-                m.binary = looks_binary(data)
             m.bytes += len(data)
             self._last = data[-1:]
             out += data

@@ -27,9 +27,10 @@ from typing import TYPE_CHECKING
 import asyncssh
 
 from tui.core.sources.aio import wait_for
-from tui.core.sources.base import Batch, EventKind, SourceEvent
+from tui.core.sources.base import Batch, EventKind, LineBatch, SourceEvent
 from tui.core.sources.identity import Decision, FileLook, Look, decide, drained_note, unread_note
 from tui.core.sources.lines import make_batch
+from tui.core.sources.ssh import catchup
 from tui.core.sources.ssh.channels import raise_if_lost, refused
 from tui.core.sources.ssh.remote_side import (
     Entry,
@@ -71,6 +72,7 @@ class Opener:
         self.conn = conn
         self.q = q
         self.loop = asyncio.get_running_loop()
+        self.probed_old: Entry | None = None  # where the last probe found the old file
 
     def reset(self, start: int, line_no: int) -> None:
         self.file.splitter.reset(start, line_no)
@@ -82,8 +84,35 @@ class Opener:
     def display(self, name: str | None) -> str:
         return self.src.display(name)
 
+    def prepare(self) -> None:
+        """A new reader's state: no header yet, nothing held, a new demux."""
+        cs = self.cs
+        cs.header = False
+        cs.held = []
+        cs.open_size = None
+        cs.demux = ReaderDemux(self.src.tag, self.src.nonce)
+        cs.failed = False
+        cs.verifying = False
+
+    async def start_reader(self, cmd: str) -> None:
+        try:
+            self.cs.reader = await self.channels.start(self.conn, "reader", cmd, self.q)
+        except ChannelRefused as exc:
+            self.refused_for_now(exc)
+
+    def feed_plain(self, data: bytes) -> LineBatch | None:
+        """Decompressed (or plain) bytes of the file being read, into its lines."""
+        self.file.fingerprint.feed(data)
+        return make_batch(self.src.name, self.file.splitter.feed(data), self.display(self.file.current))
+
     async def open(
-        self, name: str, *, drained: bool = False, after: Decision | None = None, probe: bool = False
+        self,
+        name: str,
+        *,
+        drained: bool = False,
+        after: Decision | None = None,
+        probe: bool = False,
+        decided: Decision | None = None,
     ) -> None:
         """Starts the reader on ``name``. A file read before and not ``drained`` through a live
         ``tail`` is checked by the reader itself (``verify``: identity, size, checksums); when
@@ -113,9 +142,9 @@ class Opener:
         elif check and self.file.identity is not None:
             self.cs.probed = (self.file.identity, self.file.splitter.pos)
             try:
-                d = self.cs.decision = await self._probe(name, self.file.identity)
+                d = self.cs.decision = decided or await self.probe(name, self.file.identity)
             except ChannelRefused as exc:
-                self._refused_for_now(exc)
+                self.refused_for_now(exc)
                 return
             if d.drain is not None:  # the rest of the old file (or its copy) first, under its new name
                 self.cs.draining, self.cs.verified = d, True
@@ -130,9 +159,9 @@ class Opener:
                 self.conn, "reader", cmd or src.reader_for(name, mode), self.q
             )
         except ChannelRefused as exc:
-            self._refused_for_now(exc)
+            self.refused_for_now(exc)
 
-    def _refused_for_now(self, exc: ChannelRefused) -> None:
+    def refused_for_now(self, exc: ChannelRefused) -> None:
         """sshd refused one more session: said by the loop, opened again after a delay."""
         self.cs.refused = str(exc)
         self.cs.header = True
@@ -142,7 +171,7 @@ class Opener:
     def _reader(self, name: str, offset: int, follow: bool, expect: str | None = None) -> str:
         return self.src.reader_for(name, "resume", offset=offset, expect=expect, follow=follow)
 
-    async def _probe(self, name: str, identity: str) -> Decision:
+    async def probe(self, name: str, identity: str) -> Decision:
         """What became of the file read to ``splitter.pos`` (a short command on the host; a
         second one looks for a copy when the file was truncated)."""
         src = self.src
@@ -157,6 +186,7 @@ class Opener:
             return FileLook(e.identity, e.size, fp.same_sums(probe.sums.get(which, {})), e.name)
 
         found = Look(look(probe.name, "name"), look(probe.old, "old"))
+        self.probed_old = probe.old
         d = decide(identity, pos, found)
         if d.action != "restart" or pos == 0:
             return d
@@ -165,6 +195,10 @@ class Opener:
         return decide(identity, pos, Look(found.at_name, None, tuple(c for c in copies if c is not None)))
 
     async def _run(self, cmd: str) -> ProbeReport:
+        return parse_probe(await self.run_raw(cmd), self.src.tag)
+
+    async def run_raw(self, cmd: str) -> bytes:
+        """A short command's output (a listing, a probe); raises ChannelRefused or Lost."""
         src = self.src
         timeout = (src.settings.connect_timeout or 10.0) * 3
         try:
@@ -181,7 +215,7 @@ class Opener:
             raise_if_lost(self.conn, exc)
             raise_if_lost(self.conn, ConnectionError(str(exc)))
             raise
-        return parse_probe(result.stdout if isinstance(result.stdout, bytes) else b"", src.tag)
+        return result.stdout if isinstance(result.stdout, bytes) else b""
 
     async def truncated(
         self, message: str, old_rest: str | None = None, rest: dict | None = None
@@ -216,8 +250,18 @@ class Opener:
             and fields[:2] == ["err", "enoent"]
             and self.cs.probed != (self.file.identity, self.file.splitter.pos)
         )
+        if self.cs.step is not None:  # a file of a catch-up: still the one listed, from the byte planned
+            async for b in catchup.step_header(self, fields):
+                yield b
+            return
+        cu = self.file.catchup
+        if cu is not None and (moved or gone) and cu.rounds < catchup.MAX_ROUNDS:
+            async for b in catchup.begin(self):  # the file listed at the name was rotated meanwhile
+                yield b
+            return
         if moved or gone:  # probe (once for a missing name: the old file may be under another name)
-            await self.open(name, probe=True)
+            async for b in catchup.reprobe(self, name):
+                yield b
             return
         if self.cs.draining is not None:  # the old file (or copy) must still be the one probed
             if (
@@ -234,6 +278,22 @@ class Opener:
         identity, size, start = fields[1], int(fields[2]), int(fields[3])
         line_no = int(fields[4]) if fields[4].isdigit() else self.file.splitter.line_no
         prev, prev_name = self.file.identity, self.file.current
+        mtime = float(fields[5]) if len(fields) > 5 and fields[5].isdigit() else 0.0
+        if cu is not None and not src.rp.glob:  # the catch-up ends: the file at the name is open
+            self.cs.waiting_said = False
+            self.cs.error_said = None
+            self.cs.retry_at = None
+            self.cs.last_data = self.loop.time()
+            async for b in catchup.finish(self, identity, size, start, line_no):
+                yield b
+            self.file.mtime = mtime
+            self.file.opened_once = True
+            return
+        if prev is not None and identity != prev and not src.rp.glob and src.follow:
+            async for b in catchup.begin(self):  # another file at the name: the set first
+                yield b
+            return
+        self.file.mtime = mtime
         self.cs.waiting_said = False
         self.cs.error_said = None
         if self.cs.switch is not None and self.cs.switch[0] == name:  # (a newer match listed meanwhile stays)

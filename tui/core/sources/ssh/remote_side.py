@@ -354,3 +354,29 @@ def _old_entry(rest: bytes) -> list[Entry]:
         return []
     name = parts[3][2:] if parts[3].startswith("./") else parts[3]
     return [Entry(parts[0], parts[1], int(parts[2]), 0.0, name)]
+
+
+def parse_set(
+    out: bytes, tag: str
+) -> tuple[list[Entry], dict[str, dict[tuple[int, int], tuple[int, int]]], bool]:
+    """Parses :data:`.scripts.SET`'s output: the set's files (with their mtimes), the checksums
+    by identity, and whether its end mark came."""
+    entries: list[Entry] = []
+    sums: dict[str, dict[tuple[int, int], tuple[int, int]]] = {}
+    complete = False
+    mark = tag.encode() + b" P "
+    for raw in out.split(b"\n"):
+        if not raw.startswith(mark):
+            continue
+        kind, _, rest = raw[len(mark) :].partition(b" ")
+        if kind == b"E":
+            complete = True
+        elif kind == b"K":
+            for e in parse_entries(rest, True):
+                e.name = e.name[2:] if e.name.startswith("./") else e.name
+                entries.append(e)
+        elif kind == b"C":
+            f = rest.decode("ascii", "replace").split()
+            if len(f) >= 5 and all(x.isdigit() for x in f[1:5]):
+                sums.setdefault(f[0], {})[(int(f[1]), int(f[2]))] = (int(f[3]), int(f[4]))
+    return entries, sums, complete

@@ -40,20 +40,23 @@ READER = "; ".join(
         '[ -e "$P" ] || { printf \'%s H err enoent\\n\' "$T"; exit 2; }',
         '[ -d "$P" ] && { printf \'%s H err isdir\\n\' "$T"; exit 2; }',
         '[ -r "$P" ] || { printf \'%s H err eacces\\n\' "$T"; exit 2; }',
-        "st=$(stat -L -c '%d:%i %s %F' -- \"$P\" 2>/dev/null) || { printf '%s H err stat\\n' \"$T\"; exit 2; }",
-        "id=${st%% *}; st=${st#* }; size=${st%% *}; kind=${st#* }",
+        "st=$(stat -L -c '%d:%i %s %Y %F' -- \"$P\" 2>/dev/null) || { printf '%s H err stat\\n' \"$T\"; exit 2; }",
+        "id=${st%% *}; st=${st#* }; size=${st%% *}; st=${st#* }; mt=${st%% *}; kind=${st#* }",
         "case $kind in regular*) ;; *) printf '%s H err notregular\\n' \"$T\"; exit 2;; esac",
         _LAST_START,
         "start=0; ln=1",
         # verify: resume only if the cksums of the ranges ${11} are ${10}, else say "moved" (a probe follows)
         'case $M in resume) [ "$id" = "$X" ] && [ "$size" -ge "$O" ] && start=$O && ln=-;; '
+        # expect: only the file X (the generation planned to be at the name), else "moved"
+        'expect) [ "$id" = "$X" ] && [ "$size" -ge "$O" ] || { printf \'%s H err moved\\n\' "$T"; exit 0; }; '
+        '[ "$O" -gt 0 ] && { start=$O; ln=-; };; '
         'verify) [ "$id" = "$X" ] && [ "$size" -ge "$O" ] || { printf \'%s H err moved\\n\' "$T"; exit 0; }; '
         "c=; for r in ${11}; do a=${r%:*}; l=${r#*:}; "
         'c="$c$(tail -c +$((a + 1)) -- "$P" 2>/dev/null | head -c "$l" | cksum 2>/dev/null) "; done; '
         '[ "$c" = "${10}" ] || { printf \'%s H err moved\\n\' "$T"; exit 0; }; start=$O; ln=-;; '
         'end) [ "$size" -gt 0 ] && start=$(last_start 0);; last) [ "$size" -gt 0 ] && start=$(last_start "$N");; esac',
         '[ "$start" -gt 0 ] && [ "$ln" = 1 ] && ln=$(( $(head -c "$start" -- "$P" | wc -l) + 1 ))',
-        'printf \'%s H ok %s %s %s %s\\n\' "$T" "$id" "$size" "$start" "$ln"',
+        'printf \'%s H ok %s %s %s %s %s\\n\' "$T" "$id" "$size" "$start" "$ln" "$mt"',
         '[ "$I" = 0 ] && exec tail -c +$((start + 1)) -- "$S$B" 2>&1',
         # GNU tail polls every 50 ms instead of writing each line as it lands: lines then leave the
         # host a few at a time (32 followed logs at 50 lines/s: half the client CPU, ~30 ms more
@@ -117,6 +120,41 @@ COPIES = "; ".join(
         '[ "$s" -ge "$O" ] || continue; printf \'%s P K %s\\n\' "$T" "$l"; sums "k$n" "$f"; '
         "n=$((n + 1)); [ $n -lt 8 ] || break; done",
         "printf '%s P E\\n' \"$T\"",
+    ]
+)
+
+# set: the rotated set of NAME (regular files NAME and NAME?*: NAME.1, NAME.2.gz, NAME-DATE), one
+# "K kind|dev:ino|size|mtime|name" line each, and for a file whose identity is one of W ("ID=a:l,a:l
+# ...": the known generations' fingerprints) the cksum of those ranges ("C ID a l SUM LEN").
+SET = "; ".join(
+    [
+        _PRELUDE,
+        "T=$1; D=$2; B=$3; W=$4",
+        'cd -- "$D" 2>/dev/null || { printf \'%s P E\\n\' "$T"; exit 0; }',
+        _SUMS,
+        # listed again until two listings agree: a rename between the glob and stat drops a file
+        'ls1() { stat -L -c \'%F|%d:%i|%s|%.9Y|%n\' -- ./"$B" ./"$B"?* 2>/dev/null; }',
+        'a=$(ls1); k=0; while [ $k -lt 20 ]; do b=$(ls1); [ "$a" = "$b" ] && break; a=$b; k=$((k + 1)); done',
+        "printf '%s\\n' \"$a\" | while IFS= read -r l; do "
+        'case $l in regular*) ;; *) continue;; esac; printf \'%s P K %s\\n\' "$T" "$l"; '
+        "id=${l#*|}; id=${id%%|*}; f=${l#*|*|*|*|}; "
+        'for w in $W; do case $w in "$id="*) R=$(printf %s "${w#*=}" | tr , " "); sums "$id" "$f";; esac; done; '
+        "done",
+        "printf '%s P E\\n' \"$T\"",
+    ]
+)
+
+# gen: one file of the rotated set through one descriptor (so the identity said is the file read):
+# "H ok DEV:INO SIZE", then its bytes from O (L > 0: at most L of them)
+GEN = "; ".join(
+    [
+        _PRELUDE,
+        "T=$1; F=$2; O=$3; L=$4",
+        'exec 3< "$F" 2>/dev/null || { printf \'%s H err enoent\\n\' "$T"; exit 0; }',
+        "st=$(stat -L -c '%d:%i %s' /dev/fd/3 2>/dev/null) || { printf '%s H err stat\\n' \"$T\"; exit 0; }",
+        'printf \'%s H ok %s\\n\' "$T" "$st"',
+        '[ "$L" = 0 ] && exec tail -c +$((O + 1)) <&3',
+        'tail -c +$((O + 1)) <&3 | head -c "$L"',
     ]
 )
 
@@ -191,6 +229,17 @@ def copies_command(tag: str, rp: RemotePath, name: str, at_least: int, ranges: l
 
 def lister_command(tag: str, rp: RemotePath, *, interval: float = 1.0, once: bool = False) -> str:
     return _command(LISTER, tag, rp.dir, rp.base, f"{max(interval, 0.05):g}", "1" if once else "0")
+
+
+def set_command(tag: str, rp: RemotePath, known: dict[str, list[tuple[int, int]]]) -> str:
+    """:data:`SET` for ``rp``'s name; ``known``: identity -> the byte ranges to checksum."""
+    w = " ".join(f"{i}=" + ",".join(f"{a}:{n}" for a, n in r) for i, r in known.items() if r)
+    return _command(SET, tag, rp.dir, rp.base, w)
+
+
+def gen_command(tag: str, rp: RemotePath, name: str, offset: int = 0, limit: int = 0) -> str:
+    """:data:`GEN` for the file ``name`` in ``rp.dir``: its bytes from ``offset`` (``limit``)."""
+    return _command(GEN, tag, f"{rp.dir}/{name}", str(offset), str(limit))
 
 
 def cat_command(tag: str, path: str, limit: int = 0) -> str:

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 from tui.core.sources.base import EventKind, SourceEvent
+from tui.core.sources.generations import Gen, Step
 from tui.core.sources.identity import Decision, Fingerprint
 from tui.core.sources.lines import LineSplitter, StartAt
 
@@ -30,6 +31,10 @@ class FileState:
     known: set[str] | None = None  # glob: identities present when the current was chosen
     opened_once: bool = False  # a file was opened (later opens resume; errors are retried)
     error: str | None = None  # the fatal error said, if any
+    chain: list[Gen] = field(default_factory=list)  # the generations read (see generations.py)
+    catchup: CatchUp | None = None  # generations being read after a rotation or reconnect
+    heads: dict[tuple[str, int], bytes] = field(default_factory=dict)  # compressed files' first bytes
+    mtime: float = 0.0  # the current file's modification time at its opening (the host's clock)
 
 
 @dataclass
@@ -62,6 +67,30 @@ class ConnState:
     failed: bool = False  # the header said the file could not be opened
     verifying: bool = False  # the reader checks the file itself (mode verify)
     probed: tuple[str, int] | None = None  # the last (identity, offset) probed
+    steps: list[Step] = field(default_factory=list)  # what is left to read of them
+    step: Step | None = None  # the one being read
+    inflater: object | None = None  # a compressed step's decompressor
+    skip: int = 0  # decompressed bytes of it already read (not handed out again)
+
+
+@dataclass
+class CatchUp:
+    """One catch-up: what was read before it (the file followed then), what it read, what is
+    gone. Said in one ``rotated`` event once the file at the name is open (or found missing)."""
+
+    prev_identity: str | None
+    prev_name: str | None
+    prev_pos: int
+    first_note: str = ""  # connected: how the old file was finished (read to its end ...)
+    read: list[dict] = field(default_factory=list)  # {path, from, to, lines, compression}
+    read_ids: list[str] = field(default_factory=list)  # the identity of each
+    notes: list[str] = field(default_factory=list)  # one phrase per file read
+    lost: list[str] = field(default_factory=list)
+    lost_ids: set[str] = field(default_factory=set)
+    lost_generations: int = 0
+    expect: str | None = None  # the identity planned at the name
+    expect_from: int = 0  # and the byte it is read from (its offset when it is the file read)
+    rounds: int = 0  # listings made (a rotation during the catch-up lists again)
 
 
 class SessionOwner(Protocol):

@@ -13,8 +13,10 @@ from collections.abc import AsyncIterator
 
 from tui.core.sources.aio import wait_for
 from tui.core.sources.base import Batch, EventKind, LineBatch, SourceEvent
+from tui.core.sources.compressed import Inflater
 from tui.core.sources.identity import Decision
 from tui.core.sources.lines import make_batch
+from tui.core.sources.ssh import catchup
 from tui.core.sources.ssh.channels import Channels, raise_if_lost
 from tui.core.sources.ssh.opening import Opener, inode_of
 from tui.core.sources.ssh.remote_side import Entry, Status, describe_tail_message
@@ -38,6 +40,14 @@ class Session:
         self.opener = Opener(src, file, self.cs, channels, conn, self.q)
 
     def feed(self, data: bytes, path: str | None) -> LineBatch | None:
+        inf = self.cs.inflater
+        if isinstance(inf, Inflater):  # a compressed file of a catch-up: decompressed here
+            data = b"".join(inf.feed(data))
+            if self.cs.skip:
+                cut = min(self.cs.skip, len(data))
+                data, self.cs.skip = data[cut:], self.cs.skip - cut
+            if not data:
+                return None
         self.file.fingerprint.feed(data)
         return make_batch(self.src.name, self.file.splitter.feed(data), path)
 
@@ -186,9 +196,10 @@ class Session:
             what, msg = describe_tail_message(value, self.src.nonce)  # type: ignore[arg-type]
             if what == "truncated":  # first the rest of the old content, from a copy if one holds it
                 self.cs.seen_size = self.cs.open_size
-                await self.opener.open(
-                    self.cs.pending_name or self.file.current or self.src.rp.base, probe=True
-                )
+                async for b in catchup.reprobe(
+                    self.opener, self.cs.pending_name or self.file.current or self.src.rp.base
+                ):
+                    yield b
             else:
                 yield self.ev(EventKind.STDERR, msg, lines=[msg])
 
@@ -234,7 +245,11 @@ class Session:
                     )
                     note = f"{which} was read to its end (to byte {pos}{late}, then no new bytes for {quiet:.1f} s)"
                     after = Decision("rotated", old_note=note, old_rest="read")
-                await self.opener.open(name, drained=self.cs.open_size is not None, after=after)
+                if src.rp.glob:
+                    await self.opener.open(name, drained=self.cs.open_size is not None, after=after)
+                else:  # every generation of the rotated set not read to its end, then the name
+                    async for b in catchup.begin(self.opener, after):
+                        yield b
 
     async def _reader_end(self, value) -> AsyncIterator[Batch]:
         src = self.src
@@ -242,6 +257,10 @@ class Session:
         raise_if_lost(self.conn, exc)
         await asyncio.sleep(0.05)  # a closing connection says so a moment after its channels end
         raise_if_lost(self.conn, exc)
+        if self.cs.step is not None and not self.cs.header:  # a catch-up file's reader failed: list again
+            async for x in catchup.step_done(self.opener, False):
+                yield x
+            return
         if not self.cs.header:
             text = _text(stderr) or "no answer"
             message = f"cannot run the reader on {src.host}: {text}"
@@ -255,6 +274,13 @@ class Session:
             return
         if self.cs.retry_at is not None or self.file.error is not None or self.cs.failed:
             return  # the open failed and said so; the retry timer (or the lister) runs
+        if self.cs.step is not None:  # a file of a catch-up was read to its end
+            b = self._held_data()
+            if b is not None:
+                yield b
+            async for x in catchup.step_done(self.opener, True):
+                yield x
+            return
         if self.cs.draining is not None:
             b = self._held_data()
             if b is not None:
