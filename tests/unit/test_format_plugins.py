@@ -18,6 +18,7 @@ from typing import Any, ClassVar
 import pytest
 
 from tui.core.formats import grammar, registry
+from tui.core.formats.family_data import FamilyData
 from tui.core.formats.plugin import HOOKS, NOT_MINE, Format, Found, Line, MetricsReader, RateEvidence
 from tui.core.formats.rate_definition import RateDefinition
 from tui.core.formats.server_config import ServerConfig
@@ -31,10 +32,7 @@ FAMILY = re.compile(r"\b(sglang|vllm|llamacpp|llama\.cpp|trtllm|tensorrt|ollama)
 
 # (module, a piece of the literal, why it may name a family): display only
 DISPLAY_ONLY = [
-    ("cli/__init__.py", "Watch speculative-decoding acceptance", "the program's description in --help"),
-    ("cli/summary_text.py", "`Decode batch` lines", "the summary's 'formats read' sentence for people"),
-    ("screens/help.py", "# specwatch", "the help screen's prose"),
-    ("core/sources/prom/scraper.py", "trtllm-serve's iteration stats", "an error message naming the server"),
+    ("screens/help.py", "# specwatch", "the help screen's prose (its list of families is derived)"),
 ]
 
 
@@ -102,13 +100,16 @@ def _types() -> dict[str, type | tuple[type, ...]]:
         "looked_for": str,
         "wrapped_markers": dict,
         "aux_layer_ids": (tuple, type(None)),
+        "data": FamilyData,
+        "metrics_moved_to": (str, type(None)),
     }
 
 
 @pytest.mark.parametrize("fmt", registry.FORMATS, ids=lambda f: f.name)
 def test_every_plugin_provides_every_hook(fmt: Format):
     assert isinstance(fmt, Format)
-    assert fmt.name and fmt.display and "name" in vars(type(fmt)), "a plug-in names its family"
+    assert fmt.name and fmt.display and fmt.data is not None, "a plug-in is made from its family's data"
+    assert (fmt.name, fmt.display) == (fmt.data.name, fmt.data.display)
     assert registry.get(fmt.name) is fmt
     types = _types()
     for hook in HOOKS:

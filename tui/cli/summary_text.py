@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from tui.cli.summary_fit import fit, table, terminal_width
+from tui.core.formats import families
 from tui.core.model.records import RATE_WORDS
 from tui.core.model.sanitize import number, visible
 
@@ -47,10 +48,7 @@ def pooled_text(p: dict | None, num: str, den: str, digits: int = 2) -> str:
     return f"{number(p['value'], digits)}{ends} ({p[num]:.0f} accepted / {p[den]:.0f} {den})"
 
 
-FORMATS_READ = (
-    "SGLang `Decode batch` lines, vLLM `SpecDecoding metrics` / `Speculative metrics` lines, llama.cpp "
-    "`draft acceptance` lines, Prometheus /metrics spec-decode counters"
-)
+FORMATS_READ = families.lines_read() + ", Prometheus /metrics spec-decode counters"  # from the families' data
 # Segment table columns, the least important first to go when the terminal is narrow.
 SEG_HEADER = [
     "seg",

@@ -35,7 +35,8 @@
 #define MAXA 32
 #define NCOL 16 /* columns.NUMERIC_FIELDS, then the paired vLLM engine index */
 enum { C_TS, C_AL, C_AR, C_ACC, C_DRAFT, C_ND, C_RUN, C_TOK, C_USAGE, C_TP, C_QUEUE, C_ALD, C_ARD, C_ELAPSED, C_SYSEFF, C_ENG };
-enum { A_DECODE = 0, A_SPEC = 1, A_ENGINE = 3, A_LLAMA = 4 };
+/* the index in the anchors of each shape this scanner reads (configure: -1 for none) */
+static int A_DECODE = -1, A_SPEC = -1, A_ENGINE = -1, A_LLAMA = -1;
 
 static char *anch[MAXA];
 static Py_ssize_t anch_len[MAXA];
@@ -47,7 +48,8 @@ static int n_anch = 0;
 
 static PyObject *configure(PyObject *Py_UNUSED(self), PyObject *args) {
     PyObject *seq;
-    if (!PyArg_ParseTuple(args, "O", &seq)) return NULL;
+    int dec = -1, spec = -1, eng = -1, llama = -1;
+    if (!PyArg_ParseTuple(args, "O|(iiii)", &seq, &dec, &spec, &eng, &llama)) return NULL;
     PyObject *fast = PySequence_Fast(seq, "anchors must be a sequence");
     if (!fast) return NULL;
     Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
@@ -72,6 +74,7 @@ static PyObject *configure(PyObject *Py_UNUSED(self), PyObject *args) {
         n_anch++;
     }
     Py_DECREF(fast);
+    A_DECODE = dec, A_SPEC = spec, A_ENGINE = eng, A_LLAMA = llama;
     configure_search();
     Py_RETURN_NONE;
 }
@@ -199,7 +202,7 @@ static void scan_loop(scan_job_t *J) {
         const char *le = memchr(start, '\n', (size_t)(end - start));
         S->n_lines += count_nl(counted, ls);
         counted = ls;
-        int shaped = which == A_DECODE || which == A_SPEC || which == A_ENGINE || which == A_LLAMA;
+        int shaped = which >= 0 && (which == A_DECODE || which == A_SPEC || which == A_ENGINE || which == A_LLAMA);
         int r = shaped && which != A_LLAMA ? line_of(S, ls, le, which, J->year) : 0; /* llama.cpp: Python's */
         if (r <= 0) {
             S->ok = r == 0 && shaped ? 2 : r; /* 2: not the common form; maybe the grammar's wider one */

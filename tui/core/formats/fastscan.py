@@ -9,7 +9,7 @@ parser acts on); all other lines are skipped unread. If every such line is a can
 This is exact, not heuristic: the contract (checked by the tests on generated and real lines)
 is ``RecordColumns.from_records(line parser records) == scan_chunk(...).columns``. What a record
 needs from lines outside the buffer (the vLLM engine line printed just before a spec line, the
-year of vLLM's year-less stamps) is returned in :class:`VllmEdge` for the caller to settle in
+year of vLLM's year-less stamps) is returned in :class:`Edge` for the caller to settle in
 line order.
 
 The optional C scanner (``_fastscan.c``, built by setup.py) gives the same answers several
@@ -37,13 +37,14 @@ from tui.core.model.records import RATE_DRAFTS
 _native = native.load("tui.core.formats._fastscan")
 
 _ANCHORS = tuple(a.encode() for a in grammar.ANCHORS)
-if _native is not None:
-    _native.configure(_ANCHORS)
+_SHAPE = {(s.family, s.kind): s for s in grammar.SHAPES}
 _DECODE, _SPEC, _ENGINE, _LLAMA = (
-    a.encode()
-    for a in (grammar.SGLANG_DECODE, grammar.VLLM_SPEC, grammar.VLLM_ENGINE, grammar.LLAMACPP_TIMING)
+    _SHAPE[k].anchor.encode()
+    for k in (("sglang", "decode"), ("vllm", "spec"), ("vllm", "engine"), ("llamacpp", "timing"))
 )
-_SHAPED = {_DECODE, _SPEC, _ENGINE, _LLAMA}
+if _native is not None:
+    _native.configure(_ANCHORS, tuple(_ANCHORS.index(a) for a in (_DECODE, _SPEC, _ENGINE, _LLAMA)))
+_SHAPED = {a.encode() for a in grammar.SHAPED_ANCHORS}
 _REGEX: dict[bytes, tuple[re.Pattern[bytes], list[str | None]]] = {}
 
 
@@ -59,15 +60,16 @@ NAN = math.nan
 
 
 @dataclass(slots=True)
-class VllmEdge:
-    """What the vLLM records of a buffer need settled against the lines before it."""
+class Edge:
+    """What the records of a buffer need settled against the lines before it, in line order: the
+    line a first record pairs with (a shape's ``pairs_with``) and the year of year-less stamps.
+    The family's plug-in settles it (:meth:`tui.core.formats.plugin.Format.settle_scan`)."""
 
-    process: str | None  # the process tag of every vLLM line in the buffer
-    head_unpaired: bool  # the first spec line came before any engine line of the buffer
-    tail_engine: (
-        tuple[int, float, int] | None
-    )  # (engine, throughput, running) printed after the last spec line
-    first_stamp: tuple[int, int, int, int, int] | None  # (month, day, h, m, s) of the first vLLM line
+    family: str
+    process: str | None  # the process tag of every line of the family in the buffer
+    head_unpaired: bool  # the first record came before any line it pairs with in the buffer
+    tail: tuple[int, float, int] | None  # the paired columns of a line after the last record
+    first_stamp: tuple[int, int, int, int, int] | None  # (month, day, h, m, s) of the first line
     last_md: tuple[int, int] | None
     year: int  # the year the stamps were read with
 
@@ -76,12 +78,12 @@ class VllmEdge:
 class Scan:
     lines: int
     runs: list[RecordColumns] = field(default_factory=list)
-    vllm: VllmEdge | None = None
+    edge: Edge | None = None
 
 
 def scan_chunk(buf: bytes | memoryview, year: int = 1970) -> Scan | None:
     """``buf`` must hold whole lines (end with a newline); ``year`` is given to vLLM's year-less
-    stamps (the caller checks it against the line parser's reading, see VllmEdge)."""
+    stamps (the caller checks it against the line parser's reading, see Edge)."""
     if grammar.EXTRA_ANCHORS and grammar.extra_line(buf) >= 0:
         return None  # a line of a family registered at run time: the line parser's
     if _native is not None:
@@ -171,9 +173,10 @@ def _from_native(r: tuple, year: int) -> Scan:
     return Scan(n_lines, [rc], _edge(vllm, year))
 
 
-def _edge(v: tuple, year: int) -> VllmEdge:
+def _edge(v: tuple, year: int) -> Edge:
     proc, head, tail, have_stamp, first, last_md = v
-    return VllmEdge(
+    return Edge(
+        "vllm",
         proc.decode() if proc is not None else None,
         bool(head),
         (int(tail[0]), tail[1], int(tail[2])) if tail is not None else None,
@@ -403,7 +406,8 @@ def _vllm(buf: bytes, found: list[tuple[int, bytes]], n_lines: int, year: int) -
             cols[f].append(row[f])
         per_pos.append(pp)
         nos.append(no)
-    edge = VllmEdge(
+    edge = Edge(
+        "vllm",
         proc.decode() if proc is not None else None,
         head_unpaired,
         pending,

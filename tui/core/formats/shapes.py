@@ -97,11 +97,17 @@ def text_regex(shape: Shape) -> re.Pattern[str]:
     return re.compile(re.escape(shape.anchor) + body + shape.tail + "$")
 
 
-def regex(shape: Shape) -> tuple[re.Pattern[bytes], list[str | None]]:
-    """A bytes pattern for a whole line of ``shape`` (``match`` it at the line start; it takes
-    the newline) and the field name of each group after the prefix groups."""
+def line_pattern(shape: Shape) -> tuple[str, list[str | None]]:
+    """The pattern of a whole line of ``shape`` without its line end, and the field name of each
+    group after the prefix groups."""
     names: list[str | None] = []
     lead = "".join(_token_re(t, names) for t in shape.lead)
     body = "".join(_token_re(t, names) for t in shape.body)
-    pat = shape.prefix.regex + lead + re.escape(shape.anchor) + body + shape.tail + r"\r?\n"
-    return re.compile(pat.encode()), names
+    return shape.prefix.regex + lead + re.escape(shape.anchor) + body + shape.tail, names
+
+
+def regex(shape: Shape) -> tuple[re.Pattern[bytes], list[str | None]]:
+    """A bytes pattern for a whole line of ``shape`` (``match`` it at the line start; it takes
+    the newline) and the field name of each group after the prefix groups."""
+    pat, names = line_pattern(shape)
+    return re.compile((pat + r"\r?\n").encode()), names

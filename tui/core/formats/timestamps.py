@@ -131,10 +131,10 @@ class TimestampReader:
             return None
         return year - 1 if guess > ref + _DAY else year
 
-    def settle_vllm(
+    def settle_yearless(
         self, first: tuple[int, int, int, int, int], last_md: tuple[int, int], year: int
     ) -> bool | None:
-        """The fast path read a run of vLLM stamps (no new year inside it) with ``year``.
+        """The fast path read a run of year-less stamps (no new year inside it) with ``year``.
 
         True: that is the year this reader gives them; its state is advanced as if it had read
         them. None: this reader gives them no timestamp (no year known). False: another year

@@ -35,6 +35,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from tui.core.formats import families
 from tui.core.sources.aio import wait_for
 from tui.core.sources.base import (
     Batch,
@@ -52,7 +53,6 @@ if TYPE_CHECKING:
 KINDS = METRICS_SCHEMES
 DEFAULT_INTERVAL = 5.0
 DEFAULT_PATH = "/metrics"
-TRTLLM_PATH = "/prometheus/metrics"  # trtllm-serve: GET /metrics is its JSON iteration stats
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,7 +197,7 @@ class MetricsSource(GeneratorSource):
         said_note: str | None = None
         last_record = time.monotonic()
         idle_said = False
-        moved = ""  # why the path changed (TensorRT-LLM), said in the first connected event
+        moved = ""  # why the path changed (a family's data says where), said in the first connected event
         try:
             while True:
                 wait = next_at - loop.time()
@@ -206,12 +206,13 @@ class MetricsSource(GeneratorSource):
                 next_at = max(next_at + self.interval, loop.time())
                 try:
                     text, ctype = await self._fetch()
-                    if self._json_at_default_path(text):
+                    json_path = families.json_metrics_path()  # a family's server that moves them
+                    if json_path is not None and self._json_at_default_path(text):
                         query = self.target.path.partition("?")[2]
-                        path = TRTLLM_PATH + ("?" + query if query else "")
+                        path = json_path[0] + ("?" + query if query else "")
                         self.target = replace(self.target, path=path, default_path=False)
                         self.where = self.target.where
-                        moved = f"; {DEFAULT_PATH} answered JSON, as trtllm-serve's iteration stats do"
+                        moved = f"; {DEFAULT_PATH} answered JSON, as {json_path[1]} do"
                         text, ctype = await self._fetch()
                     result = conv.feed(text, wall=time.time(), mono=time.monotonic(), content_type=ctype)
                 except _Fatal as exc:
@@ -283,7 +284,8 @@ class MetricsSource(GeneratorSource):
             await self._close_ssh()
 
     def _json_at_default_path(self, text: str) -> bool:
-        """No PATH given and /metrics answered a JSON list or object: TensorRT-LLM's server."""
+        """No PATH given and /metrics answered a JSON list or object (a server that serves its
+        Prometheus text elsewhere: the family data's ``json_moves_to``)."""
         return self.target.default_path and text.lstrip()[:1] in ("[", "{")
 
     def _batch(self, lines: list[str]) -> LineBatch:

@@ -1,0 +1,228 @@
+"""The data of a server family: what its folder's ``family.toml`` declares, validated.
+
+A family is a folder (``tui/core/formats/<family>/``, or a third-party package named by a
+``specwatch.formats`` entry point) holding a ``family.toml``, read by :func:`load`, and only the
+code data cannot say (a plug-in class, named by ``plugin``). The file declares (docs/formats.md,
+"The data of a family"):
+
+* its name, display name and the order its lines are offered in;
+* its anchors (``[anchors]``: the texts its metric lines are found by) and marker texts
+  (``[markers]``), each under a name its code refers to;
+* its line shapes (``[[shapes]]``): the anchor, the line's prefix, then each part of the line
+  after it: literal text, a choice of texts, a run of spaces, a number of a declared syntax
+  filling a column named by its :class:`tui.core.model.columns.RecordColumns` name, an optional
+  group; a field may be written ``{before = "text", number = "int", column = "name"}``;
+* how its records count in the statistics (``[statistics]``: the :class:`Format` flags);
+* its ``/metrics`` names (``[metrics]``) and its release eras with their evidence (``[[eras]]``).
+
+The models are pydantic's (every mistake in a file is said with its place: ``family.toml: shapes
+-> 0 -> body -> 3 -> number: ...``); :meth:`ShapeData.shape` gives the grammar's token form
+(:mod:`tui.core.formats.shapes`) that the scanners and the line parsers' fast paths read.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from tui.core.formats.shapes import Field as FieldToken
+from tui.core.formats.shapes import Lit, OneOf, Opt, Prefix, Shape, Spaces, Token
+
+FILE = "family.toml"
+Number = Literal["int", "float", "percent", "list"]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Part(_Strict):
+    """One part of a line shape: exactly one of ``text`` (literal, or a list: one of these
+    texts), ``spaces`` (any number of spaces), ``number`` (a value of that syntax, after the
+    optional ``before`` text and ``pad`` spaces, filling ``column`` if given) or ``optional``
+    (a group of parts, all or nothing). ``optional = true`` on a text or number part makes that
+    part (with its ``before``) optional."""
+
+    text: str | list[str] | None = None
+    spaces: bool = False
+    before: str | None = None
+    pad: bool = False  # spaces allowed between ``before`` and the number (llama.cpp pads)
+    number: Number | None = None
+    column: str | None = None
+    optional: bool | list[Part] = False
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> Part:
+        kinds = [self.text is not None, self.spaces, self.number is not None, isinstance(self.optional, list)]
+        if sum(kinds) != 1:
+            raise ValueError("a part is one of: text, spaces, number, optional = [parts]")
+        if self.column is not None and self.number is None:
+            raise ValueError("only a number fills a column")
+        if (self.before is not None or self.pad) and self.number is None:
+            raise ValueError("'before' and 'pad' go with a number")
+        if isinstance(self.text, list) and not self.text:
+            raise ValueError("a choice of texts needs at least one")
+        return self
+
+    def tokens(self) -> tuple[Token, ...]:
+        if isinstance(self.optional, list):
+            inner: tuple[Token, ...] = tuple(t for p in self.optional for t in p.tokens())
+            return (Opt(inner),)  # type: ignore[arg-type]
+        out: list[Token] = []
+        if self.text is not None:
+            out.append(Lit(self.text) if isinstance(self.text, str) else OneOf(tuple(self.text)))
+        elif self.spaces:
+            out.append(Spaces())
+        else:
+            if self.before:
+                out.append(Lit(self.before))
+            if self.pad:
+                out.append(Spaces())
+            assert self.number is not None
+            out.append(FieldToken(self.number, self.column))
+        if self.optional is True:
+            return (Opt(tuple(out)),)  # type: ignore[arg-type]
+        return tuple(out)
+
+
+class PrefixData(_Strict):
+    """What a line starts with, up to the text before the anchor: a regular expression whose
+    first ``groups`` groups are the prefix's own (read by the family's code: stamps, ranks)."""
+
+    regex: str
+    groups: int = Field(ge=0)
+
+
+class ShapeData(_Strict):
+    """A line shape: ``kind`` is the record kind it makes (or a kind its family's code pairs
+    with a record, such as vLLM's ``engine`` line)."""
+
+    kind: str
+    anchor: str  # a name in [anchors]
+    prefix: str  # a name in [prefixes]
+    lead: list[Part] = []  # between the prefix and the anchor
+    body: list[Part]  # after the anchor, to the end of the line
+    tail: str = ""  # regex of what may close the line (before an optional "\r")
+    # what its records' printed accept rate is: "drafts" = accepted / proposed drafts
+    rate: Literal["drafts"] | None = None
+    # a line of this shape makes no record: its columns go to the next record of that kind
+    # (of the same process) — vLLM's engine line before its spec line
+    pairs_with: str | None = None
+
+    def shape(self, family: FamilyData) -> Shape:
+        p = family.prefixes[self.prefix]
+        return Shape(
+            family.name,
+            self.kind,
+            Prefix(p.regex, p.groups),
+            family.anchors[self.anchor],
+            tuple(t for part in self.body for t in part.tokens()),
+            tuple(t for part in self.lead for t in part.tokens()),
+            self.tail,
+        )
+
+
+class Statistics(_Strict):
+    """How a family's records count (the :class:`tui.core.formats.plugin.Format` flags of the
+    same names; see there)."""
+
+    elapsed_clock: bool = False
+    speculative_config_args: bool = False
+    num_steps_bound_depth: bool = True
+    weight_by_running_req: bool = False
+    drafts_from_depth: bool = True
+    depth_from_records: bool = True
+    collects_rate_pairs: bool = False
+    rate_definition_cached: bool = False
+    request_kinds: list[str] = []
+    requests_name_family: bool = True
+
+
+class Metrics(_Strict):
+    """Its ``/metrics`` names: the prefixes they start with, the names that make a record (for
+    messages), the note said when they are there without spec-decode ones, and the path its
+    server moves them to when the default path answers JSON."""
+
+    prefixes: list[str] = []
+    looked_for: str = ""
+    no_spec_note: str = ""
+    json_moves_to: str | None = None
+    json_is: str = ""  # what that JSON answer is, for the message ("trtllm-serve's iteration stats")
+    default_for_records: bool = False  # a metrics record with no family is this family's
+
+
+class Era(_Strict):
+    """A release era and the evidence that tells a log is of it."""
+
+    name: str
+    since: str | None = None  # the release (or date) it began
+    until: str | None = None
+    evidence: str  # what on a line or in the config shows it (words; the code that reads it says where)
+
+
+class FamilyData(_Strict):
+    name: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+    display: str
+    order: int = 100  # lines are offered to families in this order (then by name)
+    plugin: str | None = None  # "module:Class" in the family's package; None: declared lines only
+    anchors: dict[str, str] = {}  # name -> a text the family's metric lines are found by
+    markers: dict[str, str] = {}  # name -> a text of a startup marker
+    records: list[str] | None = None  # the anchors whose lines make records (messages; None: all)
+    prefixes: dict[str, PrefixData] = {}
+    shapes: list[ShapeData] = []
+    statistics: Statistics = Statistics()
+    metrics: Metrics = Metrics()
+    eras: list[Era] = []
+
+    @field_validator("anchors", "markers")
+    @classmethod
+    def _long_enough(cls, v: dict[str, str]) -> dict[str, str]:
+        for name, text in v.items():
+            if len(text.encode()) < 3:
+                raise ValueError(f"{name}: an anchor is at least 3 bytes (the scanners' skip loop)")
+        return v
+
+    @model_validator(mode="after")
+    def _names_known(self) -> FamilyData:
+        for i, s in enumerate(self.shapes):
+            if s.anchor not in self.anchors:
+                raise ValueError(f"shapes -> {i}: anchor {s.anchor!r} is not in [anchors]")
+            if s.prefix not in self.prefixes:
+                raise ValueError(f"shapes -> {i}: prefix {s.prefix!r} is not in [prefixes]")
+        for name in self.records or ():
+            if name not in self.anchors:
+                raise ValueError(f"records: {name!r} is not in [anchors]")
+        return self
+
+    def shape_of(self, kind: str) -> Shape:
+        for s in self.shapes:
+            if s.kind == kind:
+                return s.shape(self)
+        raise KeyError(kind)
+
+    def all_shapes(self) -> tuple[Shape, ...]:
+        return tuple(s.shape(self) for s in self.shapes)
+
+
+class FamilyDataError(ValueError):
+    """A family folder whose data cannot be read (the message names the file and the place)."""
+
+
+def load(folder: Path | Any) -> FamilyData:
+    """The validated data of the family in ``folder`` (a path or an importlib.resources
+    Traversable)."""
+    f = folder / FILE
+    try:
+        raw: dict[str, Any] = tomllib.loads(f.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise FamilyDataError(f"{f}: {exc}") from None
+    try:
+        return FamilyData.model_validate(raw)
+    except ValueError as exc:
+        raise FamilyDataError(f"{f}: {exc}") from None
+
+
+Part.model_rebuild()
