@@ -2,7 +2,7 @@
 
 A family whose ``family.toml`` names no ``plugin`` gets a :class:`DeclaredFormat`: a line
 holding one of its anchors is matched, whole, against the shapes of that anchor (prefix, lead,
-anchor, body and tail, as :func:`tui.core.formats.shapes.line_pattern` writes them); each
+anchor and body, as :func:`tui.core.formats.shapes.line_pattern` writes them); each
 declared number fills the record field its column names (``percent``: the printed percentage as
 a fraction, rounded to the printed digits; ``list``: the per-position values). A line with the
 anchor that fits no shape is :class:`Malformed` (said, never guessed). The timestamp is the line
@@ -50,15 +50,14 @@ class DeclaredFormat(PrintedRate):
             if sd.pairs_with is not None:
                 raise FamilyDataError(f"{data.name}: pairs_with needs a plug-in (code) to pair the lines")
             shape = sd.shape(data)
-            pat, names = line_pattern(shape)
-            syntaxes = [t.kind for t in _fields(shape)]
+            pat, roles = line_pattern(shape)
             cols = []
-            for i, (name, syntax) in enumerate(zip(names, syntaxes)):
-                if name is None:
+            for g, role in enumerate(roles, 1):
+                if role[0] != "field" or not role[1]:
                     continue
-                if name not in fields:
-                    raise FamilyDataError(f"{data.name}: shape {sd.kind}: no record field named {name!r}")
-                cols.append((shape.prefix.groups + 1 + i, name, syntax))
+                if role[1] not in fields:
+                    raise FamilyDataError(f"{data.name}: shape {sd.kind}: no record field named {role[1]!r}")
+                cols.append((g, role[1], role[2]))
             rate = _RATES[sd.rate] if sd.rate else None
             self._shapes.append((shape.anchor, sd.kind, re.compile(pat + r"\r?$"), cols, rate))
 
@@ -78,7 +77,7 @@ class DeclaredFormat(PrintedRate):
                 if value is not None:
                     v = convert(syntax, value)
                     setattr(rec, name, int(v) if name in _INT_FIELDS and syntax == "int" else v)
-            rec.rate_definition = rate
+            rec.rate_definition = rate if rec.accept_rate is not None else None
             return rec
         if mine:
             return Malformed(
@@ -89,21 +88,3 @@ class DeclaredFormat(PrintedRate):
                 line.raw,
             )
         return NOT_MINE
-
-
-def _fields(shape: Any) -> list[Any]:
-    """The Field tokens of ``shape`` in the order of their groups (lead, then body)."""
-    from tui.core.formats.shapes import Field, Opt
-
-    out: list[Any] = []
-
-    def walk(tokens: tuple[Any, ...]) -> None:
-        for t in tokens:
-            if isinstance(t, Field):
-                out.append(t)
-            elif isinstance(t, Opt):
-                walk(t.parts)
-
-    walk(shape.lead)
-    walk(shape.body)
-    return out

@@ -28,8 +28,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from tui.core.formats.shapes import Field as FieldToken
-from tui.core.formats.shapes import Lit, OneOf, Opt, Prefix, Shape, Spaces, Token
+from tui.core.formats.shapes import Shape
 
 FILE = "family.toml"
 Number = Literal["int", "float", "percent", "list"]
@@ -39,12 +38,44 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+CHARS = {  # character classes of a ``chars`` part (ASCII, as the scanners read bytes)
+    "digit": "0-9",
+    "upper": "A-Z",
+    "upper_underscore": "A-Z_",
+    "word": "A-Za-z0-9_",
+    "word_space": "A-Za-z0-9_ ",
+    "word_dot": "A-Za-z0-9_.",
+}
+# clock directives of a ``clock`` part's format: fixed digits, or (N) one or more; %f is an
+# optional fraction of a second (".", 1 to 6 digits)
+CLOCK_DIRECTIVES = {"Y": 4, "m": 2, "d": 2, "H": 2, "M": 2, "S": 2, "L": 3, "U": 3, "N": 0, "f": -1}
+CLOCKS = {
+    # a date and time: the record's timestamp (seconds of the printed fields, as if UTC)
+    "date": {"Y", "m", "d", "H", "M", "S"},
+    # no year: the scanner is given one and the family's plug-in settles it (Format.settle_scan)
+    "yearless": {"m", "d", "H", "M", "S"},
+    # time since the server started (minutes N, seconds S, ms L, us U): the record's elapsed
+    "elapsed": {"N", "S", "L", "U"},
+}
+
+
 class Part(_Strict):
-    """One part of a line shape: exactly one of ``text`` (literal, or a list: one of these
-    texts), ``spaces`` (any number of spaces), ``number`` (a value of that syntax, after the
-    optional ``before`` text and ``pad`` spaces, filling ``column`` if given) or ``optional``
-    (a group of parts, all or nothing). ``optional = true`` on a text or number part makes that
-    part (with its ``before``) optional."""
+    """One part of a line shape, exactly one of:
+
+    * ``text``: literal text, or a list of texts (one of them);
+    * ``spaces``: any number of spaces;
+    * ``number``: a value of that syntax (after the optional ``before`` text and ``pad``
+      spaces), filling ``column`` if given;
+    * ``chars``: a run of a character class (:data:`CHARS`), ``min`` to ``max`` long;
+      ``lazy``: as short as the text part right after it allows;
+    * ``clock``: a time stamp of that kind (:data:`CLOCKS`) in ``format`` (``%Y-%m-%d %H:%M:%S``);
+    * ``capture``: the text its ``parts`` span, by name: ``rank`` (the record's rank, spaces
+      stripped) or ``process`` (the process tag: the same on every line a buffer reads fast; a
+      line pairs only with a line of its process);
+    * ``repeat``: its parts zero or more times;
+    * ``optional = [parts]``: a group of parts, all or nothing.
+
+    ``optional = true`` on a text or number part makes that part (with its ``before``) optional."""
 
     text: str | list[str] | None = None
     spaces: bool = False
@@ -52,48 +83,70 @@ class Part(_Strict):
     pad: bool = False  # spaces allowed between ``before`` and the number (llama.cpp pads)
     number: Number | None = None
     column: str | None = None
+    chars: str | None = None
+    min: int = Field(default=1, ge=0)
+    max: int | None = Field(default=None, ge=1)
+    lazy: bool = False
+    clock: str | None = None
+    format: str | None = None
+    capture: Literal["rank", "process"] | None = None
+    parts: list[Part] | None = None
+    repeat: list[Part] | None = None
     optional: bool | list[Part] = False
 
     @model_validator(mode="after")
     def _one_kind(self) -> Part:
-        kinds = [self.text is not None, self.spaces, self.number is not None, isinstance(self.optional, list)]
+        kinds = [
+            self.text is not None,
+            self.spaces,
+            self.number is not None,
+            self.chars is not None,
+            self.clock is not None,
+            self.capture is not None,
+            self.repeat is not None,
+            isinstance(self.optional, list),
+        ]
         if sum(kinds) != 1:
-            raise ValueError("a part is one of: text, spaces, number, optional = [parts]")
+            raise ValueError(
+                "a part is one of: text, spaces, number, chars, clock, capture, repeat, optional = [parts]"
+            )
         if self.column is not None and self.number is None:
             raise ValueError("only a number fills a column")
         if (self.before is not None or self.pad) and self.number is None:
             raise ValueError("'before' and 'pad' go with a number")
         if isinstance(self.text, list) and not self.text:
             raise ValueError("a choice of texts needs at least one")
+        if self.chars is not None and self.chars not in CHARS:
+            raise ValueError(f"chars: one of {sorted(CHARS)}")
+        if self.clock is not None:
+            if self.clock not in CLOCKS:
+                raise ValueError(f"clock: one of {sorted(CLOCKS)}")
+            used = set(_directives(self.format or ""))
+            if not CLOCKS[self.clock] <= used or used - CLOCKS[self.clock] - {"f"}:
+                raise ValueError(
+                    f"clock {self.clock}: format needs exactly %{' %'.join(sorted(CLOCKS[self.clock]))}"
+                )
+        if (self.capture is not None) != (self.parts is not None):
+            raise ValueError("a capture has parts, and only a capture")
+        if (self.optional is True) and self.text is None and self.number is None:
+            raise ValueError("optional = true goes with a text or a number")
         return self
 
-    def tokens(self) -> tuple[Token, ...]:
-        if isinstance(self.optional, list):
-            inner: tuple[Token, ...] = tuple(t for p in self.optional for t in p.tokens())
-            return (Opt(inner),)  # type: ignore[arg-type]
-        out: list[Token] = []
-        if self.text is not None:
-            out.append(Lit(self.text) if isinstance(self.text, str) else OneOf(tuple(self.text)))
-        elif self.spaces:
-            out.append(Spaces())
+
+def _directives(fmt: str) -> list[str]:
+    out = []
+    i = 0
+    while i < len(fmt):
+        if fmt[i] == "%":
+            if i + 1 >= len(fmt) or fmt[i + 1] not in CLOCK_DIRECTIVES:
+                raise ValueError(
+                    f"clock format {fmt!r}: %{fmt[i + 1 : i + 2]} is not one of {sorted(CLOCK_DIRECTIVES)}"
+                )
+            out.append(fmt[i + 1])
+            i += 2
         else:
-            if self.before:
-                out.append(Lit(self.before))
-            if self.pad:
-                out.append(Spaces())
-            assert self.number is not None
-            out.append(FieldToken(self.number, self.column))
-        if self.optional is True:
-            return (Opt(tuple(out)),)  # type: ignore[arg-type]
-        return tuple(out)
-
-
-class PrefixData(_Strict):
-    """What a line starts with, up to the text before the anchor: a regular expression whose
-    first ``groups`` groups are the prefix's own (read by the family's code: stamps, ranks)."""
-
-    regex: str
-    groups: int = Field(ge=0)
+            i += 1
+    return out
 
 
 class ShapeData(_Strict):
@@ -105,24 +158,37 @@ class ShapeData(_Strict):
     prefix: str  # a name in [prefixes]
     lead: list[Part] = []  # between the prefix and the anchor
     body: list[Part]  # after the anchor, to the end of the line
-    tail: str = ""  # regex of what may close the line (before an optional "\r")
     # what its records' printed accept rate is: "drafts" = accepted / proposed drafts
     rate: Literal["drafts"] | None = None
     # a line of this shape makes no record: its columns go to the next record of that kind
     # (of the same process) — vLLM's engine line before its spec line
     pairs_with: str | None = None
 
+    # a line whose ``value`` column equals the sum of its ``list`` column within ``within`` +
+    # ``per_item`` x its length is of an older era (an era's evidence): the line parser reads it
+    refuse_near_sum: RefuseNearSum | None = None
+    # derived columns: name -> (column, list column): the column divided by the list's length
+    per_list_item: dict[str, tuple[str, str]] = {}
+    rank: str | None = None  # on a pairs_with shape: the record's rank, "engine {engine}"
+
     def shape(self, family: FamilyData) -> Shape:
-        p = family.prefixes[self.prefix]
+        from tui.core.formats.shape_program import prefix_of, tokens_of
+
         return Shape(
             family.name,
             self.kind,
-            Prefix(p.regex, p.groups),
+            prefix_of(family.prefixes[self.prefix]),
             family.anchors[self.anchor],
-            tuple(t for part in self.body for t in part.tokens()),
-            tuple(t for part in self.lead for t in part.tokens()),
-            self.tail,
+            tokens_of(self.body),
+            tokens_of(self.lead),
         )
+
+
+class RefuseNearSum(_Strict):
+    value: str
+    list: str
+    within: float
+    per_item: float
 
 
 class Statistics(_Strict):
@@ -171,7 +237,7 @@ class FamilyData(_Strict):
     anchors: dict[str, str] = {}  # name -> a text the family's metric lines are found by
     markers: dict[str, str] = {}  # name -> a text of a startup marker
     records: list[str] | None = None  # the anchors whose lines make records (messages; None: all)
-    prefixes: dict[str, PrefixData] = {}
+    prefixes: dict[str, list[Part]] = {}  # name -> the parts a line starts with, up to the lead
     shapes: list[ShapeData] = []
     statistics: Statistics = Statistics()
     metrics: Metrics = Metrics()
@@ -226,3 +292,4 @@ def load(folder: Path | Any) -> FamilyData:
 
 
 Part.model_rebuild()
+ShapeData.model_rebuild()

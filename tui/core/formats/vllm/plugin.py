@@ -103,7 +103,8 @@ class Vllm(PrintedRate):
         if has_records:
             pending.pop(edge.process, None)
         if edge.tail is not None:
-            eng, tp, run = edge.tail
+            t = edge.tail
+            eng, tp, run = int(t["engine"]), t["throughput"], int(t["running_req"])
             pending[edge.process] = EngineStats(source, 0, 0, eng, None, tp, run, None, None, edge.process)
         return settled
 
