@@ -9,7 +9,8 @@
  * not hold, the number of output columns (fastscan.LAYOUT), the columns of the clocks, and each
  * shape as (anchor index, family index, pairs, pass columns, derived (dst, src) pairs, (refuse
  * column, within, per item), ops): the program of shape_program.py, ops (code, a, b, text) with
- * the group ops (optional, repeat, capture) followed by their a own ops.
+ * the group ops (optional, repeat, capture) followed by their a own ops, a number's op with the
+ * text before it.
  *
  * scan(buf, year) reads a buffer of whole lines. Anchors are found with a Wu-Manber skip loop
  * (_fastscan_search.h: one pass finds them all, most bytes never looked at one by one), behind a
@@ -60,7 +61,7 @@ typedef struct {
 } op_t;
 
 typedef struct {
-    int anchor, family, pairs, has_rank, has_process, nops;
+    int anchor, family, pairs, recheck, has_rank, has_process, nops;
     int npass, pass[MAXC];
     int nderive, dst[4], src[4];
     int refuse_col;
@@ -69,6 +70,8 @@ typedef struct {
 } shape_t;
 
 static shape_t shapes[MAXS];
+static int anchor_shaped[MAXA]; /* 1 when some shape has that anchor */
+static int of_anchor[MAXA][MAXS], n_of_anchor[MAXA]; /* the shapes of each anchor, in order */
 static int n_shapes = 0, ncols = 0, ts_col = -1, el_col = -1;
 static int family_edged[MAXF];
 static char *forbid[MAXA];
@@ -94,7 +97,7 @@ typedef struct {
     double v[MAXC];
     int undo_col[MAXUNDO];
     double undo_old[MAXUNDO];
-    int n_undo;
+    int n_undo, depth; /* undo is kept only inside a group (depth > 0) */
     buf_t *pp;
     int k;
     double sum;
@@ -125,8 +128,12 @@ static void back(mctx_t *C, const mark_t *M) {
     memcpy(C->cap_e, M->cap_e, sizeof C->cap_e);
 }
 
-static int set_col(mctx_t *C, int col, double x) {
+static inline int set_col(mctx_t *C, int col, double x) {
     if (col < 0) return 1;
+    if (!C->depth) {
+        C->v[col] = x;
+        return 1;
+    }
     if (C->n_undo == MAXUNDO) return 0;
     C->undo_col[C->n_undo] = col;
     C->undo_old[C->n_undo++] = C->v[col];
@@ -198,14 +205,33 @@ static const char *read_clock(const op_t *op, const char *p, const char *e, mctx
     return p;
 }
 
+/* the k bytes at p are t's: 8 at a time (unaligned loads through memcpy), then one by one */
+static inline int same_bytes(const char *p, const char *t, Py_ssize_t k) {
+    while (k >= 8) {
+        uint64_t a, b;
+        memcpy(&a, p, 8);
+        memcpy(&b, t, 8);
+        if (a != b) return 0;
+        p += 8, t += 8, k -= 8;
+    }
+    while (k > 0) {
+        if (*p++ != *t++) return 0;
+        k--;
+    }
+    return 1;
+}
+
 static const char *run(const op_t *ops, int n, const char *p, const char *e, mctx_t *C) {
     for (int i = 0; i < n; i++) {
         const op_t *op = &ops[i];
         switch (op->code) {
-        case OP_LIT:
-            if (e - p < op->len || memcmp(p, op->text, (size_t)op->len) != 0) return NULL;
-            p += op->len;
+        case OP_LIT: {
+            Py_ssize_t k = op->len;
+            if (e - p < k) return NULL;
+            if (!same_bytes(p, op->text, k)) return NULL;
+            p += k;
             break;
+        }
         case OP_CHOICE: {
             const char *t = op->text, *te = op->text + op->len;
             int found = 0;
@@ -225,12 +251,16 @@ static const char *run(const op_t *ops, int n, const char *p, const char *e, mct
             break;
         case OP_NUM: {
             double x;
+            if (op->len && (e - p < op->len || !same_bytes(p, op->text, op->len))) return NULL;
+            p += op->len;
             if (!number(&p, e, op->a != 0, op->a == 2 ? 2 : 0, &x)) return NULL;
             if (op->a == 2 && !lit(&p, e, "%")) return NULL;
             if (!set_col(C, op->b, x)) return NULL;
             break;
         }
         case OP_LIST:
+            if (op->len && (e - p < op->len || !same_bytes(p, op->text, op->len))) return NULL;
+            p += op->len;
             for (;;) {
                 double x;
                 if (!decimal(&p, e, &x) || C->k == 255 || push(C->pp, &x, sizeof x)) return NULL;
@@ -263,7 +293,9 @@ static const char *run(const op_t *ops, int n, const char *p, const char *e, mct
         case OP_OPT: {
             mark_t M;
             mark(C, &M);
+            C->depth++;
             const char *q = run(ops + i + 1, op->a, p, e, C);
+            C->depth--;
             if (q) p = q;
             else back(C, &M);
             i += op->a;
@@ -273,7 +305,9 @@ static const char *run(const op_t *ops, int n, const char *p, const char *e, mct
             for (;;) {
                 mark_t M;
                 mark(C, &M);
+                C->depth++;
                 const char *q = run(ops + i + 1, op->a, p, e, C);
+                C->depth--;
                 if (!q || q == p) {
                     back(C, &M);
                     break;
@@ -360,8 +394,8 @@ static int one_shape(PyObject *t, shape_t *S) {
     PyObject *pass, *derive, *ops;
     int refuse;
     memset(S, 0, sizeof *S);
-    if (!PyArg_ParseTuple(t, "iiiOO(idd)O", &S->anchor, &S->family, &S->pairs, &pass, &derive, &refuse,
-                          &S->within, &S->per_item, &ops))
+    if (!PyArg_ParseTuple(t, "iiiiOO(idd)O", &S->anchor, &S->family, &S->pairs, &S->recheck, &pass, &derive,
+                          &refuse, &S->within, &S->per_item, &ops))
         return 0;
     if (S->anchor < 0 || S->anchor >= n_anch || S->family < 0 || S->family >= MAXF || refuse >= ncols) {
         PyErr_SetString(PyExc_ValueError, "a shape's anchor, family or column is out of range");
@@ -461,6 +495,13 @@ static PyObject *configure(PyObject *Py_UNUSED(self), PyObject *args) {
         n_shapes = (int)i + 1;
     }
     Py_DECREF(fast);
+    memset(anchor_shaped, 0, sizeof anchor_shaped);
+    memset(n_of_anchor, 0, sizeof n_of_anchor);
+    for (int i = 0; i < n_shapes; i++) {
+        int a = shapes[i].anchor;
+        anchor_shaped[a] = 1;
+        of_anchor[a][n_of_anchor[a]++] = i;
+    }
     fill_classes();
     configure_search();
     Py_RETURN_NONE;
@@ -481,7 +522,7 @@ typedef struct {
     const char *proc_s, *proc_e;
     int have_proc, head_unpaired, saw_record, have_pending, first_st[5], last_md[2], have_stamp;
     double pending[MAXC];
-    int pending_shape;
+    int pending_shape, recheck;
     Py_ssize_t n_lines, n;
 } state_t;
 
@@ -489,10 +530,10 @@ static int line_of(state_t *S, const char *ls, const char *le, int which, int ye
     mctx_t C;
     const shape_t *sh = NULL;
     const char *q = NULL;
-    for (int s = 0; s < n_shapes && !q; s++) {
-        if (shapes[s].anchor != which) continue;
+    for (int j = 0; j < n_of_anchor[which] && !q; j++) {
+        int s = of_anchor[which][j];
         for (int i = 0; i < ncols; i++) C.v[i] = NAN;
-        C.n_undo = 0, C.pp = &S->pp, C.k = 0, C.sum = 0.0, C.clock_kind = -1, C.year = year;
+        C.n_undo = 0, C.depth = 0, C.pp = &S->pp, C.k = 0, C.sum = 0.0, C.clock_kind = -1, C.year = year;
         C.cap_s[0] = C.cap_s[1] = C.cap_e[0] = C.cap_e[1] = NULL;
         Py_ssize_t pp_n = S->pp.n;
         q = run(shapes[s].ops, shapes[s].nops, ls, le, &C);
@@ -526,6 +567,7 @@ static int line_of(state_t *S, const char *ls, const char *le, int which, int ye
         }
         S->last_md[0] = C.st[0], S->last_md[1] = C.st[1];
     }
+    S->recheck = sh->recheck;
     if (sh->pairs) {
         memcpy(S->pending, C.v, sizeof S->pending);
         S->pending_shape = (int)(sh - shapes);
@@ -563,8 +605,15 @@ static int line_of(state_t *S, const char *ls, const char *le, int which, int ye
     if (push(&S->ppk, &k, 1)) return -1;
     int64_t no = S->n_lines + 1;
     if (push(&S->lines, &no, sizeof no)) return -1;
-    for (int i = 0; i < ncols; i++)
-        if (push(&S->cols[i], &C.v[i], sizeof(double))) return -1;
+    if (S->cols[0].n + (Py_ssize_t)sizeof(double) > S->cols[0].cap) { /* the columns grow together */
+        for (int i = 0; i < ncols; i++)
+            if (push(&S->cols[i], &C.v[i], sizeof(double))) return -1;
+    } else {
+        for (int i = 0; i < ncols; i++) {
+            memcpy(S->cols[i].v + S->cols[i].n, &C.v[i], sizeof(double));
+            S->cols[i].n += sizeof(double);
+        }
+    }
     S->n++;
     return 1;
 }
@@ -575,11 +624,7 @@ typedef struct {
     int year;
 } scan_job_t;
 
-static int shaped_anchor(int which) {
-    for (int s = 0; s < n_shapes; s++)
-        if (shapes[s].anchor == which) return 1;
-    return 0;
-}
+static int shaped_anchor(int which) { return which >= 0 && which < MAXA && anchor_shaped[which]; }
 
 static void scan_loop(scan_job_t *J) {
     state_t *S = &J->S;
@@ -608,11 +653,10 @@ static void scan_loop(scan_job_t *J) {
             S->ok = r == 0 && shaped ? 2 : r; /* 2: a shaped line this scanner does not read */
             break;
         }
-        /* A line that fits a shape may still hold a second anchor inside a text run it read (a
-         * process tag is checked, rank tags and numbers cannot hold one): look again from
-         * inside the line, past its anchor. */
-        const char *again = find_anchor(start + 1, le, &which);
-        if (again) {
+        /* A line that fits a shape holds no second anchor unless its shape could spell one
+         * (fastscan.py says which at configure: a text of the shape or a run of characters
+         * that could hold an anchor; a process tag is checked above): then look again. */
+        if (S->recheck && find_anchor(start + 1, le, &which)) {
             S->ok = 0;
             break;
         }

@@ -5,21 +5,24 @@ typedef struct {
     Py_ssize_t n, cap;
 } buf_t;
 
-static int push(buf_t *b, const void *x, Py_ssize_t k) {
-    if (b->n + k > b->cap) {
-        Py_ssize_t cap = b->cap ? b->cap * 2 : 1 << 15;
-        while (cap < b->n + k) cap *= 2;
-        char *v = (char *)realloc(b->v, (size_t)cap);
-        if (!v) return -1;
-        b->v = v;
-        b->cap = cap;
-    }
+static int grow(buf_t *b, Py_ssize_t k) {
+    Py_ssize_t cap = b->cap ? b->cap * 2 : 1 << 15;
+    while (cap < b->n + k) cap *= 2;
+    char *v = (char *)realloc(b->v, (size_t)cap);
+    if (!v) return -1;
+    b->v = v;
+    b->cap = cap;
+    return 0;
+}
+
+static inline int push(buf_t *b, const void *x, Py_ssize_t k) {
+    if (b->n + k > b->cap && grow(b, k)) return -1;
     memcpy(b->v + b->n, x, (size_t)k);
     b->n += k;
     return 0;
 }
 
-static int is_digit(char c) { return c >= '0' && c <= '9'; }
+static inline int is_digit(char c) { return c >= '0' && c <= '9'; }
 
 static inline int lit_n(const char **p, const char *end, const char *s, size_t k) {
     if ((size_t)(end - *p) < k || memcmp(*p, s, k) != 0) return 0;
@@ -34,7 +37,7 @@ static const double POW10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1
 
 /* \d+ (want_fraction 0) or \d+\.\d+ (1); extra_scale adds powers of ten to the divisor
  * (percent: 2). At most 15 digits, else refused. */
-static int number(const char **p, const char *end, int want_fraction, int extra_scale, double *out) {
+static inline int number(const char **p, const char *end, int want_fraction, int extra_scale, double *out) {
     const char *q = *p;
     unsigned long long m = 0;
     int nd = 0, frac = 0;

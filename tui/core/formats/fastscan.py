@@ -34,7 +34,7 @@ from tui.core import native
 from tui.core.formats import grammar
 from tui.core.formats.families import FAMILIES
 from tui.core.formats.shape_program import CAPTURES, CLOCK_KINDS, program
-from tui.core.formats.shapes import Field, Lit, Shape, regex
+from tui.core.formats.shapes import Capture, Chars, Field, Lit, OneOf, Shape, regex
 from tui.core.model.columns import NUMERIC_FIELDS, FlatRows, RecordColumns, doubles
 from tui.core.model.records import RATE_DRAFTS
 
@@ -146,6 +146,36 @@ def _family_needs_edge(fi: int) -> bool:
 
 _EDGED = [_family_needs_edge(i) for i in range(len(FAMILIES))]
 
+
+def _may_spell_anchor(shape: Shape) -> bool:
+    """Whether a line of ``shape`` could hold an anchor besides its own: one of its texts holds
+    one, or an anchor is made only of the characters of one of its runs (a process tag is
+    checked apart). Then the native scanner looks again inside each line it reads."""
+    texts: list[str] = []
+    classes: list[str] = []
+
+    def walk(tokens: Sequence[Any], in_process: bool) -> None:
+        for t in tokens:
+            if isinstance(t, Lit):
+                texts.append(t.text)
+            elif isinstance(t, OneOf):
+                texts.extend(t.options)
+            elif isinstance(t, Chars) and not in_process:
+                classes.append(t.cls)
+            elif isinstance(t, Capture):
+                walk(t.parts, in_process or t.name == CAPTURES[1])
+            elif hasattr(t, "parts"):
+                walk(t.parts, in_process)
+
+    walk((*shape.prefix, *shape.lead, *shape.body), False)
+    for a in grammar.ANCHORS:
+        if any(a in t for t in texts if t != shape.anchor) or any(
+            re.fullmatch("[" + c + "]+", a) for c in classes
+        ):
+            return True
+    return False
+
+
 # the optional native scanner (setup.py; off with SPECWATCH_NATIVE=0): same answers, several times faster
 _native = native.load("tui.core.formats._fastscan")
 if _native is not None:
@@ -161,6 +191,7 @@ if _native is not None:
                 s.anchor,
                 s.family,
                 int(s.pairs),
+                int(_may_spell_anchor(s.shape)),
                 tuple(_col[c] for c in s.columns if c in _col),
                 tuple((_col[d], _col[a]) for d, (a, _) in s.per_list_item.items()),
                 (_col[s.refuse[0]], s.refuse[2], s.refuse[3]) if s.refuse else (-1, 0.0, 0.0),

@@ -2,7 +2,8 @@
 (:mod:`tui.core.formats.shapes`) and, from those, the program the native scanner interprets.
 
 The program is a flat list of ops, each ``(code, a, b, text)``; a group op (optional, repeat,
-capture) says in ``a`` how many ops after it are its own. It is handed to ``_fastscan.configure``
+capture) says in ``a`` how many ops after it are its own; a number's op carries the text right
+before it (matched first: one op instead of two). It is handed to ``_fastscan.configure``
 once; the C side knows the op codes below and nothing of any family.
 """
 
@@ -79,7 +80,11 @@ def program(tokens: Sequence[Token], column: dict[str, int]) -> list[Op]:
     """The native scanner's ops for ``tokens``; ``column``: the output column of each field name
     (a name not in it is read but not kept)."""
     ops: list[Op] = []
-    for t in tokens:
+    before = b""  # a text right before a number: checked by the number's op (one op, not two)
+    for i, t in enumerate(tokens):
+        if isinstance(t, Lit) and i + 1 < len(tokens) and isinstance(tokens[i + 1], Field):
+            before = t.text.encode()
+            continue
         if isinstance(t, Lit):
             ops.append((LIT, 0, 0, t.text.encode()))
         elif isinstance(t, OneOf):
@@ -89,9 +94,10 @@ def program(tokens: Sequence[Token], column: dict[str, int]) -> list[Op]:
         elif isinstance(t, Field):
             col = column.get(t.name or "", NO_COLUMN)
             if t.kind == "list":
-                ops.append((LIST, col, 0, b""))
+                ops.append((LIST, col, 0, before))
             else:
-                ops.append((NUM, SYNTAX[t.kind], col, b""))
+                ops.append((NUM, SYNTAX[t.kind], col, before))
+            before = b""
         elif isinstance(t, Chars):
             cls = CHAR_CLASSES.index(t.cls)
             hi = 0 if t.hi is None else t.hi
