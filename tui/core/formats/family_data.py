@@ -28,6 +28,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from tui.core.formats.shape_program import CHAR_CLASS, prefix_of, tokens_of
 from tui.core.formats.shapes import Shape
 
 FILE = "family.toml"
@@ -38,14 +39,6 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-CHARS = {  # character classes of a ``chars`` part (ASCII, as the scanners read bytes)
-    "digit": "0-9",
-    "upper": "A-Z",
-    "upper_underscore": "A-Z_",
-    "word": "A-Za-z0-9_",
-    "word_space": "A-Za-z0-9_ ",
-    "word_dot": "A-Za-z0-9_.",
-}
 # clock directives of a ``clock`` part's format: fixed digits, or (N) one or more; %f is an
 # optional fraction of a second (".", 1 to 6 digits)
 CLOCK_DIRECTIVES = {"Y": 4, "m": 2, "d": 2, "H": 2, "M": 2, "S": 2, "L": 3, "U": 3, "N": 0, "f": -1}
@@ -66,7 +59,7 @@ class Part(_Strict):
     * ``spaces``: any number of spaces;
     * ``number``: a value of that syntax (after the optional ``before`` text and ``pad``
       spaces), filling ``column`` if given;
-    * ``chars``: a run of a character class (:data:`CHARS`), ``min`` to ``max`` long;
+    * ``chars``: a run of a character class (:data:`tui.core.formats.shape_program.CHAR_CLASS`), ``min`` to ``max`` long;
       ``lazy``: as short as the text part right after it allows;
     * ``clock``: a time stamp of that kind (:data:`CLOCKS`) in ``format`` (``%Y-%m-%d %H:%M:%S``);
     * ``capture``: the text its ``parts`` span, by name: ``rank`` (the record's rank, spaces
@@ -116,8 +109,8 @@ class Part(_Strict):
             raise ValueError("'before' and 'pad' go with a number")
         if isinstance(self.text, list) and not self.text:
             raise ValueError("a choice of texts needs at least one")
-        if self.chars is not None and self.chars not in CHARS:
-            raise ValueError(f"chars: one of {sorted(CHARS)}")
+        if self.chars is not None and self.chars not in CHAR_CLASS:
+            raise ValueError(f"chars: one of {sorted(CHAR_CLASS)}")
         if self.clock is not None:
             if self.clock not in CLOCKS:
                 raise ValueError(f"clock: one of {sorted(CLOCKS)}")
@@ -172,8 +165,6 @@ class ShapeData(_Strict):
     rank: str | None = None  # on a pairs_with shape: the record's rank, "engine {engine}"
 
     def shape(self, family: FamilyData) -> Shape:
-        from tui.core.formats.shape_program import prefix_of, tokens_of
-
         return Shape(
             family.name,
             self.kind,

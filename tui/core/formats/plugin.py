@@ -190,8 +190,10 @@ class Format:
 class PrintedRate(Format):
     """A family whose records state how their accept rate is defined (counts-based servers)."""
 
-    # the summary's "how_known" of such a rate (one wording for all of them, as it always was)
-    printed_rate_source: ClassVar[str] = "as the server defines it (vLLM / llama.cpp / TensorRT-LLM)"
+    # the summary's "how_known" of such a rate (one wording for all of them, as it always was):
+    # "as the server defines it (vLLM / llama.cpp / TensorRT-LLM)", the families named by the
+    # registry once it has made them (registry.py)
+    printed_rate_source: ClassVar[str] = "as the server defines it"
 
     def rate_definition(self, seen: RateEvidence) -> RateDefinition:
         rd = RateDefinition(seen.printed, seen.config.drafts_per_step, self.printed_rate_source)

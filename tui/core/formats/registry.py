@@ -14,7 +14,7 @@ from importlib import import_module
 from tui.core.formats import grammar
 from tui.core.formats.families import FAMILIES, Family
 from tui.core.formats.family_data import FamilyDataError
-from tui.core.formats.plugin import Format
+from tui.core.formats.plugin import Format, PrintedRate
 
 
 def _make(family: Family) -> Format:
@@ -33,6 +33,14 @@ def _make(family: Family) -> Format:
 
 
 FORMATS: list[Format] = [_make(f) for f in FAMILIES]
+
+
+def _name_printed_rate_families() -> None:
+    shown = " / ".join(f.display for f in FORMATS if isinstance(f, PrintedRate))
+    PrintedRate.printed_rate_source = f"as the server defines it ({shown})"
+
+
+_name_printed_rate_families()
 
 GENERIC = Format()  # what a record of no known family is counted as
 _BY_NAME: dict[str, Format] = {f.name: f for f in FORMATS}
@@ -59,6 +67,7 @@ def register(fmt: Format) -> None:
         raise ValueError(f"a family named {fmt.name!r} is registered already")
     FORMATS.append(fmt)
     _BY_NAME[fmt.name] = fmt
+    _name_printed_rate_families()
     for a in (*fmt.anchors, *fmt.marker_anchors):
         if a not in grammar.ANCHORS and a not in grammar.EXTRA_ANCHORS:
             grammar.EXTRA_ANCHORS.append(a)
@@ -68,5 +77,6 @@ def unregister(name: str) -> None:
     """Remove a family added by :func:`register` (tests)."""
     fmt = _BY_NAME.pop(name)
     FORMATS.remove(fmt)
+    _name_printed_rate_families()
     keep = {a for f in FORMATS for a in (*f.anchors, *f.marker_anchors)}
     grammar.EXTRA_ANCHORS[:] = [a for a in grammar.EXTRA_ANCHORS if a in keep]

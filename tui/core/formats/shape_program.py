@@ -31,7 +31,15 @@ if TYPE_CHECKING:
 # op codes (the C side's enum, _fastscan.c)
 LIT, CHOICE, SPACES, NUM, LIST, CHARS, CLOCK, OPT, REPEAT, CAPTURE = range(10)
 SYNTAX = {"int": 0, "float": 1, "percent": 2}
-CHAR_CLASSES = ("0-9", "A-Z", "A-Z_", "A-Za-z0-9_", "A-Za-z0-9_ ", "A-Za-z0-9_.")
+CHAR_CLASS = {  # character classes of a ``chars`` part (ASCII, as the scanners read bytes)
+    "digit": "0-9",
+    "upper": "A-Z",
+    "upper_underscore": "A-Z_",
+    "word": "A-Za-z0-9_",
+    "word_space": "A-Za-z0-9_ ",
+    "word_dot": "A-Za-z0-9_.",
+}
+CHAR_CLASSES = tuple(CHAR_CLASS.values())  # in the C side's order
 CLOCK_KINDS = ("date", "yearless", "elapsed")
 CAPTURES = ("rank", "process")
 NO_COLUMN = -1
@@ -41,8 +49,6 @@ Op = tuple[int, int, int, bytes]
 
 def tokens_of(parts: Sequence[Part]) -> tuple[Token, ...]:
     """The grammar tokens of declared parts, in order."""
-    from tui.core.formats.family_data import CHARS
-
     out: list[Token] = []
     for p in parts:
         if isinstance(p.optional, list):
@@ -54,7 +60,7 @@ def tokens_of(parts: Sequence[Part]) -> tuple[Token, ...]:
         elif p.spaces:
             one.append(Spaces())
         elif p.chars is not None:
-            one.append(Chars(CHARS[p.chars], p.min, p.max, p.lazy))
+            one.append(Chars(CHAR_CLASS[p.chars], p.min, p.max, p.lazy))
         elif p.clock is not None:
             one.append(Clock(p.clock, p.format or ""))
         elif p.capture is not None:
