@@ -17,7 +17,7 @@ import io
 import os
 import stat
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from functools import partial
 from typing import TYPE_CHECKING, BinaryIO
 
@@ -122,6 +122,29 @@ class Summarizer:
     def year(self) -> int:
         """The year to give the scanners for year-less stamps (checked when folded)."""
         return self.parser.timestamps.year_hint
+
+    def read(self, buf: bytes, offset: int) -> None:
+        """The next chunk of whole lines, in order: scanned fast when the parser is idle (with
+        the year it would give year-less stamps), else line by line. The one step every
+        whole-file reader takes (local files, streams, rotated sets, SSH, time windows)."""
+        self.feed(buf, offset, scan_chunk(buf, self.year) if self.can_fast else None)
+
+    def read_chunks(
+        self, chunks: Iterable[tuple[int, bytes]], cutter: Cutter | None = None, stop: bool = True
+    ) -> None:
+        """Every (offset, chunk) in order through :meth:`read`; with ``cutter``, only the lines
+        inside its window (cut as they come; with ``stop``, the reading ends once the window is
+        passed, else the rest is read through and cut away)."""
+        for offset, buf in chunks:
+            if cutter is not None:
+                buf = cutter.cut(buf, offset)
+                if not buf:
+                    if stop and cutter.done:
+                        break
+                    continue
+            self.read(buf, offset)
+            if stop and cutter is not None and cutter.done:
+                break
 
     def feed(self, buf: bytes, offset: int, fast: Scan | None) -> None:
         """``fast``: ``scan_chunk(buf, self.year)`` when it was tried, else None. A chunk that holds
@@ -334,8 +357,7 @@ def summarize_file(
             s = Summarizer(source or path, label, ref_time=ref_time)
             f.seek(lo)
             limited = f if region is None else Limited(f, hi - lo)
-            for offset, buf in iter_chunks(limited, CHUNK, on_oversized=s.skip_oversized, start=lo):
-                s.feed(buf, offset, scan_chunk(buf, s.year) if s.can_fast else None)
+            s.read_chunks(iter_chunks(limited, CHUNK, on_oversized=s.skip_oversized, start=lo))
             return s
         # Threads, not processes: the scanner and the reduction run in native code without the
         # GIL, so the threads scan in parallel while this one folds, with nothing pickled. They
@@ -400,10 +422,7 @@ def summarize_stream(
     s = Summarizer(source, label, ref_time=ref_time)
     cutter = Cutter(window, ref_time) if window else None
     reader, kind = decompressing(f)  # a compressed stream is read decompressed
-    for offset, buf in iter_chunks(reader, CHUNK, on_oversized=s.skip_oversized):
-        if cutter is not None and not (buf := cutter.cut(buf, offset)):
-            continue
-        s.feed(buf, offset, scan_chunk(buf, s.year) if s.can_fast else None)
+    s.read_chunks(iter_chunks(reader, CHUNK, on_oversized=s.skip_oversized), cutter, stop=False)
     if window and cutter is not None:
         s.window = {**window.to_dict(), "skipped_bytes": cutter.skipped, "search": "stream"}
     if kind is not None and reader.problem:
