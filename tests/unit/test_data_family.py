@@ -213,3 +213,27 @@ def test_family_data_mistakes_are_said_with_their_place(tmp_path):
     with pytest.raises(FamilyDataError, match=r"(?s)family.toml.*shapes\.0\.body\.0\.number"):
         load(tmp_path)
     assert grammar.ANCHORS  # the shipped families load
+
+
+@pytest.mark.parametrize("family", FAMILIES, ids=lambda f: f.name)
+def test_every_family_file_passes_the_schema_and_reads_the_same_without_it(family):
+    """The bundled files are checked here (a headless start reads them without pydantic): the
+    schema accepts each, and the plain reader gives every field the schema gives, defaults too."""
+    import dataclasses
+    import tomllib
+
+    from tui.core.formats.family_schema import FamilyData as Schema
+
+    raw = tomllib.loads((family.folder / "family.toml").read_text(encoding="utf-8"))
+    assert Schema.model_validate(raw).model_dump() == dataclasses.asdict(family.data)
+
+
+def test_summary_of_a_file_starts_without_pydantic(tmp_path):
+    log = _log(tmp_path, 10)
+    code = (
+        "import sys, runpy; sys.argv = ['specwatch', 'summary', '--json', %r]\n"
+        "try:\n    runpy.run_module('tui', run_name='__main__')\nexcept SystemExit:\n    pass\n"
+        "assert 'pydantic' not in sys.modules, 'pydantic loaded'\n" % str(log)
+    )
+    r = run_cli(python=("-c", code))
+    assert r.returncode == 0, r.stderr

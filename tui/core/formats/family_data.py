@@ -1,4 +1,4 @@
-"""The data of a server family: what its folder's ``family.toml`` declares, validated.
+"""The data of a server family: what its folder's ``family.toml`` declares.
 
 A family is a folder (``tui/core/formats/<family>/``, or a third-party package named by a
 ``specwatch.formats`` entry point) holding a ``family.toml``, read by :func:`load`, and only the
@@ -8,161 +8,101 @@ code data cannot say (a plug-in class, named by ``plugin``). The file declares (
 * its name, display name and the order its lines are offered in;
 * its anchors (``[anchors]``: the texts its metric lines are found by) and marker texts
   (``[markers]``), each under a name its code refers to;
-* its line shapes (``[[shapes]]``): the anchor, the line's prefix, then each part of the line
-  after it: literal text, a choice of texts, a run of spaces, a number of a declared syntax
-  filling a column named by its :class:`tui.core.model.columns.RecordColumns` name, an optional
-  group; a field may be written ``{before = "text", number = "int", column = "name"}``;
+* its line prefixes and shapes (``[prefixes]``, ``[[shapes]]``): the anchor, then each part of
+  the line: literal text, a choice of texts, spaces, a number of a declared syntax filling a
+  column named by its :class:`tui.core.model.columns.RecordColumns` name, a character run, a
+  clock, a capture, a repeat, an optional group; a field may be written ``{before = "text",
+  number = "int", column = "name"}``;
 * how its records count in the statistics (``[statistics]``: the :class:`Format` flags);
 * its ``/metrics`` names (``[metrics]``) and its release eras with their evidence (``[[eras]]``).
 
-The models are pydantic's (every mistake in a file is said with its place: ``family.toml: shapes
--> 0 -> body -> 3 -> number: ...``); :meth:`ShapeData.shape` gives the grammar's token form
-(:mod:`tui.core.formats.shapes`) that the scanners and the line parsers' fast paths read.
+The schema that checks a file is :mod:`tui.core.formats.family_schema` (pydantic): a third-party
+family's file is checked when it loads, the bundled ones by the tests, so that a headless
+command starts without pydantic. Here the same fields, with the same defaults, are plain frozen
+dataclasses (``tests/unit/test_data_family.py`` holds the two equal).
 """
 
 from __future__ import annotations
 
 import tomllib
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
-
-from tui.core.formats.shape_program import CHAR_CLASS, prefix_of, tokens_of
+from tui.core.formats.shape_program import prefix_of, tokens_of
 from tui.core.formats.shapes import Shape
 
 FILE = "family.toml"
-Number = Literal["int", "float", "percent", "list"]
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-# clock directives of a ``clock`` part's format: fixed digits, or (N) one or more; %f is an
-# optional fraction of a second (".", 1 to 6 digits)
-CLOCK_DIRECTIVES = {"Y": 4, "m": 2, "d": 2, "H": 2, "M": 2, "S": 2, "L": 3, "U": 3, "N": 0, "f": -1}
-CLOCKS = {
-    # a date and time: the record's timestamp (seconds of the printed fields, as if UTC)
-    "date": {"Y", "m", "d", "H", "M", "S"},
-    # no year: the scanner is given one and the family's plug-in settles it (Format.settle_scan)
-    "yearless": {"m", "d", "H", "M", "S"},
-    # time since the server started (minutes N, seconds S, ms L, us U): the record's elapsed
-    "elapsed": {"N", "S", "L", "U"},
-}
-
-
-class Part(_Strict):
-    """One part of a line shape, exactly one of:
-
-    * ``text``: literal text, or a list of texts (one of them);
-    * ``spaces``: any number of spaces;
-    * ``number``: a value of that syntax (after the optional ``before`` text and ``pad``
-      spaces), filling ``column`` if given;
-    * ``chars``: a run of a character class (:data:`tui.core.formats.shape_program.CHAR_CLASS`), ``min`` to ``max`` long;
-      ``lazy``: as short as the text part right after it allows;
-    * ``clock``: a time stamp of that kind (:data:`CLOCKS`) in ``format`` (``%Y-%m-%d %H:%M:%S``);
-    * ``capture``: the text its ``parts`` span, by name: ``rank`` (the record's rank, spaces
-      stripped) or ``process`` (the process tag: the same on every line a buffer reads fast; a
-      line pairs only with a line of its process);
-    * ``repeat``: its parts zero or more times;
-    * ``optional = [parts]``: a group of parts, all or nothing.
-
-    ``optional = true`` on a text or number part makes that part (with its ``before``) optional."""
+@dataclass(frozen=True)
+class Part:
+    """One part of a line shape (see :class:`tui.core.formats.family_schema.Part`)."""
 
     text: str | list[str] | None = None
     spaces: bool = False
     before: str | None = None
-    pad: bool = False  # spaces allowed between ``before`` and the number (llama.cpp pads)
-    number: Number | None = None
+    pad: bool = False
+    number: str | None = None
     column: str | None = None
     chars: str | None = None
-    min: int = Field(default=1, ge=0)
-    max: int | None = Field(default=None, ge=1)
+    min: int = 1
+    max: int | None = None
     lazy: bool = False
     clock: str | None = None
     format: str | None = None
-    capture: Literal["rank", "process"] | None = None
+    capture: str | None = None
     parts: list[Part] | None = None
     repeat: list[Part] | None = None
     optional: bool | list[Part] = False
 
-    @model_validator(mode="after")
-    def _one_kind(self) -> Part:
-        kinds = [
-            self.text is not None,
-            self.spaces,
-            self.number is not None,
-            self.chars is not None,
-            self.clock is not None,
-            self.capture is not None,
-            self.repeat is not None,
-            isinstance(self.optional, list),
-        ]
-        if sum(kinds) != 1:
-            raise ValueError(
-                "a part is one of: text, spaces, number, chars, clock, capture, repeat, optional = [parts]"
-            )
-        if self.column is not None and self.number is None:
-            raise ValueError("only a number fills a column")
-        if (self.before is not None or self.pad) and self.number is None:
-            raise ValueError("'before' and 'pad' go with a number")
-        if isinstance(self.text, list) and not self.text:
-            raise ValueError("a choice of texts needs at least one")
-        if self.chars is not None and self.chars not in CHAR_CLASS:
-            raise ValueError(f"chars: one of {sorted(CHAR_CLASS)}")
-        if self.clock is not None:
-            if self.clock not in CLOCKS:
-                raise ValueError(f"clock: one of {sorted(CLOCKS)}")
-            used = set(_directives(self.format or ""))
-            if not CLOCKS[self.clock] <= used or used - CLOCKS[self.clock] - {"f"}:
-                raise ValueError(
-                    f"clock {self.clock}: format needs exactly %{' %'.join(sorted(CLOCKS[self.clock]))}"
-                )
-        if (self.capture is not None) != (self.parts is not None):
-            raise ValueError("a capture has parts, and only a capture")
-        if (self.optional is True) and self.text is None and self.number is None:
-            raise ValueError("optional = true goes with a text or a number")
-        return self
+    @classmethod
+    def of(cls, raw: dict[str, Any]) -> Part:
+        d = dict(raw)
+        for key in ("parts", "repeat"):
+            if d.get(key) is not None:
+                d[key] = [cls.of(p) for p in d[key]]
+        if isinstance(d.get("optional"), list):
+            d["optional"] = [cls.of(p) for p in d["optional"]]
+        return cls(**d)
 
 
-def _directives(fmt: str) -> list[str]:
-    out = []
-    i = 0
-    while i < len(fmt):
-        if fmt[i] == "%":
-            if i + 1 >= len(fmt) or fmt[i + 1] not in CLOCK_DIRECTIVES:
-                raise ValueError(
-                    f"clock format {fmt!r}: %{fmt[i + 1 : i + 2]} is not one of {sorted(CLOCK_DIRECTIVES)}"
-                )
-            out.append(fmt[i + 1])
-            i += 2
-        else:
-            i += 1
-    return out
+@dataclass(frozen=True)
+class RefuseNearSum:
+    value: str
+    list: str
+    within: float
+    per_item: float
 
 
-class ShapeData(_Strict):
-    """A line shape: ``kind`` is the record kind it makes (or a kind its family's code pairs
-    with a record, such as vLLM's ``engine`` line)."""
+@dataclass(frozen=True)
+class ShapeData:
+    """A line shape: ``kind`` is the record kind it makes (or, with ``pairs_with``, a line whose
+    columns go to the next record of that kind)."""
 
     kind: str
     anchor: str  # a name in [anchors]
     prefix: str  # a name in [prefixes]
-    lead: list[Part] = []  # between the prefix and the anchor
     body: list[Part]  # after the anchor, to the end of the line
-    # what its records' printed accept rate is: "drafts" = accepted / proposed drafts
-    rate: Literal["drafts"] | None = None
-    # a line of this shape makes no record: its columns go to the next record of that kind
-    # (of the same process) — vLLM's engine line before its spec line
+    lead: list[Part] = field(default_factory=list)  # between the prefix and the anchor
+    rate: str | None = None  # "drafts": the printed rate is accepted / proposed drafts
     pairs_with: str | None = None
-
-    # a line whose ``value`` column equals the sum of its ``list`` column within ``within`` +
-    # ``per_item`` x its length is of an older era (an era's evidence): the line parser reads it
+    # a line whose ``value`` equals the sum of its ``list`` within ``within`` + ``per_item`` x its
+    # length is of an older era (an era's evidence): the line parser reads it
     refuse_near_sum: RefuseNearSum | None = None
     # derived columns: name -> (column, list column): the column divided by the list's length
-    per_list_item: dict[str, tuple[str, str]] = {}
+    per_list_item: dict[str, tuple[str, str]] = field(default_factory=dict)
     rank: str | None = None  # on a pairs_with shape: the record's rank, "engine {engine}"
+
+    @classmethod
+    def of(cls, raw: dict[str, Any]) -> ShapeData:
+        d = dict(raw)
+        d["body"] = [Part.of(p) for p in d.get("body", [])]
+        d["lead"] = [Part.of(p) for p in d.get("lead", [])]
+        if d.get("refuse_near_sum") is not None:
+            d["refuse_near_sum"] = RefuseNearSum(**d["refuse_near_sum"])
+        d["per_list_item"] = {k: (v[0], v[1]) for k, v in d.get("per_list_item", {}).items()}
+        return cls(**d)
 
     def shape(self, family: FamilyData) -> Shape:
         return Shape(
@@ -175,16 +115,9 @@ class ShapeData(_Strict):
         )
 
 
-class RefuseNearSum(_Strict):
-    value: str
-    list: str
-    within: float
-    per_item: float
-
-
-class Statistics(_Strict):
-    """How a family's records count (the :class:`tui.core.formats.plugin.Format` flags of the
-    same names; see there)."""
+@dataclass(frozen=True)
+class Statistics:
+    """How a family's records count (the :class:`tui.core.formats.plugin.Format` flags)."""
 
     elapsed_clock: bool = False
     speculative_config_args: bool = False
@@ -194,65 +127,54 @@ class Statistics(_Strict):
     depth_from_records: bool = True
     collects_rate_pairs: bool = False
     rate_definition_cached: bool = False
-    request_kinds: list[str] = []
+    request_kinds: list[str] = field(default_factory=list)
     requests_name_family: bool = True
 
 
-class Metrics(_Strict):
-    """Its ``/metrics`` names: the prefixes they start with, the names that make a record (for
-    messages), the note said when they are there without spec-decode ones, and the path its
-    server moves them to when the default path answers JSON."""
+@dataclass(frozen=True)
+class Metrics:
+    """Its ``/metrics`` names (see :class:`tui.core.formats.family_schema.Metrics`)."""
 
-    prefixes: list[str] = []
+    prefixes: list[str] = field(default_factory=list)
     looked_for: str = ""
     no_spec_note: str = ""
     json_moves_to: str | None = None
-    json_is: str = ""  # what that JSON answer is, for the message ("trtllm-serve's iteration stats")
-    default_for_records: bool = False  # a metrics record with no family is this family's
+    json_is: str = ""
+    default_for_records: bool = False
 
 
-class Era(_Strict):
-    """A release era and the evidence that tells a log is of it."""
-
+@dataclass(frozen=True)
+class Era:
     name: str
-    since: str | None = None  # the release (or date) it began
+    evidence: str
+    since: str | None = None
     until: str | None = None
-    evidence: str  # what on a line or in the config shows it (words; the code that reads it says where)
 
 
-class FamilyData(_Strict):
-    name: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+@dataclass(frozen=True)
+class FamilyData:
+    name: str
     display: str
     order: int = 100  # lines are offered to families in this order (then by name)
     plugin: str | None = None  # "module:Class" in the family's package; None: declared lines only
-    anchors: dict[str, str] = {}  # name -> a text the family's metric lines are found by
-    markers: dict[str, str] = {}  # name -> a text of a startup marker
+    anchors: dict[str, str] = field(default_factory=dict)
+    markers: dict[str, str] = field(default_factory=dict)
     records: list[str] | None = None  # the anchors whose lines make records (messages; None: all)
-    prefixes: dict[str, list[Part]] = {}  # name -> the parts a line starts with, up to the lead
-    shapes: list[ShapeData] = []
-    statistics: Statistics = Statistics()
-    metrics: Metrics = Metrics()
-    eras: list[Era] = []
+    prefixes: dict[str, list[Part]] = field(default_factory=dict)
+    shapes: list[ShapeData] = field(default_factory=list)
+    statistics: Statistics = field(default_factory=Statistics)
+    metrics: Metrics = field(default_factory=Metrics)
+    eras: list[Era] = field(default_factory=list)
 
-    @field_validator("anchors", "markers")
     @classmethod
-    def _long_enough(cls, v: dict[str, str]) -> dict[str, str]:
-        for name, text in v.items():
-            if len(text.encode()) < 3:
-                raise ValueError(f"{name}: an anchor is at least 3 bytes (the scanners' skip loop)")
-        return v
-
-    @model_validator(mode="after")
-    def _names_known(self) -> FamilyData:
-        for i, s in enumerate(self.shapes):
-            if s.anchor not in self.anchors:
-                raise ValueError(f"shapes -> {i}: anchor {s.anchor!r} is not in [anchors]")
-            if s.prefix not in self.prefixes:
-                raise ValueError(f"shapes -> {i}: prefix {s.prefix!r} is not in [prefixes]")
-        for name in self.records or ():
-            if name not in self.anchors:
-                raise ValueError(f"records: {name!r} is not in [anchors]")
-        return self
+    def of(cls, raw: dict[str, Any]) -> FamilyData:
+        d = dict(raw)
+        d["prefixes"] = {k: [Part.of(p) for p in v] for k, v in d.get("prefixes", {}).items()}
+        d["shapes"] = [ShapeData.of(s) for s in d.get("shapes", [])]
+        d["statistics"] = Statistics(**d.get("statistics", {}))
+        d["metrics"] = Metrics(**d.get("metrics", {}))
+        d["eras"] = [Era(**e) for e in d.get("eras", [])]
+        return cls(**d)
 
     def shape_of(self, kind: str) -> Shape:
         for s in self.shapes:
@@ -268,19 +190,28 @@ class FamilyDataError(ValueError):
     """A family folder whose data cannot be read (the message names the file and the place)."""
 
 
-def load(folder: Path | Any) -> FamilyData:
-    """The validated data of the family in ``folder`` (a path or an importlib.resources
-    Traversable)."""
+def check(raw: dict[str, Any], where: object) -> None:
+    """Check ``raw`` against the schema (pydantic, imported only here)."""
+    from tui.core.formats.family_schema import FamilyData as Schema
+
+    try:
+        Schema.model_validate(raw)
+    except ValueError as exc:
+        raise FamilyDataError(f"{where}: {exc}") from None
+
+
+def load(folder: Path | Any, validate: bool = True) -> FamilyData:
+    """The data of the family in ``folder`` (a path or an importlib.resources Traversable),
+    checked against the schema unless ``validate`` is False (the bundled families: the tests
+    check them)."""
     f = folder / FILE
     try:
         raw: dict[str, Any] = tomllib.loads(f.read_text(encoding="utf-8"))
     except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise FamilyDataError(f"{f}: {exc}") from None
+    if validate:
+        check(raw, f)
     try:
-        return FamilyData.model_validate(raw)
-    except ValueError as exc:
+        return FamilyData.of(raw)
+    except (TypeError, KeyError, ValueError, IndexError) as exc:  # only when not validated
         raise FamilyDataError(f"{f}: {exc}") from None
-
-
-Part.model_rebuild()
-ShapeData.model_rebuild()
