@@ -178,6 +178,8 @@ def _may_spell_anchor(shape: Shape) -> bool:
 
 # the optional native scanner (setup.py; off with SPECWATCH_NATIVE=0): same answers, several times faster
 _native = native.load("tui.core.formats._fastscan")
+if len(_ANCHORS) > 32 or len(_SHAPES) > 32 or len(LAYOUT) > 32 or len(FAMILIES) > 16:
+    _native = None  # beyond the native kernel's tables (_fastscan.c MAXA, MAXS, MAXC, MAXF): Python reads
 if _native is not None:
     _col = {name: i for i, name in enumerate(LAYOUT)}
     _native.configure(
