@@ -18,6 +18,8 @@ from typing import Any, ClassVar
 import pytest
 
 from tui.core.formats import grammar, registry
+from tui.core.formats.families import FAMILIES
+from tui.core.formats.family_data import FamilyData
 from tui.core.formats.plugin import HOOKS, NOT_MINE, Format, Found, Line, MetricsReader, RateEvidence
 from tui.core.formats.rate_definition import RateDefinition
 from tui.core.formats.server_config import ServerConfig
@@ -25,16 +27,22 @@ from tui.core.model.records import RATE_DRAFTS, Record
 
 ROOT = Path(__file__).resolve().parents[2] / "tui"
 FORMATS_DIR = ROOT / "core" / "formats"
-# a family name as a word (an identifier that only begins with one, such as the rate id
-# "sglang_al_over_num_draft_tokens", is a name of its own)
-FAMILY = re.compile(r"\b(sglang|vllm|llamacpp|llama\.cpp|trtllm|tensorrt|ollama)\b", re.IGNORECASE)
+# the family folders: the only places that may name a family
+FAMILY_DIRS = {f.folder.resolve() for f in FAMILIES if FORMATS_DIR in f.folder.resolve().parents}
+# a family's name or display name as a word, from the families' data (an identifier that only
+# begins with one, such as the rate id "sglang_al_over_num_draft_tokens", is a name of its own)
+FAMILY = re.compile(
+    r"(?<![\w.])("
+    + "|".join(
+        sorted({re.escape(t) for f in FAMILIES for t in (f.data.name, f.data.display)}, key=len, reverse=True)
+    )
+    + r")(?![\w])",
+    re.IGNORECASE,
+)
 
-# (module, a piece of the literal, why it may name a family): display only
+# (module, a piece of the text, why it may name a family): user-facing prose only
 DISPLAY_ONLY = [
-    ("cli/__init__.py", "Watch speculative-decoding acceptance", "the program's description in --help"),
-    ("cli/summary_text.py", "`Decode batch` lines", "the summary's 'formats read' sentence for people"),
-    ("screens/help.py", "# specwatch", "the help screen's prose"),
-    ("core/sources/prom/scraper.py", "trtllm-serve's iteration stats", "an error message naming the server"),
+    ("screens/help.py", "# specwatch", "the help screen's prose (its list of families is derived)"),
 ]
 
 
@@ -48,31 +56,54 @@ def _docstrings(tree: ast.AST) -> set[int]:
     return out
 
 
+def _names_in(node: ast.AST) -> list[str]:
+    """The string constant or the identifiers a node holds (names, attributes, definitions,
+    arguments, imports)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [node.value]
+    if isinstance(node, ast.Name):
+        return [node.id]
+    if isinstance(node, ast.Attribute):
+        return [node.attr]
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return [node.name]
+    if isinstance(node, ast.arg):
+        return [node.arg]
+    if isinstance(node, ast.alias):
+        return [node.name, *(node.name.split("."))] + ([node.asname] if node.asname else [])
+    if isinstance(node, ast.ImportFrom) and node.module:
+        return node.module.split(".")
+    return []
+
+
 def _family_literals() -> list[tuple[str, int, str]]:
     found = []
     for path in sorted(ROOT.rglob("*.py")):
-        if FORMATS_DIR in path.parents:
+        if any(d in path.resolve().parents for d in FAMILY_DIRS):
             continue
         tree = ast.parse(path.read_text(encoding="utf-8"))
         docs = _docstrings(tree)
         for node in ast.walk(tree):
-            if (
-                isinstance(node, ast.Constant)
-                and isinstance(node.value, str)
-                and id(node) not in docs
-                and FAMILY.search(node.value)
-            ):
-                found.append((path.relative_to(ROOT).as_posix(), node.lineno, node.value))
+            if id(node) in docs:
+                continue
+            for text in _names_in(node):
+                if FAMILY.search(text):
+                    found.append((path.relative_to(ROOT).as_posix(), getattr(node, "lineno", 0), text))
     return found
 
 
 def test_the_scan_finds_family_names():
     assert FAMILY.search('if family == "sglang"') and FAMILY.search("TensorRT-LLM metrics")
-    assert FAMILY.search("vllm:spec_decode_num_drafts_total")
+    assert FAMILY.search("vllm:spec_decode_num_drafts_total") and FAMILY.search("llama.cpp")
     assert not FAMILY.search("sglang_al_over_num_draft_tokens")
+    tree = ast.parse("from tui.core.formats.vllm.plugin import Vllm\nclass SGLang: pass\nx = obj.ollama")
+    names = [t for node in ast.walk(tree) for t in _names_in(node)]
+    assert {"vllm", "Vllm", "SGLang", "ollama"} <= {t for t in names if FAMILY.search(t)}
 
 
-def test_no_family_name_outside_formats():
+def test_no_family_name_outside_its_folder():
+    """Outside tui/core/formats/<family>/ no module names a family, in a string or an identifier
+    (docstrings aside): the registry, the families' data and the plug-in hooks say it all."""
     literals = _family_literals()
     allowed = [
         (mod, line, text)
@@ -81,7 +112,7 @@ def test_no_family_name_outside_formats():
     ]
     unexplained = [x for x in literals if x not in allowed]
     assert not unexplained, (
-        "family names outside tui/core/formats/ (ask the family's plug-in):\n"
+        "family names outside tui/core/formats/<family>/ (ask the family's plug-in or its data):\n"
         + "\n".join(f"  {mod}:{line}: {text[:80]!r}" for mod, line, text in unexplained)
     )
     used = {(m, p) for m, p, _ in DISPLAY_ONLY if any(mod == m and p in t for mod, _, t in allowed)}
@@ -102,13 +133,16 @@ def _types() -> dict[str, type | tuple[type, ...]]:
         "looked_for": str,
         "wrapped_markers": dict,
         "aux_layer_ids": (tuple, type(None)),
+        "data": FamilyData,
+        "metrics_moved_to": (str, type(None)),
     }
 
 
 @pytest.mark.parametrize("fmt", registry.FORMATS, ids=lambda f: f.name)
 def test_every_plugin_provides_every_hook(fmt: Format):
     assert isinstance(fmt, Format)
-    assert fmt.name and fmt.display and "name" in vars(type(fmt)), "a plug-in names its family"
+    assert fmt.name and fmt.display and fmt.data is not None, "a plug-in is made from its family's data"
+    assert (fmt.name, fmt.display) == (fmt.data.name, fmt.data.display)
     assert registry.get(fmt.name) is fmt
     types = _types()
     for hook in HOOKS:

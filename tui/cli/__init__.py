@@ -102,10 +102,12 @@ def _module_of(command: str) -> str | None:
 def build_parser(only: str | None = None) -> _Parser:
     """The parser; with ``only``, just that command's module is imported (a headless command
     then starts without loading the others: pydantic, asyncio, textual...)."""
+    from tui.core.formats import families  # the families' data, for the description
+
     parser = _Parser(
         prog="specwatch",
-        description="Watch speculative-decoding acceptance (accept len / accept rate) in SGLang, "
-        "vLLM and llama.cpp logs.",
+        description="Watch speculative-decoding acceptance (accept len / accept rate) in "
+        f"{families.displays(log_lines=True)} logs.",
     )
     parser.add_argument("--version", action="version", version=f"specwatch {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)

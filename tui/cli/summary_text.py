@@ -4,6 +4,7 @@ result (:class:`tui.core.model.summary.Summary`): the same numbers as the JSON a
 from __future__ import annotations
 
 from tui.cli.summary_fit import fit, table, terminal_width
+from tui.core.formats import families
 from tui.core.model import quantities
 from tui.core.model.quantities import Output
 from tui.core.model.records import RATE_WORDS
@@ -71,10 +72,7 @@ def pooled_text(p: PooledLen | PooledRate | None, digits: int = 2) -> str:
     return f"{number(p.value, digits)}{ends} ({p.accepted:.0f} accepted / {den:.0f} {words})"
 
 
-FORMATS_READ = (
-    "SGLang `Decode batch` lines, vLLM `SpecDecoding metrics` / `Speculative metrics` lines, llama.cpp "
-    "`draft acceptance` lines, Prometheus /metrics spec-decode counters"
-)
+FORMATS_READ = families.lines_read() + ", Prometheus /metrics spec-decode counters"  # from the families' data
 # Segment table columns, the least important first to go when the terminal is narrow.
 SEG_HEADER = [
     "seg",

@@ -9,14 +9,15 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Markdown
 
+from tui.core.formats import families
 from tui.core.stats.segments import SEGMENT_RULE
 from tui.screens.keys import key_table
 
 HELP_TEXT = """\
 # specwatch
 
-Live acceptance of speculative decoding (EAGLE-3, MTP, draft models) from SGLang, vLLM and
-llama.cpp logs. One pane per source; `specwatch compare A B` adds a **B − A** bar.
+Live acceptance of speculative decoding (EAGLE-3, MTP, draft models) from {families}
+logs. One pane per source; `specwatch compare A B` adds a **B − A** bar.
 
 ## Keys
 
@@ -43,7 +44,11 @@ llama.cpp logs. One pane per source; `specwatch compare A B` adds a **B − A** 
 Themes are TOML files: copy a shipped one (`themes/` in the repository, `tui/resources/themes/` in
 an installed copy) to `~/.config/specwatch/themes/` and edit it.
 """
-HELP = HELP_TEXT.replace("{keys}", key_table()).replace("{segment_rule}", SEGMENT_RULE)
+HELP = (
+    HELP_TEXT.replace("{families}", families.displays(log_lines=True))
+    .replace("{keys}", key_table())
+    .replace("{segment_rule}", SEGMENT_RULE)
+)
 
 
 class HelpScreen(ModalScreen[None]):

@@ -18,7 +18,6 @@ from collections.abc import Callable
 from typing import Any
 
 from tui.core.formats import registry
-from tui.core.formats.sglang.plugin import SGLang
 
 MAX_CONFIG_BYTES = 4 << 20
 
@@ -68,8 +67,10 @@ def _key_value(cfg: dict[str, Any], path: tuple[str, ...]) -> Any:
 def _aux_ids(cfg: dict[str, Any], family: str | None) -> tuple[Any, str, str, Any]:
     """(the aux layer ids where ``family`` reads them, that key, the note without them, the ids
     under the key the other layout uses). A family that names no key reads the EAGLE-3
-    reference layout (SGLang's nested key)."""
-    own = registry.get(family).aux_layer_ids or SGLang.aux_layer_ids
+    reference layout: the first family's (in the registry's order) that names one."""
+    own = registry.get(family).aux_layer_ids or next(
+        f.aux_layer_ids for f in registry.FORMATS if f.aux_layer_ids
+    )
     assert own is not None
     path, default = own
     others = [f.aux_layer_ids[0] for f in registry.FORMATS if f.aux_layer_ids and f.aux_layer_ids[0] != path]

@@ -1,20 +1,23 @@
 """Whole-buffer fast path: the columns of a buffer of whole lines, without the line parser.
 
 :func:`scan_chunk` finds every line holding one of :data:`grammar.ANCHORS` (the texts the line
-parser acts on); all other lines are skipped unread. If every such line is a canonical line of
-:data:`grammar.SHAPES` (SGLang ``Decode batch``, vLLM V1 ``SpecDecoding metrics`` and the
-``Engine NNN`` line it pairs with) it returns the records as :class:`RecordColumns`, else
-``None`` and the caller parses the buffer line by line with :class:`LineParser`.
+parser acts on); all other lines are skipped unread. If every such line is a line of one of the
+families' declared shapes (:data:`grammar.SHAPES`, from each family's ``family.toml``) it returns
+the records as :class:`RecordColumns`, else ``None`` and the caller parses the buffer line by
+line with :class:`LineParser`. Nothing here knows a family: the shapes say what each line holds
+(its numbers and the columns they fill, its clock, its rank, its process tag), what a record
+derives (``per_list_item``), when a line is of an older era (``refuse_near_sum``) and which line
+pairs with the next record (``pairs_with``).
 
 This is exact, not heuristic: the contract (checked by the tests on generated and real lines)
 is ``RecordColumns.from_records(line parser records) == scan_chunk(...).columns``. What a record
-needs from lines outside the buffer (the vLLM engine line printed just before a spec line, the
-year of vLLM's year-less stamps) is returned in :class:`VllmEdge` for the caller to settle in
-line order.
+needs from lines outside the buffer (the line a first record pairs with, the year of year-less
+stamps) is returned in :class:`Edge` for the family's plug-in to settle in line order.
 
-The optional C scanner (``_fastscan.c``, built by setup.py) gives the same answers several
-times faster; without it (or with ``SPECWATCH_NATIVE=0``, see :mod:`tui.core.native`) the
-pure-Python scanner below runs, its patterns compiled from the grammar.
+The optional C scanner (``_fastscan.c``, built by setup.py) interprets the same shapes, passed to
+it once as a program (:mod:`tui.core.formats.shape_program`), several times faster; without it
+(or with ``SPECWATCH_NATIVE=0``, see :mod:`tui.core.native`) the Python scanner below reads them
+through regular expressions compiled from the same tokens.
 """
 
 from __future__ import annotations
@@ -25,49 +28,31 @@ import re
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from tui.core import native
 from tui.core.formats import grammar
-from tui.core.formats.timestamps import TimestampReader
-from tui.core.formats.vllm.spec import no_bonus_token
+from tui.core.formats.families import FAMILIES
+from tui.core.formats.shape_program import CAPTURES, CLOCK_KINDS, program
+from tui.core.formats.shapes import Capture, Chars, Field, Lit, OneOf, Shape, regex
 from tui.core.model.columns import NUMERIC_FIELDS, FlatRows, RecordColumns, doubles
 from tui.core.model.records import RATE_DRAFTS
 
-# the optional native scanner (setup.py; off with SPECWATCH_NATIVE=0): same answers, several times faster
-_native = native.load("tui.core.formats._fastscan")
-
-_ANCHORS = tuple(a.encode() for a in grammar.ANCHORS)
-if _native is not None:
-    _native.configure(_ANCHORS)
-_DECODE, _SPEC, _ENGINE, _LLAMA = (
-    a.encode()
-    for a in (grammar.SGLANG_DECODE, grammar.VLLM_SPEC, grammar.VLLM_ENGINE, grammar.LLAMACPP_TIMING)
-)
-_SHAPED = {_DECODE, _SPEC, _ENGINE, _LLAMA}
-_REGEX: dict[bytes, tuple[re.Pattern[bytes], list[str | None]]] = {}
-
-
-def _re(anchor: bytes) -> tuple[re.Pattern[bytes], list[str | None]]:
-    """The Python scanner's pattern for a shape (compiled from the grammar when first needed: the
-    native scanner reads most buffers, and compiling costs start-up time)."""
-    if not _REGEX:
-        _REGEX.update({s.anchor.encode(): grammar.regex(s) for s in grammar.SHAPES})
-    return _REGEX[anchor]
-
-
 NAN = math.nan
+_RATES = {"drafts": RATE_DRAFTS}
 
 
 @dataclass(slots=True)
-class VllmEdge:
-    """What the vLLM records of a buffer need settled against the lines before it."""
+class Edge:
+    """What the records of a buffer need settled against the lines before it, in line order: the
+    line a first record pairs with (a shape's ``pairs_with``) and the year of year-less stamps.
+    The family's plug-in settles it (:meth:`tui.core.formats.plugin.Format.settle_scan`)."""
 
-    process: str | None  # the process tag of every vLLM line in the buffer
-    head_unpaired: bool  # the first spec line came before any engine line of the buffer
-    tail_engine: (
-        tuple[int, float, int] | None
-    )  # (engine, throughput, running) printed after the last spec line
-    first_stamp: tuple[int, int, int, int, int] | None  # (month, day, h, m, s) of the first vLLM line
+    family: str
+    process: str | None  # the process tag of every line of the family in the buffer
+    head_unpaired: bool  # the first record came before any line it pairs with in the buffer
+    tail: dict[str, float] | None  # the columns of a pairing line after the last record
+    first_stamp: tuple[int, int, int, int, int] | None  # (month, day, h, m, s) of the first line
     last_md: tuple[int, int] | None
     year: int  # the year the stamps were read with
 
@@ -76,19 +61,159 @@ class VllmEdge:
 class Scan:
     lines: int
     runs: list[RecordColumns] = field(default_factory=list)
-    vllm: VllmEdge | None = None
+    edge: Edge | None = None
+
+
+# -- the declared shapes, compiled once --------------------------------------------------------
+@dataclass(slots=True)
+class _Shape:
+    shape: Shape
+    family: int  # index in FAMILIES
+    anchor: int  # index in grammar.ANCHORS
+    pairs: bool  # a pairing line: its columns go to the next record
+    rank: str | None  # a pairing line's rank template ("engine {engine}")
+    rank_column: str | None  # the column that template names
+    rate: str | None
+    per_list_item: dict[str, tuple[str, str]]
+    refuse: tuple[str, str, float, float] | None  # value column, list column, within, per item
+    columns: tuple[str, ...]  # the columns its fields fill (a pairing line's: what it passes on)
+    ints: frozenset[str]  # its int columns (kept exact for a derived ratio)
+
+
+def _fields(tokens: Sequence[Any]) -> list[Field]:
+    out: list[Field] = []
+    for t in tokens:
+        if isinstance(t, Field):
+            out.append(t)
+        elif hasattr(t, "parts"):
+            out.extend(_fields(t.parts))
+    return out
+
+
+def _compile() -> tuple[list[_Shape], tuple[str, ...]]:
+    shapes = []
+    extra: list[str] = []  # columns beyond NUMERIC_FIELDS: a pairing line's rank column
+    for fi, fam in enumerate(FAMILIES):
+        for sd in fam.data.shapes:
+            shape = sd.shape(fam.data)
+            fields = _fields((*shape.prefix, *shape.lead, *shape.body))
+            cols = tuple(dict.fromkeys(f.name for f in fields if f.name))
+            rank_col = None
+            if sd.rank is not None:
+                rank_col = re.fullmatch(r"[^{}]*\{(\w+)\}[^{}]*", sd.rank).group(1)  # type: ignore[union-attr]
+                if rank_col not in extra and rank_col not in NUMERIC_FIELDS:
+                    extra.append(rank_col)
+            r = sd.refuse_near_sum
+            shapes.append(
+                _Shape(
+                    shape,
+                    fi,
+                    grammar.ANCHORS.index(shape.anchor),
+                    sd.pairs_with is not None,
+                    sd.rank,
+                    rank_col,
+                    _RATES[sd.rate] if sd.rate else None,
+                    dict(sd.per_list_item),
+                    (r.value, r.list, r.within, r.per_item) if r else None,
+                    cols,
+                    frozenset(f.name for f in fields if f.name and f.kind == "int"),
+                )
+            )
+    return shapes, (*NUMERIC_FIELDS, *extra)
+
+
+_SHAPES, LAYOUT = _compile()
+_BY_ANCHOR: dict[bytes, list[_Shape]] = {}
+for _s in _SHAPES:
+    _BY_ANCHOR.setdefault(_s.shape.anchor.encode(), []).append(_s)
+_ANCHORS = tuple(a.encode() for a in grammar.ANCHORS)
+# texts a process tag may not hold (the anchors, and each lead's first text): the search would
+# find them inside it, or a reader would take the tag for the line's own text
+_FORBIDDEN_IN_TAG = _ANCHORS + tuple(
+    dict.fromkeys(
+        s.shape.lead[0].text.encode() for s in _SHAPES if s.shape.lead and isinstance(s.shape.lead[0], Lit)
+    )
+)
+
+
+def _family_needs_edge(fi: int) -> bool:
+    return any(
+        s.pairs or any(getattr(t, "kind", None) == "yearless" for t in s.shape.prefix)
+        for s in _SHAPES
+        if s.family == fi
+    )
+
+
+_EDGED = [_family_needs_edge(i) for i in range(len(FAMILIES))]
+
+
+def _may_spell_anchor(shape: Shape) -> bool:
+    """Whether a line of ``shape`` could hold an anchor besides its own: one of its texts holds
+    one, or an anchor is made only of the characters of one of its runs (a process tag is
+    checked apart). Then the native scanner looks again inside each line it reads."""
+    texts: list[str] = []
+    classes: list[str] = []
+
+    def walk(tokens: Sequence[Any], in_process: bool) -> None:
+        for t in tokens:
+            if isinstance(t, Lit):
+                texts.append(t.text)
+            elif isinstance(t, OneOf):
+                texts.extend(t.options)
+            elif isinstance(t, Chars) and not in_process:
+                classes.append(t.cls)
+            elif isinstance(t, Capture):
+                walk(t.parts, in_process or t.name == CAPTURES[1])
+            elif hasattr(t, "parts"):
+                walk(t.parts, in_process)
+
+    walk((*shape.prefix, *shape.lead, *shape.body), False)
+    for a in grammar.ANCHORS:
+        if any(a in t for t in texts if t != shape.anchor) or any(
+            re.fullmatch("[" + c + "]+", a) for c in classes
+        ):
+            return True
+    return False
+
+
+# the optional native scanner (setup.py; off with SPECWATCH_NATIVE=0): same answers, several times faster
+_native = native.load("tui.core.formats._fastscan")
+if len(_ANCHORS) > 32 or len(_SHAPES) > 32 or len(LAYOUT) > 32 or len(FAMILIES) > 16:
+    _native = None  # beyond the native kernel's tables (_fastscan.c MAXA, MAXS, MAXC, MAXF): Python reads
+if _native is not None:
+    _col = {name: i for i, name in enumerate(LAYOUT)}
+    _native.configure(
+        _ANCHORS,
+        _FORBIDDEN_IN_TAG,
+        len(LAYOUT),
+        _col["timestamp"],
+        _col["elapsed"],
+        tuple(
+            (
+                s.anchor,
+                s.family,
+                int(s.pairs),
+                int(_may_spell_anchor(s.shape)),
+                tuple(_col[c] for c in s.columns if c in _col),
+                tuple((_col[d], _col[a]) for d, (a, _) in s.per_list_item.items()),
+                (_col[s.refuse[0]], s.refuse[2], s.refuse[3]) if s.refuse else (-1, 0.0, 0.0),
+                program((*s.shape.prefix, *s.shape.lead, Lit(s.shape.anchor), *s.shape.body), _col),
+            )
+            for s in _SHAPES
+        ),
+    )
 
 
 def scan_chunk(buf: bytes | memoryview, year: int = 1970) -> Scan | None:
-    """``buf`` must hold whole lines (end with a newline); ``year`` is given to vLLM's year-less
-    stamps (the caller checks it against the line parser's reading, see VllmEdge)."""
+    """``buf`` must hold whole lines (end with a newline); ``year`` is given to year-less
+    stamps (the family's plug-in checks it against the line parser's reading, see Edge)."""
     if grammar.EXTRA_ANCHORS and grammar.extra_line(buf) >= 0:
         return None  # a line of a family registered at run time: the line parser's
     if _native is not None:
         r = _native.scan(buf, year)
         if r is None:
             return None
-        if r is not False:  # False: a line fits the grammar's wider shape only: Python reads it
+        if r is not False:  # False: a line of a shaped anchor C did not read (a long number)
             return _from_native(r, year)
     return _scan_python(bytes(buf), year)
 
@@ -139,191 +264,134 @@ def anchor_lines(buf: bytes) -> array:
     return out
 
 
-# -- native ----------------------------------------------------------------------------------
-def _from_native(r: tuple, year: int) -> Scan:
-    n_lines, family, n, line_nos, cols, tags, tag_idx, pp, pp_k, vllm = r
-    if not n:
-        return Scan(n_lines, [], _edge(vllm, year) if vllm else None)
-    values = {name: doubles(raw) for name, raw in zip(NUMERIC_FIELDS, cols)}
-    eng = doubles(cols[len(NUMERIC_FIELDS)])
-    nos = array("q")
-    nos.frombytes(line_nos)
-    if family == 1:
-        names = [t.decode().strip() for t in tags]
-        ranks: list[str | None] = [names[i] for i in tag_idx] if len(names) > 1 else [names[0]] * n
-        rc = RecordColumns("sglang", "decode", n, values, ranks, None, None, False, nos, n_lines)
-        return Scan(n_lines, [rc])
-    flat = doubles(pp)
-    per_pos: Sequence[tuple[float, ...] | None]
-    k0 = pp_k[0]
-    if pp_k.count(k0) == n:  # one k throughout (the usual case): kept flat
-        per_pos = FlatRows(flat, k0)
-    else:
-        rows = []
-        i = 0
-        for k in pp_k:
-            rows.append(tuple(flat[i : i + k]))
-            i += k
-        per_pos = rows
-    rc = RecordColumns(
-        "vllm", "spec", n, values, _engine_ranks(eng), per_pos, _rate_def(values), False, nos, n_lines
-    )
-    return Scan(n_lines, [rc], _edge(vllm, year))
+# -- what both scanners give -------------------------------------------------------------------
+_RANK_NAMES: dict[tuple[str, float], str] = {}
 
 
-def _edge(v: tuple, year: int) -> VllmEdge:
-    proc, head, tail, have_stamp, first, last_md = v
-    return VllmEdge(
-        proc.decode() if proc is not None else None,
-        bool(head),
-        (int(tail[0]), tail[1], int(tail[2])) if tail is not None else None,
-        tuple(first) if have_stamp else None,
-        tuple(last_md) if have_stamp else None,
-        year,
-    )
+def _rank_name(template: str, column: str, v: float) -> str:
+    name = _RANK_NAMES.get((template, v))
+    if name is None:
+        name = _RANK_NAMES[(template, v)] = template.replace("{" + column + "}", str(int(v)))
+    return name
 
 
-_ENGINE_NAMES: dict[float, str] = {}
-
-
-def _engine_ranks(eng: array) -> list[str | None] | None:
-    if eng and not math.isnan(sum(eng)) and min(eng) == max(eng):  # one engine throughout
-        return [f"engine {int(eng[0])}"] * len(eng)
-    rest = eng[1:]
-    if rest and eng[0] != eng[0] and not math.isnan(sum(rest)) and min(rest) == max(rest):
-        return [None] + [f"engine {int(rest[0])}"] * len(rest)  # the first one paired before
-    out: list[str | None] = []
-    for e in eng:
-        if e != e:
-            out.append(None)
-            continue
-        name = _ENGINE_NAMES.get(e)
-        if name is None:
-            name = _ENGINE_NAMES[e] = f"engine {int(e)}"
-        out.append(name)
+def _paired_ranks(s: _Shape | None, col: Sequence[float]) -> list[str | None] | None:
+    if s is None or s.rank is None or s.rank_column is None or not col:
+        return None
+    t, c = s.rank, s.rank_column
+    if not math.isnan(sum(col)) and min(col) == max(col):  # one engine throughout
+        return [_rank_name(t, c, col[0])] * len(col)
+    out = [None if e != e else _rank_name(t, c, e) for e in col]
     return out if any(r is not None for r in out) else None
 
 
-def _rate_def(values: dict[str, array]) -> str | None:
+def _rate_def(rate: str | None, values: dict[str, array]) -> str | None:
     col = values["accept_rate"]
-    return RATE_DRAFTS if col and not (col[0] != col[0] and all(x != x for x in col)) else None
+    return rate if rate and col and not (col[0] != col[0] and all(x != x for x in col)) else None
+
+
+def _pairing_of(fi: int) -> _Shape | None:
+    return next((s for s in _SHAPES if s.family == fi and s.pairs), None)
+
+
+def _edge(
+    fi: int, proc: str | None, head: bool, tail: dict[str, float] | None, first: Any, last: Any, year: int
+):
+    return Edge(FAMILIES[fi].name, proc, head, tail, first, last, year)
+
+
+# -- native ----------------------------------------------------------------------------------
+def _from_native(r: tuple, year: int) -> Scan:
+    n_lines, fi, si, n, line_nos, cols, ranks_seen, rank_idx, pp, pp_k, edge = r
+    ed = None
+    if fi >= 0 and _EDGED[fi] and edge is not None:
+        proc, head, tail, have_stamp, first, last_md = edge
+        pairing = _pairing_of(fi)
+        tail_d = dict(zip(pairing.columns, tail)) if tail is not None and pairing is not None else None
+        ed = _edge(
+            fi,
+            proc.decode() if proc is not None else None,
+            bool(head),
+            tail_d,
+            tuple(first) if have_stamp else None,
+            tuple(last_md) if have_stamp else None,
+            year,
+        )
+    if not n:
+        return Scan(n_lines, [], ed)
+    s = _SHAPES[si]
+    values = {name: doubles(raw) for name, raw in zip(NUMERIC_FIELDS, cols)}
+    ranks: list[str | None] | None = None
+    if ranks_seen:
+        names = [t.decode().strip() for t in ranks_seen]
+        ranks = [names[i] for i in rank_idx] if len(names) > 1 else [names[0]] * n
+    else:
+        pairing = _pairing_of(fi)
+        if pairing is not None and pairing.rank_column is not None:
+            ranks = _paired_ranks(pairing, doubles(cols[LAYOUT.index(pairing.rank_column)]))
+    per_pos: Sequence[tuple[float, ...] | None] | None = None
+    if pp_k and any(pp_k):
+        flat = doubles(pp)
+        k0 = pp_k[0]
+        if k0 and pp_k.count(k0) == n:  # one k throughout (the usual case): kept flat
+            per_pos = FlatRows(flat, k0)
+        else:
+            rows: list[tuple[float, ...] | None] = []
+            i = 0
+            for k in pp_k:
+                rows.append(tuple(flat[i : i + k]) if k else None)
+                i += k
+            per_pos = rows
+    nos = array("q")
+    nos.frombytes(line_nos)
+    fam = FAMILIES[fi].name
+    rc = RecordColumns(
+        fam, s.shape.kind, n, values, ranks, per_pos, _rate_def(s.rate, values), False, nos, n_lines
+    )
+    return Scan(n_lines, [rc], ed)
 
 
 # -- Python ----------------------------------------------------------------------------------
-def _scan_python(buf: bytes, year: int) -> Scan | None:
-    if not buf.endswith(b"\n"):
-        return None
-    found: list[tuple[int, bytes]] = []
-    for a in _ANCHORS:
-        i = buf.find(a)
-        if i < 0:
-            continue
-        if a not in _SHAPED:
-            return None  # a marker, a V0 line, llama.cpp: the line parser's
-        while i >= 0:
-            found.append((i, a))
-            i = buf.find(a, i + 1)
-    n_lines = buf.count(b"\n")
-    if not found:
-        return Scan(n_lines)
-    found.sort()
-    families = {a for _, a in found}
-    if families == {_DECODE}:
-        return _sglang(buf, found, n_lines)
-    if families == {_LLAMA}:
-        return _llama(buf, found, n_lines)
-    if families & {_DECODE, _LLAMA}:
-        return None  # several families in one buffer: the line parser's
-    return _vllm(buf, found, n_lines, year)
+@dataclass(slots=True)
+class _Reader:
+    """One shape's compiled pattern and what each of its groups is."""
+
+    s: _Shape
+    pattern: re.Pattern[bytes]
+    fields: list[tuple[int, str, str]]  # (group, column, syntax)
+    clock: list[tuple[int, str]]  # (group, directive)
+    clock_kind: str | None
+    rank: int  # group of the rank capture, -1
+    process: int  # group of the process capture, -1
 
 
-def _lines(buf: bytes, found: list[tuple[int, bytes]]):
-    """(line number, line start, match) of each anchor line; None when one is not canonical or
-    holds a second anchor."""
-    out = []
-    no, counted, last_start = 0, 0, -1
-    for pos, a in found:
-        ls = buf.rfind(b"\n", 0, pos) + 1
-        if ls == last_start:
-            return None  # two anchors on one line
-        last_start = ls
-        m = _re(a)[0].match(buf, ls)
-        if m is None:
-            return None
-        no += buf.count(b"\n", counted, ls)
-        counted = ls
-        out.append((no + 1, m))
-    return out
+_READERS: dict[bytes, list[_Reader]] = {}
 
 
-def _f(text: bytes | None) -> float:
-    return NAN if text is None else float(text)
-
-
-def _sglang(buf: bytes, found: list[tuple[int, bytes]], n_lines: int) -> Scan | None:
-    got = _lines(buf, found)
-    if got is None:
-        return None
-    _, names = _re(_DECODE)
-    cols: dict[str, list[float]] = {f: [] for f in NUMERIC_FIELDS}
-    ranks: list[str | None] = []
-    nos = array("q")
-    for no, m in got:
-        ts = _sglang_ts(m.group(1))
-        if ts is None:
-            return None
-        g = m.groups()[2:]
-        row = dict.fromkeys(NUMERIC_FIELDS, NAN)
-        row["timestamp"] = ts
-        for name, text in zip(names, g):
-            if name is not None and text is not None:
-                row[name] = float(text)
-        for f in NUMERIC_FIELDS:
-            cols[f].append(row[f])
-        ranks.append(m.group(2).decode().strip())
-        nos.append(no)
-    values = {f: array("d", cols[f]) for f in NUMERIC_FIELDS}
-    return Scan(
-        n_lines, [RecordColumns("sglang", "decode", len(nos), values, ranks, None, None, False, nos, n_lines)]
-    )
-
-
-def _sglang_ts(text: bytes) -> float | None:
-    y, mo, d = int(text[0:4]), int(text[5:7]), int(text[8:10])
-    h, mi, s = int(text[11:13]), int(text[14:16]), int(text[17:19])
-    if not (1 <= mo <= 12 and 1 <= d <= 31) or h > 23 or mi > 59 or s > 60:
-        return None
-    return float(calendar.timegm((y, mo, d, h, mi, s, 0, 0, 0)))
-
-
-def _llama(buf: bytes, found: list[tuple[int, bytes]], n_lines: int) -> Scan | None:
-    got = _lines(buf, found)
-    if got is None:
-        return None
-    _, names = _re(_LLAMA)
-    cols: dict[str, list[float]] = {f: [] for f in NUMERIC_FIELDS}
-    per_pos: list[tuple[float, ...] | None] = []
-    nos = array("q")
-    for no, m in got:
-        row = dict.fromkeys(NUMERIC_FIELDS, NAN)
-        elapsed = TimestampReader.elapsed(m.group(0).decode())
-        row["elapsed"] = NAN if elapsed is None else elapsed
-        pp = None
-        for name, text in zip(names, m.groups()[4:]):
-            if text is None:
-                continue
-            if name == "per_position":
-                pp = tuple(float(x) for x in text.split(b", "))
-            elif name is not None:
-                row[name] = float(text)
-        for f in NUMERIC_FIELDS:
-            cols[f].append(row[f])
-        per_pos.append(pp)
-        nos.append(no)
-    values = {f: array("d", cols[f]) for f in NUMERIC_FIELDS}
-    pp_col = per_pos if any(p is not None for p in per_pos) else None
-    rc = RecordColumns("llamacpp", "timing", len(nos), values, None, pp_col, RATE_DRAFTS, False, nos, n_lines)
-    return Scan(n_lines, [rc])
+def _readers(anchor: bytes) -> list[_Reader]:
+    """The Python scanner's patterns for an anchor's shapes (compiled when first needed: the
+    native scanner reads most buffers, and compiling costs start-up time)."""
+    if not _READERS:
+        for a, shapes in _BY_ANCHOR.items():
+            out = []
+            for s in shapes:
+                pattern, roles = regex(s.shape)
+                fields, clock = [], []
+                kind, rank, process = None, -1, -1
+                for g, role in enumerate(roles, 1):
+                    if role[0] == "field" and role[1]:
+                        fields.append((g, role[1], role[2]))
+                    elif role[0] == "clock":
+                        kind = role[1]
+                        clock.append((g, role[2]))
+                    elif role[0] == "capture":
+                        if role[1] == CAPTURES[0]:
+                            rank = g
+                        else:
+                            process = g
+                out.append(_Reader(s, pattern, fields, clock, kind, rank, process))
+            _READERS[a] = out
+    return _READERS.get(anchor, [])
 
 
 def _percent(text: bytes) -> float:
@@ -332,96 +400,187 @@ def _percent(text: bytes) -> float:
     return round(float(text) / 100.0, dec + 2)
 
 
-def _vllm(buf: bytes, found: list[tuple[int, bytes]], n_lines: int, year: int) -> Scan | None:
-    got = _lines(buf, found)
-    if got is None:
+def _stamp(m: re.Match[bytes], rd: _Reader, year: int) -> tuple[float, tuple[int, int, int, int, int]] | None:
+    """(seconds, (month, day, h, m, s)) of a date or year-less clock; None when out of range."""
+    d: dict[str, bytes] = {k: m.group(g) for g, k in rd.clock}
+    mo, dd, h, mi, s = (int(d[k]) for k in "mdHMS")
+    if not (1 <= mo <= 12 and 1 <= dd <= 31) or h > 23 or mi > 59 or s > 60:
         return None
-    spec_names = _re(_SPEC)[1]
-    proc: bytes | None = None
-    first = True
-    pending: tuple[int, float, int] | None = None
-    head_unpaired = saw_spec = False
-    first_stamp: tuple[int, int, int, int, int] | None = None
-    last_md: tuple[int, int] | None = None
+    y = int(d["Y"]) if "Y" in d else year
+    frac = d.get("f")
+    ts = float(calendar.timegm((y, mo, dd, h, mi, s, 0, 0, 0))) + (
+        int(frac) / 10 ** len(frac) if frac else 0.0
+    )
+    return ts, (mo, dd, h, mi, s)
+
+
+def _elapsed(m: re.Match[bytes], rd: _Reader) -> float:
+    d = {k: int(m.group(g)) for g, k in rd.clock}
+    return d["N"] * 60 + d["S"] + d["L"] / 1e3 + d["U"] / 1e6
+
+
+def _scan_python(buf: bytes, year: int) -> Scan | None:
+    if not buf.endswith(b"\n"):
+        return None
+    found: list[tuple[int, bytes]] = []
+    for a in _ANCHORS:
+        i = buf.find(a)
+        if i < 0:
+            continue
+        if a not in _BY_ANCHOR:
+            return None  # a marker, a line of no declared shape: the line parser's
+        while i >= 0:
+            found.append((i, a))
+            i = buf.find(a, i + 1)
+    n_lines = buf.count(b"\n")
+    if not found:
+        return Scan(n_lines)
+    found.sort()
+    fams = {_BY_ANCHOR[a][0].family for _, a in found}
+    if len(fams) != 1:
+        return None  # several families in one buffer: the line parser's
+    return _read_family(buf, found, n_lines, year, fams.pop())
+
+
+def _read_family(buf: bytes, found: list[tuple[int, bytes]], n_lines: int, year: int, fi: int) -> Scan | None:
+    edged = _EDGED[fi]
     cols: dict[str, list[float]] = {f: [] for f in NUMERIC_FIELDS}
     ranks: list[str | None] = []
     per_pos: list[tuple[float, ...] | None] = []
+    paired: list[float] = []  # the pairing rank column of each record
     nos = array("q")
-    for no, m in got:
-        p = m.group(1)
-        if first:
-            if p is not None and (any(a in p for a in _ANCHORS) or b"Engine " in p):
-                return None
-            proc, first = p, False
-        elif p != proc:
-            return None  # several processes: the line parser pairs per process
-        stamp = tuple(int(x) for x in m.groups()[1:6])
-        mo, d, h, mi, s = stamp
-        if not (1 <= mo <= 12 and 1 <= d <= 31) or h > 23 or mi > 59 or s > 60:
-            return None
-        if last_md is not None and (mo, d) < last_md and last_md[0] - mo >= 6:
-            return None  # a new year: the line parser's
-        if first_stamp is None:
-            first_stamp = (mo, d, h, mi, s)
-        last_md = (mo, d)
-        g = m.groups()[7:]
-        if m.re is _re(_ENGINE)[0]:
-            pending = (int(g[0]), float(g[2]), int(g[3]))
-            continue
-        frac = m.group(7)
-        ts = calendar.timegm((year, mo, d, h, mi, s, 0, 0, 0)) + (
-            int(frac) / 10 ** len(frac) if frac else 0.0
-        )
-        row = dict.fromkeys(NUMERIC_FIELDS, NAN)
-        row["timestamp"] = ts
-        pp: tuple[float, ...] = ()
-        drafted = b"0"
-        for name, text in zip(spec_names, g):
-            if name is None or text is None:
-                continue
-            if name == "drafted":
-                drafted = text
-            if name == "accept_rate":
-                row[name] = _percent(text)
-            elif name == "per_position":
-                pp = tuple(float(x) for x in text.split(b", "))
-            else:
-                row[name] = float(text)
-        if no_bonus_token(row["accept_len"], pp):
-            return None  # vLLM < 0.9's length without the bonus token: the line parser's
-        # from the printed integer, as the line parser divides it (beyond 2**53 a double is not it)
-        row["num_drafts"] = int(drafted) / len(pp)
-        if pending is not None:
-            row["throughput"], row["running_req"] = pending[1], float(pending[2])
-            ranks.append(f"engine {pending[0]}")
-            pending = None
+    record: _Shape | None = None
+    proc: bytes | None = None
+    first = True
+    pending: dict[str, float] | None = None
+    head_unpaired = saw_record = False
+    first_stamp: tuple[int, int, int, int, int] | None = None
+    last_md: tuple[int, int] | None = None
+    no, counted, last_start = 0, 0, -1
+    for pos, a in found:
+        ls = buf.rfind(b"\n", 0, pos) + 1
+        if ls == last_start:
+            return None  # two anchors on one line
+        last_start = ls
+        for rd in _readers(a):
+            m = rd.pattern.match(buf, ls)
+            if m is not None:
+                break
         else:
-            head_unpaired = head_unpaired or not saw_spec
-            ranks.append(None)
-        saw_spec = True
+            return None
+        no += buf.count(b"\n", counted, ls)
+        counted = ls
+        s = rd.s
+        if rd.process >= 0 or edged:
+            p = m.group(rd.process) if rd.process >= 0 else None
+            if first:
+                if p is not None and any(t in p for t in _FORBIDDEN_IN_TAG):
+                    return None
+                proc, first = p, False
+            elif p != proc:
+                return None  # several processes: the line parser pairs per process
+        ts = NAN
+        if rd.clock_kind == CLOCK_KINDS[2]:
+            elapsed = _elapsed(m, rd)
+        elif rd.clock_kind is not None:
+            st = _stamp(m, rd, year)
+            if st is None:
+                return None
+            ts, stamp = st
+            if rd.clock_kind == CLOCK_KINDS[1]:  # year-less: every stamp moves the year reader
+                md = stamp[:2]
+                if last_md is not None and md < last_md and last_md[0] - md[0] >= 6:
+                    return None  # a new year: the line parser's
+                if first_stamp is None:
+                    first_stamp = stamp
+                last_md = md
+        values: dict[str, Any] = {}
+        exact: dict[str, int] = {}
+        for g, name, syntax in rd.fields:
+            text = m.group(g)
+            if text is None:
+                continue
+            if syntax == "list":
+                values[name] = tuple(float(x) for x in text.split(b", "))
+            elif syntax == "percent":
+                values[name] = _percent(text)
+            else:
+                values[name] = float(text)
+                if name in s.ints:
+                    exact[name] = int(text)
+        if s.pairs:
+            pending = {c: values.get(c, NAN) for c in s.columns}
+            continue
+        if record is None:
+            record = s
+        elif record is not s:
+            return None  # records of two shapes in one buffer: the line parser's
+        row = dict.fromkeys(NUMERIC_FIELDS, NAN)
+        if rd.clock_kind == CLOCK_KINDS[2]:
+            row["elapsed"] = elapsed
+        else:
+            row["timestamp"] = ts
+        pp: tuple[float, ...] | None = None
+        for name, v in values.items():
+            if isinstance(v, tuple):
+                pp = v
+            else:
+                row[name] = v
+        if s.refuse is not None and pp:
+            value, _, within, per_item = s.refuse
+            total = 0.0
+            for x in pp:  # a plain loop: sum() of floats compensates on newer Pythons
+                total += x
+            if abs(row[value] - total) <= within + per_item * len(pp):
+                return None  # a line of an older era: the line parser's
+        for name, (col, _lst) in s.per_list_item.items():
+            if pp:  # from the printed integer, as the line parser divides it
+                row[name] = (exact[col] if col in exact else row[col]) / len(pp)
+        rank_v = NAN
+        if pending is not None:
+            for c, v in pending.items():
+                if c in row:
+                    row[c] = v
+                else:
+                    rank_v = v
+            pending = None
+        elif edged:
+            head_unpaired = head_unpaired or not saw_record
+        saw_record = True
         for f in NUMERIC_FIELDS:
             cols[f].append(row[f])
+        ranks.append(m.group(rd.rank).decode().strip() if rd.rank >= 0 else None)
+        paired.append(rank_v)
         per_pos.append(pp)
-        nos.append(no)
-    edge = VllmEdge(
-        proc.decode() if proc is not None else None,
-        head_unpaired,
-        pending,
-        first_stamp,
-        last_md,
-        year,
+        nos.append(no + 1)
+    edge = (
+        _edge(
+            fi,
+            proc.decode() if proc is not None else None,
+            head_unpaired,
+            pending,
+            first_stamp,
+            last_md,
+            year,
+        )
+        if edged
+        else None
     )
-    if not nos:
+    if record is None:
         return Scan(n_lines, [], edge)
-    values = {f: array("d", cols[f]) for f in NUMERIC_FIELDS}
+    values_a = {f: array("d", cols[f]) for f in NUMERIC_FIELDS}
+    rk: list[str | None] | None = ranks if any(r is not None for r in ranks) else None
+    if rk is None:
+        rk = _paired_ranks(_pairing_of(fi), paired)
+    pp_col = per_pos if any(p is not None for p in per_pos) else None
     rc = RecordColumns(
-        "vllm",
-        "spec",
+        FAMILIES[fi].name,
+        record.shape.kind,
         len(nos),
-        values,
-        ranks if any(r is not None for r in ranks) else None,
-        per_pos,
-        _rate_def(values),
+        values_a,
+        rk,
+        pp_col,
+        _rate_def(record.rate, values_a),
         False,
         nos,
         n_lines,

@@ -1,9 +1,9 @@
 """The line parser of one source: offers each line to the registered families
 (:mod:`tui.core.formats.registry`) in order; each finds its lines by their message anchor (never
 by one prefix: forks and logging configs change prefixes). It keeps the little state lines need
-from earlier lines: each family's own (``Format.new_state``: the vLLM engine line before a spec
-line, V0 cumulative counters, an open ``vllm bench`` block, ...), hard-wrapped args dumps,
-timestamps without a year.
+from earlier lines: each family's own (``Format.new_state``: a line a later one pairs with,
+cumulative counters, an open multi-line block, ...), hard-wrapped args dumps, timestamps
+without a year.
 
 ``feed`` never raises: any unexpected failure on a line is reported as :class:`Malformed`.
 """
@@ -17,8 +17,6 @@ from tui.core.formats import grammar, markers, registry
 from tui.core.formats.plugin import NOT_MINE, Format, Found, Line
 from tui.core.formats.text import clean
 from tui.core.formats.timestamps import TimestampReader
-from tui.core.formats.vllm.plugin import Vllm
-from tui.core.formats.vllm.spec import VllmState
 from tui.core.model.records import Item, Malformed, Marker, Oversized, Record, metrics_item
 from tui.core.sources.base import LineBatch
 from tui.core.sources.lines import OVERSIZED_LEAD, oversized_bytes
@@ -32,7 +30,7 @@ class LineParser:
     def __init__(
         self, source: str, *, year: int | None = None, ref_time: float | Literal["now"] | None = "now"
     ) -> None:
-        """``year`` / ``ref_time``: where vLLM's year-less stamps get their year (see
+        """``year`` / ``ref_time``: where year-less stamps get their year (see
         :class:`TimestampReader`): a file's mtime; "now" for a live source; None: no year known."""
         self.source = source
         self.family: str | None = None  # the first family seen
@@ -41,6 +39,7 @@ class LineParser:
         self._formats: tuple[Format, ...] = tuple(registry.FORMATS)
         self._states: dict[str, Any] = {f.name: f.new_state() for f in self._formats}
         self._anchors = grammar.ANCHORS + tuple(grammar.EXTRA_ANCHORS)
+        self._metrics_family = registry.metrics_default() or ""
         self._ends_args = tuple(a for f in self._formats for a in f.ends_wrapped_args)
         # (kind, joined text, family, reader) of a hard-wrapped args dump being re-joined
         self._pending_args: tuple[str, str, str, Callable[[str], dict[str, Any]]] | None = None
@@ -49,17 +48,16 @@ class LineParser:
     @property
     def idle(self) -> bool:
         """True when no hard-wrapped args dump or multi-line block is pending: a chunk may then
-        skip this parser (the vLLM engine line a spec line pairs with is settled by the caller
-        through :attr:`vllm_state`, the year of year-less stamps through :attr:`timestamps`)."""
+        skip this parser (what a scanned chunk's records need from earlier lines is settled by
+        the family's plug-in, ``Format.settle_scan``, with :meth:`state_of` and :attr:`timestamps`)."""
         return self._pending_args is None and self._block is None
 
-    @property
-    def vllm_state(self) -> VllmState:
-        state: VllmState = self._states[Vllm.name]
-        return state
+    def state_of(self, family: str) -> Any:
+        """The cross-line state of ``family``'s lines in this source (``Format.new_state``)."""
+        return self._states.get(family)
 
     def set_reference(self, ref_time: float) -> None:
-        """The year of vLLM's year-less stamps comes from ``ref_time`` (the file's mtime, from
+        """The year of year-less stamps comes from ``ref_time`` (the file's mtime, from
         its ``opened`` event) rather than from the clock: an old log keeps its own year."""
         self._ts.set_reference(ref_time)
 
@@ -153,14 +151,14 @@ class LineParser:
 
     def _metrics_batch(self, batch: LineBatch) -> list[Item]:
         """Records that a metrics source already computed, one JSON object per line (a record
-        without a family is vLLM's: the first metrics source wrote no family)."""
+        without a family is the one whose data says so: the first metrics source wrote none)."""
         out: list[Item] = []
         for i, (line, off) in enumerate(zip(batch.lines, batch.offsets)):
             no = batch.first_line_no + i
             self.lines += 1
             item: Item
             try:
-                item = metrics_item(self.source, no, off, line, Vllm.name)
+                item = metrics_item(self.source, no, off, line, self._metrics_family)
             except (ValueError, TypeError) as exc:
                 item = Malformed(self.source, no, off, f"bad metrics record: {exc}", line[:4096])
             if isinstance(item, Record) and self.family is None:

@@ -23,6 +23,7 @@ from tui.core.formats.fleet_names import FleetNames
 from tui.core.formats.rate_definition import RateDefinition
 
 if TYPE_CHECKING:
+    from tui.core.formats.family_data import FamilyData
     from tui.core.formats.server_config import ServerConfig
     from tui.core.formats.timestamps import TimestampReader
     from tui.core.model.records import Item
@@ -66,36 +67,64 @@ class MetricsReader:
 
 
 class Format:
-    """A server family. Subclasses set ``name`` and override what their family does otherwise."""
+    """A server family. Its data (``family.toml``: :class:`FamilyData`) gives the attributes below;
+    a subclass (the family's ``plugin``) overrides only what its family does in code."""
 
-    name: ClassVar[str] = ""  # the family as records carry it
-    display: ClassVar[str] = ""  # as people write it (messages only)
+    name: str = ""  # the family as records carry it
+    display: str = ""  # as people write it (messages only)
+    data: FamilyData | None = None  # what its folder declares (None: the generic family)
     # -- lines --
-    anchors: ClassVar[tuple[str, ...]] = ()  # the texts its lines are found by (the grammar's)
-    marker_anchors: ClassVar[tuple[str, ...]] = ()  # the texts of its startup markers
+    anchors: tuple[str, ...] = ()  # the texts its lines are found by (the grammar's)
+    marker_anchors: tuple[str, ...] = ()  # the texts of its startup markers
     # marker kind -> (the text its args dump starts at, "" for the whole line; the dump's reader)
     # for a dump that may be hard-wrapped over the next lines
     wrapped_markers: ClassVar[Mapping[str, tuple[str, Callable[[str], dict[str, Any]]]]] = {}
     ends_wrapped_args: ClassVar[tuple[str, ...]] = ()  # a line holding one ends a wrapped dump
-    elapsed_clock: ClassVar[bool] = False  # lines without a stamp carry time since server start
+    elapsed_clock: bool = False  # lines without a stamp carry time since server start
     # -- server config --
-    speculative_config_args: ClassVar[bool] = False  # args carry a speculative_config dict
-    num_steps_bound_depth: ClassVar[bool] = True  # a configured num_steps bounds accept len
+    speculative_config_args: bool = False  # args carry a speculative_config dict
+    num_steps_bound_depth: bool = True  # a configured num_steps bounds accept len
     # the draft's config.json key of the EAGLE-3 aux layer ids, and what is used without it
     aux_layer_ids: ClassVar[tuple[tuple[str, ...], str] | None] = None
     # -- statistics --
-    weight_by_running_req: ClassVar[bool] = False  # lines weighted by #running-req, not by counts
-    drafts_from_depth: ClassVar[bool] = True  # a line's missing drafts = drafted tokens / k
-    depth_from_records: ClassVar[bool] = True  # a fixed k: the per-position list's length
-    collects_rate_pairs: ClassVar[bool] = False  # keeps (accept len, rate) pairs for rate_definition
-    rate_definition_cached: ClassVar[bool] = False  # rate_definition depends on config and pairs only
-    request_kinds: ClassVar[frozenset[str]] = frozenset()  # record kinds that are also requests
+    weight_by_running_req: bool = False  # lines weighted by #running-req, not by counts
+    drafts_from_depth: bool = True  # a line's missing drafts = drafted tokens / k
+    depth_from_records: bool = True  # a fixed k: the per-position list's length
+    collects_rate_pairs: bool = False  # keeps (accept len, rate) pairs for rate_definition
+    rate_definition_cached: bool = False  # rate_definition depends on config and pairs only
+    request_kinds: frozenset[str] = frozenset()  # record kinds that are also requests
     # a segment whose requests come first takes their family (Ollama's never did: kept so)
-    requests_name_family: ClassVar[bool] = True
+    requests_name_family: bool = True
     # -- /metrics --
-    metric_prefixes: ClassVar[tuple[str, ...]] = ()  # its metric names start with one of these
-    no_spec_note: ClassVar[str] = ""  # said when its metrics are there without spec-decode ones
-    looked_for: ClassVar[str] = ""  # the metric names that make a record, for messages
+    metric_prefixes: tuple[str, ...] = ()  # its metric names start with one of these
+    no_spec_note: str = ""  # said when its metrics are there without spec-decode ones
+    looked_for: str = ""  # the metric names that make a record, for messages
+    metrics_moved_to: str | None = None  # where its server serves /metrics when the default answers JSON
+    default_for_metric_records: bool = False  # a metrics record with no family is this family's
+
+    def __init__(self, data: FamilyData | None = None) -> None:
+        if data is None:
+            return
+        self.data = data
+        self.name, self.display = data.name, data.display
+        self.anchors = tuple(data.anchors.values())
+        self.marker_anchors = tuple(data.markers.values())
+        st = data.statistics
+        self.elapsed_clock = st.elapsed_clock
+        self.speculative_config_args = st.speculative_config_args
+        self.num_steps_bound_depth = st.num_steps_bound_depth
+        self.weight_by_running_req = st.weight_by_running_req
+        self.drafts_from_depth = st.drafts_from_depth
+        self.depth_from_records = st.depth_from_records
+        self.collects_rate_pairs = st.collects_rate_pairs
+        self.rate_definition_cached = st.rate_definition_cached
+        self.request_kinds = frozenset(st.request_kinds)
+        self.requests_name_family = st.requests_name_family
+        m = data.metrics
+        self.metric_prefixes = tuple(m.prefixes)
+        self.no_spec_note, self.looked_for = m.no_spec_note, m.looked_for
+        self.metrics_moved_to = m.json_moves_to
+        self.default_for_metric_records = m.default_for_records
 
     # -- lines ---------------------------------------------------------------------------------
     def new_state(self) -> Any:
@@ -121,6 +150,16 @@ class Format:
         """The item of a line holding one of the anchors (None: nothing to say); :data:`NOT_MINE`
         when the line is not this family's (the next plug-in is asked)."""
         return NOT_MINE
+
+    def settle_scan(
+        self, state: Any, clock: TimestampReader, edge: Any, head: Any, has_records: bool, source: str
+    ) -> bool | None:
+        """A scanned buffer of this family's lines, folded in line order: settle what its records
+        need from the lines before it (``edge``: :class:`tui.core.formats.fastscan.Edge`; ``head``:
+        the first record's columns when it may pair with a line before the buffer) against this
+        source's ``state`` and ``clock``, as the line parser would have. False: the buffer must be
+        read line by line; None: its records get no timestamp (no year known); True: settled."""
+        return True
 
     def marker(self, text: str) -> Found | None:
         """A startup marker known by a text of its own."""
@@ -151,8 +190,10 @@ class Format:
 class PrintedRate(Format):
     """A family whose records state how their accept rate is defined (counts-based servers)."""
 
-    # the summary's "how_known" of such a rate (one wording for all of them, as it always was)
-    printed_rate_source: ClassVar[str] = "as the server defines it (vLLM / llama.cpp / TensorRT-LLM)"
+    # the summary's "how_known" of such a rate (one wording for all of them, as it always was):
+    # "as the server defines it (vLLM / llama.cpp / TensorRT-LLM)", the families named by the
+    # registry once it has made them (registry.py)
+    printed_rate_source: ClassVar[str] = "as the server defines it"
 
     def rate_definition(self, seen: RateEvidence) -> RateDefinition:
         rd = RateDefinition(seen.printed, seen.config.drafts_per_step, self.printed_rate_source)

@@ -1,26 +1,46 @@
-"""The server families specwatch reads, in the order a line is offered to them: one line per
-family. A new family is one package under ``tui/core/formats/`` with a
-:class:`tui.core.formats.plugin.Format` subclass, and one line here (or a call to
-:func:`register` at run time).
+"""The server families' plug-ins, in the order a line is offered to them.
+
+The families are found by :mod:`tui.core.formats.families` (every folder with a
+``family.toml``, and the ``specwatch.formats`` entry points): nothing lists them by hand. Each
+one's plug-in is the class its data names (``plugin = "module:Class"``, in its package), made
+with its data; a family of data only gets a :class:`DeclaredFormat`, whose lines are read by its
+declared shapes. :func:`register` adds a plug-in at run time (its lines are offered last).
 """
 
 from __future__ import annotations
 
-from tui.core.formats import grammar
-from tui.core.formats.llamacpp.plugin import LlamaCpp
-from tui.core.formats.ollama.plugin import Ollama
-from tui.core.formats.plugin import Format
-from tui.core.formats.sglang.plugin import SGLang
-from tui.core.formats.trtllm.plugin import TrtLlm
-from tui.core.formats.vllm.plugin import Vllm
+from importlib import import_module
 
-FORMATS: list[Format] = [
-    SGLang(),
-    Vllm(),
-    LlamaCpp(),
-    TrtLlm(),
-    Ollama(),
-]
+from tui.core.formats import grammar
+from tui.core.formats.families import FAMILIES, Family
+from tui.core.formats.family_data import FamilyDataError
+from tui.core.formats.plugin import Format, PrintedRate
+
+
+def _make(family: Family) -> Format:
+    spec = family.data.plugin
+    if spec is None:
+        from tui.core.formats.declared import DeclaredFormat
+
+        return DeclaredFormat(family.data)
+    module, _, cls_name = spec.partition(":")
+    if family.package is None or not cls_name:
+        raise FamilyDataError(f"{family.folder}: plugin = {spec!r} needs a package and 'module:Class'")
+    cls = getattr(import_module(f"{family.package}.{module}"), cls_name)
+    if not (isinstance(cls, type) and issubclass(cls, Format)):
+        raise FamilyDataError(f"{family.folder}: plugin {spec!r} is not a Format subclass")
+    return cls(family.data)
+
+
+FORMATS: list[Format] = [_make(f) for f in FAMILIES]
+
+
+def _name_printed_rate_families() -> None:
+    shown = " / ".join(f.display for f in FORMATS if isinstance(f, PrintedRate))
+    PrintedRate.printed_rate_source = f"as the server defines it ({shown})"
+
+
+_name_printed_rate_families()
 
 GENERIC = Format()  # what a record of no known family is counted as
 _BY_NAME: dict[str, Format] = {f.name: f for f in FORMATS}
@@ -35,6 +55,11 @@ def names() -> tuple[str, ...]:
     return tuple(f.name for f in FORMATS)
 
 
+def metrics_default() -> str | None:
+    """The family of a metrics record that names none (the first metrics sources wrote none)."""
+    return next((f.name for f in FORMATS if f.default_for_metric_records), None)
+
+
 def register(fmt: Format) -> None:
     """Add a family after the bundled ones (its lines are offered to it last). Its anchors join
     :data:`grammar.EXTRA_ANCHORS`: the scanners leave a buffer holding one to the line parser."""
@@ -42,6 +67,7 @@ def register(fmt: Format) -> None:
         raise ValueError(f"a family named {fmt.name!r} is registered already")
     FORMATS.append(fmt)
     _BY_NAME[fmt.name] = fmt
+    _name_printed_rate_families()
     for a in (*fmt.anchors, *fmt.marker_anchors):
         if a not in grammar.ANCHORS and a not in grammar.EXTRA_ANCHORS:
             grammar.EXTRA_ANCHORS.append(a)
@@ -51,5 +77,6 @@ def unregister(name: str) -> None:
     """Remove a family added by :func:`register` (tests)."""
     fmt = _BY_NAME.pop(name)
     FORMATS.remove(fmt)
+    _name_printed_rate_families()
     keep = {a for f in FORMATS for a in (*f.anchors, *f.marker_anchors)}
     grammar.EXTRA_ANCHORS[:] = [a for a in grammar.EXTRA_ANCHORS if a in keep]

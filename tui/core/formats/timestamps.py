@@ -23,7 +23,7 @@ from typing import Literal
 
 _DOCKER = re.compile(r"(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(?:\.(\d+))?(?:Z|[+-]\d\d:?\d\d)? ")
 _FULL = re.compile(r"(\d{4})-(\d\d)-(\d\d)[ T](\d\d):(\d\d):(\d\d)(?:[.,](\d{1,6}))?")
-_VLLM = re.compile(
+_YEARLESS = re.compile(
     r"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL|WARN) (\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:\.(\d{1,6}))?"
 )
 _TIME_ONLY = re.compile(r"\[(\d\d):(\d\d):(\d\d)(?:[ \]])")
@@ -88,9 +88,9 @@ class TimestampReader:
         m = _FULL.search(head)
         if m and (m.start() == 0 or not head[m.start() - 1].isdigit()):
             return self._full(m)
-        m = _VLLM.search(head)
+        m = _YEARLESS.search(head)
         if m:
-            return self._vllm(m)
+            return self._yearless(m)
         return None
 
     @staticmethod
@@ -131,10 +131,10 @@ class TimestampReader:
             return None
         return year - 1 if guess > ref + _DAY else year
 
-    def settle_vllm(
+    def settle_yearless(
         self, first: tuple[int, int, int, int, int], last_md: tuple[int, int], year: int
     ) -> bool | None:
-        """The fast path read a run of vLLM stamps (no new year inside it) with ``year``.
+        """The fast path read a run of year-less stamps (no new year inside it) with ``year``.
 
         True: that is the year this reader gives them; its state is advanced as if it had read
         them. None: this reader gives them no timestamp (no year known). False: another year
@@ -174,7 +174,7 @@ class TimestampReader:
             return None
         return base + h * 3600 + mi * 60 + s + _frac(m.group(7))
 
-    def _vllm(self, m: re.Match[str]) -> float | None:
+    def _yearless(self, m: re.Match[str]) -> float | None:
         mo, d, h, mi, s = (int(g) for g in m.groups()[:5])
         if not (1 <= mo <= 12 and 1 <= d <= 31) or h > 23 or mi > 59 or s > 60:
             return None

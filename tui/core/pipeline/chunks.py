@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, overload
 
 from tui.core.formats import registry
-from tui.core.formats.fastscan import Scan, VllmEdge
+from tui.core.formats.fastscan import Edge, Scan
 from tui.core.model.columns import RecordColumns
 from tui.core.model.stop import interruptible
 from tui.core.sources.base import MAX_LINE_BYTES
@@ -30,11 +30,11 @@ class Ready:
     lines: int
     records: int
     family: str | None
-    vllm: VllmEdge | None
-    head: RecordColumns | None  # the first vLLM record, when it may pair with the chunk before
+    edge: Edge | None  # what the chunk's records need settled against the lines before it
+    head: RecordColumns | None  # the first record, when it may pair with a line of the chunk before
     # the other records, in line order, each with its reduction (None: left to the statistics)
     runs: list[tuple[RecordColumns, Precomputed | None]]
-    elapsed: tuple[float, float] | None = None  # llama.cpp: first and last elapsed time
+    elapsed: tuple[float, float] | None = None  # first and last time since the server started
 
 
 def prepare(sc: Scan) -> Ready:
@@ -44,7 +44,7 @@ def prepare(sc: Scan) -> Ready:
     head = None
     runs = []
     for i, rc in enumerate(sc.runs):
-        if i == 0 and rc.n and sc.vllm is not None and sc.vllm.head_unpaired:
+        if i == 0 and rc.n and sc.edge is not None and sc.edge.head_unpaired:
             head, rc = rc.slice(0, 1), rc.slice(1, rc.n)
         runs.append((rc, _precompute(rc)))
     family = sc.runs[0].family if sc.runs else None
@@ -57,7 +57,7 @@ def prepare(sc: Scan) -> Ready:
     ]
     if stamps:
         elapsed = (stamps[0], stamps[-1])
-    return Ready(sc.lines, sum(rc.n for rc in sc.runs), family, sc.vllm, head, runs, elapsed)
+    return Ready(sc.lines, sum(rc.n for rc in sc.runs), family, sc.edge, head, runs, elapsed)
 
 
 def _precompute(rc: RecordColumns) -> Precomputed | None:
@@ -199,7 +199,7 @@ def iter_chunks(
 
 
 def without_timestamps(rc: RecordColumns) -> RecordColumns:
-    """``rc`` with no timestamp (vLLM lines whose year is unknown); its reduction, made with the
+    """``rc`` with no timestamp (year-less stamps of an unknown year); its reduction, made with the
     timestamps, no longer fits it."""
     if not rc.n:
         return rc

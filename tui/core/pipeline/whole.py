@@ -14,17 +14,17 @@ their reductions) through :meth:`Driver.add_run`, both to ``SourceStats.add_colu
 from __future__ import annotations
 
 import io
-import math
 import os
 import stat
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from functools import partial
 from typing import TYPE_CHECKING, BinaryIO
 
+from tui.core.formats import registry
 from tui.core.formats.fastscan import Scan, anchor_lines, scan_chunk
 from tui.core.formats.timestamps import TimestampReader
-from tui.core.model.records import EngineStats, Item, Record
+from tui.core.model.records import Item, Record
 from tui.core.pipeline.chunks import (
     ChunkLines,
     Limited,
@@ -58,8 +58,8 @@ SPLIT_MIN = 64 << 10  # a refused chunk is halved down to this size
 class Summarizer:
     """Reads chunks of one source whole into a :class:`Driver` (its parser and statistics).
 
-    ``ref_time``: where vLLM's year-less stamps get their year (the file's mtime; None: no
-    year known, so those lines get no timestamp). ``driver``: the driver to fold into (an app
+    ``ref_time``: where year-less stamps get their year (the file's mtime; None: no year
+    known, so those lines get no timestamp). ``driver``: the driver to fold into (an app
     pane taking a replay's buffers); by default a new one for ``source``.
     """
 
@@ -80,7 +80,7 @@ class Summarizer:
         self.bytes = 0
         self.fast_chunks = 0
         self.slow_chunks = 0
-        self.elapsed: tuple[float, float] | None = None  # llama.cpp: first and last elapsed time
+        self.elapsed: tuple[float, float] | None = None  # first and last time since the server started
         # lines longer than MAX_LINE_BYTES: counted with their length, never parsed
         self.oversized = 0
         self.oversized_bytes = 0
@@ -120,8 +120,31 @@ class Summarizer:
 
     @property
     def year(self) -> int:
-        """The year to give the scanners for vLLM's year-less stamps (checked when folded)."""
+        """The year to give the scanners for year-less stamps (checked when folded)."""
         return self.parser.timestamps.year_hint
+
+    def read(self, buf: bytes, offset: int) -> None:
+        """The next chunk of whole lines, in order: scanned fast when the parser is idle (with
+        the year it would give year-less stamps), else line by line. The one step every
+        whole-file reader takes (local files, streams, rotated sets, SSH, time windows)."""
+        self.feed(buf, offset, scan_chunk(buf, self.year) if self.can_fast else None)
+
+    def read_chunks(
+        self, chunks: Iterable[tuple[int, bytes]], cutter: Cutter | None = None, stop: bool = True
+    ) -> None:
+        """Every (offset, chunk) in order through :meth:`read`; with ``cutter``, only the lines
+        inside its window (cut as they come; with ``stop``, the reading ends once the window is
+        passed, else the rest is read through and cut away)."""
+        for offset, buf in chunks:
+            if cutter is not None:
+                buf = cutter.cut(buf, offset)
+                if not buf:
+                    if stop and cutter.done:
+                        break
+                    continue
+            self.read(buf, offset)
+            if stop and cutter is not None and cutter.done:
+                break
 
     def feed(self, buf: bytes, offset: int, fast: Scan | None) -> None:
         """``fast``: ``scan_chunk(buf, self.year)`` when it was tried, else None. A chunk that holds
@@ -235,8 +258,8 @@ class Summarizer:
             return False
         ready = sc if isinstance(sc, Ready) else prepare(sc)
         drop_ts = False
-        if ready.vllm is not None:
-            settled = self._settle_vllm(ready)
+        if ready.edge is not None:
+            settled = self._settle(ready)
             if settled is False:
                 return False
             drop_ts = settled is None
@@ -259,41 +282,29 @@ class Summarizer:
             self.driver.add_run(rc, raws, reduced)
         return True
 
-    def _settle_vllm(self, ready: Ready) -> bool | None:
-        """The engine line a chunk's first spec line pairs with may be in the chunk before; the
-        year of its stamps is the line parser's. Settle both as the line parser would: False when
-        the year differs, None when the records get no timestamp (no year known)."""
-        edge = ready.vllm
+    def _settle(self, ready: Ready) -> bool | None:
+        """What a chunk's records need from the lines before it (the line its first record pairs
+        with, the year of year-less stamps) is the line parser's state: the family's plug-in
+        settles it as the line parser would (False: read the chunk line by line; None: the
+        records get no timestamp, no year being known)."""
+        edge = ready.edge
         assert edge is not None
-        settled: bool | None = True
-        if edge.first_stamp is not None and edge.last_md is not None:
-            settled = self.parser.timestamps.settle_vllm(edge.first_stamp, edge.last_md, edge.year)
-            if settled is False:
-                return False
-        pending = self.parser.vllm_state.pending_engine
-        head = ready.head
-        if head is not None:
-            e = pending.get(edge.process)
-            if e is not None:
-                head.values["throughput"][0] = math.nan if e.throughput is None else e.throughput
-                head.values["running_req"][0] = math.nan if e.running_req is None else float(e.running_req)
-                if e.engine is not None:
-                    head.ranks = [f"engine {e.engine}"]
-        if ready.records:
-            pending.pop(edge.process, None)
-        if edge.tail_engine is not None:
-            eng, tp, run = edge.tail_engine
-            pending[edge.process] = EngineStats(
-                self.stats.source, 0, 0, eng, None, tp, run, None, None, edge.process
-            )
-        return settled
+        fmt = registry.get(edge.family)
+        return fmt.settle_scan(
+            self.parser.state_of(fmt.name),
+            self.parser.timestamps,
+            edge,
+            ready.head,
+            bool(ready.records),
+            self.stats.source,
+        )
 
     def result(self) -> dict:
         d = self.stats.to_dict()
         d["lines"] = self.lines
         d["bytes"] = self.bytes
         d["family"] = self.parser.family
-        if self.elapsed is not None:  # llama.cpp prints time since start, not a date
+        if self.elapsed is not None:  # a family that prints time since start, not a date
             d["elapsed"] = {"first": format_elapsed(self.elapsed[0]), "last": format_elapsed(self.elapsed[1])}
         d["oversized"] = {
             "lines": self.oversized,
@@ -349,8 +360,7 @@ def summarize_file(
             _feed_prefix(s, f, prefix)
             f.seek(lo)
             limited = f if region is None else Limited(f, hi - lo)
-            for offset, buf in iter_chunks(limited, CHUNK, on_oversized=s.skip_oversized, start=lo):
-                s.feed(buf, offset, scan_chunk(buf, s.year) if s.can_fast else None)
+            s.read_chunks(iter_chunks(limited, CHUNK, on_oversized=s.skip_oversized, start=lo))
             return s
         # Threads, not processes: the scanner and the reduction run in native code without the
         # GIL, so the threads scan in parallel while this one folds, with nothing pickled. They
@@ -424,10 +434,7 @@ def summarize_stream(
     s = Summarizer(source, label, ref_time=ref_time)
     cutter = Cutter(window, ref_time, context=True) if window else None
     reader, kind = decompressing(f)  # a compressed stream is read decompressed
-    for offset, buf in iter_chunks(reader, CHUNK, on_oversized=s.skip_oversized):
-        if cutter is not None and not (buf := cutter.cut(buf, offset)):
-            continue
-        s.feed(buf, offset, scan_chunk(buf, s.year) if s.can_fast else None)
+    s.read_chunks(iter_chunks(reader, CHUNK, on_oversized=s.skip_oversized), cutter, stop=False)
     if window and cutter is not None:
         s.window = {**window.to_dict(), **cutter.report()}
     if kind is not None and reader.problem:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from functools import partial
 
-from tui.core.formats.fastscan import scan_chunk
 from tui.core.pipeline.chunks import iter_chunks
 from tui.core.pipeline.whole import CHUNK, Summarizer, summarize_file
 from tui.core.sources.logset import LogSet
@@ -47,16 +46,7 @@ def summarize_paths(
     s = Summarizer(source, label, ref_time=logs.mtime)
     cutter = Cutter(window, logs.mtime, context=True) if window else None
     try:
-        for offset, buf in iter_chunks(logs, CHUNK, on_oversized=s.skip_oversized):
-            if cutter is not None:
-                buf = cutter.cut(buf, offset)
-                if not buf:
-                    if cutter.done:
-                        break
-                    continue
-            s.feed(buf, offset, scan_chunk(buf, s.year) if s.can_fast else None)
-            if cutter is not None and cutter.done:
-                break
+        s.read_chunks(iter_chunks(logs, CHUNK, on_oversized=s.skip_oversized), cutter)
     finally:
         logs.close()
     s.files = logs.files()

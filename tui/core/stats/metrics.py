@@ -118,9 +118,9 @@ def prepare(
     drafted tokens (accept rate)."""
     al, ar, run = v["accept_len"], v["accept_rate"], v["running_req"]
     nd, acc, dr = v["num_drafts"], v["accepted"], v["drafted"]
-    sg = registry.get(family).weight_by_running_req
-    w_len, w_rate = (run, run) if sg else (nd, dr)
-    wl_name, wr_name = ("running_req", "running_req") if sg else ("num_drafts", "drafted")
+    by_batch = registry.get(family).weight_by_running_req  # the family's lines stand for their batch
+    w_len, w_rate = (run, run) if by_batch else (nd, dr)
+    wl_name, wr_name = ("running_req", "running_req") if by_batch else ("num_drafts", "drafted")
     f = full or {}
     chunks = {
         "accept_len": _chunk(al, w_len, f, "accept_len", wl_name),

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Any, ClassVar
+from typing import Any
 
 from tui.core.formats.fleet_names import FleetNames, Series
 from tui.core.formats.llamacpp import grammar
@@ -18,25 +18,6 @@ _GRAPHS = re.compile(r"graphs reused = *(\d+)")
 
 
 class LlamaCpp(PrintedRate):
-    name = "llamacpp"
-    display = "llama.cpp"
-    anchors: ClassVar[tuple[str, ...]] = (grammar.TIMING, grammar.STATS, grammar.GRAPHS)
-    marker_anchors: ClassVar[tuple[str, ...]] = (grammar.SYSTEM_INFO, grammar.BUILD_INFO, grammar.INIT)
-    elapsed_clock = True  # print_timing lines carry time since the server started
-    # it drafts a varying number of tokens per step: its per-position list is as long as the
-    # longest accepted run, not a k
-    depth_from_records = False
-    # for the same reason drafted tokens / k is not its verify steps: those come from the
-    # statistics lines' "a" counter only
-    drafts_from_depth = False
-    request_kinds: ClassVar[frozenset[str]] = frozenset({"timing"})  # one line per request
-    metric_prefixes: ClassVar[tuple[str, ...]] = ("llamacpp:",)
-    no_spec_note = (
-        "llama.cpp metrics without spec-decode counters: speculative decoding off, or a build "
-        "before PR #26389"
-    )
-    looked_for = "llamacpp:spec_decode_num_drafts_total"
-
     def new_state(self) -> StatsState:
         return StatsState()
 

@@ -1,5 +1,8 @@
-"""Ollama's part of the one grammar (:mod:`tui.core.formats.grammar`): its MLX engine's anchor."""
+"""Ollama's part of the one grammar (:mod:`tui.core.formats.grammar`), read from its data
+(``family.toml``): its MLX engine's anchor."""
 
 from __future__ import annotations
 
-MLX = 'msg="speculative decode stats"'  # one line per request
+from tui.core.formats.families import data
+
+MLX = data("ollama").anchors["mlx"]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
 from tui.core.formats.ollama import grammar
 from tui.core.formats.ollama.mlx import parse_mlx
@@ -10,11 +10,6 @@ from tui.core.formats.plugin import NOT_MINE, Format, Line
 
 
 class Ollama(Format):
-    name = "ollama"
-    display = "Ollama"
-    anchors: ClassVar[tuple[str, ...]] = (grammar.MLX,)
-    requests_name_family = False  # as it was before plug-ins: its request segments keep no family
-
     def parse(self, state: Any, line: Line) -> Any:
         at = line.text.find(grammar.MLX)
         if at < 0:

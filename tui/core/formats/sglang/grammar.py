@@ -1,19 +1,21 @@
-"""SGLang's part of the one grammar (:mod:`tui.core.formats.grammar`): its anchors, the
-``Decode batch`` field table and line shape, its line prefix."""
+"""SGLang's part of the one grammar (:mod:`tui.core.formats.grammar`), read from its data
+(``family.toml``): its anchors, its marker texts, the ``Decode batch`` shape; and the field table
+its key-by-key reader uses for the forms the shape does not cover."""
 
 from __future__ import annotations
 
-from tui.core.formats.shapes import FLOAT, INT, Field, Lit, OneOf, Opt, Prefix, Shape
+from tui.core.formats.families import data
+from tui.core.formats.shapes import FLOAT, INT
 
-DECODE = "Decode batch"
-FINISH = "Finish: obj="  # one finished request, --log-requests (kind "request")
-SERVER_ARGS = "server_args="  # ServerArgs(...) dump, quoted or not
-READY = "ready to roll"  # "The server is fired up and ready to roll!"
-ARGS_DICT = ("'speculative_", "'model_path': ")  # the 2026 dict-style args dump (possibly hard-wrapped)
+DATA = data("sglang")
+DECODE = DATA.anchors["decode"]
+FINISH = DATA.anchors["finish"]
+SERVER_ARGS = DATA.markers["server_args"]
+READY = DATA.markers["ready"]
+ARGS_DICT = (DATA.markers["args_dict_spec"], DATA.markers["args_dict_model"])
 
-# group 1: date and time; group 2: the rank tags
-PREFIX = Prefix(r"\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)((?: [A-Z][A-Z_]*\d+)*)\] ", 2)
-
+# key -> (Record attribute, number syntax), for every form of the line (the shape names the
+# canonical form's fields)
 DECODE_FIELDS: dict[str, tuple[str, str]] = {
     "#running-req": ("running_req", INT),
     "#token": ("tokens", INT),
@@ -26,29 +28,5 @@ DECODE_FIELDS: dict[str, tuple[str, str]] = {
     "#queue-req": ("queue_req", INT),
 }
 
-DECODE_SHAPE = Shape(
-    "sglang",
-    "decode",
-    PREFIX,
-    DECODE,
-    (
-        Opt((Lit(" ["), Field(INT), Lit("]"))),  # the iteration, when SGLANG_LOG_FORWARD_ITERS is set
-        OneOf((",", ".")),
-        Lit(" #running-req: "),
-        Field(INT, "running_req"),
-        Lit(", #token: "),
-        Field(INT, "tokens"),
-        Lit(", token usage: "),
-        Field(FLOAT, "token_usage"),
-        Opt((Lit(", accept len: "), Field(FLOAT, "accept_len"))),  # speculative decoding on
-        Opt((Lit(", accept rate: "), Field(FLOAT, "accept_rate"))),  # 2025-10 onwards
-        Opt(
-            (Lit(", "), OneOf(("cuda", "npu", "cpu")), Lit(" graph: "), OneOf(("True", "False")))
-        ),  # 2025-05 on
-        Lit(", gen throughput (token/s): "),
-        Field(FLOAT, "throughput"),
-        Lit(", #queue-req: "),
-        Field(INT, "queue_req"),
-    ),
-    tail=r"(?:, ?)?",
-)
+DECODE_SHAPE = DATA.shape_of("decode")
+PREFIX = DECODE_SHAPE.prefix

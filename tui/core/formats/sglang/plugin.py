@@ -27,23 +27,12 @@ def looks_like_args_dict(text: str) -> bool:
 
 
 class SGLang(Format):
-    name = "sglang"
-    display = "SGLang"
-    anchors: ClassVar[tuple[str, ...]] = (grammar.DECODE, grammar.FINISH)
-    marker_anchors: ClassVar[tuple[str, ...]] = (grammar.SERVER_ARGS, grammar.READY, *grammar.ARGS_DICT)
     wrapped_markers: ClassVar[dict[str, tuple[str, Callable[[str], dict[str, Any]]]]] = {
         "server_args": (grammar.SERVER_ARGS, parse_server_args),
         "args_dict": ("", parse_dict_args),
     }
     ends_wrapped_args: ClassVar[tuple[str, ...]] = (grammar.DECODE,)
     aux_layer_ids = (("eagle_config", "eagle_aux_hidden_state_layer_ids"), AUX_DEFAULT)
-    # its lines print accept len and rate, no counts: a line stands for its batch
-    weight_by_running_req = True
-    drafts_from_depth = False
-    collects_rate_pairs = True
-    rate_definition_cached = True
-    metric_prefixes: ClassVar[tuple[str, ...]] = ("sglang:",)
-    looked_for = "sglang:spec_accept_length"
 
     def parse(self, state: Any, line: Line) -> Any:
         text = line.text

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import math
 import re
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from tui.core.formats.fleet_names import FleetNames, Series
 from tui.core.formats.markers import parse_dict_args, parse_kv_args
@@ -20,7 +21,10 @@ from tui.core.formats.vllm.spec import (
     parse_engine,
     parse_spec,
 )
-from tui.core.model.records import RATE_VLLM_V0_CUMULATIVE
+from tui.core.model.records import RATE_VLLM_V0_CUMULATIVE, EngineStats
+
+if TYPE_CHECKING:
+    from tui.core.formats.timestamps import TimestampReader
 
 _VERSION = re.compile(r"vLLM API server version (\S+)")
 _SERVER_VERSION = re.compile(r"vLLM server version (\S+?),? serving model (\S+)")
@@ -36,26 +40,11 @@ def before_0_9(version: str | None) -> bool:
 
 
 class Vllm(PrintedRate):
-    name = "vllm"
-    display = "vLLM"
-    anchors: ClassVar[tuple[str, ...]] = (grammar.SPEC, grammar.SPEC_V0, grammar.ENGINE, grammar.BENCH)
-    marker_anchors: ClassVar[tuple[str, ...]] = (
-        grammar.VERSION,
-        grammar.SERVER_VERSION,
-        grammar.LOGO,
-        grammar.NON_DEFAULT_ARGS,
-        grammar.ENGINE_INIT,
-    )
     ends_wrapped_args: ClassVar[tuple[str, ...]] = (grammar.SPEC,)
-    speculative_config_args = True
-    num_steps_bound_depth = False  # vLLM has no num_steps: its k is num_speculative_tokens
     aux_layer_ids = (
         ("eagle_aux_hidden_state_layer_ids",),
         "absent: vLLM falls back to its per-model default layers",
     )
-    metric_prefixes: ClassVar[tuple[str, ...]] = ("vllm:",)
-    no_spec_note = "vLLM metrics without spec-decode counters: speculative decoding is off on this server"
-    looked_for = "vllm:spec_decode_num_drafts_total, vllm:spec_decode_draft_acceptance_rate"
 
     def new_state(self) -> VllmState:
         return VllmState()
@@ -92,6 +81,32 @@ class Vllm(PrintedRate):
             state.bench = bench.BenchBlock(line.line_no, line.offset, line.raw)
             return None
         return NOT_MINE
+
+    def settle_scan(
+        self, state: VllmState, clock: TimestampReader, edge: Any, head: Any, has_records: bool, source: str
+    ) -> bool | None:
+        """The engine line a buffer's first spec line pairs with may be in the buffer before; the
+        year of its stamps is the line parser's (docs/formats.md, "V1 SpecDecoding metrics")."""
+        settled: bool | None = True
+        if edge.first_stamp is not None and edge.last_md is not None:
+            settled = clock.settle_yearless(edge.first_stamp, edge.last_md, edge.year)
+            if settled is False:
+                return False
+        pending = state.pending_engine
+        if head is not None:
+            e = pending.get(edge.process)
+            if e is not None:
+                head.values["throughput"][0] = math.nan if e.throughput is None else e.throughput
+                head.values["running_req"][0] = math.nan if e.running_req is None else float(e.running_req)
+                if e.engine is not None:
+                    head.ranks = [f"engine {e.engine}"]
+        if has_records:
+            pending.pop(edge.process, None)
+        if edge.tail is not None:
+            t = edge.tail
+            eng, tp, run = int(t["engine"]), t["throughput"], int(t["running_req"])
+            pending[edge.process] = EngineStats(source, 0, 0, eng, None, tp, run, None, None, edge.process)
+        return settled
 
     def marker(self, text: str) -> Found | None:
         if grammar.VERSION in text:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 
-from tui.core.formats.fastscan import scan_chunk
 from tui.core.pipeline.whole import CHUNK, Summarizer
 from tui.core.sources.compressed import SNIFF, Inflater, sniff
 from tui.core.sources.logset import Member
@@ -92,7 +91,7 @@ async def summarize_remote(
         cutter: Cutter | None = None
         offset = 0
         async for buf in line_chunks(_one_after_another(rf, members), CHUNK):
-            if s is None:  # the file's mtime is known once reading began: vLLM's year, as for a local file
+            if s is None:  # the file's mtime is known once reading began: year-less stamps' year
                 ref = rf.newest_mtime or rf.mtime
                 s = Summarizer(source, label, ref_time=ref)
                 cutter = Cutter(window, ref, context=True) if window else None
@@ -101,7 +100,7 @@ async def summarize_remote(
                 buf = cutter.cut(buf, at)
                 if not buf:
                     continue
-            s.feed(buf, at, scan_chunk(buf) if s.can_fast else None)
+            s.read(buf, at)  # scanned with the year of its stamps, as a local file is
         if s is None:
             s = Summarizer(source, label, ref_time=rf.mtime)
         s.files = [m.to_dict() for m in members]

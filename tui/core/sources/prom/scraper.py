@@ -35,6 +35,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from tui.core.formats import families
 from tui.core.sources.aio import wait_for
 from tui.core.sources.base import (
     Batch,
@@ -54,7 +55,6 @@ if TYPE_CHECKING:
 KINDS = METRICS_SCHEMES
 DEFAULT_INTERVAL = 5.0
 DEFAULT_PATH = "/metrics"
-TRTLLM_PATH = "/prometheus/metrics"  # trtllm-serve: GET /metrics is its JSON iteration stats
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,7 +206,7 @@ class MetricsSource(GeneratorSource):
         said_note: str | None = None
         last_record = time.monotonic()
         idle_said = False
-        moved = ""  # why the path changed (TensorRT-LLM), said in the first connected event
+        moved = ""  # why the path changed (a family's data says where), said in the first connected event
         said_capped = ""
         try:
             while True:
@@ -216,12 +216,13 @@ class MetricsSource(GeneratorSource):
                 next_at = max(next_at + self.interval, loop.time())
                 try:
                     page = await self._fetch(conv)
-                    if page.json and self.target.default_path:
+                    json_path = families.json_metrics_path()  # a family's server that moves them
+                    if page.json and self.target.default_path and json_path is not None:
                         query = self.target.path.partition("?")[2]
-                        path = TRTLLM_PATH + ("?" + query if query else "")
+                        path = json_path[0] + ("?" + query if query else "")
                         self.target = replace(self.target, path=path, default_path=False)
                         self.where = self.target.where
-                        moved = f"; {DEFAULT_PATH} answered JSON, as trtllm-serve's iteration stats do"
+                        moved = f"; {DEFAULT_PATH} answered JSON, as {json_path[1]} do"
                         page = await self._fetch(conv)
                     result = conv.feed_samples(page.close(), wall=time.time(), mono=time.monotonic())
                 except _Fatal as exc:

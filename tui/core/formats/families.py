@@ -1,0 +1,123 @@
+"""The server families there are, found by themselves: no list of them is kept anywhere.
+
+A family is a folder holding a ``family.toml`` (:mod:`tui.core.formats.family_data`):
+
+* every subfolder of ``tui/core/formats/`` that holds one (the bundled families);
+* every package named by an entry point of the ``specwatch.formats`` group (a third-party
+  family, as harlequin loads its adapters): in the distribution's metadata,
+
+      [project.entry-points."specwatch.formats"]
+      tgi = "specwatch_tgi"          # a package whose folder holds family.toml
+
+  (an entry point may also name a :class:`FamilyData` object or a folder path as a string).
+
+This module reads the data only (fast: the whole-buffer scanner needs the shapes before the line
+parsers load); :mod:`tui.core.formats.registry` makes the plug-ins. Families are in the order
+their data says (``order``, then the name). A family named twice is an error said once, at
+import; a folder whose data is wrong raises :class:`FamilyDataError` naming the file and place.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from tui.core.formats.family_data import FILE, FamilyData, FamilyDataError, load
+
+GROUP = "specwatch.formats"
+HERE = Path(__file__).resolve().parent
+
+
+@dataclass(frozen=True, slots=True)
+class Family:
+    data: FamilyData
+    package: str | None  # the importable package of the folder (its plug-in module is in it)
+    folder: Path
+
+    @property
+    def name(self) -> str:
+        return self.data.name
+
+
+def _bundled() -> list[Family]:
+    out = []
+    for folder in sorted(HERE.iterdir()):
+        if (folder / FILE).is_file():
+            # checked by the tests (tests/unit/test_data_family.py), not at every start
+            out.append(Family(load(folder, validate=False), f"{__package__}.{folder.name}", folder))
+    return out
+
+
+def _from_entry_points() -> list[Family]:
+    if os.environ.get("SPECWATCH_NO_PLUGINS") == "1":  # a clean run, whatever is installed
+        return []
+    from importlib.metadata import entry_points
+
+    out = []
+    for ep in entry_points(group=GROUP):
+        try:
+            obj = ep.load()
+        except Exception as exc:  # a broken third-party package is said, never a crash
+            raise FamilyDataError(f"entry point {ep.name} = {ep.value!r} ({GROUP}): {exc}") from None
+        if isinstance(obj, FamilyData):
+            out.append(Family(obj, None, Path(".")))
+        elif isinstance(obj, str | Path):
+            out.append(Family(load(Path(obj)), None, Path(obj)))
+        elif hasattr(obj, "__path__"):  # a package: its folder is the family's
+            folder = Path(next(iter(obj.__path__)))
+            out.append(Family(load(folder), obj.__name__, folder))
+        else:
+            raise FamilyDataError(
+                f"entry point {ep.name} = {ep.value!r} ({GROUP}): not a package, folder or FamilyData"
+            )
+    return out
+
+
+def discover() -> tuple[Family, ...]:
+    found = _bundled() + _from_entry_points()
+    seen: dict[str, Family] = {}
+    for f in found:
+        if f.name in seen:
+            raise FamilyDataError(f"two families named {f.name!r}: {seen[f.name].folder} and {f.folder}")
+        seen[f.name] = f
+    return tuple(sorted(found, key=lambda f: (f.data.order, f.name)))
+
+
+FAMILIES: tuple[Family, ...] = discover()
+_BY_NAME = {f.name: f for f in FAMILIES}
+
+
+def data(name: str) -> FamilyData:
+    """The data of the family ``name`` (its own package reads its constants from it)."""
+    return _BY_NAME[name].data
+
+
+def displays(log_lines: bool = False) -> str:
+    """The families as people write them, joined for text ("SGLang, vLLM, llama.cpp and
+    Ollama"); ``log_lines``: only those whose log lines are read (not a family of ``/metrics``
+    only). For help texts: derived, never a hand list."""
+    shown = [f.data.display for f in FAMILIES if f.data.anchors or not log_lines]
+    return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1]
+
+
+def lines_read() -> str:
+    """The lines that make records, per family: "SGLang `Decode batch` / `Finish: obj=` lines,
+    ..." (the families' ``records`` anchors, all their anchors when they name none)."""
+    parts = []
+    for f in FAMILIES:
+        d = f.data
+        texts = [d.anchors[n] for n in d.records] if d.records is not None else list(d.anchors.values())
+        if texts:
+            parts.append(f"{d.display} " + " / ".join(f"`{t}`" for t in texts) + " lines")
+    return ", ".join(parts)
+
+
+def json_metrics_path() -> tuple[str, str] | None:
+    """(path, what the JSON is) of the family whose server answers JSON at the default
+    ``/metrics`` and serves its Prometheus text at that path instead; None when none does."""
+    for f in FAMILIES:
+        m = f.data.metrics
+        if m.json_moves_to:
+            return m.json_moves_to, m.json_is or f"{f.data.display}'s JSON"
+    return None

@@ -1,0 +1,217 @@
+"""The data of a server family: what its folder's ``family.toml`` declares.
+
+A family is a folder (``tui/core/formats/<family>/``, or a third-party package named by a
+``specwatch.formats`` entry point) holding a ``family.toml``, read by :func:`load`, and only the
+code data cannot say (a plug-in class, named by ``plugin``). The file declares (docs/formats.md,
+"The data of a family"):
+
+* its name, display name and the order its lines are offered in;
+* its anchors (``[anchors]``: the texts its metric lines are found by) and marker texts
+  (``[markers]``), each under a name its code refers to;
+* its line prefixes and shapes (``[prefixes]``, ``[[shapes]]``): the anchor, then each part of
+  the line: literal text, a choice of texts, spaces, a number of a declared syntax filling a
+  column named by its :class:`tui.core.model.columns.RecordColumns` name, a character run, a
+  clock, a capture, a repeat, an optional group; a field may be written ``{before = "text",
+  number = "int", column = "name"}``;
+* how its records count in the statistics (``[statistics]``: the :class:`Format` flags);
+* its ``/metrics`` names (``[metrics]``) and its release eras with their evidence (``[[eras]]``).
+
+The schema that checks a file is :mod:`tui.core.formats.family_schema` (pydantic): a third-party
+family's file is checked when it loads, the bundled ones by the tests, so that a headless
+command starts without pydantic. Here the same fields, with the same defaults, are plain frozen
+dataclasses (``tests/unit/test_data_family.py`` holds the two equal).
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tui.core.formats.shape_program import prefix_of, tokens_of
+from tui.core.formats.shapes import Shape
+
+FILE = "family.toml"
+
+
+@dataclass(frozen=True)
+class Part:
+    """One part of a line shape (see :class:`tui.core.formats.family_schema.Part`)."""
+
+    text: str | list[str] | None = None
+    spaces: bool = False
+    before: str | None = None
+    pad: bool = False
+    number: str | None = None
+    column: str | None = None
+    chars: str | None = None
+    min: int = 1
+    max: int | None = None
+    lazy: bool = False
+    clock: str | None = None
+    format: str | None = None
+    capture: str | None = None
+    parts: list[Part] | None = None
+    repeat: list[Part] | None = None
+    optional: bool | list[Part] = False
+
+    @classmethod
+    def of(cls, raw: dict[str, Any]) -> Part:
+        d = dict(raw)
+        for key in ("parts", "repeat"):
+            if d.get(key) is not None:
+                d[key] = [cls.of(p) for p in d[key]]
+        if isinstance(d.get("optional"), list):
+            d["optional"] = [cls.of(p) for p in d["optional"]]
+        return cls(**d)
+
+
+@dataclass(frozen=True)
+class RefuseNearSum:
+    value: str
+    list: str
+    within: float
+    per_item: float
+
+
+@dataclass(frozen=True)
+class ShapeData:
+    """A line shape: ``kind`` is the record kind it makes (or, with ``pairs_with``, a line whose
+    columns go to the next record of that kind)."""
+
+    kind: str
+    anchor: str  # a name in [anchors]
+    prefix: str  # a name in [prefixes]
+    body: list[Part]  # after the anchor, to the end of the line
+    lead: list[Part] = field(default_factory=list)  # between the prefix and the anchor
+    rate: str | None = None  # "drafts": the printed rate is accepted / proposed drafts
+    pairs_with: str | None = None
+    # a line whose ``value`` equals the sum of its ``list`` within ``within`` + ``per_item`` x its
+    # length is of an older era (an era's evidence): the line parser reads it
+    refuse_near_sum: RefuseNearSum | None = None
+    # derived columns: name -> (column, list column): the column divided by the list's length
+    per_list_item: dict[str, tuple[str, str]] = field(default_factory=dict)
+    rank: str | None = None  # on a pairs_with shape: the record's rank, "engine {engine}"
+
+    @classmethod
+    def of(cls, raw: dict[str, Any]) -> ShapeData:
+        d = dict(raw)
+        d["body"] = [Part.of(p) for p in d.get("body", [])]
+        d["lead"] = [Part.of(p) for p in d.get("lead", [])]
+        if d.get("refuse_near_sum") is not None:
+            d["refuse_near_sum"] = RefuseNearSum(**d["refuse_near_sum"])
+        d["per_list_item"] = {k: (v[0], v[1]) for k, v in d.get("per_list_item", {}).items()}
+        return cls(**d)
+
+    def shape(self, family: FamilyData) -> Shape:
+        return Shape(
+            family.name,
+            self.kind,
+            prefix_of(family.prefixes[self.prefix]),
+            family.anchors[self.anchor],
+            tokens_of(self.body),
+            tokens_of(self.lead),
+        )
+
+
+@dataclass(frozen=True)
+class Statistics:
+    """How a family's records count (the :class:`tui.core.formats.plugin.Format` flags)."""
+
+    elapsed_clock: bool = False
+    speculative_config_args: bool = False
+    num_steps_bound_depth: bool = True
+    weight_by_running_req: bool = False
+    drafts_from_depth: bool = True
+    depth_from_records: bool = True
+    collects_rate_pairs: bool = False
+    rate_definition_cached: bool = False
+    request_kinds: list[str] = field(default_factory=list)
+    requests_name_family: bool = True
+
+
+@dataclass(frozen=True)
+class Metrics:
+    """Its ``/metrics`` names (see :class:`tui.core.formats.family_schema.Metrics`)."""
+
+    prefixes: list[str] = field(default_factory=list)
+    looked_for: str = ""
+    no_spec_note: str = ""
+    json_moves_to: str | None = None
+    json_is: str = ""
+    default_for_records: bool = False
+
+
+@dataclass(frozen=True)
+class Era:
+    name: str
+    evidence: str
+    since: str | None = None
+    until: str | None = None
+
+
+@dataclass(frozen=True)
+class FamilyData:
+    name: str
+    display: str
+    order: int = 100  # lines are offered to families in this order (then by name)
+    plugin: str | None = None  # "module:Class" in the family's package; None: declared lines only
+    anchors: dict[str, str] = field(default_factory=dict)
+    markers: dict[str, str] = field(default_factory=dict)
+    records: list[str] | None = None  # the anchors whose lines make records (messages; None: all)
+    prefixes: dict[str, list[Part]] = field(default_factory=dict)
+    shapes: list[ShapeData] = field(default_factory=list)
+    statistics: Statistics = field(default_factory=Statistics)
+    metrics: Metrics = field(default_factory=Metrics)
+    eras: list[Era] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, raw: dict[str, Any]) -> FamilyData:
+        d = dict(raw)
+        d["prefixes"] = {k: [Part.of(p) for p in v] for k, v in d.get("prefixes", {}).items()}
+        d["shapes"] = [ShapeData.of(s) for s in d.get("shapes", [])]
+        d["statistics"] = Statistics(**d.get("statistics", {}))
+        d["metrics"] = Metrics(**d.get("metrics", {}))
+        d["eras"] = [Era(**e) for e in d.get("eras", [])]
+        return cls(**d)
+
+    def shape_of(self, kind: str) -> Shape:
+        for s in self.shapes:
+            if s.kind == kind:
+                return s.shape(self)
+        raise KeyError(kind)
+
+    def all_shapes(self) -> tuple[Shape, ...]:
+        return tuple(s.shape(self) for s in self.shapes)
+
+
+class FamilyDataError(ValueError):
+    """A family folder whose data cannot be read (the message names the file and the place)."""
+
+
+def check(raw: dict[str, Any], where: object) -> None:
+    """Check ``raw`` against the schema (pydantic, imported only here)."""
+    from tui.core.formats.family_schema import FamilyData as Schema
+
+    try:
+        Schema.model_validate(raw)
+    except ValueError as exc:
+        raise FamilyDataError(f"{where}: {exc}") from None
+
+
+def load(folder: Path | Any, validate: bool = True) -> FamilyData:
+    """The data of the family in ``folder`` (a path or an importlib.resources Traversable),
+    checked against the schema unless ``validate`` is False (the bundled families: the tests
+    check them)."""
+    f = folder / FILE
+    try:
+        raw: dict[str, Any] = tomllib.loads(f.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise FamilyDataError(f"{f}: {exc}") from None
+    if validate:
+        check(raw, f)
+    try:
+        return FamilyData.of(raw)
+    except (TypeError, KeyError, ValueError, IndexError) as exc:  # only when not validated
+        raise FamilyDataError(f"{f}: {exc}") from None
