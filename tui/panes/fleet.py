@@ -92,6 +92,8 @@ class FleetView:
     filter: str = ""  # a substring or re:REGEX of the row's text
     group_by: str | None = None  # a label, or None: the query's grouping
     updated: float | None = None  # time.time() of the last good answer
+    asking_since: float | None = None  # time.time() when the refresh in flight began (None: none)
+    failed: float | None = None  # time.time() of the last failed refresh
 
     def cycle_sort(self) -> str:
         self.sort = (self.sort + 1) % len(SORTS)
@@ -190,30 +192,90 @@ class FleetView:
                 out.append(inst.labels.get(c, ""))
         return [visible(x) for x in out]
 
-    def status(self, url: str, now: float) -> str:
-        parts = [visible(url)]
+    def status(self, url: str, now: float, width: int = 160, lines: int = 2) -> str:
+        """The status line: where, how many rows, the window, how old the rows are, a refresh in
+        flight (and for how long), the last error, the groups; at most ``lines`` lines of
+        ``width`` cells (groups that do not fit are counted, never allowed to push the rows off
+        the screen)."""
+        head = [visible(url)]
         f = self.fleet
         if f is not None:
             shown = len(self.rows())
-            parts.append(
+            head.append(
                 f"{shown} of {len(f.instances)} instances"
                 if shown != len(f.instances)
                 else f"{shown} instances"
             )
-            parts.append(f"window {f.window:g} s")
-            parts.append("at " + datetime.fromtimestamp(f.end, UTC).strftime("%H:%M:%SZ"))
+            down = sum(1 for i in f.instances if i.kind == "down")
+            if down:
+                head.append(f"{down} down")
+            head.append(f"window {duration_text(f.window)}")
+            head.append("to " + datetime.fromtimestamp(f.end, UTC).strftime("%H:%M:%SZ"))
+        if self.updated is not None:
+            head.append(f"rows {age_text(now - self.updated)} old")
+        if self.asking_since is not None:
+            head.append(f"refreshing ({age_text(now - self.asking_since)})…")
+        elif f is None and not self.error:
+            head.append("asking Prometheus…")
+        if self.error:
+            when = f" ({age_text(now - self.failed)} ago)" if self.failed is not None else ""
+            head.append(f"error: {self.error}{when}")
+        tail = [f"sorted by {SORTS[self.sort]}" + (f", grouped by {self.group_by}" if self.group_by else "")]
+        if self.filter:
+            bad = self.filter_error()
+            tail.append(f"filter {self.filter!r}" + (f" ({bad}: nothing hidden)" if bad else ""))
+        groups: list[str] = []
+        if f is not None:
             for g in f.groups:
                 ci = g.ci95()
                 name = g.name if not g.name.endswith("=") else g.name + "(none)"
-                parts.append(f"{name}: {number(g.value, 2)}" + (f" ({ci[0]:.2f}–{ci[1]:.2f})" if ci else ""))
-        parts.append(
-            f"sorted by {SORTS[self.sort]}" + (f", grouped by {self.group_by}" if self.group_by else "")
-        )
-        if self.filter:
-            bad = self.filter_error()
-            parts.append(f"filter {self.filter!r}" + (f" ({bad}: nothing hidden)" if bad else ""))
-        if self.error:
-            parts.append(f"error: {self.error}")
-        elif f is None:
-            parts.append("asking Prometheus…")
-        return visible(" · ".join(parts))
+                groups.append(f"{name}: {number(g.value, 2)}" + (f" ({ci[0]:.2f}–{ci[1]:.2f})" if ci else ""))
+            c = f.comparison
+            if c is not None:
+                tail.append(verdict_text(c))
+        budget = max(20, int(width * lines * 0.9) - 2)  # room for where the lines wrap
+        parts = head + tail
+        used = len(" · ".join(parts))
+        kept = []
+        for i, gtext in enumerate(groups):
+            more = len(groups) - i - 1
+            room = budget - used - len(gtext) - 3 - (len(f" · +{more} groups (b: group rows)") if more else 0)
+            if room < 0:
+                kept.append(f"+{len(groups) - i} groups (b: group rows)")
+                break
+            kept.append(gtext)
+            used += len(gtext) + 3
+        text = visible(" · ".join(head + tail + kept))
+        return text if len(text) <= budget else text[: budget - 1] + "…"
+
+
+def age_text(seconds: float) -> str:
+    s = max(0.0, seconds)
+    if s < 120:
+        return f"{s:.0f} s"
+    if s < 7200:
+        return f"{s / 60:.0f} min"
+    if s < 172800:
+        return f"{s / 3600:.1f} h"
+    return f"{s / 86400:.1f} d"
+
+
+def duration_text(seconds: float) -> str:
+    for unit, n in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= n and seconds % n == 0:
+            return f"{seconds / n:g}{unit}"
+    return f"{seconds:g}s"
+
+
+def verdict_text(c: dict) -> str:
+    """The canary verdict in one line: which question it answers, B − A with its interval, n and
+    the window (``insufficient`` with the reason)."""
+    a, b = c["a"], c["b"]
+    sel = f"{visible(b.get('selector', 'B'))} vs {visible(a.get('selector', 'A'))}"
+    if c.get("ci95"):
+        lo, hi = c["ci95"]
+        body = f"{c['verdict'].replace('_', ' ')} {c['diff']:+.3f} ({lo:+.3f}…{hi:+.3f})"
+    else:
+        body = f"{c['verdict']}: {c.get('reason', '')}"
+    n = f"n={a.get('units', 0)}+{b.get('units', 0)} servers"
+    return f"canary {sel}: {body}, {n}"

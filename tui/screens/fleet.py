@@ -5,6 +5,7 @@ fed by its history and then live from Prometheus; Escape comes back."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 
 from rich.text import Text
@@ -36,7 +37,7 @@ class InstanceScreen(WatchScreen):
 
 class FleetScreen(Screen):
     DEFAULT_CSS = """
-    FleetScreen #fleet-status { height: auto; padding: 0 1; color: $text-muted; }
+    FleetScreen #fleet-status { height: auto; max-height: 2; padding: 0 1; color: $text-muted; }
     FleetScreen #fleet-table { height: 1fr; }
     FleetScreen #fleet-filter { display: none; }
     FleetScreen #fleet-filter.-on { display: block; }
@@ -56,6 +57,7 @@ class FleetScreen(Screen):
         self.view = FleetView()
         self.api: PromAPI | None = None
         self.refreshes = 0
+        self.skipped = 0  # ticks skipped because a refresh was still running
         self._cols: list[str] = []
 
     def compose(self) -> ComposeResult:
@@ -75,7 +77,7 @@ class FleetScreen(Screen):
         self.query_one("#fleet-table", FleetTable).focus()
         self.show()
         self.action_refresh_now()
-        self.set_interval(self.plan.refresh, self.action_refresh_now)
+        self.set_interval(self.plan.refresh, self.tick)
         self.set_interval(1.0, self.show_status)
         self.post_message(WatchReady())  # a stop signal from start-up may end the app from now on
 
@@ -84,25 +86,52 @@ class FleetScreen(Screen):
             await self.api.aclose()
 
     # -- data -----------------------------------------------------------------------------------
+    def tick(self) -> None:
+        """The refresh timer: a new refresh only when none is running. A refresh slower than the
+        interval is never cancelled by the next tick (it would never land): the tick is skipped,
+        and the status line says how long the one in flight has been running."""
+        if self.view.asking_since is not None:
+            self.skipped += 1
+            self.show_status()
+            return
+        self.action_refresh_now()
+
     def action_refresh_now(self) -> None:
+        if self.view.asking_since is not None:
+            self.show_status()  # `r` while one runs: the status line says it is running
+            return
+        self.view.asking_since = time.time()
+        self.show_status()
         self._fetch()
 
-    @work(exclusive=True, group="fleet")
+    @work(group="fleet")
     async def _fetch(self) -> None:
         assert self.api is not None
+        limit = self.plan.timeout
         try:
-            fleet = await refresh(self.api, self.plan.query, self.view.fleet)
+            # the whole refresh (several rounds of queries) within --timeout: a server that
+            # accepts and never answers, or trickles, is an error on screen, not a wait for ever
+            fleet = await asyncio.wait_for(refresh(self.api, self.plan.query, self.view.fleet), limit)
+        except TimeoutError:
+            self.view.error = f"{visible(self.api.url)}: no answer within {limit:g} s (--timeout)"
+            self.view.failed = time.time()
         except PromError as exc:
             self.view.error = str(exc)
+            self.view.failed = time.time()
         else:
             self.view.fleet, self.view.error, self.view.updated = fleet, None, time.time()
             self.refreshes += 1
+        finally:
+            self.view.asking_since = None
         if self.is_attached:  # the screen may have gone while Prometheus answered
             self.show()
 
     # -- drawing --------------------------------------------------------------------------------
     def show_status(self) -> None:
-        self.query_one("#fleet-status", Static).update(Text(self.view.status(self.plan.url, time.time())))
+        width = max(20, (self.size.width or 160) - 2)
+        lines = 1 if (self.size.height or 45) < 30 else 2
+        text = self.view.status(self.plan.url, time.time(), width=width, lines=lines)
+        self.query_one("#fleet-status", Static).update(Text(text))
 
     def show(self) -> None:
         self.show_status()
