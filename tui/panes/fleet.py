@@ -51,7 +51,9 @@ def trend(steps: list[tuple[float, float | None]], width: int) -> str:
 def shortened(names: list[str], width: int) -> dict[str, str]:
     """Each name, when they do not all fit in ``width``, with the part every name shares at its
     start and at its end elided (``gpu-node04…``, ``…-b:8000``): the part that tells rows apart is
-    kept, never cut from the middle."""
+    kept. A part still too long loses its middle (both ends tell names apart in mixed naming
+    schemes: ``inference-prod…server-2``); names that would still read alike stay whole (the
+    table cuts them with … but two rows never look the same)."""
     longest = max(map(len, names), default=0)
     if longest <= width or len(names) < 2:
         return {n: n for n in names}
@@ -63,8 +65,14 @@ def shortened(names: list[str], width: int) -> dict[str, str]:
         a = max(0, min(a, b - 1))
         core = n[a:b] if b > a else n
         text = ("…" if a > 0 else "") + core + ("…" if b < len(n) else "")
-        out[n] = text if len(text) <= width else text[: width - 1] + "…"
-    return out
+        if len(text) > width:
+            head = (width - 1) // 2
+            text = text[:head] + "…" + text[len(text) - (width - 1 - head) :]
+        out[n] = text
+    seen: dict[str, int] = {}
+    for v in out.values():
+        seen[v] = seen.get(v, 0) + 1
+    return {n: (v if seen[v] == 1 else n) for n, v in out.items()}
 
 
 def _common(names: list[str]) -> str:
@@ -271,11 +279,16 @@ def verdict_text(c: dict) -> str:
     """The canary verdict in one line: which question it answers, B − A with its interval, n and
     the window (``insufficient`` with the reason)."""
     a, b = c["a"], c["b"]
-    sel = f"{visible(b.get('selector', 'B'))} vs {visible(a.get('selector', 'A'))}"
+    sel = f"{b.get('selector', 'B')} − {a.get('selector', 'A')}"
     if c.get("ci95"):
         lo, hi = c["ci95"]
-        body = f"{c['verdict'].replace('_', ' ')} {c['diff']:+.3f} ({lo:+.3f}…{hi:+.3f})"
+        body = f"{c['verdict'].replace('_', ' ')}: {c['diff']:+.3f} ({lo:+.3f}…{hi:+.3f})"
     else:
-        body = f"{c['verdict']}: {c.get('reason', '')}"
-    n = f"n={a.get('units', 0)}+{b.get('units', 0)} servers"
-    return f"canary {sel}: {body}, {n}"
+        body = f"{c['verdict']} ({c.get('reason', '')})"
+    w = c.get("window") or {}
+    n = f"n = {a.get('units', 0)}+{b.get('units', 0)} servers, {a.get('steps', 0)}+{b.get('steps', 0)} steps"
+    if w:
+        n += f", {duration_text(w.get('span_s') or 0.0)} to " + datetime.fromtimestamp(
+            w["end"], UTC
+        ).strftime("%H:%M:%SZ")
+    return visible(f"canary {sel} ({c.get('question', 'these servers')}): {body}; {n}")

@@ -90,8 +90,12 @@ def base_url(url: str) -> str:
     text = url.strip()
     if "://" not in text:
         text = "http://" + text
-    parts = urlsplit(text)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
+    try:
+        parts = urlsplit(text)
+        host, _ = parts.hostname, parts.port  # a bad port or IPv6 literal raises here
+    except ValueError as exc:
+        raise PromError("bad_url", f"{visible(url)!s}: not a valid URL ({exc})") from None
+    if parts.scheme not in ("http", "https") or not host:
         raise PromError("bad_url", f"{visible(url)!s}: not an http(s) URL of a Prometheus server")
     path = parts.path.rstrip("/")
     if path.endswith("/api/v1"):
