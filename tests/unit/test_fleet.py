@@ -110,8 +110,10 @@ def simulated(rng: random.Random, mean_al: float, spread: float, k: int = 3, ste
 
 @pytest.mark.parametrize(("m", "spread"), [(4, 0.3), (8, 1.0)])
 def test_canary_a_a_is_no_difference_and_a_shift_is_found(m, spread):
-    """400 seeded A/A pairs of groups of ``m`` servers: false verdicts at most 29 (7.25%: a
-    calibrated 5% test exceeds it with probability < 2%); a +0.2 shift found in most pairs."""
+    """The population verdict (instances as the unit): 400 seeded A/A pairs of groups of ``m``
+    servers drawn alike: false verdicts at most 24 (6%: measured 15 and 17, 3.75% / 4.25%; a
+    calibrated 5% test exceeds 24 with probability < 8%); a +0.2 shift found in most pairs
+    (measured 68 and 80 of 100)."""
     rng = random.Random(20261201 + m)
     verdicts = {"higher": 0, "lower": 0, "no_difference": 0, "insufficient": 0}
     for _ in range(400):
@@ -119,13 +121,13 @@ def test_canary_a_a_is_no_difference_and_a_shift_is_found(m, spread):
         b = group_estimate("b", [simulated(rng, 2.6, spread) for _ in range(m)])
         verdicts[welch(a, b)["verdict"]] += 1
     assert verdicts["insufficient"] == 0
-    assert verdicts["higher"] + verdicts["lower"] <= 29, verdicts
+    assert verdicts["higher"] + verdicts["lower"] <= 24, verdicts
     found = 0
     for _ in range(100):
         a = group_estimate("a", [simulated(rng, 2.6, spread) for _ in range(m)])
         b = group_estimate("b", [simulated(rng, 2.8, spread) for _ in range(m)])
         found += welch(a, b)["verdict"] == "higher"
-    assert found >= (80 if spread < 0.5 else 50), found
+    assert found >= (55 if spread < 0.5 else 65), found
 
 
 def test_one_server_per_group_is_insufficient():
@@ -266,7 +268,7 @@ def test_a_nan_sample_is_refused_without_pairing_increments_across_steps():
     raw_dr = [[0, "0"], [1, "10"], [2, "20"], [3, "30"], [4, "40"]]
     assert nonfinite(raw_acc) == 1
     pairs, resets = paired_increments(points(raw_acc), points(raw_dr))
-    assert pairs == {1.0: (10.0, 10.0, 1.0), 3.0: (20.0, 20.0, 2.0), 4.0: (10.0, 10.0, 1.0)} and resets == 0
+    assert pairs == {1.0: (10.0, 10.0, 1.0), 3.0: (20.0, 20.0, 2.0), 4.0: (10.0, 10.0, 1.0)} and not resets
     inst = counters_instance(
         "vllm", ("h", "j"), {}, {"accepted": points(raw_acc), "drafts": points(raw_dr)}, 1.0
     )

@@ -127,7 +127,10 @@ def welch(a: GroupEstimate, b: GroupEstimate) -> dict:
     if va + vb == 0.0:
         out["reason"] = "no variation between instances"
         return out
-    df = (va + vb) ** 2 / ((va * va / a.df if a.df else 0.0) + (vb * vb / b.df if b.df else 0.0))
+    # the smaller side's instances − 1 (as summary's compare takes the smaller side's degrees of
+    # freedom): Welch–Satterthwaite on the jackknife's effective counts gave 6–7.5% false
+    # verdicts on A/A pairs of 8+8 and 16+4 servers; this gives 1–4% (bench/bench_canary.py)
+    df = float(max(1, min(a.units, b.units) - 1))
     hw = t975(df) * math.sqrt(va + vb)
     lo, hi = out["diff"] - hw, out["diff"] + hw
     out.update(ci95=[lo, hi], df=df, verdict=HIGHER if lo > 0 else LOWER if hi < 0 else NO_DIFFERENCE)

@@ -46,6 +46,7 @@ class Instance:
     vs_group: dict[str, Any] | None = None
     counts: list[tuple[float, float, float | None]] = field(default_factory=list)  # (a, d, running) per step
     count_times: list[float] = field(default_factory=list)  # the time of each of ``counts``
+    reset_times: list[float] = field(default_factory=list)  # the steps where a counter reset
     samples: int = 0  # steps at which both counters (or the gauge) had a finite value
     nonfinite: int = 0  # samples that were NaN / Inf (refused)
     k: float | None = None  # draft tokens per draft over the window (the bound: accept len <= 1 + k)
@@ -90,7 +91,9 @@ def counters_instance(
     inst = Instance(family, "counters", labels, key, step=step)
     restarts = restart_steps(series.get("created", []))
     acc_pts, dr_pts = series.get("accepted", []), series.get("drafts", [])
-    pairs, inst.resets = paired_increments(acc_pts, dr_pts, restarts)
+    pairs, reset_at = paired_increments(acc_pts, dr_pts, restarts)
+    inst.resets = len(reset_at)
+    inst.reset_times = sorted(reset_at)
     inst.samples = len({t for t, _ in acc_pts} & {t for t, _ in dr_pts})
     tok, _ = paired_increments(series.get("draft_tokens", []), dr_pts, restarts)
     running = dict(series.get("running") or [])
