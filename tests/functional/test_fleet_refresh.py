@@ -46,11 +46,28 @@ async def test_a_refresh_slower_than_the_interval_still_lands():
         await wait_for(pilot, lambda: isinstance(app.screen, FleetScreen), "the fleet screen")
         screen = app.screen
         assert isinstance(screen, FleetScreen)
-        await wait_for(pilot, lambda: "refreshing (" in screen_text(app), "the refresh in flight said")
+        await wait_for(pilot, lambda: "refreshing" in screen_text(app), "the refresh in flight said")
         await wait_for(pilot, lambda: screen.refreshes >= 2, "two refreshes landed")
         assert screen.skipped >= 1  # ticks came while one ran, and were skipped, not restarts
         assert len(screen.view.rows()) == 5
-        await wait_for(pilot, lambda: " old" in screen_text(app), "the rows' age")
+
+
+def test_the_status_says_how_old_late_rows_are_and_fits():
+    """Rows older than the refresh interval say their age; a refresh in flight says for how
+    long; an error says when; 100 groups leave the line within its two lines of 80 cells."""
+    from tui.core.fleet.fetch import Fleet
+    from tui.core.fleet.groups import GroupEstimate
+    from tui.panes.fleet import FleetView
+
+    fleet = Fleet("http://p:9090", 1_000_000.0, 1800.0, 30.0)
+    fleet.groups = [GroupEstimate(f"draft=v{i}", 3, 3, 2.5, 0.1, 2.0, "") for i in range(100)]
+    view = FleetView(fleet=fleet, updated=100.0, interval=5.0)
+    assert " old" not in view.status("u", 104.0)
+    late = view.status("u", 160.0, width=80, lines=2)
+    assert "rows 60 s old" in late and len(late) <= 160 and "groups (b: group rows)" in late
+    view.asking_since, view.error, view.failed = 150.0, "p: no answer within 10 s (--timeout)", 140.0
+    text = view.status("u", 163.0, width=80, lines=2)
+    assert "refreshing (13 s)…" in text and "error: p: no answer within 10 s" in text and len(text) <= 160
 
 
 def silent_server() -> tuple[socket.socket, list[socket.socket]]:

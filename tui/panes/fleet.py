@@ -102,6 +102,7 @@ class FleetView:
     updated: float | None = None  # time.time() of the last good answer
     asking_since: float | None = None  # time.time() when the refresh in flight began (None: none)
     failed: float | None = None  # time.time() of the last failed refresh
+    interval: float = 5.0  # the refresh interval (rows older than it are late: their age is said)
 
     def cycle_sort(self) -> str:
         self.sort = (self.sort + 1) % len(SORTS)
@@ -219,10 +220,11 @@ class FleetView:
                 head.append(f"{down} down")
             head.append(f"window {duration_text(f.window)}")
             head.append("to " + datetime.fromtimestamp(f.end, UTC).strftime("%H:%M:%SZ"))
-        if self.updated is not None:
-            head.append(f"rows {age_text(now - self.updated)} old")
+        if self.updated is not None and now - self.updated > max(2.0, self.interval):
+            head.append(f"rows {age_text(now - self.updated)} old")  # late: a slow Prometheus
         if self.asking_since is not None:
-            head.append(f"refreshing ({age_text(now - self.asking_since)})…")
+            running = now - self.asking_since
+            head.append(f"refreshing ({age_text(running)})…" if running >= 1.0 else "refreshing…")
         elif f is None and not self.error:
             head.append("asking Prometheus…")
         if self.error:

@@ -54,7 +54,7 @@ class FleetScreen(Screen):
     def __init__(self, plan: FleetPlan) -> None:
         super().__init__()
         self.plan = plan
-        self.view = FleetView()
+        self.view = FleetView(interval=plan.refresh)
         self.api: PromAPI | None = None
         self.refreshes = 0
         self.skipped = 0  # ticks skipped because a refresh was still running
