@@ -36,9 +36,15 @@ def promtool_binary() -> str:
     return binary("promtool")
 
 
-def scrape_config(jobs: list[tuple[str, str, dict[str, str], str]]) -> str:
-    """prometheus.yml scraping each (job, host:port, labels, metrics path) every second."""
-    out = ["global:", "  scrape_interval: 1s", "  evaluation_interval: 1s", "scrape_configs:"]
+def scrape_config(
+    jobs: list[tuple[str, str, dict[str, str], str]], rule_files: list[str] | None = None
+) -> str:
+    """prometheus.yml scraping each (job, host:port, labels, metrics path) every second (and
+    evaluating ``rule_files`` every second)."""
+    out = ["global:", "  scrape_interval: 1s", "  evaluation_interval: 1s"]
+    if rule_files:
+        out += ["rule_files:", *(f"  - {json.dumps(f)}" for f in rule_files)]
+    out.append("scrape_configs:")
     for job, target, labels, path in jobs:
         out += [
             f"  - job_name: {job}",
@@ -81,10 +87,17 @@ class Prometheus:
 
 
 @contextmanager
-def running_prometheus(tmp_path: Path, jobs: list[tuple[str, str, dict[str, str], str]]):
-    """Prometheus scraping ``jobs`` (see :func:`scrape_config`), ready when its API answers."""
+def running_prometheus(
+    tmp_path: Path, jobs: list[tuple[str, str, dict[str, str], str]], rules: str | None = None
+):
+    """Prometheus scraping ``jobs`` (see :func:`scrape_config`), ready when its API answers;
+    ``rules``: a rules file's text it loads and evaluates every second."""
     binary = prometheus_binary()
-    (tmp_path / "prometheus.yml").write_text(scrape_config(jobs))
+    files = []
+    if rules is not None:
+        (tmp_path / "rules.yml").write_text(rules)
+        files.append(str(tmp_path / "rules.yml"))
+    (tmp_path / "prometheus.yml").write_text(scrape_config(jobs, files))
     port = free_port()
     log_path = tmp_path / "prometheus.log"
     with open(log_path, "w") as log:
