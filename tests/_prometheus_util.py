@@ -61,15 +61,21 @@ def scrape_config(
 
 
 class Prometheus:
-    def __init__(self, port: int, log: Path) -> None:
-        self.port, self.log = port, log
+    def __init__(self, port: int, log: Path, prefix: str = "", basic: tuple[str, str] | None = None) -> None:
+        self.port, self.log, self.prefix, self.basic = port, log, prefix, basic
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        return f"http://127.0.0.1:{self.port}{self.prefix}"
 
     def query(self, promql: str) -> list[dict]:
-        with urllib.request.urlopen(f"{self.url}/api/v1/query?query={quote(promql)}", timeout=5) as r:
+        req = urllib.request.Request(f"{self.url}/api/v1/query?query={quote(promql)}")
+        if self.basic is not None:
+            import base64
+
+            token = base64.b64encode(f"{self.basic[0]}:{self.basic[1]}".encode()).decode()
+            req.add_header("Authorization", f"Basic {token}")
+        with urllib.request.urlopen(req, timeout=5) as r:
             data = json.loads(r.read())
         assert data["status"] == "success", data
         return data["data"]["result"]
@@ -88,10 +94,15 @@ class Prometheus:
 
 @contextmanager
 def running_prometheus(
-    tmp_path: Path, jobs: list[tuple[str, str, dict[str, str], str]], rules: str | None = None
+    tmp_path: Path,
+    jobs: list[tuple[str, str, dict[str, str], str]],
+    rules: str | None = None,
+    prefix: str = "",
+    basic: tuple[str, str] | None = None,
 ):
     """Prometheus scraping ``jobs`` (see :func:`scrape_config`), ready when its API answers;
-    ``rules``: a rules file's text it loads and evaluates every second."""
+    ``rules``: a rules file's text it loads and evaluates every second; ``prefix``: its
+    ``--web.route-prefix``; ``basic``: a user and password its web config requires (bcrypt)."""
     binary = prometheus_binary()
     files = []
     if rules is not None:
@@ -100,6 +111,21 @@ def running_prometheus(
     (tmp_path / "prometheus.yml").write_text(scrape_config(jobs, files))
     port = free_port()
     log_path = tmp_path / "prometheus.log"
+    extra = (
+        [f"--web.route-prefix={prefix}", f"--web.external-url=http://127.0.0.1:{port}{prefix}"]
+        if prefix
+        else []
+    )
+    if basic is not None:
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            import crypt
+
+            hashed = crypt.crypt(basic[1], crypt.mksalt(crypt.METHOD_BLOWFISH, rounds=16))
+        (tmp_path / "web.yml").write_text(f"basic_auth_users:\n  {basic[0]}: {json.dumps(hashed)}\n")
+        extra.append(f"--web.config.file={tmp_path / 'web.yml'}")
     with open(log_path, "w") as log:
         proc = subprocess.Popen(
             [
@@ -107,12 +133,13 @@ def running_prometheus(
                 f"--config.file={tmp_path / 'prometheus.yml'}",
                 f"--storage.tsdb.path={tmp_path / 'data'}",
                 f"--web.listen-address=127.0.0.1:{port}",
+                *extra,
             ],
             stdout=log,
             stderr=subprocess.STDOUT,
             cwd=tmp_path,
         )
-        prom = Prometheus(port, log_path)
+        prom = Prometheus(port, log_path, prefix, basic)
         try:
 
             def ready() -> bool:
