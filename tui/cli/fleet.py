@@ -162,7 +162,11 @@ def _screen(args: argparse.Namespace, api: Any, fq: Any, timeout: float) -> int:
         raise CliError("specwatch fleet: --refresh takes a number of seconds > 0")
     url, auth = api.url, api.auth
     asyncio.run(api.aclose())  # the screen opens its own client in its event loop
-    plan = LaunchPlan([], title="specwatch fleet", fleet=FleetPlan(url, fq, auth, timeout, args.refresh))
+    from tui.core.config.settings import load_settings
+
+    logs = load_settings(args.config).fleet.logs
+    fleet = FleetPlan(url, fq, auth, timeout, args.refresh, logs=logs)
+    plan = LaunchPlan([], title="specwatch fleet", fleet=fleet)
     args.command = "fleet"
     args.save_dir = None
     args.theme = None

@@ -28,6 +28,8 @@ class FleetPlan:
     timeout: float = 10.0
     refresh: float = 5.0
     transport: Any = None  # an httpx transport (tests: httpx.MockTransport); None: the network
+    logs: str | None = None  # [fleet] logs: where a row's log is (tui.core.fleet.logs)
+    follow_logs: bool = True  # False: a row's log is read to its end once (not followed)
 
 
 def trend(steps: list[tuple[float, float | None]], width: int) -> str:

@@ -199,7 +199,10 @@ class FleetScreen(Screen):
             return
         from tui.core.fleet.fetch import fleet_families
 
-        names = next(n for n in fleet_families() if n.family == inst.family)
+        names = next((n for n in fleet_families() if n.family == inst.family), None)
+        if names is None:  # a target that is down and never sent a series
+            self.notify(f"{inst.name}: {', '.join(inst.flags)}", severity="warning", markup=False)
+            return
         labels = {
             k: inst.labels[k] for k in ("instance", "job", *names.instance_labels) if inst.labels.get(k)
         }
@@ -219,8 +222,30 @@ class FleetScreen(Screen):
             )
 
         where = f"{inst.family} {inst.name} from {plan.url}"
-        pane = PaneSpec(inst.name, where, opener)
-        self.app.push_screen(InstanceScreen(LaunchPlan([pane], title=f"specwatch fleet · {inst.name}")))
+        panes = [PaneSpec(inst.name, where, opener)]
+        if plan.logs:
+            log = self._log_pane(plan.logs, inst.labels)
+            if log is not None:
+                panes.append(log)
+        title = f"specwatch fleet · {visible(inst.name)}"
+        self.app.push_screen(InstanceScreen(LaunchPlan(panes, compare=False, title=title)))
+
+    def _log_pane(self, template: str, labels: dict[str, str]) -> PaneSpec | None:
+        """The pane of the row's log (``logs`` in [fleet]: a source spec from the row's labels,
+        over SSH for ``host:/path``), beside its series; a template the labels cannot fill, or
+        fill safely, is a warning with the reason and no pane."""
+        from tui.core.fleet.logs import LogSpecError, log_spec
+        from tui.core.sources.lines import START
+        from tui.core.sources.spec import SourceSpecError, parse_source_spec
+        from tui.panes.launch import live_panes
+
+        try:
+            spec = parse_source_spec(log_spec(template, labels))
+        except (LogSpecError, SourceSpecError, ValueError) as exc:
+            self.notify(f"no log pane: {visible(str(exc))}", severity="warning", markup=False)
+            return None
+        (pane,) = live_panes([spec], follow=self.plan.follow_logs, start=START, options={})
+        return pane
 
 
 __all__ = ["SORTS", "FleetScreen", "InstanceScreen"]
