@@ -275,3 +275,35 @@ def test_a_nan_sample_is_refused_without_pairing_increments_across_steps():
     assert inst.accept_len == pytest.approx(2.0) and inst.accepted == 40 and inst.drafts == 40
     # the old way (each counter's own steps) paired 20 accepted with 10 drafts at step 3
     assert increments(points(raw_acc))[0][3.0] == 20.0 and increments(points(raw_dr))[0][3.0] == 10.0
+
+
+def test_a_server_degraded_late_in_the_window_is_flagged_and_ranked_first():
+    """Five servers at 2.4; one drops to 1.2 eight steps before the window's end (a bad deploy
+    four minutes ago at 30 s steps): its row reads the value after the shift, is flagged, and is
+    the first row of the screen's default order and of --table."""
+    from tui.core.fleet.fetch import Fleet
+    from tui.core.fleet.report import text_table
+    from tui.panes.fleet import FleetView
+
+    rng = random.Random(8)
+    fleet = Fleet("http://p:9090", 1_764_597_600.0 + 60 * 59, 1800.0, 30.0)
+    for i in range(5):
+        w = window_of(rng, 0.5, -1.2 if i == 2 else 0.0, at=52, base=2.4)
+        acc, drafts = [(w.count_times[0] - 60, 0.0)], [(w.count_times[0] - 60, 0.0)]
+        for t, (a, d, _) in zip(w.count_times, w.counts):
+            acc.append((t, acc[-1][1] + a))
+            drafts.append((t, drafts[-1][1] + d))
+        inst = counters_instance(
+            "vllm",
+            (f"h{i}", "j"),
+            {"instance": f"h{i}:8000", "job": "j"},
+            {"accepted": acc, "drafts": drafts},
+            60.0,
+        )
+        flag(inst, w.count_times[-1], 60.0)
+        fleet.instances.append(inst)
+    first = FleetView(fleet=fleet).rows()[0]
+    assert first.labels["instance"] == "h2:8000" and first.accept_len < 1.5
+    assert any(f.startswith("shift down at") for f in first.flags)
+    table = text_table(fleet).splitlines()
+    assert table[1].split()[1] == "h2:8000"
