@@ -139,7 +139,7 @@ def main() -> None:
     assert prom and promtool, "apt-get install prometheus"
     with tempfile.TemporaryDirectory() as tmp:
         tmp_path = Path(tmp)
-        end = int(time.time()) - 60
+        end = int(time.time()) - (5 if args.fresh else 60)
         t = time.perf_counter()
         samples = write_openmetrics(tmp_path / "fleet.om", args.instances, args.hours, args.step, end)
         print(f"openmetrics: {samples:,} samples written in {time.perf_counter() - t:.1f} s")

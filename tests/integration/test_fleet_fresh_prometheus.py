@@ -169,3 +169,76 @@ def test_long_names_stay_distinct_in_the_table(tmp_path):
     finally:
         for s in servers:
             s.stop()
+
+
+def test_nan_samples_for_a_few_scrapes_leave_the_value_within_its_interval(tmp_path):
+    """The accepted-tokens counter of one fake reads NaN for 3 s of 1 s scrapes while its traffic
+    goes on (the issue's 30 s of NaN, shortened: what matters is that a NaN step is left out of
+    both counters, so the increments around it span the same samples): its value stays within
+    its interval of the truth, the NaN samples are said, and its neighbour is untouched."""
+    import re
+
+    fakes = {"vllm-nan": FakeVllm(engines=1), "vllm-ok": FakeVllm(engines=1)}
+    nan = threading.Event()
+
+    def body(name: str):
+        def text() -> str:
+            t = fakes[name].text()
+            if name == "vllm-nan" and nan.is_set():
+                t = re.sub(
+                    r"^(vllm:spec_decode_num_accepted_tokens_total\{[^}]*\}) \S+$", r"\1 NaN", t, flags=re.M
+                )
+            return t
+
+        return text
+
+    servers = {name: PromServer(body(name)).start() for name in fakes}
+    jobs = [(name, f"127.0.0.1:{s.port}", {"group": "stable"}, s.path) for name, s in servers.items()]
+    traffic = Traffic({f"{n}-canary": f for n, f in fakes.items()}, [])
+    traffic.thread.start()
+    try:
+        with running_prometheus(tmp_path, jobs) as prom:
+            wait_until(
+                lambda: (prom.value("min(count_over_time(vllm:spec_decode_num_drafts_total[1m]))") or 0) >= 6,
+                what="6 s of history",
+                step=0.5,
+            )
+            nan.set()
+            wait_until(
+                lambda: (
+                    len(
+                        [
+                            v
+                            for s in prom.query(
+                                'vllm:spec_decode_num_accepted_tokens_total{job="vllm-nan"}[10s]'
+                            )
+                            for _, v in s["values"]
+                            if v == "NaN"
+                        ]
+                    )
+                    >= 3
+                ),
+                what="3 NaN samples scraped",
+                step=0.3,
+            )
+            nan.clear()
+            wait_until(
+                lambda: (
+                    (prom.value("min(count_over_time(vllm:spec_decode_num_drafts_total[1m]))") or 0) >= 14
+                ),
+                what="more history after the NaN",
+                step=0.5,
+            )
+            doc = fleet_json(prom.url)
+            rows = {r["labels"]["job"]: r for r in doc["instances"]}
+            bad, ok = rows["vllm-nan"], rows["vllm-ok"]
+            assert bad["nonfinite_refused"] >= 3 and any("NaN samples refused" in f for f in bad["flags"])
+            for r in (bad, ok):
+                lo, hi = r["ci95"]
+                assert lo <= 2.6 <= hi and abs(r["accept_len"] - 2.6) < 0.05, r
+            assert ok["nonfinite_refused"] == 0
+    finally:
+        traffic.stop.set()
+        traffic.thread.join(timeout=5)
+        for s in servers.values():
+            s.stop()
