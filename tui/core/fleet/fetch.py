@@ -122,16 +122,20 @@ async def probe(
 def plan(window: float, step: float | None, hist: History | None) -> tuple[float, float]:
     """(span, step): the range queried ends at the window's end and starts at the first sample
     the window holds (one interval early, so the first sample is there), never before the
-    window; the step is given, or a sixtieth of the span and never below the scrape interval
-    (a fresh Prometheus of 30 s at 1 s scrapes is read at 1 s steps, not in one 30 s step)."""
+    window; the step is given, or the scrape interval while the span holds at most 120 samples,
+    else about a sixtieth of the span in whole scrape intervals (a fresh Prometheus of 30 s at
+    1 s scrapes is read at 1 s steps, not in one 30 s step)."""
     span = window
     if hist is not None and hist.interval and hist.samples:
         span = min(window, (hist.samples + 1) * hist.interval)
     if step is None:
-        low = hist.interval if hist is not None and hist.interval else 1.0
-        step = max(low, span / 60.0)
-        if span < window:  # a young history: every sample counts
-            step = max(low, min(step, span / 20.0))
+        low = hist.interval if hist is not None and hist.interval else None
+        if low is None:
+            step = max(1.0, span / 60.0)
+        elif span / low <= 120:  # a young history: every sample is a step
+            step = low
+        else:  # whole scrape intervals, about 60 steps
+            step = low * math.ceil(span / 60.0 / low)
     return span, q.step_for(span, step)
 
 
