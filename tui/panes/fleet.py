@@ -147,7 +147,8 @@ class FleetView:
         rows = [i for i in self.fleet.instances if self.matches(i)]
         key = SORTS[self.sort]
         if key == "accept len":
-            rows.sort(key=lambda i: (i.accept_len is None, i.accept_len or 0.0, i.name))
+            # down targets first (they say nothing else), then worst first, idle last
+            rows.sort(key=lambda i: (i.kind != "down", i.accept_len is None, i.accept_len or 0.0, i.name))
         elif key == "instance":
             rows.sort(key=lambda i: i.name)
         elif key == "family":
