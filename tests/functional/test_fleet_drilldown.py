@@ -123,3 +123,24 @@ def test_snapshot_drilldown(snap_compare, size, tmp_path, monkeypatch):
     # the log read once (not followed): its header says "ended", not an age that grows by the day
     app = app_of("logs/{instance_host}.log", follow_logs=False)
     assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+async def test_a_past_window_opens_the_history_of_that_window_read_once():
+    """With --end in the past, Enter reads the instance's history of that window (ending where
+    the fleet's window ends) and does not follow it."""
+    fake = FakePrometheus(vllm=4, sglang=0)
+    fq = FleetQuery(window=30 * STEP, step=STEP, end_ago=30 * STEP)
+    plan = FleetPlan("http://prom.test:9090", fq, transport=fake.transport(), refresh=3600)
+    app = SpecwatchApp(LaunchPlan([], title="specwatch fleet", fleet=plan), remember_theme=False)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await wait_for(
+            pilot, lambda: isinstance(app.screen, FleetScreen) and app.screen.refreshes >= 1, "rows"
+        )
+        fleet_end = app.screen.view.fleet.end
+        await pilot.press("home", "enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, InstanceScreen), "the instance's pane")
+        screen = app.screen
+        await wait_for(pilot, lambda: screen.states and screen.states[0].status.value == "ended", "read once")
+        st = screen.states[0]
+        assert 25 <= st.stats.records <= 32
+        assert st.source.end == fleet_end and not st.source.follow

@@ -207,6 +207,8 @@ class FleetScreen(Screen):
             k: inst.labels[k] for k in ("instance", "job", *names.instance_labels) if inst.labels.get(k)
         }
         plan, fleet = self.plan, self.view.fleet
+        # a window that ends in the past (--end): the instance's history of that window, read once
+        past = fleet.end if (plan.query.end is not None or plan.query.end_ago > 0) else None
 
         def opener() -> PromHistorySource:
             return PromHistorySource(
@@ -216,6 +218,7 @@ class FleetScreen(Screen):
                 labels,
                 window=fleet.window,
                 step=fleet.step,
+                end=past,
                 auth=plan.auth,
                 timeout=plan.timeout,
                 transport=plan.transport,

@@ -45,6 +45,7 @@ class PromHistorySource(GeneratorSource):
         window: float = 1800.0,
         step: float = 30.0,
         follow: bool = True,
+        end: float | None = None,
         auth: PromAuth | None = None,
         timeout: float = 10.0,
         transport: Any = None,
@@ -52,7 +53,8 @@ class PromHistorySource(GeneratorSource):
         self.name = name
         self.transport = transport  # an httpx transport (tests); None: the network
         self.url, self.names, self.labels = url, names, dict(labels)
-        self.window, self.step, self.follow = window, step, follow
+        # ``end``: the window ends there (a past window, ``fleet --end``): read once, not followed
+        self.window, self.step, self.follow, self.end = window, step, follow and end is None, end
         self.auth, self.timeout = auth, timeout
         self.where = f"{names.family} {exact(labels)} from {url}"
         self.error: str | None = None
@@ -83,7 +85,7 @@ class PromHistorySource(GeneratorSource):
     async def _run(self) -> AsyncIterator[Batch]:
         api = PromAPI(self.url, self.auth, timeout=self.timeout, transport=self.transport)
         try:
-            end = await api.server_time()
+            end = self.end if self.end is not None else await api.server_time()
             start = end - self.window
             connected = False
             while True:
