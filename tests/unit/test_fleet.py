@@ -307,3 +307,43 @@ def test_a_server_degraded_late_in_the_window_is_flagged_and_ranked_first():
     assert any(f.startswith("shift down at") for f in first.flags)
     table = text_table(fleet).splitlines()
     assert table[1].split()[1] == "h2:8000"
+
+
+def test_the_probe_measures_the_scrape_interval_and_the_plan_follows_the_history():
+    """The last minute's raw samples give the interval (here fewer than two a series: a 60 s
+    scrape, measured on the last ten minutes, a third query); the plan reads a young history at
+    every sample and an old one in whole intervals of about a sixtieth."""
+    import asyncio
+    import json
+
+    import httpx
+
+    from tui.core.fleet.fetch import History, plan, probe
+    from tui.core.sources.prom.api import PromAPI
+
+    asked = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        query = dict(httpx.QueryParams(request.url.query))["query"]
+        asked.append(query)
+        if query.startswith("max(count_over_time("):
+            data = {"resultType": "vector", "result": [{"metric": {}, "value": [0, "5"]}]}
+        else:
+            ts = [100] if query.endswith("[60s]") else [100, 160, 220]
+            data = {"resultType": "matrix", "result": [{"metric": {}, "values": [[t, "1"] for t in ts]}]}
+        return httpx.Response(200, text=json.dumps({"status": "success", "data": data}))
+
+    async def run() -> tuple[History, int]:
+        api = PromAPI("http://p", transport=httpx.MockTransport(answer))
+        try:
+            return await probe(api, fleet_families(), 'job="v"', 1000.0, 1800.0)
+        finally:
+            await api.aclose()
+
+    hist, n = asyncio.run(run())
+    assert hist == History(60.0, 5) and n == 3 and asked[-1].endswith("[600s]") and 'job="v"' in asked[-1]
+    assert plan(1800.0, None, hist) == (360.0, 60.0)  # 6 samples' span at every sample
+    assert plan(1800.0, None, History(1.0, 30)) == (31.0, 1.0)  # a Prometheus 30 s old
+    assert plan(1800.0, None, History(1.0, 5000)) == (1800.0, 30.0)
+    assert plan(1800.0, 10.0, History(1.0, 30)) == (31.0, 10.0)  # --step is kept
+    assert plan(1800.0, None, History(None, 0)) == (1800.0, 30.0)  # nothing measured: as before

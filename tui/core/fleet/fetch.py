@@ -94,9 +94,10 @@ async def probe(
     window: float,
     interval: float | None = None,
 ) -> tuple[History, int]:
-    """The scrape interval (from the raw samples of the last minute; ``interval`` when already
-    known) and the largest sample count of one series in the window: the range and the step of
-    the queries follow from them (:func:`plan`). Two instant queries at most."""
+    """The scrape interval (from the raw samples of the last minute, or of the last ten when the
+    last minute holds fewer than two a series; ``interval`` when already known) and the largest
+    sample count of one series in the window: the range and the step of the queries follow from
+    them (:func:`plan`). Two instant queries, three for scrapes slower than 30 s."""
     sel = q.join(f'__name__=~"{_main_series(fams)}"', selector)
     calls = [api.query(f"max(count_over_time({{{sel}}}[{_dur(window)}]))", at)]
     if interval is None:
@@ -108,15 +109,28 @@ async def probe(
             samples = max(samples, int(float(s["value"][1])))
         except (KeyError, IndexError, TypeError, ValueError):
             pass
+    asked = len(calls)
     if interval is None:
-        gaps: list[float] = []
-        for s in got[1].series[:500]:  # enough series for a median
-            ts = [float(t) for t, _ in s.get("values") or []]
-            gaps += [b - a for a, b in zip(ts, ts[1:]) if b > a]
-        if gaps:
-            gaps.sort()
-            interval = gaps[len(gaps) // 2]
-    return History(interval, samples), len(calls)
+        interval = _median_gap(got[1].series)
+        if interval is None and window > 60.0:
+            # fewer than two samples a minute: scrapes slower than 30 s, whose samples over ten
+            # minutes are few (the last minute's were asked first: at 1 s scrapes ten minutes of
+            # every series would be a large answer)
+            more = await api.query(f"{{{sel}}}[{_dur(min(window, 600.0))}]", at)
+            asked += 1
+            interval = _median_gap(more.series)
+    return History(interval, samples), asked
+
+
+def _median_gap(series: list[dict]) -> float | None:
+    gaps: list[float] = []
+    for s in series[:500]:  # enough series for a median
+        ts = [float(t) for t, _ in s.get("values") or []]
+        gaps += [b - a for a, b in zip(ts, ts[1:]) if b > a]
+    if not gaps:
+        return None
+    gaps.sort()
+    return gaps[len(gaps) // 2]
 
 
 def plan(window: float, step: float | None, hist: History | None) -> tuple[float, float]:
