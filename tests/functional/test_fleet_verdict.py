@@ -27,7 +27,12 @@ async def test_the_canary_verdict_is_on_screen():
         assert isinstance(app.screen, FleetScreen)
         c = app.screen.view.fleet.comparison
         assert c is not None and c["question"] == "these servers over this window"
-        text = " ".join(screen_text(app).split())
+
+        def shown() -> str:
+            return " ".join(screen_text(app).split())
+
+        await wait_for(pilot, lambda: "(these servers over this window)" in shown(), "the verdict drawn")
+        text = shown()
         assert 'canary group="canary" − group="stable" (these servers over this window)' in text
         assert re.search(r"n = 4\+4 servers, 6\d\+6\d steps, 30m to 14:00:00Z", text), text
         assert c["verdict"].replace("_", " ") in text

@@ -6,6 +6,7 @@ fed by its history and then live from Prometheus; Escape comes back."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
 
 from rich.text import Text
@@ -55,6 +56,9 @@ class FleetScreen(Screen):
         super().__init__()
         self.plan = plan
         self.view = FleetView(interval=plan.refresh)
+        # steps no finer than the refresh: a young history at 1 s scrapes is not fetched again
+        # whole, at one-second steps, at every refresh (the CLI keeps every sample)
+        self.fleet_query = dataclasses.replace(plan.query, min_step=min(plan.refresh, 30.0))
         self.api: PromAPI | None = None
         self.refreshes = 0
         self.skipped = 0  # ticks skipped because a refresh was still running
@@ -111,7 +115,7 @@ class FleetScreen(Screen):
         try:
             # the whole refresh (several rounds of queries) within --timeout: a server that
             # accepts and never answers, or trickles, is an error on screen, not a wait for ever
-            fleet = await asyncio.wait_for(refresh(self.api, self.plan.query, self.view.fleet), limit)
+            fleet = await asyncio.wait_for(refresh(self.api, self.fleet_query, self.view.fleet), limit)
         except TimeoutError:
             self.view.error = f"{visible(self.api.url)}: no answer within {limit:g} s (--timeout)"
             self.view.failed = time.time()

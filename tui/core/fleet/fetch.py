@@ -42,6 +42,9 @@ class FleetQuery:
     compare: tuple[str, str] | None = None
     end: float | None = None
     end_ago: float = 0.0
+    # the least automatic step (the screen: its refresh interval, so that a young history is not
+    # fetched again whole at every refresh at one-second steps); --step is kept as given
+    min_step: float = 0.0
 
 
 @dataclass
@@ -171,6 +174,8 @@ async def refresh(api: PromAPI, fq: FleetQuery, previous: Fleet | None = None) -
     known = previous.interval if previous is not None and previous.query == fq else None
     hist, asked = await probe(api, fams, selector, until, fq.window, known)
     span, step = plan(fq.window, fq.step, hist)
+    if fq.step is None and step < fq.min_step:
+        step = q.step_for(span, fq.min_step)
     end = math.floor(until / step) * step  # whole steps of Prometheus's clock
     if (
         previous is not None
