@@ -81,6 +81,21 @@ class FakePrometheus:
         query = q.get("query", [""])[0]
         if request.url.path.endswith("/query") and query == "time()":
             return self._ok({"resultType": "scalar", "result": [END, str(END)]})
+        if request.url.path.endswith("/query") and query.startswith("max(count_over_time("):
+            # the history probe: samples of the fullest series in the window (one a step)
+            window = float(re.search(r"\[(\d+)s\]\)\)$", query).group(1))  # type: ignore[union-attr]
+            return self._ok(
+                {
+                    "resultType": "vector",
+                    "result": [{"metric": {}, "value": [END, str(int(window / STEP) + 1)]}],
+                }
+            )
+        if request.url.path.endswith("/query") and query.endswith("s]"):
+            # the scrape-interval probe: raw samples of the last minute, one every STEP seconds
+            values = [[END - 60 + k * STEP, "1"] for k in range(3)]
+            return self._ok(
+                {"resultType": "matrix", "result": [{"metric": {"job": "vllm"}, "values": values}]}
+            )
         if not request.url.path.endswith("/query_range"):
             return httpx.Response(404, text="not found")
         start, end, step = (float(q[k][0]) for k in ("start", "end", "step"))

@@ -36,9 +36,15 @@ def promtool_binary() -> str:
     return binary("promtool")
 
 
-def scrape_config(jobs: list[tuple[str, str, dict[str, str], str]]) -> str:
-    """prometheus.yml scraping each (job, host:port, labels, metrics path) every second."""
-    out = ["global:", "  scrape_interval: 1s", "  evaluation_interval: 1s", "scrape_configs:"]
+def scrape_config(
+    jobs: list[tuple[str, str, dict[str, str], str]], rule_files: list[str] | None = None
+) -> str:
+    """prometheus.yml scraping each (job, host:port, labels, metrics path) every second (and
+    evaluating ``rule_files`` every second)."""
+    out = ["global:", "  scrape_interval: 1s", "  evaluation_interval: 1s"]
+    if rule_files:
+        out += ["rule_files:", *(f"  - {json.dumps(f)}" for f in rule_files)]
+    out.append("scrape_configs:")
     for job, target, labels, path in jobs:
         out += [
             f"  - job_name: {job}",
@@ -55,15 +61,21 @@ def scrape_config(jobs: list[tuple[str, str, dict[str, str], str]]) -> str:
 
 
 class Prometheus:
-    def __init__(self, port: int, log: Path) -> None:
-        self.port, self.log = port, log
+    def __init__(self, port: int, log: Path, prefix: str = "", basic: tuple[str, str] | None = None) -> None:
+        self.port, self.log, self.prefix, self.basic = port, log, prefix, basic
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        return f"http://127.0.0.1:{self.port}{self.prefix}"
 
     def query(self, promql: str) -> list[dict]:
-        with urllib.request.urlopen(f"{self.url}/api/v1/query?query={quote(promql)}", timeout=5) as r:
+        req = urllib.request.Request(f"{self.url}/api/v1/query?query={quote(promql)}")
+        if self.basic is not None:
+            import base64
+
+            token = base64.b64encode(f"{self.basic[0]}:{self.basic[1]}".encode()).decode()
+            req.add_header("Authorization", f"Basic {token}")
+        with urllib.request.urlopen(req, timeout=5) as r:
             data = json.loads(r.read())
         assert data["status"] == "success", data
         return data["data"]["result"]
@@ -81,12 +93,39 @@ class Prometheus:
 
 
 @contextmanager
-def running_prometheus(tmp_path: Path, jobs: list[tuple[str, str, dict[str, str], str]]):
-    """Prometheus scraping ``jobs`` (see :func:`scrape_config`), ready when its API answers."""
+def running_prometheus(
+    tmp_path: Path,
+    jobs: list[tuple[str, str, dict[str, str], str]],
+    rules: str | None = None,
+    prefix: str = "",
+    basic: tuple[str, str] | None = None,
+):
+    """Prometheus scraping ``jobs`` (see :func:`scrape_config`), ready when its API answers;
+    ``rules``: a rules file's text it loads and evaluates every second; ``prefix``: its
+    ``--web.route-prefix``; ``basic``: a user and password its web config requires (bcrypt)."""
     binary = prometheus_binary()
-    (tmp_path / "prometheus.yml").write_text(scrape_config(jobs))
+    files = []
+    if rules is not None:
+        (tmp_path / "rules.yml").write_text(rules)
+        files.append(str(tmp_path / "rules.yml"))
+    (tmp_path / "prometheus.yml").write_text(scrape_config(jobs, files))
     port = free_port()
     log_path = tmp_path / "prometheus.log"
+    extra = (
+        [f"--web.route-prefix={prefix}", f"--web.external-url=http://127.0.0.1:{port}{prefix}"]
+        if prefix
+        else []
+    )
+    if basic is not None:
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            import crypt
+
+            hashed = crypt.crypt(basic[1], crypt.mksalt(crypt.METHOD_BLOWFISH, rounds=16))
+        (tmp_path / "web.yml").write_text(f"basic_auth_users:\n  {basic[0]}: {json.dumps(hashed)}\n")
+        extra.append(f"--web.config.file={tmp_path / 'web.yml'}")
     with open(log_path, "w") as log:
         proc = subprocess.Popen(
             [
@@ -94,12 +133,13 @@ def running_prometheus(tmp_path: Path, jobs: list[tuple[str, str, dict[str, str]
                 f"--config.file={tmp_path / 'prometheus.yml'}",
                 f"--storage.tsdb.path={tmp_path / 'data'}",
                 f"--web.listen-address=127.0.0.1:{port}",
+                *extra,
             ],
             stdout=log,
             stderr=subprocess.STDOUT,
             cwd=tmp_path,
         )
-        prom = Prometheus(port, log_path)
+        prom = Prometheus(port, log_path, prefix, basic)
         try:
 
             def ready() -> bool:

@@ -15,7 +15,9 @@ SERIES = {  # instance -> (group, accepted per minute, drafts per minute)
     "a:1": ("canary", 30, 40),  # accept len 1.75
     "c:1": ("canary", 2, 40),  # 1.05: stuck, and far below its group
     "b:1": ("stable", 100, 40),  # 3.5
+    "d:1": ("stable", 100, 40),  # 3.5, with a NaN accepted-tokens sample at 10m (NAN_AT)
 }
+NAN_AT = "d:1"
 RULE = "accept_len<2.0 for 5m"
 
 
@@ -27,9 +29,8 @@ def promtool_test() -> dict:
     inputs = []
     for inst, (group, acc, drafts) in SERIES.items():
         sel = f'instance="{inst}", job="vllm", engine="0", group="{group}"'
-        inputs.append(
-            {"series": f"vllm:spec_decode_num_accepted_tokens_total{{{sel}}}", "values": f"0+{acc}x60"}
-        )
+        values = f"0+{acc}x60" if inst != NAN_AT else f"0+{acc}x9 NaN {11 * acc}+{acc}x50"
+        inputs.append({"series": f"vllm:spec_decode_num_accepted_tokens_total{{{sel}}}", "values": values})
         inputs.append({"series": f"vllm:spec_decode_num_drafts_total{{{sel}}}", "values": f"0+{drafts}x60"})
 
     def fired(name: str, inst: str, value: str, **extra: str) -> dict:
@@ -77,6 +78,16 @@ def promtool_test() -> dict:
                     for i, (_, acc, drafts) in SERIES.items()
                 ]
                 + [
+                    {  # the NaN sample lies in the window: the stable group stays a number (3.5)
+                        "expr": 'group:specwatch_accept_len:ratio_rate5m{group="stable"}',
+                        "eval_time": "10m",
+                        "exp_samples": [
+                            {
+                                "labels": 'group:specwatch_accept_len:ratio_rate5m{group="stable", family="vllm"}',
+                                "value": 3.5,
+                            }
+                        ],
+                    },
                     {
                         "expr": 'group:specwatch_accept_len:ratio_rate5m{group="canary"}',
                         "eval_time": "10m",
@@ -86,7 +97,7 @@ def promtool_test() -> dict:
                                 "value": canary_group,
                             }
                         ],
-                    }
+                    },
                 ],
                 "alert_rule_test": [
                     {"eval_time": "3m", "alertname": "SpecDecodeAcceptLen1", "exp_alerts": []},

@@ -123,3 +123,54 @@ def test_base_url(text, want):
 def test_a_bad_url():
     with pytest.raises(PromError):
         base_url("ftp://x")
+
+
+def test_a_million_series_answer_is_refused_in_bounded_memory():
+    """A runaway answer (10^6 series, ~110 MB) is read only up to the limit and refused in one
+    line: the memory it took stays near the limit, not the answer's size (or its parse's)."""
+    import tracemalloc
+
+    async def body():
+        yield b'{"status":"success","data":{"resultType":"vector","result":['
+        row = b'{"metric":{"__name__":"vllm:spec_decode_num_drafts_total","instance":"h%07d:8000"},"value":[1,"1"]},'
+        for start in range(0, 1_000_000, 10_000):
+            yield b"".join(row % i for i in range(start, start + 10_000))
+        yield b"{}]}}"
+
+    api = PromAPI(
+        "http://prom.test:9090",
+        timeout=30,
+        transport=httpx.MockTransport(lambda r: httpx.Response(200, content=body())),
+        max_body=8 << 20,
+    )
+    tracemalloc.start()
+    try:
+        with pytest.raises(PromError) as exc:
+            run(api.query("vllm:spec_decode_num_drafts_total"))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+        run(api.aclose())
+    msg = str(exc.value)
+    assert exc.value.kind == "too_large" and "answer larger than 8 MiB refused" in msg and "\n" not in msg
+    assert peak < 40 << 20, peak
+
+
+def test_a_path_prefix_is_kept_in_every_call():
+    paths = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        paths.append(request.url.path)
+        return ok({"resultType": "scalar", "result": [1.0, "1.0"]})
+
+    api = PromAPI("http://prom.test:9090/prom/", transport=httpx.MockTransport(handler))
+    assert run(api.server_time()) == 1.0
+    run(api.aclose())
+    assert paths == ["/prom/api/v1/query"]
+
+
+@pytest.mark.parametrize("text", ["http://[::1", "http://prom:99999", "http://[::1]:x/"])
+def test_a_malformed_url_is_one_line(text):
+    with pytest.raises(PromError) as exc:
+        base_url(text)
+    assert exc.value.kind == "bad_url" and "\n" not in str(exc.value)

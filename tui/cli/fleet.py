@@ -30,7 +30,22 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument(
         "url", nargs="?", metavar="URL", help="the Prometheus URL (default: url in [fleet] of specwatch.toml)"
     )
-    p.add_argument("--window", metavar="DURATION", help="the window ending now, e.g. 30m, 2h (default 30m)")
+    p.add_argument(
+        "--window",
+        metavar="DURATION",
+        help="the window, e.g. 30m, 2h, 7d (default 30m; only the part with history is read)",
+    )
+    p.add_argument(
+        "--end",
+        metavar="TIME",
+        help="where the window ends: now (default), now-2h, '2h ago', unix seconds or an ISO time",
+    )
+    p.add_argument(
+        "--timeout",
+        type=float,
+        metavar="SECONDS",
+        help="the most a refresh may take (default: timeout in [fleet] of specwatch.toml, else 10)",
+    )
     p.add_argument(
         "--step", metavar="DURATION", help="the step of the trend and of the batches (default: window / 60)"
     )
@@ -79,10 +94,9 @@ def _secret(value: str | None, path: str | None, what: str) -> str | None:
 
 def setup(args: argparse.Namespace) -> tuple[Any, Any, float]:
     """(PromAPI, FleetQuery, timeout) from the arguments and ``[fleet]``."""
-    from tui.core.alerts.rules import RuleError, parse_duration
     from tui.core.config.settings import ConfigError, load_settings
     from tui.core.fleet.fetch import FleetQuery
-    from tui.core.fleet.query import SelectorError, labels_ok, matchers
+    from tui.core.fleet.query import SelectorError, duration, end_of, labels_ok, matchers
     from tui.core.sources.prom.api import PromAPI, PromAuth, PromError
 
     try:
@@ -94,12 +108,14 @@ def setup(args: argparse.Namespace) -> tuple[Any, Any, float]:
     if not url:
         raise CliError("specwatch fleet: give the Prometheus URL (or url in [fleet] of specwatch.toml)")
     try:
-        window = parse_duration(args.window or cfg.window)
-        step = parse_duration(args.step) if args.step else None
-    except RuleError as exc:
+        window = duration(args.window or cfg.window)
+        step = duration(args.step) if args.step else None
+        end, end_ago = end_of(args.end) if args.end else (None, 0.0)
+    except SelectorError as exc:
         raise CliError(f"specwatch fleet: {exc}") from None
-    if window <= 0 or (step is not None and step <= 0):
-        raise CliError("specwatch fleet: --window and --step must be longer than 0 s")
+    timeout = cfg.timeout if args.timeout is None else args.timeout
+    if not 0 < timeout <= 600:
+        raise CliError("specwatch fleet: --timeout takes a number of seconds > 0 (at most 600)")
     if args.exit_on and not args.compare:
         raise CliError("specwatch fleet: --exit-on needs --compare A B")
     try:
@@ -116,18 +132,22 @@ def setup(args: argparse.Namespace) -> tuple[Any, Any, float]:
         verify=not cfg.insecure_skip_verify,
     )
     try:
-        api = PromAPI(url, auth, timeout=cfg.timeout)
+        api = PromAPI(url, auth, timeout=timeout)
     except PromError as exc:
         raise CliError(f"specwatch fleet: {exc}") from None
-    fq = FleetQuery(window, step, selector, tuple(by), compare)  # type: ignore[arg-type]
-    return api, fq, cfg.timeout
+    fq = FleetQuery(window, step, selector, tuple(by), compare, end, end_ago)  # type: ignore[arg-type]
+    return api, fq, timeout
 
 
-async def _fetch(api: Any, fq: Any) -> Any:
+async def _fetch(api: Any, fq: Any, timeout: float) -> Any:
     from tui.core.fleet.fetch import refresh
+    from tui.core.sources.prom.api import PromError
 
     try:
-        return await refresh(api, fq)
+        # the whole refresh (several rounds of queries) within --timeout
+        return await asyncio.wait_for(refresh(api, fq), timeout)
+    except TimeoutError:
+        raise PromError("timeout", f"{api.shown}: no answer within {timeout:g} s (--timeout)") from None
     finally:
         await api.aclose()
 
@@ -142,7 +162,11 @@ def _screen(args: argparse.Namespace, api: Any, fq: Any, timeout: float) -> int:
         raise CliError("specwatch fleet: --refresh takes a number of seconds > 0")
     url, auth = api.url, api.auth
     asyncio.run(api.aclose())  # the screen opens its own client in its event loop
-    plan = LaunchPlan([], title="specwatch fleet", fleet=FleetPlan(url, fq, auth, timeout, args.refresh))
+    from tui.core.config.settings import load_settings
+
+    logs = load_settings(args.config).fleet.logs
+    fleet = FleetPlan(url, fq, auth, timeout, args.refresh, logs=logs)
+    plan = LaunchPlan([], title="specwatch fleet", fleet=fleet)
     args.command = "fleet"
     args.save_dir = None
     args.theme = None
@@ -163,7 +187,7 @@ def run(args: argparse.Namespace) -> int:
         return _screen(args, api, fq, timeout)
     try:
         # a stop signal cancels the fetch (tui.cli.signals): main() prints one line, 128 + signal
-        fleet = asyncio.run(_fetch(api, fq))
+        fleet = asyncio.run(_fetch(api, fq, timeout))
     except PromError as exc:
         signals.check()  # an error caused by the stop: the stop's line instead
         print(f"specwatch fleet: {exc}", file=sys.stderr)

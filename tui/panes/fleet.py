@@ -28,6 +28,8 @@ class FleetPlan:
     timeout: float = 10.0
     refresh: float = 5.0
     transport: Any = None  # an httpx transport (tests: httpx.MockTransport); None: the network
+    logs: str | None = None  # [fleet] logs: where a row's log is (tui.core.fleet.logs)
+    follow_logs: bool = True  # False: a row's log is read to its end once (not followed)
 
 
 def trend(steps: list[tuple[float, float | None]], width: int) -> str:
@@ -51,7 +53,9 @@ def trend(steps: list[tuple[float, float | None]], width: int) -> str:
 def shortened(names: list[str], width: int) -> dict[str, str]:
     """Each name, when they do not all fit in ``width``, with the part every name shares at its
     start and at its end elided (``gpu-node04…``, ``…-b:8000``): the part that tells rows apart is
-    kept, never cut from the middle."""
+    kept. A part still too long loses its middle (both ends tell names apart in mixed naming
+    schemes: ``inference-prod…server-2``); names that would still read alike stay whole (the
+    table cuts them with … but two rows never look the same)."""
     longest = max(map(len, names), default=0)
     if longest <= width or len(names) < 2:
         return {n: n for n in names}
@@ -63,8 +67,14 @@ def shortened(names: list[str], width: int) -> dict[str, str]:
         a = max(0, min(a, b - 1))
         core = n[a:b] if b > a else n
         text = ("…" if a > 0 else "") + core + ("…" if b < len(n) else "")
-        out[n] = text if len(text) <= width else text[: width - 1] + "…"
-    return out
+        if len(text) > width:
+            head = (width - 1) // 2
+            text = text[:head] + "…" + text[len(text) - (width - 1 - head) :]
+        out[n] = text
+    seen: dict[str, int] = {}
+    for v in out.values():
+        seen[v] = seen.get(v, 0) + 1
+    return {n: (v if seen[v] == 1 else n) for n, v in out.items()}
 
 
 def _common(names: list[str]) -> str:
@@ -92,6 +102,9 @@ class FleetView:
     filter: str = ""  # a substring or re:REGEX of the row's text
     group_by: str | None = None  # a label, or None: the query's grouping
     updated: float | None = None  # time.time() of the last good answer
+    asking_since: float | None = None  # time.time() when the refresh in flight began (None: none)
+    failed: float | None = None  # time.time() of the last failed refresh
+    interval: float = 5.0  # the refresh interval (rows older than it are late: their age is said)
 
     def cycle_sort(self) -> str:
         self.sort = (self.sort + 1) % len(SORTS)
@@ -134,7 +147,8 @@ class FleetView:
         rows = [i for i in self.fleet.instances if self.matches(i)]
         key = SORTS[self.sort]
         if key == "accept len":
-            rows.sort(key=lambda i: (i.accept_len is None, i.accept_len or 0.0, i.name))
+            # down targets first (they say nothing else), then worst first, idle last
+            rows.sort(key=lambda i: (i.kind != "down", i.accept_len is None, i.accept_len or 0.0, i.name))
         elif key == "instance":
             rows.sort(key=lambda i: i.name)
         elif key == "family":
@@ -190,30 +204,96 @@ class FleetView:
                 out.append(inst.labels.get(c, ""))
         return [visible(x) for x in out]
 
-    def status(self, url: str, now: float) -> str:
-        parts = [visible(url)]
+    def status(self, url: str, now: float, width: int = 160, lines: int = 2) -> str:
+        """The status line: where, how many rows, the window, how old the rows are, a refresh in
+        flight (and for how long), the last error, the groups; at most ``lines`` lines of
+        ``width`` cells (groups that do not fit are counted, never allowed to push the rows off
+        the screen)."""
+        head = [visible(url)]
         f = self.fleet
         if f is not None:
             shown = len(self.rows())
-            parts.append(
+            head.append(
                 f"{shown} of {len(f.instances)} instances"
                 if shown != len(f.instances)
                 else f"{shown} instances"
             )
-            parts.append(f"window {f.window:g} s")
-            parts.append("at " + datetime.fromtimestamp(f.end, UTC).strftime("%H:%M:%SZ"))
+            down = sum(1 for i in f.instances if i.kind == "down")
+            if down:
+                head.append(f"{down} down")
+            head.append(f"window {duration_text(f.window)}")
+            head.append("to " + datetime.fromtimestamp(f.end, UTC).strftime("%H:%M:%SZ"))
+        if self.updated is not None and now - self.updated > max(2.0, self.interval):
+            head.append(f"rows {age_text(now - self.updated)} old")  # late: a slow Prometheus
+        if self.asking_since is not None:
+            running = now - self.asking_since
+            head.append(f"refreshing ({age_text(running)})…" if running >= 1.0 else "refreshing…")
+        elif f is None and not self.error:
+            head.append("asking Prometheus…")
+        if self.error:
+            when = f" ({age_text(now - self.failed)} ago)" if self.failed is not None else ""
+            head.append(f"error: {self.error}{when}")
+        tail = [f"sorted by {SORTS[self.sort]}" + (f", grouped by {self.group_by}" if self.group_by else "")]
+        if self.filter:
+            bad = self.filter_error()
+            tail.append(f"filter {self.filter!r}" + (f" ({bad}: nothing hidden)" if bad else ""))
+        groups: list[str] = []
+        if f is not None:
             for g in f.groups:
                 ci = g.ci95()
                 name = g.name if not g.name.endswith("=") else g.name + "(none)"
-                parts.append(f"{name}: {number(g.value, 2)}" + (f" ({ci[0]:.2f}–{ci[1]:.2f})" if ci else ""))
-        parts.append(
-            f"sorted by {SORTS[self.sort]}" + (f", grouped by {self.group_by}" if self.group_by else "")
-        )
-        if self.filter:
-            bad = self.filter_error()
-            parts.append(f"filter {self.filter!r}" + (f" ({bad}: nothing hidden)" if bad else ""))
-        if self.error:
-            parts.append(f"error: {self.error}")
-        elif f is None:
-            parts.append("asking Prometheus…")
-        return visible(" · ".join(parts))
+                groups.append(f"{name}: {number(g.value, 2)}" + (f" ({ci[0]:.2f}–{ci[1]:.2f})" if ci else ""))
+            c = f.comparison
+            if c is not None:
+                tail.append(verdict_text(c))
+        budget = max(20, int(width * lines * 0.9) - 2)  # room for where the lines wrap
+        parts = head + tail
+        used = len(" · ".join(parts))
+        kept = []
+        for i, gtext in enumerate(groups):
+            more = len(groups) - i - 1
+            room = budget - used - len(gtext) - 3 - (len(f" · +{more} groups (b: group rows)") if more else 0)
+            if room < 0:
+                kept.append(f"+{len(groups) - i} groups (b: group rows)")
+                break
+            kept.append(gtext)
+            used += len(gtext) + 3
+        text = visible(" · ".join(head + tail + kept))
+        return text if len(text) <= budget else text[: budget - 1] + "…"
+
+
+def age_text(seconds: float) -> str:
+    s = max(0.0, seconds)
+    if s < 120:
+        return f"{s:.0f} s"
+    if s < 7200:
+        return f"{s / 60:.0f} min"
+    if s < 172800:
+        return f"{s / 3600:.1f} h"
+    return f"{s / 86400:.1f} d"
+
+
+def duration_text(seconds: float) -> str:
+    for unit, n in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= n and seconds % n == 0:
+            return f"{seconds / n:g}{unit}"
+    return f"{seconds:g}s"
+
+
+def verdict_text(c: dict) -> str:
+    """The canary verdict in one line: which question it answers, B − A with its interval, n and
+    the window (``insufficient`` with the reason)."""
+    a, b = c["a"], c["b"]
+    sel = f"{b.get('selector', 'B')} − {a.get('selector', 'A')}"
+    if c.get("ci95"):
+        lo, hi = c["ci95"]
+        body = f"{c['verdict'].replace('_', ' ')}: {c['diff']:+.3f} ({lo:+.3f}…{hi:+.3f})"
+    else:
+        body = f"{c['verdict']} ({c.get('reason', '')})"
+    w = c.get("window") or {}
+    n = f"n = {a.get('units', 0)}+{b.get('units', 0)} servers, {a.get('steps', 0)}+{b.get('steps', 0)} steps"
+    if w:
+        n += f", {duration_text(w.get('span_s') or 0.0)} to " + datetime.fromtimestamp(
+            w["end"], UTC
+        ).strftime("%H:%M:%SZ")
+    return visible(f"canary {sel} ({c.get('question', 'these servers')}): {body}; {n}")

@@ -5,6 +5,8 @@ fed by its history and then live from Prometheus; Escape comes back."""
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
 import time
 
 from rich.text import Text
@@ -36,7 +38,7 @@ class InstanceScreen(WatchScreen):
 
 class FleetScreen(Screen):
     DEFAULT_CSS = """
-    FleetScreen #fleet-status { height: auto; padding: 0 1; color: $text-muted; }
+    FleetScreen #fleet-status { height: auto; max-height: 2; padding: 0 1; color: $text-muted; }
     FleetScreen #fleet-table { height: 1fr; }
     FleetScreen #fleet-filter { display: none; }
     FleetScreen #fleet-filter.-on { display: block; }
@@ -53,9 +55,13 @@ class FleetScreen(Screen):
     def __init__(self, plan: FleetPlan) -> None:
         super().__init__()
         self.plan = plan
-        self.view = FleetView()
+        self.view = FleetView(interval=plan.refresh)
+        # steps no finer than the refresh: a young history at 1 s scrapes is not fetched again
+        # whole, at one-second steps, at every refresh (the CLI keeps every sample)
+        self.fleet_query = dataclasses.replace(plan.query, min_step=min(plan.refresh, 30.0))
         self.api: PromAPI | None = None
         self.refreshes = 0
+        self.skipped = 0  # ticks skipped because a refresh was still running
         self._cols: list[str] = []
 
     def compose(self) -> ComposeResult:
@@ -75,7 +81,7 @@ class FleetScreen(Screen):
         self.query_one("#fleet-table", FleetTable).focus()
         self.show()
         self.action_refresh_now()
-        self.set_interval(self.plan.refresh, self.action_refresh_now)
+        self.set_interval(self.plan.refresh, self.tick)
         self.set_interval(1.0, self.show_status)
         self.post_message(WatchReady())  # a stop signal from start-up may end the app from now on
 
@@ -84,25 +90,52 @@ class FleetScreen(Screen):
             await self.api.aclose()
 
     # -- data -----------------------------------------------------------------------------------
+    def tick(self) -> None:
+        """The refresh timer: a new refresh only when none is running. A refresh slower than the
+        interval is never cancelled by the next tick (it would never land): the tick is skipped,
+        and the status line says how long the one in flight has been running."""
+        if self.view.asking_since is not None:
+            self.skipped += 1
+            self.show_status()
+            return
+        self.action_refresh_now()
+
     def action_refresh_now(self) -> None:
+        if self.view.asking_since is not None:
+            self.show_status()  # `r` while one runs: the status line says it is running
+            return
+        self.view.asking_since = time.time()
+        self.show_status()
         self._fetch()
 
-    @work(exclusive=True, group="fleet")
+    @work(group="fleet")
     async def _fetch(self) -> None:
         assert self.api is not None
+        limit = self.plan.timeout
         try:
-            fleet = await refresh(self.api, self.plan.query, self.view.fleet)
+            # the whole refresh (several rounds of queries) within --timeout: a server that
+            # accepts and never answers, or trickles, is an error on screen, not a wait for ever
+            fleet = await asyncio.wait_for(refresh(self.api, self.fleet_query, self.view.fleet), limit)
+        except TimeoutError:
+            self.view.error = f"{visible(self.api.url)}: no answer within {limit:g} s (--timeout)"
+            self.view.failed = time.time()
         except PromError as exc:
             self.view.error = str(exc)
+            self.view.failed = time.time()
         else:
             self.view.fleet, self.view.error, self.view.updated = fleet, None, time.time()
             self.refreshes += 1
+        finally:
+            self.view.asking_since = None
         if self.is_attached:  # the screen may have gone while Prometheus answered
             self.show()
 
     # -- drawing --------------------------------------------------------------------------------
     def show_status(self) -> None:
-        self.query_one("#fleet-status", Static).update(Text(self.view.status(self.plan.url, time.time())))
+        width = max(20, (self.size.width or 160) - 2)
+        lines = 1 if (self.size.height or 45) < 30 else 2
+        text = self.view.status(self.plan.url, time.time(), width=width, lines=lines)
+        self.query_one("#fleet-status", Static).update(Text(text))
 
     def show(self) -> None:
         self.show_status()
@@ -170,11 +203,16 @@ class FleetScreen(Screen):
             return
         from tui.core.fleet.fetch import fleet_families
 
-        names = next(n for n in fleet_families() if n.family == inst.family)
+        names = next((n for n in fleet_families() if n.family == inst.family), None)
+        if names is None:  # a target that is down and never sent a series
+            self.notify(f"{inst.name}: {', '.join(inst.flags)}", severity="warning", markup=False)
+            return
         labels = {
             k: inst.labels[k] for k in ("instance", "job", *names.instance_labels) if inst.labels.get(k)
         }
         plan, fleet = self.plan, self.view.fleet
+        # a window that ends in the past (--end): the instance's history of that window, read once
+        past = fleet.end if (plan.query.end is not None or plan.query.end_ago > 0) else None
 
         def opener() -> PromHistorySource:
             return PromHistorySource(
@@ -184,14 +222,37 @@ class FleetScreen(Screen):
                 labels,
                 window=fleet.window,
                 step=fleet.step,
+                end=past,
                 auth=plan.auth,
                 timeout=plan.timeout,
                 transport=plan.transport,
             )
 
         where = f"{inst.family} {inst.name} from {plan.url}"
-        pane = PaneSpec(inst.name, where, opener)
-        self.app.push_screen(InstanceScreen(LaunchPlan([pane], title=f"specwatch fleet · {inst.name}")))
+        panes = [PaneSpec(inst.name, where, opener)]
+        if plan.logs:
+            log = self._log_pane(plan.logs, inst.labels)
+            if log is not None:
+                panes.append(log)
+        title = f"specwatch fleet · {visible(inst.name)}"
+        self.app.push_screen(InstanceScreen(LaunchPlan(panes, compare=False, title=title)))
+
+    def _log_pane(self, template: str, labels: dict[str, str]) -> PaneSpec | None:
+        """The pane of the row's log (``logs`` in [fleet]: a source spec from the row's labels,
+        over SSH for ``host:/path``), beside its series; a template the labels cannot fill, or
+        fill safely, is a warning with the reason and no pane."""
+        from tui.core.fleet.logs import LogSpecError, log_spec
+        from tui.core.sources.lines import START
+        from tui.core.sources.spec import SourceSpecError, parse_source_spec
+        from tui.panes.launch import live_panes
+
+        try:
+            spec = parse_source_spec(log_spec(template, labels))
+        except (LogSpecError, SourceSpecError, ValueError) as exc:
+            self.notify(f"no log pane: {visible(str(exc))}", severity="warning", markup=False)
+            return None
+        (pane,) = live_panes([spec], follow=self.plan.follow_logs, start=START, options={})
+        return pane
 
 
 __all__ = ["SORTS", "FleetScreen", "InstanceScreen"]

@@ -127,6 +127,11 @@ class FleetEntry(BaseModel):
     selector: str = Field(default="", description='label matchers every query gets, e.g. job=~"inference.*"')
     group_by: list[str] = Field(default=[], description="labels rows are grouped by")
     window: str = Field(default="30m", description="the window, e.g. 30m, 2h")
+    logs: str | None = Field(
+        default=None,
+        min_length=1,
+        description='where a row\'s log is, from its labels: "{instance_host}:/var/log/sglang/*.log"',
+    )
 
     @model_validator(mode="after")
     def _one_secret_each(self) -> FleetEntry:

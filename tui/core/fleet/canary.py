@@ -18,12 +18,110 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 
-from tui.core.fleet.rows import Instance
-from tui.core.stats.compare import HIGHER, INSUFFICIENT, LOWER, NO_DIFFERENCE
+from tui.core.fleet.rows import Instance, pooled
+from tui.core.stats.compare import HIGHER, INSUFFICIENT, LOWER, MEAN_OF_LINES, NO_DIFFERENCE, POOLED, compare
+from tui.core.stats.estimate import Estimate
 from tui.core.stats.load import bin_of, bin_range
+from tui.core.stats.series import Series
 from tui.core.stats.tdist import t975
 
+THESE = "these servers over this window"
+POPULATION = "servers drawn like these (instances as the unit)"
+
 MIN_UNITS = 2
+
+
+def side_steps(members: list[Instance]) -> tuple[list[tuple[float, float, None]], list[float], str]:
+    """A side's pooled counts per step: at each step time, Σ accepted and Σ drafts over its
+    counters instances (the window's steps, the unit ``summary`` uses: a record of counts);
+    for a side of gauges only, the mean of its instances' values per step. (rows, kind)."""
+    counters = [i for i in members if i.kind == "counters" and i.counts]
+    if counters:
+        cells: dict[float, list[float]] = defaultdict(lambda: [0.0, 0.0])
+        for inst in counters:
+            for t, (a, d, _) in zip(inst.count_times, inst.counts):
+                cell = cells[t]
+                cell[0] += a
+                cell[1] += d
+        times = sorted(cells)
+        return [(cells[t][0], cells[t][1], None) for t in times], times, "counters"
+    vals: dict[float, list[float]] = defaultdict(list)
+    for inst in members:
+        if inst.kind == "gauge":
+            for t, v in inst.steps:
+                if v is not None:
+                    vals[t].append(v)
+    times = sorted(vals)
+    return [(math.fsum(vals[t]) / len(vals[t]), 1.0, None) for t in times], times, "gauge"
+
+
+def _side_estimate(rows: list[tuple[float, float, None]], kind: str, hi: float) -> Estimate:
+    if kind == "counters":
+        return pooled(rows, hi)
+    s = Series()
+    s.set_bounds(1.0, math.inf)
+    s.add_many([r[0] for r in rows])
+    return s.estimate()
+
+
+def these_servers(a: list[Instance], b: list[Instance]) -> dict:
+    """B − A between two sets of servers on their pooled counts over the same window, with the
+    estimator and the verdict rule of ``summary`` (:func:`tui.core.stats.compare.compare` on
+    :class:`tui.core.stats.pooled.RatioSeries` of the per-step sums: 1 + ΣA/ΣD, the steps as
+    records, autocorrelation corrected, at least 30 steps a side). It answers: did *these*
+    servers accept more than *those* over this window (a real difference between two servers
+    counts)? Not whether any servers drafted like these would (``population``)."""
+    ra, ta, ka = side_steps(a)
+    rb, tb, kb = side_steps(b)
+    out: dict = {"question": THESE, "verdict": INSUFFICIENT, "diff": None, "ci95": None, "reason": ""}
+    if not ra or not rb:
+        empty = [s for s, r in (("A", ra), ("B", rb)) if not r]
+        out["reason"] = f"no drafts in the window on side {' and '.join(empty)}"
+        out["a"], out["b"] = _side(a, ra, ta, None), _side(b, rb, tb, None)
+        return out
+    if ka != kb:
+        out["reason"] = "one side reports counts, the other only a gauge: not the same estimator"
+        out["a"], out["b"] = _side(a, ra, ta, None), _side(b, rb, tb, None)
+        return out
+    ea = _side_estimate(ra, ka, _bound(a))
+    eb = _side_estimate(rb, kb, _bound(b))
+    c = compare(ea, eb, estimator=POOLED if ka == "counters" else MEAN_OF_LINES)
+    out.update(
+        verdict=c.verdict,
+        diff=c.diff,
+        ci95=list(c.ci95) if c.ci95 else None,
+        df=c.df,
+        reason=c.reason,
+        estimator=c.estimator,
+    )
+    out["a"], out["b"] = _side(a, ra, ta, ea), _side(b, rb, tb, eb)
+    return out
+
+
+def _bound(members: list[Instance]) -> float:
+    """1 + k of a side (Σ draft tokens / Σ drafts over its instances' steps): the most its
+    accept len can be (every draft token accepted)."""
+    used = [i for i in members if i.kind == "counters" and i.counts]
+    if not used or any(i.k is None for i in used):
+        return math.inf
+    d = [math.fsum(c[1] for c in i.counts) for i in used]
+    total = math.fsum(d)
+    return 1.0 + math.fsum((i.k or 0.0) * x for i, x in zip(used, d)) / total if total > 0 else math.inf
+
+
+def _side(members: list[Instance], rows: list, times: list[float], e: Estimate | None) -> dict:
+    ci = e.ci95() if e is not None else None
+    return {
+        "instances": len(members),
+        "units": sum(1 for i in members if i.accept_len is not None),
+        "steps": len(rows),
+        "accept_len": e.value if e is not None else None,
+        "ci95": list(ci) if ci else None,
+        "accepted": math.fsum(r[0] for r in rows) if rows else None,
+        "drafts": math.fsum(r[1] for r in rows) if rows else None,
+        "first_step": times[0] if times else None,
+        "last_step": times[-1] if times else None,
+    }
 
 
 def by_bin(inst: Instance) -> dict[int, tuple[float, float]]:

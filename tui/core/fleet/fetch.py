@@ -13,13 +13,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from tui.core.fleet import query as q
-from tui.core.fleet.canary import load_adjusted
+from tui.core.fleet.canary import POPULATION, load_adjusted, these_servers
 from tui.core.fleet.groups import GroupEstimate, GroupSums, against_group, group_estimate, welch
-from tui.core.fleet.rows import Instance, counters_instance, flag, gauge_instance
+from tui.core.fleet.rows import Instance, _age, counters_instance, flag, gauge_instance
 from tui.core.formats import registry
 from tui.core.formats.fleet_names import SPECWATCH, FleetNames
 from tui.core.sources.prom.api import PromAPI, all_of
-from tui.core.sources.prom.steps import points
+from tui.core.sources.prom.steps import nonfinite, points
 
 
 def fleet_families() -> list[FleetNames]:
@@ -30,19 +30,27 @@ def fleet_families() -> list[FleetNames]:
 
 @dataclass(frozen=True)
 class FleetQuery:
-    """What to ask: the window (seconds, ending at Prometheus's now), the step, the user's selector
-    (matchers), the labels rows are grouped by, and two selectors to compare (or None)."""
+    """What to ask: the window (seconds), the step (None: from the history Prometheus has), the
+    user's selector (matchers), the labels rows are grouped by, two selectors to compare (or
+    None), and where the window ends: ``end`` (unix seconds) or ``end_ago`` seconds before
+    Prometheus's now."""
 
     window: float = 1800.0
     step: float | None = None
     selector: str = ""
     group_by: tuple[str, ...] = ()
     compare: tuple[str, str] | None = None
+    end: float | None = None
+    end_ago: float = 0.0
+    # the least automatic step (the screen: its refresh interval, so that a young history is not
+    # fetched again whole at every refresh at one-second steps); --step is kept as given
+    min_step: float = 0.0
 
 
 @dataclass
 class Fleet:
-    """A refresh's answer."""
+    """A refresh's answer. ``window`` is what was asked; ``span`` the part of it with history
+    (the range actually queried), ``interval`` the scrape interval seen (None: not measured)."""
 
     url: str
     end: float
@@ -55,6 +63,8 @@ class Fleet:
     queries: int = 0
     group_by: tuple[str, ...] = ()
     query: FleetQuery | None = None  # what was asked (a refresh reuses the answer within a step)
+    span: float = 0.0
+    interval: float | None = None
 
 
 def group_name(inst: Instance, group_by: Iterable[str]) -> str:
@@ -64,50 +74,169 @@ def group_name(inst: Instance, group_by: Iterable[str]) -> str:
     return ",".join(f"{k}={inst.labels.get(k, '')}" for k in keys)
 
 
+@dataclass(frozen=True, slots=True)
+class History:
+    """What Prometheus holds for the fleet's series in the window: the scrape interval (the
+    median gap between samples, None when no series has two samples in the probe) and the most
+    samples one series has in the window."""
+
+    interval: float | None
+    samples: int
+
+
+def _main_series(fams: list[FleetNames]) -> str:
+    names = sorted({s.name for n in fams if (s := n.drafts or n.accept_len) is not None})
+    return "|".join(names)
+
+
+async def probe(
+    api: PromAPI,
+    fams: list[FleetNames],
+    selector: str,
+    at: float,
+    window: float,
+    interval: float | None = None,
+) -> tuple[History, int]:
+    """The scrape interval (from the raw samples of the last minute, or of the last ten when the
+    last minute holds fewer than two a series; ``interval`` when already known) and the largest
+    sample count of one series in the window: the range and the step of the queries follow from
+    them (:func:`plan`). Two instant queries, three for scrapes slower than 30 s."""
+    sel = q.join(f'__name__=~"{_main_series(fams)}"', selector)
+    calls = [api.query(f"max(count_over_time({{{sel}}}[{_dur(window)}]))", at)]
+    if interval is None:
+        calls.append(api.query(f"{{{sel}}}[{_dur(min(window, 60.0))}]", at))
+    got = await all_of(calls)
+    samples = 0
+    for s in got[0].series:
+        try:
+            samples = max(samples, int(float(s["value"][1])))
+        except (KeyError, IndexError, TypeError, ValueError):
+            pass
+    asked = len(calls)
+    if interval is None:
+        interval = _median_gap(got[1].series)
+        if interval is None and window > 60.0:
+            # fewer than two samples a minute: scrapes slower than 30 s, whose samples over ten
+            # minutes are few (the last minute's were asked first: at 1 s scrapes ten minutes of
+            # every series would be a large answer)
+            more = await api.query(f"{{{sel}}}[{_dur(min(window, 600.0))}]", at)
+            asked += 1
+            interval = _median_gap(more.series)
+    return History(interval, samples), asked
+
+
+def _median_gap(series: list[dict]) -> float | None:
+    gaps: list[float] = []
+    for s in series[:500]:  # enough series for a median
+        ts = [float(t) for t, _ in s.get("values") or []]
+        gaps += [b - a for a, b in zip(ts, ts[1:]) if b > a]
+    if not gaps:
+        return None
+    gaps.sort()
+    return gaps[len(gaps) // 2]
+
+
+def plan(window: float, step: float | None, hist: History | None) -> tuple[float, float]:
+    """(span, step): the range queried ends at the window's end and starts at the first sample
+    the window holds (one interval early, so the first sample is there), never before the
+    window; the step is given, or the scrape interval while the span holds at most 120 samples,
+    else about a sixtieth of the span in whole scrape intervals (a fresh Prometheus of 30 s at
+    1 s scrapes is read at 1 s steps, not in one 30 s step)."""
+    span = window
+    if hist is not None and hist.interval and hist.samples:
+        span = min(window, (hist.samples + 1) * hist.interval)
+    if step is None:
+        low = hist.interval if hist is not None and hist.interval else None
+        if low is None:
+            step = max(1.0, span / 60.0)
+        elif span / low <= 120:  # a young history: every sample is a step
+            step = low
+        else:  # whole scrape intervals, about 60 steps
+            step = low * math.ceil(span / 60.0 / low)
+    return span, q.step_for(span, step)
+
+
+def _dur(seconds: float) -> str:
+    return f"{max(1, int(math.ceil(seconds)))}s"
+
+
 async def refresh(api: PromAPI, fq: FleetQuery, previous: Fleet | None = None) -> Fleet:
-    """Query the whole fleet once (a few range queries per family, run concurrently). The window
-    ends on a whole step of Prometheus's clock: until the next step begins the answer cannot
-    change, so ``previous`` (the last answer to the same query) is returned again after one
-    ``time()`` query instead of asking for every series again (the screen refreshes every few
-    seconds; a step is a sixtieth of the window)."""
+    """Query the whole fleet once (a few range queries per family, run concurrently). The range
+    and step follow the history Prometheus has (:func:`probe`, :func:`plan`). The window ends
+    on a whole step of Prometheus's clock: until the next step begins the answer cannot change,
+    so ``previous`` (the last answer to the same query) is returned again after one ``time()``
+    query instead of asking for every series again."""
     selector = q.matchers(fq.selector)
     group_by = q.labels_ok(list(fq.group_by))
-    step = q.step_for(fq.window, fq.step)
     now = await api.server_time()
-    end = math.floor(now / step) * step  # whole steps of Prometheus's clock
-    if previous is not None and previous.end == end and previous.step == step and previous.query == fq:
-        previous.queries = 1
-        return previous
-    start = end - fq.window
+    until = fq.end if fq.end is not None else now - fq.end_ago
     fams = fleet_families()
+    known = previous.interval if previous is not None and previous.query == fq else None
+    hist, asked = await probe(api, fams, selector, until, fq.window, known)
+    span, step = plan(fq.window, fq.step, hist)
+    if fq.step is None and step < fq.min_step:
+        step = q.step_for(span, fq.min_step)
+    end = math.floor(until / step) * step  # whole steps of Prometheus's clock
+    if (
+        previous is not None
+        and previous.end == end
+        and previous.step == step
+        and previous.span == span
+        and previous.query == fq
+    ):
+        previous.queries = 1 + asked
+        return previous
+    start = end - span
     jobs = [(names, qq) for names in fams for qq in q.family_queries(names, selector, group_by)]
-    answers = await all_of(api.query_range(qq.promql, start - step, end, step) for _, qq in jobs)
-    fleet = Fleet(api.url, end, fq.window, step, queries=len(jobs) + 1, group_by=tuple(group_by), query=fq)
-    per: dict[tuple[str, tuple], dict] = {}
-    for (names, qq), ans in zip(jobs, answers):
-        fleet.warnings += [w for w in ans.warnings if w not in fleet.warnings]
-        by = q.by_labels(names, group_by)
-        for s in ans.series:
-            labels = {k: str(v) for k, v in (s.get("metric") or {}).items() if k in by and v != ""}
-            key = tuple(labels.get(k, "") for k in (*q.BASE_LABELS, *names.instance_labels))
-            slot = per.setdefault((names.family, key), {"names": names, "labels": {}, "series": {}})
-            slot["labels"].update(labels)
-            slot["series"][qq.quantity] = points(s.get("values") or [])
+    calls = [api.query_range(qq.promql, start - step, end, step) for _, qq in jobs]
+    calls.append(api.query_range(f"max by (instance, job) (up{{{selector}}})", start, end, step))
+    answers = await all_of(calls)
+    up = answers.pop()
+    fleet = Fleet(
+        api.url,
+        end,
+        fq.window,
+        step,
+        queries=len(calls) + 1 + asked,
+        group_by=tuple(group_by),
+        query=fq,
+        span=span,
+        interval=hist.interval,
+    )
+    per = _slots(fleet, jobs, answers, group_by)
+    young = _young(per, step, hist.interval)
+    if young:
+        # instances younger than a few steps (a new server in an old fleet): their own steps at
+        # the scrape interval over the last steps, so two samples give a value
+        fine = hist.interval or step
+        tail = [api.query_range(qq.promql, end - 3 * step - fine, end, fine) for _, qq in jobs]
+        fleet.queries += len(tail)
+        fine_per = _slots(fleet, jobs, await all_of(tail), group_by)
+        for k in young:
+            if k in fine_per:
+                per[k] = fine_per[k]
+                per[k]["step"] = fine
     for (family, key), slot in sorted(per.items()):
         names = slot["names"]
         if names.kind == "counters":
             if "drafts" not in slot["series"]:
                 continue  # only a load gauge of a server without spec decoding
-            inst = counters_instance(family, key, slot["labels"], slot["series"], step)
+            inst = counters_instance(family, key, slot["labels"], slot["series"], slot.get("step", step))
         else:
             if "accept_len" not in slot["series"]:
                 continue
             inst = gauge_instance(family, key, slot["labels"], slot["series"])
-        flag(inst, end, step)
+            inst.step = slot.get("step", step)
+        inst.nonfinite = slot["nonfinite"]
         fleet.instances.append(inst)
+    _mark_down(fleet, up.series, end, step)
+    for inst in fleet.instances:
+        if inst.kind != "down":
+            flag(inst, end, step)
     by_group: dict[str, list[Instance]] = {}
     for inst in fleet.instances:
-        by_group.setdefault(group_name(inst, group_by), []).append(inst)
+        if inst.kind != "down":
+            by_group.setdefault(group_name(inst, group_by), []).append(inst)
     for name, members in sorted(by_group.items()):
         fleet.groups.append(group_estimate(name, members))
         sums = GroupSums.of(members)
@@ -120,20 +249,96 @@ async def refresh(api: PromAPI, fq: FleetQuery, previous: Fleet | None = None) -
     return fleet
 
 
+def _slots(fleet: Fleet, jobs: list, answers: list, group_by: list[str]) -> dict[tuple[str, tuple], dict]:
+    per: dict[tuple[str, tuple], dict] = {}
+    for (names, qq), ans in zip(jobs, answers):
+        fleet.warnings += [w for w in ans.warnings if w not in fleet.warnings]
+        by = q.by_labels(names, group_by)
+        for s in ans.series:
+            labels = {k: str(v) for k, v in (s.get("metric") or {}).items() if k in by and v != ""}
+            key = tuple(labels.get(k, "") for k in (*q.BASE_LABELS, *names.instance_labels))
+            slot = per.setdefault(
+                (names.family, key), {"names": names, "labels": {}, "series": {}, "nonfinite": 0}
+            )
+            slot["labels"].update(labels)
+            values = s.get("values") or []
+            if qq.quantity in ("accepted", "drafts", "accept_len"):
+                slot["nonfinite"] += nonfinite(values)
+            slot["series"][qq.quantity] = points(values)
+    return per
+
+
+def _young(
+    per: dict[tuple[str, tuple], dict], step: float, interval: float | None
+) -> list[tuple[str, tuple]]:
+    """Instances with fewer than 3 steps of their main series while the scrape interval is
+    finer than the step: their history is younger than a few steps."""
+    if not interval or interval * 1.5 >= step:
+        return []
+    out = []
+    for k, slot in per.items():
+        main = "drafts" if slot["names"].kind == "counters" else "accept_len"
+        if len(slot["series"].get(main, [])) < 3:
+            out.append(k)
+    return out
+
+
+def _mark_down(fleet: Fleet, series: list[dict], end: float, step: float) -> None:
+    """Targets whose ``up`` is 0 at the window's end: the instances they scrape flagged down
+    (with how long), and a row of their own for a target that has no spec-decode series in the
+    window (down from the start: it never sent any)."""
+    rows: dict[tuple[str, str], list[Instance]] = {}
+    for inst in fleet.instances:
+        rows.setdefault((inst.labels.get("instance", ""), inst.labels.get("job", "")), []).append(inst)
+    for s in series:
+        labels = {k: str(v) for k, v in (s.get("metric") or {}).items() if k in ("instance", "job")}
+        pts = points(s.get("values") or [])
+        if not pts or pts[-1][1] != 0.0 or end - pts[-1][0] > 2.5 * step:
+            continue  # up now, or a target no longer scraped
+        last_up = max((t for t, v in pts if v == 1.0), default=None)
+        since = next((t for t, v in pts if last_up is None or t > last_up), pts[0][0])
+        down_for = end - since + (0.0 if last_up is not None else 0.0)
+        k = (labels.get("instance", ""), labels.get("job", ""))
+        if k in rows:
+            for inst in rows[k]:
+                inst.down_for = down_for
+            continue
+        inst = Instance("—", "down", labels, k, step=step, down_for=down_for)
+        inst.flags.append(
+            f"down for {'the whole window, ' if last_up is None else ''}{_age(down_for)} (up = 0): no series"
+        )
+        fleet.instances.append(inst)
+
+
 async def compare_groups(api: PromAPI, fq: FleetQuery, fleet: Fleet) -> dict:
     """B − A between the instances matching each of two selectors (run as their own queries, so
-    a selector may use any label Prometheus has, not only the grouping ones)."""
+    a selector may use any label Prometheus has, not only the grouping ones), over the fleet's
+    window (the same end and step). The verdict answers for *these* servers over this window,
+    on pooled counts with ``summary``'s estimator (:func:`tui.core.fleet.canary.these_servers`);
+    ``population`` is the verdict for servers drawn like these (instances as the unit)."""
     assert fq.compare is not None
     sides = []
     members: list[list[Instance]] = []
     for sel in fq.compare:
-        sub = FleetQuery(fq.window, fleet.step, q.join(q.matchers(fq.selector), q.matchers(sel)), fq.group_by)
+        sub = FleetQuery(
+            fq.window,
+            fleet.step,
+            q.join(q.matchers(fq.selector), q.matchers(sel)),
+            fq.group_by,
+            end=fleet.end,
+        )
         part = await refresh(api, sub)
         fleet.queries += part.queries
         fleet.warnings += [w for w in part.warnings if w not in fleet.warnings]
-        sides.append(group_estimate(sel, part.instances))
-        members.append(part.instances)
-    out = welch(sides[0], sides[1])
+        live = [i for i in part.instances if i.kind != "down"]
+        sides.append(group_estimate(sel, live))
+        members.append(live)
+    out = these_servers(members[0], members[1])
     out["a"]["selector"], out["b"]["selector"] = fq.compare
+    out["window"] = {"end": fleet.end, "span_s": fleet.span, "window_s": fleet.window, "step_s": fleet.step}
+    pop = welch(sides[0], sides[1])
+    pop["question"] = POPULATION
+    pop["a"]["selector"], pop["b"]["selector"] = fq.compare
+    out["population"] = pop
     out["load_adjusted"] = load_adjusted(members[0], members[1])
     return out

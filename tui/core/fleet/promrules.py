@@ -13,6 +13,9 @@ Recording rules (every family the project reads; label ``family``):
 * ``group:specwatch_accept_len:ratio_rate5m`` — the same pooled over each value of the grouping
   label (default ``group``), counters families only (a gauge has no counts to pool).
 
+A NaN (or Inf) sample of a counter is left out of its rate (:func:`finite_rate`) instead of
+making the instance, its group and the alerts on them NaN while it lies in the window.
+
 Alerting rules: ``accept_len<2.0 for 5m`` becomes ``instance:specwatch_accept_len:ratio_rate5m``
 over a window of the rule's duration (``rate(x[5m])``, the pooled value of the last 5 minutes, as
 the app's rolling mean of its window) compared with the threshold. The app's hysteresis (``clear=``)
@@ -53,11 +56,19 @@ def _family(expr: str, family: str) -> str:
     return f'label_replace({expr}, "family", "{family}", "", "")'
 
 
+def finite_rate(selector: str, window: str) -> str:
+    """``rate(x[window])``, and where a NaN (or Inf) sample makes it NaN, the rate of the finite
+    samples only (a subquery of ``x`` without them, at the evaluation interval): a NaN sample no
+    longer makes an instance, its group's sum and every pending alert on them NaN for as long as
+    it lies in the window. Both counters of a ratio get the same treatment."""
+    return f"(rate({selector}[{window}]) >= 0 < +Inf or rate(({selector} >= 0 < +Inf)[{window}:]))"
+
+
 def _rate_ratio(names: FleetNames, window: str, group: str) -> str:
     assert names.accepted is not None and names.drafts is not None
     by = _by(names, group)
-    acc = f"sum by ({by}) (rate({names.accepted.selector()}[{window}]))"
-    dr = f"sum by ({by}) (rate({names.drafts.selector()}[{window}]))"
+    acc = f"sum by ({by}) ({finite_rate(names.accepted.selector(), window)})"
+    dr = f"sum by ({by}) ({finite_rate(names.drafts.selector(), window)})"
     return f"1 + {acc} / ({dr} > 0)"
 
 
@@ -75,7 +86,7 @@ def recording_rules(cfg: RulesConfig) -> list[dict]:
             assert names.accepted is not None and names.drafts is not None
             by = _by(names, g)
             for record, series in ((ACC, names.accepted), (DRAFTS, names.drafts)):
-                expr = f"sum by ({by}) (rate({series.selector()}[5m]))"
+                expr = f"sum by ({by}) ({finite_rate(series.selector(), '5m')})"
                 out.append({"record": record, "expr": expr, "labels": {"family": names.family}})
             expr = _rate_ratio(names, "5m", g)
             out.append({"record": INSTANCE_AL, "expr": expr, "labels": {"family": names.family}})

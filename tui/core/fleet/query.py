@@ -27,6 +27,64 @@ class SelectorError(ValueError):
     pass
 
 
+_UNITS = {"s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0, "w": 604800.0}
+_PART_RX = re.compile(r"(\d+(?:\.\d+)?)([smhdw])")
+
+
+def duration(text: str) -> float:
+    """Seconds of a duration: ``90s``, ``30m``, ``2h``, ``1.5h``, ``7d``, ``1w``, or parts
+    together (``1d12h``, ``1h30m``); more than 0."""
+    t = text.strip().lower().replace(" ", "")
+    pos, total = 0, 0.0
+    for m in _PART_RX.finditer(t):
+        if m.start() != pos:
+            break
+        total += float(m.group(1)) * _UNITS[m.group(2)]
+        pos = m.end()
+    if not t or pos != len(t):
+        raise SelectorError(
+            f"bad duration {text!r}: write a number with s, m, h, d or w (30m, 2h, 7d, 1d12h)"
+        )
+    if total <= 0:
+        raise SelectorError(f"bad duration {text!r}: must be more than 0")
+    return total
+
+
+def end_of(text: str) -> tuple[float | None, float]:
+    """Where a window ends: ``now``, ``now-2h`` / ``2h ago`` / ``-2h`` (before Prometheus's
+    now), unix seconds, or an ISO 8601 time (UTC unless it says otherwise). Returns (unix
+    seconds, None for relative; seconds before now)."""
+    from datetime import UTC, datetime
+
+    t = text.strip()
+    low = t.lower()
+    if low == "now":
+        return None, 0.0
+    for pre, post in (("now-", ""), ("-", ""), ("", " ago"), ("", "ago")):
+        if low.startswith(pre) and low.endswith(post) and (pre or post):
+            core = low[len(pre) : len(low) - len(post)] if post else low[len(pre) :]
+            try:
+                return None, duration(core)
+            except SelectorError:
+                continue
+    try:
+        x = float(t)
+    except ValueError:
+        pass
+    else:
+        if x > 0:
+            return x, 0.0
+    try:
+        d = datetime.fromisoformat(t.replace("Z", "+00:00"))
+    except ValueError:
+        raise SelectorError(
+            f"bad --end {text!r}: write now, now-2h, 2h ago, unix seconds or an ISO time (2026-01-31T14:00Z)"
+        ) from None
+    if d.tzinfo is None:
+        d = d.replace(tzinfo=UTC)
+    return d.timestamp(), 0.0
+
+
 def matchers(text: str) -> str:
     """A user's label selector as matchers without braces: ``{job="a"}`` or ``job="a"``
     (checked for balanced braces and quotes here; Prometheus checks the rest)."""

@@ -29,6 +29,19 @@ def instance_dict(inst: Instance) -> dict:
         "resets": inst.resets,
         "last_seen": _iso(inst.last_seen),
         "flags": inst.flags,
+        "samples": inst.samples,
+        "nonfinite_refused": inst.nonfinite,
+        "draft_tokens_per_draft": inst.k,
+        "shift": None
+        if inst.shift is None
+        else {
+            "at": _iso(inst.shift.t),
+            "before": inst.shift.before,
+            "after": inst.shift.after,
+            "z": inst.shift.z,
+            "window_accept_len": inst.window_estimate.value if inst.window_estimate else None,
+        },
+        "down_for_s": inst.down_for,
         "vs_group": inst.vs_group,
         "trend": inst.steps,  # [unix seconds, accept len or null (idle)] per step
     }
@@ -39,6 +52,8 @@ def fleet_dict(f: Fleet) -> dict:
         "prometheus": f.url,
         "end": _iso(f.end),
         "window_s": f.window,
+        "span_s": f.span,  # the part of the window with history (the range queried)
+        "scrape_interval_s": f.interval,
         "step_s": f.step,
         "queries": f.queries,
         "instances": [instance_dict(i) for i in f.instances],
@@ -57,12 +72,14 @@ def _iso(t: float | None) -> str | None:
 def text_table(f: Fleet, width: int = 120) -> str:
     """One line per instance (worst first), the groups, and the comparison."""
     lines = [
-        f"{visible(f.url)} · window {f.window:g} s ending {_iso(f.end)} · step {f.step:g} s · "
-        f"{len(f.instances)} instances"
+        f"{visible(f.url)} · window {f.window:g} s ending {_iso(f.end)}"
+        + (f" (history {f.span:g} s)" if f.span and f.span < f.window else "")
+        + f" · step {f.step:g} s · {len(f.instances)} instances"
     ]
     for w in f.warnings:
         lines.append(f"prometheus warning: {w}")
-    rows = sorted(f.instances, key=lambda i: (i.accept_len is None, i.accept_len or 0.0))
+    rows = sorted(f.instances, key=lambda i: (i.kind != "down", i.accept_len is None, i.accept_len or 0.0))
+    name_w = max((len(visible(i.name)) for i in rows), default=8)  # whole names: rows never read alike
     for inst in rows:
         e = inst.estimate
         ci = e.ci95() if e is not None else None
@@ -71,8 +88,8 @@ def text_table(f: Fleet, width: int = 120) -> str:
         kind = "" if inst.kind == "counters" else " (gauge mean)"
         tp = f" · {number(inst.throughput, 0)} tok/s" if inst.throughput is not None else ""
         flags = f" · {', '.join(inst.flags)}" if inst.flags else ""
-        line = f"{inst.family:8} {inst.name:40.40} accept len {al}{hw}{kind}{tp}{flags}"
-        lines.append(visible(line)[:width])
+        line = f"{inst.family:8} {visible(inst.name):{name_w}} accept len {al}{hw}{kind}{tp}{flags}"
+        lines.append(visible(line))
     for g in f.groups:
         ci = g.ci95()
         lines.append(
@@ -84,13 +101,7 @@ def text_table(f: Fleet, width: int = 120) -> str:
         )
     c = f.comparison
     if c is not None:
-        head = f"B − A ({visible(c['b']['selector'])} − {visible(c['a']['selector'])}): "
-        if c["ci95"]:
-            lo, hi = c["ci95"]
-            head += f"{c['diff']:+.3f} (95% CI {lo:+.3f} … {hi:+.3f}): {c['verdict']}"
-        else:
-            head += f"{c['verdict']}: {c['reason']}"
-        lines.append(head)
+        lines += [visible(x) for x in comparison_text(c).split("\n")]
         la = c.get("load_adjusted")
         if la is not None:
             if la["ci95"]:
@@ -101,3 +112,30 @@ def text_table(f: Fleet, width: int = 120) -> str:
             else:
                 lines.append(f"  at equal batch size: {la['verdict']}: {la['reason']}")
     return "\n".join(lines) + "\n"
+
+
+def comparison_text(c: dict) -> str:
+    """The canary verdict in words: B − A, the question it answers, n, the interval, the window;
+    ``insufficient`` with the reason."""
+    a, b = c["a"], c["b"]
+    head = f"B − A ({b['selector']} − {a['selector']}), {c.get('question', '')}: "
+    if c["ci95"]:
+        lo, hi = c["ci95"]
+        head += f"{c['diff']:+.3f} (95% CI {lo:+.3f} … {hi:+.3f}): {c['verdict']}"
+    else:
+        head += f"{c['verdict']}: {c['reason']}"
+    n = f"A: {a.get('units', 0)} servers, {a.get('steps', 0)} steps; B: {b.get('units', 0)} servers, {b.get('steps', 0)} steps"
+    w = c.get("window") or {}
+    if w:
+        n += f"; window {w.get('span_s', 0):g} s ending {_iso(w.get('end'))}, step {w.get('step_s', 0):g} s"
+    out = [head, "  " + n]
+    pop = c.get("population")
+    if pop is not None:
+        if pop.get("ci95"):
+            lo, hi = pop["ci95"]
+            out.append(
+                f"  {pop['question']}: {pop['diff']:+.3f} (95% CI {lo:+.3f} … {hi:+.3f}): {pop['verdict']}"
+            )
+        else:
+            out.append(f"  {pop['question']}: {pop['verdict']}: {pop['reason']}")
+    return "\n".join(out)

@@ -15,6 +15,7 @@ on the result, for the caller to show.
 from __future__ import annotations
 
 import asyncio
+import json
 import ssl
 from collections.abc import Awaitable, Iterable
 from dataclasses import dataclass, field
@@ -26,7 +27,9 @@ import httpx
 from tui.core.model.sanitize import visible
 
 API = "/api/v1/"
-MAX_BODY = 256 << 20  # an answer larger than this is refused (a runaway query)
+# an answer larger than this is refused while it is read (a runaway query: 10^6 series), so the
+# memory of one answer is bounded; 10,000 instances at 60 steps answer ~17 MB a query
+MAX_BODY = 48 << 20
 
 
 class PromError(Exception):
@@ -90,8 +93,12 @@ def base_url(url: str) -> str:
     text = url.strip()
     if "://" not in text:
         text = "http://" + text
-    parts = urlsplit(text)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
+    try:
+        parts = urlsplit(text)
+        host, _ = parts.hostname, parts.port  # a bad port or IPv6 literal raises here
+    except ValueError as exc:
+        raise PromError("bad_url", f"{visible(url)!s}: not a valid URL ({exc})") from None
+    if parts.scheme not in ("http", "https") or not host:
         raise PromError("bad_url", f"{visible(url)!s}: not an http(s) URL of a Prometheus server")
     path = parts.path.rstrip("/")
     if path.endswith("/api/v1"):
@@ -109,8 +116,10 @@ class PromAPI:
         auth: PromAuth | None = None,
         timeout: float = 10.0,
         transport: httpx.AsyncBaseTransport | None = None,
+        max_body: int = MAX_BODY,
     ) -> None:
         self.url = base_url(url)
+        self.max_body = max_body
         self.shown = visible(self.url)  # for messages (the URL holds no secret)
         self.auth = auth or PromAuth()
         self.timeout = timeout
@@ -173,27 +182,37 @@ class PromAPI:
     async def _call(self, endpoint: str, params: Any) -> Result:
         where = f"{self.shown}{API}{endpoint}"
         try:
-            resp = await self._client.get(API + endpoint, params=params)
+            async with self._client.stream("GET", API + endpoint, params=params) as resp:
+                if resp.status_code in (401, 403):
+                    what = "authentication failed" if resp.status_code == 401 else "access denied"
+                    raise PromError(
+                        "auth",
+                        f"{where}: {what} (HTTP {resp.status_code}); check the token or user in [fleet] of specwatch.toml",
+                    )
+                chunks: list[bytes] = []
+                size = 0
+                async for chunk in resp.aiter_bytes():
+                    size += len(chunk)
+                    if size > self.max_body:
+                        raise PromError(
+                            "too_large",
+                            f"{where}: answer larger than {self.max_body >> 20} MiB refused (a query over "
+                            "too many series? narrow --selector)",
+                        )
+                    chunks.append(chunk)
+                content = b"".join(chunks)
+                del chunks
         except httpx.TimeoutException:
             raise PromError("timeout", f"{where}: no answer within {self.timeout:g} s") from None
         except httpx.ConnectError as exc:
             raise PromError("unreachable", f"{self.shown}: cannot connect ({_why(exc)})") from None
         except httpx.HTTPError as exc:
             raise PromError("unreachable", f"{self.shown}: {_why(exc)}") from None
-        if resp.status_code in (401, 403):
-            what = "authentication failed" if resp.status_code == 401 else "access denied"
-            raise PromError(
-                "auth",
-                f"{where}: {what} (HTTP {resp.status_code}); check the token or user in [fleet] of specwatch.toml",
-            )
-        if len(resp.content) > MAX_BODY:
-            raise PromError(
-                "server", f"{where}: answer of {len(resp.content):,} bytes refused (a runaway query?)"
-            )
         try:
-            body = resp.json()
+            body = json.loads(content)
         except ValueError:
             body = None
+        del content
         if not isinstance(body, dict) or "status" not in body:
             kind = "server" if resp.status_code >= 500 else "not_prometheus"
             raise PromError(

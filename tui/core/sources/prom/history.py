@@ -26,7 +26,7 @@ from tui.core.model.records import RATE_DRAFTS
 from tui.core.sources.base import Batch, EventKind, GeneratorSource, LineBatch, SourceEvent
 from tui.core.sources.clock import naive_now
 from tui.core.sources.prom.api import PromAPI, PromAuth, PromError, all_of
-from tui.core.sources.prom.steps import increments, points, restart_steps
+from tui.core.sources.prom.steps import increments, paired_increments, points, restart_steps
 
 
 def exact(labels: dict[str, str]) -> str:
@@ -45,6 +45,7 @@ class PromHistorySource(GeneratorSource):
         window: float = 1800.0,
         step: float = 30.0,
         follow: bool = True,
+        end: float | None = None,
         auth: PromAuth | None = None,
         timeout: float = 10.0,
         transport: Any = None,
@@ -52,7 +53,8 @@ class PromHistorySource(GeneratorSource):
         self.name = name
         self.transport = transport  # an httpx transport (tests); None: the network
         self.url, self.names, self.labels = url, names, dict(labels)
-        self.window, self.step, self.follow = window, step, follow
+        # ``end``: the window ends there (a past window, ``fleet --end``): read once, not followed
+        self.window, self.step, self.follow, self.end = window, step, follow and end is None, end
         self.auth, self.timeout = auth, timeout
         self.where = f"{names.family} {exact(labels)} from {url}"
         self.error: str | None = None
@@ -83,7 +85,7 @@ class PromHistorySource(GeneratorSource):
     async def _run(self) -> AsyncIterator[Batch]:
         api = PromAPI(self.url, self.auth, timeout=self.timeout, transport=self.transport)
         try:
-            end = await api.server_time()
+            end = self.end if self.end is not None else await api.server_time()
             start = end - self.window
             connected = False
             while True:
@@ -156,20 +158,20 @@ class PromHistorySource(GeneratorSource):
                 self._gauge_t = t if self._gauge_t is None else max(self._gauge_t, t)
             return out
         restarts = restart_steps(series.get("created", []))
-        acc, _ = increments(series.get("accepted", []), restarts)
-        dr, _ = increments(series.get("drafts", []), restarts)
-        tok, _ = increments(series.get("draft_tokens", []), restarts)
+        # accepted and drafts paired over the same two samples (a NaN or missing sample of
+        # either leaves its step out of both: steps.paired_increments)
+        pairs, drops = paired_increments(series.get("accepted", []), series.get("drafts", []), restarts)
+        tok_pairs, _ = paired_increments(series.get("draft_tokens", []), series.get("drafts", []), restarts)
+        tok = {t: v[0] for t, v in tok_pairs.items()}
         gen, _ = increments(series.get("gen_tokens", []), restarts)
         run = dict(series.get("running", []))
-        drafts_pts = series.get("drafts", [])
-        drops = {t for (_, a), (t, b) in zip(drafts_pts, drafts_pts[1:]) if b < a} | restarts
-        for t in sorted(dr):
+        for t in sorted(pairs):
             if t in drops:
                 out.append(
                     json.dumps({"marker": "counter_reset", "family": fam, "timestamp": t, "config": {}})
                 )
-            d, a = dr[t], acc.get(t)
-            if d <= 0 or a is None:
+            a, d, span = pairs[t]
+            if d <= 0:
                 continue  # idle: no record
             rec: dict[str, Any] = {
                 "family": fam,
@@ -179,13 +181,13 @@ class PromHistorySource(GeneratorSource):
                 "accepted": int(round(a)),
                 "num_drafts": float(round(d)),
                 "rate_definition": RATE_DRAFTS,
-                "extra": {"source": "prometheus", "window_s": f"{self.step:.3f}"},
+                "extra": {"source": "prometheus", "window_s": f"{span:.3f}"},
             }
             if tok.get(t):
                 rec["accept_rate"] = a / tok[t]
                 rec["drafted"] = int(round(tok[t]))
-            if t in gen and self.step > 0:
-                rec["throughput"] = gen[t] / self.step
+            if t in gen and span > 0:
+                rec["throughput"] = gen[t] / span
             r = run.get(t)
             if r is not None and math.isfinite(r):
                 rec["running_req"] = int(r)
