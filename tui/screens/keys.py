@@ -30,9 +30,17 @@ class Key:
     display: str | None = None  # the key as the footer shows it (Binding.key_display)
     named: str | None = None  # the key(s) as help and palette name them (default: display, or keys)
     scope: Literal["screen", "app"] = "screen"
+    priority: bool = False  # before any widget's own binding of the key (an input's ctrl+c)
 
     def binding(self) -> Binding:
-        return Binding(self.keys, self.action, self.footer, show=self.show, key_display=self.display)
+        return Binding(
+            self.keys,
+            self.action,
+            self.footer,
+            show=self.show,
+            key_display=self.display,
+            priority=self.priority,
+        )
 
     @property
     def name(self) -> str:
@@ -150,6 +158,11 @@ WATCH_KEYS = [
 
 APP_KEYS = [
     Key("q", "quit", "Quit", "Quit", "leave specwatch", scope="app"),
+    Key(
+        "ctrl+c", "interrupt", "Interrupt", "Interrupt (quit)",
+        "leave specwatch as an interrupt does: one line, exit status 130", show=False, scope="app",
+        priority=True,
+    ),
     Key(
         "question_mark", "help", "Help", "Help", "this help: keys and what the numbers mean",
         display="?", scope="app",

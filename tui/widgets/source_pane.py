@@ -100,6 +100,7 @@ class SourcePane(Vertical, can_focus=True):
         self.tier = "full"
         self.window = DEFAULT_WINDOW  # index into WINDOWS: the chart's time window
         self._verdict: str | None = None
+        self.drawn_progress: float | None = None  # a replay's progress when its numbers were drawn
         self.set_class(not chart, "-no-chart")
         self.set_class(not log, "-no-log")
 
@@ -129,7 +130,7 @@ class SourcePane(Vertical, can_focus=True):
         self.query_one(PaneHeader).show(
             st.label,
             st.where,
-            st.status_text(now or time.monotonic()),
+            st.status_text(now or time.monotonic(), progress=self.drawn_progress),
             frozen=frozen,
             extra=extra,
             peers=peers,
@@ -147,6 +148,8 @@ class SourcePane(Vertical, can_focus=True):
             sel = self.selected = None
         if NUMBERS in parts and (force or st.version != self._version):
             self._version = st.version
+            if st.replay:  # the header's percentage is that of the numbers shown (read ahead: not yet)
+                self.drawn_progress = st.read_progress()
             numbers = self.query_one(NumbersPanel)
             brief = numbers.has_class("-compact")  # a compact pane shows fewer numbers: only those
             numbers.show(pane_numbers(stats, sel, brief=brief), pinned=sel is not None)
