@@ -33,10 +33,12 @@ class WatchActions(CompareScreen):
         self.charts = not plan.compare  # the history charts shown (c)
         self.logs = len(plan.panes) <= 2 and not plan.compare  # the log tails shown (l)
         self.wrap = False  # log tails: long lines wrapped (w) or cut at the width
+        self._charts_for_overlay = False  # the panes' charts were switched on by o (the overlay hidden)
 
     def update_layout(self) -> None:
         """Compare mode: panes as tall as their content unless charts or logs are shown in them."""
         self.set_class(self.charts or self.logs, "-tall-panes")
+        self.call_after_refresh(self.fit_compare)
 
     @property
     def replay_sources(self) -> list:
@@ -141,6 +143,7 @@ class WatchActions(CompareScreen):
 
     def action_toggle_chart(self) -> None:
         self.charts = not self.charts
+        self._charts_for_overlay = False
         for pane in self.panes:
             pane.set_chart(self.charts)
         self.update_layout()
@@ -163,6 +166,15 @@ class WatchActions(CompareScreen):
         self.overlay = not self.overlay
         for box in boxes:
             box.display = self.overlay
+        # the rows go to the panes: each shows its own chart while the overlay is hidden
+        if not self.overlay and not self.charts:
+            self._charts_for_overlay = self.charts = True
+        elif self.overlay and self._charts_for_overlay:
+            self._charts_for_overlay = self.charts = False
+        for pane in self.panes:
+            if pane.has_class("-no-chart") == self.charts:
+                pane.set_chart(self.charts)
+        self.update_layout()
         self.redraw_compare()
         self.tick()
 
@@ -253,11 +265,17 @@ class WatchActions(CompareScreen):
     def action_zoom(self) -> None:
         """Maximise the focused pane (every block, the chart with room for its axis), or restore."""
         if self.maximized is not None:
+            was = self.maximized
             self.minimize()
+            if isinstance(was, SourcePane):
+                was.set_chart(self.charts)
             self.app.notify("every pane again (z maximises the focused one)", timeout=2)
         else:
             pane = self.focused_pane()
             self.maximize(pane, container=False)
+            pane.set_chart(
+                True
+            )  # the screen is the pane's: its chart too (compare mode has none in the panes)
             self.app.notify(f"{pane.state.label} maximised (z restores)", timeout=2, markup=False)
         self.call_after_refresh(self.tick)
 

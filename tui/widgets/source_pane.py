@@ -20,7 +20,8 @@ from textual.widgets import Static
 from tui.panes.figures import pane_numbers, segment_verdict
 from tui.panes.state import HISTORY, PaneState, RawLine
 from tui.widgets.breakdown import Breakdown
-from tui.widgets.history_chart import MIN_ROWS, ChartData, ChartSeries, HistoryChart
+from tui.widgets.chart_axis import cut
+from tui.widgets.history_chart import MIN_ROWS, PANE_MIN_ROWS, ChartData, ChartSeries, HistoryChart
 from tui.widgets.layout import FULL_MIN_H, pane_tier
 from tui.widgets.log_tail import LogTail
 from tui.widgets.metric_spark import MetricSparks, SparkRow
@@ -47,6 +48,21 @@ LOG_ROWS = 4  # the log tail's least height in a pane (its border and three line
 Scales = dict[str, tuple[float, float]]
 NUMBERS, SPARKS, CHART, LOG = "numbers", "sparks", "chart", "log"  # the parts a tick may render
 ALL_PARTS = frozenset((NUMBERS, SPARKS, CHART, LOG))
+
+
+def config_line(prefix: str, label: str, width: int) -> str:
+    """``prefix`` and a config ``label`` in ``width`` characters: the prefix dropped first, then
+    the word ``draft=``, then the draft model's name shortened from its start
+    (``draft=…3.1-8b-fixed``: its end tells runs apart), then the end cut with ``…``."""
+    for text in (prefix + label, label, label.replace(" draft=", " ")):
+        if len(text) <= width:
+            return text
+    head, sep, draft = label.partition("draft=")
+    if sep:
+        rest = width - len(head) - len(sep) - 1
+        if rest >= 6:
+            return f"{head}{sep}…{draft[-rest:]}"
+    return cut(label, width)
 
 
 def recent(state: PaneState, n: int):
@@ -81,6 +97,7 @@ class SourcePane(Vertical, can_focus=True):
     SourcePane.-no-log-room LogTail { display: none; }
     SourcePane LogTail { min-height: 4; }
     SourcePane.-compact #verdict { margin-bottom: 0; }
+    SourcePane > #config { display: none; height: 1; padding: 0 1; }
     """
     ALLOW_MAXIMIZE = True
 
@@ -107,6 +124,7 @@ class SourcePane(Vertical, can_focus=True):
     def compose(self) -> ComposeResult:
         yield PaneHeader()
         yield NumbersPanel()
+        yield Static("", id="config", markup=False)  # compare, short tiers: the config in one line
         yield MetricSparks(
             [
                 SparkRow("accept len", "primary", 2),
@@ -153,6 +171,7 @@ class SourcePane(Vertical, can_focus=True):
             numbers = self.query_one(NumbersPanel)
             brief = numbers.has_class("-compact")  # a compact pane shows fewer numbers: only those
             numbers.show(pane_numbers(stats, sel, brief=brief), pinned=sel is not None)
+            self._show_config(sel)
             verdict = self.query_one("#verdict", Static)
             measured = sum(1 for s in stats.segments if s.all.accept_len.n or s.all.pooled_len.n)
             line = verdict_line(segment_verdict(stats), max(1, verdict.size.width or 200), measured)
@@ -204,6 +223,23 @@ class SourcePane(Vertical, can_focus=True):
                     self._chart_key = chart_key
                     self.query_one(HistoryChart).set_data(self.chart_data(scales.get("accept_len")))
 
+    def _show_config(self, sel: int | None) -> None:
+        """The config of the segment shown, in one line (compare mode, a pane too short for the
+        numbers' own config row: what differs between A and B stays on the screen)."""
+        line = self.query_one("#config", Static)
+        stats = self.state.stats
+        seg = stats.current if sel is None else next((s for s in stats.segments if s.index == sel), None)
+        label = (seg.label or seg.config.label()) if seg is not None else ""
+        known = bool(label) and label != "config unknown"
+        show = known and self.tier != "full" and self.screen.has_class("-compare")
+        line.display = show
+        if show:
+            text = config_line(
+                f"seg {seg.index}: " if seg is not None else "", label, line.content_size.width or 80
+            )
+            if str(line.render()) != text:
+                line.update(text)
+
     def chart_key(self, scales: Scales | None = None) -> tuple:
         """What the chart is drawn from: a new key, new chart data."""
         st = self.state
@@ -252,7 +288,7 @@ class SourcePane(Vertical, can_focus=True):
     def fit(self) -> None:
         """Show the log tail (when it is on) where it gets ``LOG_ROWS`` rows — a compact pane too,
         so that the log tail and the overlay chart of compare mode show together — and the chart
-        only when what is left gives it ``MIN_ROWS`` rows."""
+        only when what is left gives it ``MIN_ROWS`` rows (``PANE_MIN_ROWS`` in compare)."""
         fixed = 0
         for child in self.children:
             if child.display and not isinstance(child, (HistoryChart, LogTail)):
@@ -263,7 +299,10 @@ class SourcePane(Vertical, can_focus=True):
         if self.has_class("-no-log-room") and log and log_room:
             self.query_one(LogTail).rebuild(self.state.raw, self.state.raw_seq)
         self.set_class(log and not log_room, "-no-log-room")
-        self.set_class(room - (LOG_ROWS if log and log_room else 0) < MIN_ROWS, "-no-room")
+        # in compare the rows under the numbers are the chart's, however few (a short chart has no
+        # frame); a grid's pane keeps to charts with a readable y axis (z shows it big)
+        least = PANE_MIN_ROWS if self.screen.has_class("-compare") else MIN_ROWS
+        self.set_class(room - (LOG_ROWS if log and log_room else 0) < least, "-no-room")
         self.hint_hidden()
 
     def hint_hidden(self) -> None:
@@ -323,7 +362,7 @@ class SourcePane(Vertical, can_focus=True):
         def label(idx: int) -> str:
             seg = st.segment(idx)
             text = f"seg {idx}" + (f": {seg.label or seg.config.label()}" if seg is not None else "")
-            return text.replace(" draft=", " ")[:80]
+            return cut(text.replace(" draft=", " "), 80)
 
         bounds = []
         first = seqs[0] if seqs else None
@@ -337,8 +376,11 @@ class SourcePane(Vertical, can_focus=True):
             (seq + 0.5, w) for seq, w in st.file_marks
         ]
         axis = "x: time by the log's clock" if timed else "x: record #"
+        starts = {
+            i for i in range(1, len(pts)) if pts[i].segment != pts[i - 1].segment
+        }  # no line across a restart
         return ChartData(
-            [ChartSeries("accept len", xs, [p.accept_len for p in pts], "primary")],
+            [ChartSeries("accept len", xs, [p.accept_len for p in pts], "primary", starts=starts)],
             bounds,
             [(x_of(seq), text) for seq, text in marks if first is not None and seq >= first],
             ylim,
