@@ -17,7 +17,7 @@ from tui.panes.launch import LaunchPlan
 from tui.screens.compare_view import CompareScreen
 from tui.screens.messages import MarkAdded, RecordsExported, RestartMarked
 from tui.screens.records_csv import write_records
-from tui.widgets.source_pane import CHART_POINTS, LOG, NUMBERS, WINDOWS, SourcePane
+from tui.widgets.source_pane import CHART, CHART_POINTS, LOG, NUMBERS, WINDOWS, SourcePane
 
 # Replay speeds for + and -; None is "as fast as possible".
 SPEEDS: list[float | None] = [0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0, 500.0, 1000.0, None]
@@ -158,6 +158,15 @@ class WatchActions(CompareScreen):
         name = window[0] if window is not None else f"the last {CHART_POINTS:,} records (the default)"
         self.app.notify(f"charts: {name}  (< wider · > narrower)", timeout=2, markup=False)
 
+    def action_chart_pan(self, step: int) -> None:
+        """Pan every pane's chart window back (``{``, step 1) or forward (``}``, step -1) in time."""
+        panes = self.panes
+        words = [pane.pan(step) for pane in panes]
+        self.redraw_compare()  # the overlay shows the panes' windows
+        self.tick(lambda i: frozenset({CHART}))
+        shown = words[self.panes.index(self.focused_pane())] if panes else ""
+        self.app.notify(f"charts: {shown}  ({{ earlier · }} later)", timeout=2, markup=False)
+
     def action_toggle_overlay(self) -> None:
         boxes = list(self.query("#overlay-box"))
         if not boxes:
@@ -224,9 +233,13 @@ class WatchActions(CompareScreen):
         self._log_pane().query_one(LogTail).open_search()
 
     def action_goto(self) -> None:
+        """g: a line or a time in the log tail; when the chart is panned, the line of its window's
+        newest record is offered (Enter goes there: the log tail follows the window)."""
         from tui.widgets.log_tail import LogTail
 
-        self._log_pane().query_one(LogTail).open_goto()
+        pane = self._log_pane()
+        line = pane.window_end_line()
+        pane.query_one(LogTail).open_goto("" if line is None else str(line))
 
     def action_find_next(self, step: int) -> None:
         """F3: the next older line with the search text; F4 (or shift+F3): the next newer one."""

@@ -53,7 +53,10 @@ class CompareScreen(TickingScreen):
             self.alert_verdict = cmp["accept_len"]["verdict"]
             self.query_one(CompareBar).show(cmp, a.label, b.label)
         chart = self.query_one("#overlay", HistoryChart)
-        okey = (a.seq, b.seq, len(a.boundaries), len(b.boundaries), scales.get("accept_len"))
+        windows = tuple(
+            (p.window, p.pan_end) for p in self.query(SourcePane)
+        )  # the overlay shows the panes' windows
+        okey = (a.seq, b.seq, len(a.boundaries), len(b.boundaries), scales.get("accept_len"), windows)
         if CHART in parts and self.overlay and okey != self._overlay_key and self.on_screen(chart):
             self._overlay_key = okey
             chart.set_data(self.overlay_data(scales.get("accept_len")))
@@ -131,7 +134,13 @@ class CompareScreen(TickingScreen):
         """Both sources on one axis: the log's wall clock when both have timestamps and their
         time ranges meet (or nearly); each on its own clock (time since its first record, said on
         the axis with each start) when they lie apart; record numbers without timestamps."""
-        pts = [[p for p in recent(st, CHART_POINTS) if p.accept_len is not None] for st in self.states]
+        panes = list(self.query(SourcePane))[:2]  # each source in its pane's window (< >, { })
+        pts = [pane.chart_points()[0] for pane in panes]
+        if not all(pts):  # a pane without records yet (or panned past them): nothing to overlay but what is
+            pts = [
+                ps or [p for p in recent(st, CHART_POINTS) if p.accept_len is not None]
+                for ps, st in zip(pts, self.states)
+            ]
         timed = all(ps and all(p.timestamp is not None for p in ps) for ps in pts)
         shared = timed and _meet([(ps[0].timestamp, ps[-1].timestamp) for ps in pts])
         series, bounds = [], []

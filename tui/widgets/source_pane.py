@@ -50,6 +50,14 @@ NUMBERS, SPARKS, CHART, LOG = "numbers", "sparks", "chart", "log"  # the parts a
 ALL_PARTS = frozenset((NUMBERS, SPARKS, CHART, LOG))
 
 
+def _clock(ts: float) -> str:
+    return time.strftime("%H:%M:%S", time.gmtime(ts))  # naive seconds: the log's own fields
+
+
+def _first_seq(pts: list) -> str:
+    return f"{pts[0].seq:,}" if pts else "–"
+
+
 def config_line(prefix: str, label: str, width: int) -> str:
     """``prefix`` and a config ``label`` in ``width`` characters: the prefix dropped first, then
     the word ``draft=``, then the draft model's name shortened from its start
@@ -116,6 +124,9 @@ class SourcePane(Vertical, can_focus=True):
         self._shown = False  # show_data has run once (the state is there to draw)
         self.tier = "full"
         self.window = DEFAULT_WINDOW  # index into WINDOWS: the chart's time window
+        # the window's end when panned back ({): a log time (or a record number for the default
+        # window and logs without timestamps); None: it ends at the newest record and follows
+        self.pan_end: float | None = None
         self._verdict: str | None = None
         self.drawn_progress: float | None = None  # a replay's progress when its numbers were drawn
         self.set_class(not chart, "-no-chart")
@@ -244,7 +255,14 @@ class SourcePane(Vertical, can_focus=True):
         """What the chart is drawn from: a new key, new chart data."""
         st = self.state
         scales = self._scales if scales is None else scales
-        return (st.seq, tuple(st.boundaries)[-2:], len(st.marks), scales.get("accept_len"), self.window)
+        return (
+            st.seq,
+            tuple(st.boundaries)[-2:],
+            len(st.marks),
+            scales.get("accept_len"),
+            self.window,
+            self.pan_end,
+        )
 
     @property
     def chart_current(self) -> bool:
@@ -324,27 +342,97 @@ class SourcePane(Vertical, can_focus=True):
         if (self.border_subtitle or "") != hint:
             self.border_subtitle = hint
 
-    def chart_points(self) -> tuple[list, str]:
-        """The records the chart draws (its time window) and the words for it."""
-        st = self.state
+    def _window(self) -> tuple[str, float | None, int]:
+        """The chart's window: (its name, seconds of the log's clock or None for a window of
+        records, records)."""
         window = WINDOWS[self.window]
-        if window is None:  # the default: the last CHART_POINTS records, back to the previous segment
-            n = CHART_POINTS
-            if st.boundaries:  # reach back to the start of the previous segment: the step shows
+        if window is None:
+            return "", None, CHART_POINTS
+        name, seconds, records = window
+        return name, seconds, records
+
+    def _by_time(self, pts: list) -> bool:
+        name, seconds, _ = self._window()
+        return seconds is not None and any(p.timestamp is not None for p in pts)
+
+    def chart_points(self) -> tuple[list, str]:
+        """The records the chart draws (its time window, where it was panned to) and the words
+        for it."""
+        st = self.state
+        name, seconds, records = self._window()
+        pts = [p for p in st.history if p.accept_len is not None]
+        if seconds is not None and math.isinf(seconds):
+            self.pan_end = None  # everything kept: nothing to pan
+            return pts, f"everything kept ({len(pts):,} records)"
+        if self._by_time(pts):
+            assert seconds is not None
+            newest = max(p.timestamp for p in pts if p.timestamp is not None)
+            end = newest if self.pan_end is None else min(self.pan_end, newest)
+            pts = [p for p in pts if p.timestamp is not None and end - seconds <= p.timestamp <= end]
+            if self.pan_end is None:
+                return pts, f"{name} by the log's clock ({len(pts):,} records)"
+            return (
+                pts,
+                f"{_clock(end - seconds)}–{_clock(end)} by the log's clock, panned ({len(pts):,} records)",
+            )
+        if seconds is None:  # the default: the last CHART_POINTS records, back to the previous segment
+            n = records
+            if st.boundaries and self.pan_end is None:  # reach back to the previous segment: the step shows
                 prev = st.boundaries[-2][0] if len(st.boundaries) >= 2 else 1
                 n = max(n, st.seq - prev + 1)
-            pts = [p for p in recent(st, n) if p.accept_len is not None]
-            return pts, f"last {len(pts):,} records"
-        name, seconds, records = window
+        else:
+            n = records  # no timestamps in this log: a window of records instead
+        end_seq = st.seq if self.pan_end is None else min(self.pan_end, st.seq)
+        pts = [p for p in pts if end_seq - n < p.seq <= end_seq]
+        what = (
+            f"last {len(pts):,} records"
+            if self.pan_end is None
+            else f"records {_first_seq(pts)}–{int(end_seq):,}, panned"
+        )
+        if seconds is not None:
+            what += f" (no timestamps for {name})"
+        return pts, what
+
+    def pan(self, step: int) -> str:
+        """Pan the chart's window back (``step`` 1) or forward (-1) by half its width; back at the
+        newest it follows again. Returns the words for it."""
+        st = self.state
+        name, seconds, records = self._window()
         pts = [p for p in st.history if p.accept_len is not None]
-        newest = next((p.timestamp for p in reversed(pts) if p.timestamp is not None), None)
-        if math.isinf(seconds):
-            return pts, f"everything kept ({len(pts):,} records)"
-        if newest is None:  # no timestamps in this log: a window of records instead
-            pts = pts[-records:]
-            return pts, f"last {len(pts):,} records (no timestamps for {name})"
-        pts = [p for p in pts if p.timestamp is not None and p.timestamp >= newest - seconds]
-        return pts, f"{name} by the log's clock ({len(pts):,} records)"
+        if not pts:
+            return "no records to pan over yet"
+        if seconds is not None and math.isinf(seconds):
+            return "the window is everything kept: nothing to pan (> narrows it)"
+        if self._by_time(pts):
+            assert seconds is not None
+            stamps = [p.timestamp for p in pts if p.timestamp is not None]
+            newest, oldest = max(stamps), min(stamps)
+            if newest - oldest <= seconds and self.pan_end is None:
+                return f"every record kept is in the window ({name}): nothing to pan (> narrows it)"
+            end = (newest if self.pan_end is None else self.pan_end) - step * seconds / 2
+            end = max(end, min(newest, oldest + seconds / 2))  # not past the oldest record kept
+            self.pan_end = None if end >= newest else end
+        else:
+            half = max(1, records // 2)
+            if st.seq - pts[0].seq < records and self.pan_end is None:
+                return f"every record kept is in the window ({records:,} records): nothing to pan"
+            end_seq = float(st.seq if self.pan_end is None else self.pan_end) - step * half
+            end_seq = max(end_seq, float(min(st.seq, pts[0].seq + half)))
+            self.pan_end = None if end_seq >= st.seq else end_seq
+        if self.chart_shown:
+            self.show_data(self._scales, parts=frozenset((CHART,)))
+        if self.pan_end is None:
+            return "the newest records again: following"
+        _, words = self.chart_points()
+        return words
+
+    def window_end_line(self) -> int | None:
+        """The log line of the newest record in the chart's window when it is panned (``g`` goes
+        there in the log tail), else None."""
+        if self.pan_end is None:
+            return None
+        pts, _ = self.chart_points()
+        return pts[-1].line_no if pts else None
 
     def chart_data(self, ylim: tuple[float, float] | None) -> ChartData:
         st = self.state
@@ -376,6 +464,7 @@ class SourcePane(Vertical, can_focus=True):
             (seq + 0.5, w) for seq, w in st.file_marks
         ]
         axis = "x: time by the log's clock" if timed else "x: record #"
+        keys = "< > window, { } pan" + (", g its newest line" if self.pan_end is not None else "")
         starts = {
             i for i in range(1, len(pts)) if pts[i].segment != pts[i - 1].segment
         }  # no line across a restart
@@ -384,7 +473,7 @@ class SourcePane(Vertical, can_focus=True):
             bounds,
             [(x_of(seq), text) for seq, text in marks if first is not None and seq >= first],
             ylim,
-            xlabel=f"accept len, {words} ({axis}; < > window)",
+            xlabel=f"accept len, {words} ({axis}; {keys})",
             time_axis=timed,
         )
 
@@ -403,8 +492,12 @@ class SourcePane(Vertical, can_focus=True):
         return segs[pos - 1] if pos > 0 else None
 
     def set_window(self, index: int) -> None:
-        """Show the chart's time window ``WINDOWS[index]`` (redrawn now when it is shown)."""
-        self.window = max(0, min(len(WINDOWS) - 1, index))
+        """Show the chart's time window ``WINDOWS[index]`` (redrawn now when it is shown); a
+        panned window keeps its end (a window of records and one of time do not share one)."""
+        new = max(0, min(len(WINDOWS) - 1, index))
+        if (WINDOWS[new] is None) != (WINDOWS[self.window] is None):
+            self.pan_end = None
+        self.window = new
         if self.chart_shown:
             self.show_data(self._scales, parts=frozenset((CHART,)))
 
