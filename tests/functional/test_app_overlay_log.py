@@ -46,7 +46,8 @@ async def test_at_80x24_the_overlay_steps_aside_and_l_says_where_there_was_no_ro
         text = " ".join(overlay.render_line(y).text for y in range(overlay.size.height))
         bar = str(app.screen.query_one("#compare").border_subtitle or "")
         assert "A ab_a.log" in text and "no room" not in text + bar, (text, bar)
-        assert overlay.region.bottom == app.screen.region.bottom - 1  # every row to the footer used
+        box = app.screen.query_one("#overlay-box")
+        assert box.region.bottom == app.screen.region.bottom - 1  # every row to the footer used
         await pilot.press("l")
         await wait_for(
             pilot,

@@ -66,7 +66,7 @@ class ChartData:
 
 
 MIN_ROWS = 6  # from this height a chart has its frame, its y axis ticks and plotext's x label
-LEGEND_MIN_ROWS = 3  # a chart of several series (the overlay): its legend row and two of plot
+LEGEND_MIN_ROWS = 2  # a chart of several series (the overlay): its legend row and one of plot
 PANE_MIN_ROWS = 4  # a pane's chart: its label row, two rows of plot and the x ticks
 FRAMED_ROWS = 6  # from this height the plot has its frame; below it, only the plot and the x ticks
 MIN_COLS = 30  # below this the ticks and the legend do not fit: a hint instead
@@ -189,13 +189,14 @@ def build_strips(d: ChartData, w: int, h: int, colours: dict[str, tuple[int, int
     plot_h = h - 1 if own_row else h
     framed = plot_h >= FRAMED_ROWS or not own_row
     # the plot's own rows: less the frame (top, bottom), the tick labels and plotext's x label
-    rows = plot_h - (2 if framed else 0) - 1 - (0 if own_row else 1)
+    xaxis = framed or plot_h >= 2  # one row: the plot alone (its legend row says what x is)
+    rows = plot_h - (2 if framed else 0) - (1 if xaxis else 0) - (0 if own_row else 1)
     yticks = _apart(nice_ticks(lo, hi, max(2, min(6, rows // 2))), lo, hi, rows, lambda t: 1)
     if not framed:  # two rows of dots or so: the ends of the scale
         yticks = [lo, hi] if rows >= 2 else [hi]
-    ylabels = [number(t) for t in yticks]
+    ylabels = [number(t) for t in yticks] if rows >= 2 or framed else [f"{number(lo)}–{number(hi)}"]
     cols = w - max(map(len, ylabels)) - 3
-    xticks, xlabels = _xticks(d, x0, x1, cols)
+    xticks, xlabels = _xticks(d, x0, x1, cols) if xaxis else ([], [])
     width = dict(zip(xticks, map(len, xlabels)))
     keep = set(_apart(xticks, x0, x1, cols, lambda t: width[t] + 1)) if x1 > x0 else set(xticks)
     xlabels = [text for t, text in zip(xticks, xlabels) if t in keep]
@@ -235,7 +236,7 @@ def build_strips(d: ChartData, w: int, h: int, colours: dict[str, tuple[int, int
             plt.vline(x, colour["warning"])
             plt.text(label, x, lo, color=colour["warning"], alignment="left")
     if not own_row:
-        plt.xlabel(cut(d.xlabel, max(0, w - 2)))
+        plt.xlabel(cut(d.xlabel, max(0, cols)))  # plotext drops a label wider than its plot
     ansi = plt.build()
     plt.clear_figure()  # nothing kept between builds (plotext's figure is module-wide)
     lines = Text.from_ansi(ansi).split("\n")

@@ -468,6 +468,9 @@ class SourcePane(Vertical, can_focus=True):
         starts = {
             i for i in range(1, len(pts)) if pts[i].segment != pts[i - 1].segment
         }  # no line across a restart
+        empty = "waiting for metric lines…"
+        if self.pan_end is not None and not pts:  # panned into a stretch without records (a gap)
+            empty = f"no records in this window ({words}; }} later)"
         return ChartData(
             [ChartSeries("accept len", xs, [p.accept_len for p in pts], "primary", starts=starts)],
             bounds,
@@ -475,6 +478,7 @@ class SourcePane(Vertical, can_focus=True):
             ylim,
             xlabel=f"accept len, {words} ({axis}; {keys})",
             time_axis=timed,
+            empty_text=empty,
         )
 
     def _segment_at(self, seq: float) -> int | None:
