@@ -196,11 +196,18 @@ def build_strips(d: ChartData, w: int, h: int, colours: dict[str, tuple[int, int
         yticks = [lo, hi] if rows >= 2 else [hi]
     ylabels = [number(t) for t in yticks] if rows >= 2 or framed else [f"{number(lo)}–{number(hi)}"]
     cols = w - max(map(len, ylabels)) - 3
-    xticks, xlabels = _xticks(d, x0, x1, cols) if xaxis else ([], [])
-    width = dict(zip(xticks, map(len, xlabels)))
-    keep = set(_apart(xticks, x0, x1, cols, lambda t: width[t] + 1)) if x1 > x0 else set(xticks)
-    xlabels = [text for t, text in zip(xticks, xlabels) if t in keep]
+    xticks, labels = _xticks(d, x0, x1, cols) if xaxis else ([], [])
+    label_of = dict(zip(xticks, labels))
+    width = {t: len(text) for t, text in label_of.items()}
+    # two cells between labels at least: plotext never has to move one for its neighbour
+    if x1 > x0 and len(xticks) > 2:  # and none that plotext would have to move off the plot's edges
+        inside = [
+            t for t in xticks if width[t] / 2 <= (t - x0) / (x1 - x0) * (cols - 1) <= cols - 1 - width[t] / 2
+        ]
+        xticks = inside if len(inside) >= 2 else xticks
+    keep = set(_apart(xticks, x0, x1, cols, lambda t: width[t] + 3)) if x1 > x0 else set(xticks)
     xticks = [t for t in xticks if t in keep]
+    xlabels = [label_of[t] for t in xticks]
     colour = {name: colours.get(name, muted_rgb) for name in COLOUR_NAMES}
 
     plt.clear_figure()
