@@ -70,6 +70,8 @@ def config_line(prefix: str, label: str, width: int) -> str:
         rest = width - len(head) - len(sep) - 1
         if rest >= 6:
             return f"{head}{sep}…{draft[-rest:]}"
+        if len(head) + 1 <= width:  # no room for the draft's name: the rest, whole, and that there is more
+            return head + "…"
     return cut(label, width)
 
 
