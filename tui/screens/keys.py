@@ -97,14 +97,14 @@ WATCH_KEYS = [
     ),
     Key(
         "left_curly_bracket,shift+left", "chart_pan(1)", "Earlier", "Chart: pan back in time",
-        "pan the charts' window back in time by half its width (it stays there while new lines come; "
-        "the x axis says where it is; g then goes to its newest line in the log tail)",
-        display="{", named="{ / shift+←",
+        "pan the charts' window back in time by half its width (shift+← too; it stays there while new "
+        "lines come, the x axis says where it is; g then goes to its newest line in the log tail)",
+        display="{",
     ),
     Key(
         "right_curly_bracket,shift+right", "chart_pan(-1)", "Later", "Chart: pan forward in time",
-        "pan the charts' window forward by half its width; past the newest it follows again",
-        display="}", named="} / shift+→",
+        "pan the charts' window forward by half its width (shift+→ too); past the newest it follows again",
+        display="}",
     ),
     Key(
         "o", "toggle_overlay", "Overlay", "Toggle overlay chart",
