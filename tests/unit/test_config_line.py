@@ -4,7 +4,7 @@ then the draft's name from its start (its end tells runs apart), then the rest w
 
 from __future__ import annotations
 
-from tui.widgets.source_pane import config_line
+from tui.widgets.config_line import config_line
 
 LABEL = "EAGLE3 steps=5 topk=1 ndt=6 draft=eagle3-llama3.1-8b-fixed"
 
