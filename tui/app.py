@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import gc
+import signal
 import time
 from collections.abc import Iterable
 from pathlib import Path
@@ -12,10 +13,12 @@ from typing import Any
 from textual.app import App, SystemCommand
 from textual.screen import Screen
 
+from tui.core.model import stop
 from tui.core.model.sanitize import visible
 from tui.panes.launch import LaunchPlan
 from tui.screens.keys import ALL_KEYS, APP_KEYS, TEXTUAL_DUPLICATES
 from tui.screens.messages import ScreenshotSaved, WatchReady
+from tui.screens.palette import KeysProvider
 from tui.screens.watch import WatchScreen
 from tui.theming.themes import DEFAULT_THEME, load_themes
 from tui.theming.ui_config import load_ui_config, save_ui_config
@@ -29,6 +32,7 @@ class SpecwatchApp(App[int]):
     CSS_PATH = "app.tcss"
     TITLE = "specwatch"
     BINDINGS = [k.binding() for k in APP_KEYS]
+    COMMANDS = {KeysProvider}  # Textual's system commands, found by our footer words too
 
     def __init__(
         self,
@@ -150,11 +154,30 @@ class SpecwatchApp(App[int]):
 
     def action_screenshot(self, filename: str | None = None, path: str | None = None) -> None:
         """An SVG of the screen, named by the time, in ``save_dir`` (``filename`` and ``path``,
-        when given, as Textual's own action takes them)."""
+        when given, as Textual's own action takes them). The toasts on the screen are not in it:
+        hidden for the frame the picture is taken from, then shown again."""
         name = (
             filename or f"specwatch-{time.strftime('%Y%m%d-%H%M%S')}-{int(time.time() * 1000) % 1000:03d}.svg"
         )
         where = Path(path) if path else self.save_dir
+        racks = [r for r in self.screen.query("#textual-toastrack") if r.display]
+        if not racks:
+            self._save_screenshot(name, where)
+            return
+        for rack in racks:
+            rack.display = False
+        self.screen.refresh(layout=True)
+
+        def take() -> None:
+            try:
+                self._save_screenshot(name, where)
+            finally:
+                for rack in racks:
+                    rack.display = True
+
+        self.call_after_refresh(take)
+
+    def _save_screenshot(self, name: str, where: Path) -> None:
         try:
             where.mkdir(parents=True, exist_ok=True)
             saved = self.save_screenshot(filename=name, path=str(where))
@@ -179,6 +202,13 @@ class SpecwatchApp(App[int]):
 
     async def action_quit(self) -> None:
         self.exit(0)
+
+    def action_interrupt(self) -> None:
+        """``ctrl+c`` (the terminal sends it as a key, not as SIGINT): what a SIGINT does, through
+        the same exit path (:meth:`stop_signal`); the signal is noted for the command, which then
+        says so in one line and exits with 130."""
+        stop.request(signal.SIGINT)
+        self.stop_signal(signal.SIGINT)
 
     def on_unmount(self) -> None:
         for fn in self.plan.cleanup:

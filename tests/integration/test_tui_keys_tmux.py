@@ -58,6 +58,11 @@ SEQUENCES: dict[str, list[tuple[str, str]]] = {
     "question_mark": [("all", "3f")],
     "t": [("all", "74")],
     "s": [("all", "73")],
+    "ctrl+c": [("all", "03")],
+    "left_curly_bracket": [("all", "7b")],
+    "right_curly_bracket": [("all", "7d")],
+    "shift+left": [("xterm, tmux", "1b 5b 31 3b 32 44")],
+    "shift+right": [("xterm, tmux", "1b 5b 31 3b 32 43")],
 }
 ESC = "1b"
 BACK = r"([\d,]+) lines back \(End: follow\)"
@@ -74,11 +79,13 @@ EFFECTS: dict[str, tuple[list[str], str, list[str]] | None] = {
     "segment(1)": ([], r"showing segment 0 of the replay read", []),
     "restart_mark": ([], r"1  12:16:29  \(restarted\)", []),  # a segment at ab_a's last time
     "add_mark": ([], r"mark M\d at \d\d:\d\d:\d\d by the log's clock", []),
-    # the overlay hidden first (o), so that the panes have room for their charts
-    "toggle_chart": (["6f"], r"accept len, last [\d,]+ records \(x: time by the log's clock", ["63", "6f"]),
+    # c in compare: the panes take the height with their charts, the overlay under them
+    "toggle_chart": ([], r"accept len, last [\d,]+ records \(x: time by the log's clock", ["63"]),
     "chart_window(1)": ([], r"charts: everything", []),
     "chart_window(-1)": ([], r"charts: the last 1,500 records", []),
-    "toggle_overlay": ([], r"!accept len, both sources", ["6f"]),
+    "chart_pan(1)": ([], r"charts: records [\d,]+–[\d,]+, panned", []),
+    "chart_pan(-1)": ([], r"charts: (records [\d,]+–[\d,]+, panned|the newest records again)", []),
+    "toggle_overlay": ([], r"!both on one axis", ["6f"]),
     "toggle_log": ([], r"log tails shown|no room for", []),
     "filter": ([], r"filter the log tail \(text", [ESC]),
     "find": ([], r"find in the log tail \(Enter", [ESC]),
@@ -94,6 +101,7 @@ EFFECTS: dict[str, tuple[list[str], str, list[str]] | None] = {
     "focus_pane(1)": ([], ONLY_B, []),  # z (sent after the key) maximises the pane focused
     "focus_pane(-1)": ([], ONLY_A, []),
     "quit": None,
+    "interrupt": None,  # ctrl+c ends the app: tests/integration/test_tmux_jumps_interrupt.py
     "help": ([], r"what it does", [ESC]),
     "pick_theme": ([], r"Theme — Enter keeps it, Esc cancels", [ESC]),
     "screenshot": ([], r"screenshot saved", []),
@@ -139,7 +147,7 @@ def check(name: str, action: str, hexes: str) -> None:
     for b in before:
         send(name, b)
         if b == "6f":  # the overlay hidden
-            wait_gone(name, r"accept len, both sources")
+            wait_gone(name, r"both on one axis")
         else:
             wait_screen(name, BACK)
     if pattern in (ONLY_A, ONLY_B):
@@ -178,7 +186,7 @@ def check(name: str, action: str, hexes: str) -> None:
         if u == ESC:  # closed before the next bytes come (ESC and a key would read as alt+key)
             wait_gone(name, pattern)
         elif u == "6f":
-            wait_screen(name, r"accept len, both sources")
+            wait_screen(name, r"both on one axis")
     if action in UNDO_AFTER:  # restored before the next key
         wait_until(
             lambda: len(re.findall(r"● (?:[AB] )?ab_.\.log", capture(name))) == 2, what="both panes again"
@@ -202,13 +210,13 @@ def test_real_escape_sequences_of_every_key_work_in_tmux(tmux, tmp_path):
     checked = []
     first = ("focus_pane(1)", "focus_pane(-1)")  # the panes' focus before the inputs take it
     for key in sorted(ALL_KEYS, key=lambda k: k.action not in first):
-        if key.action == "quit":
+        if key.action in ("quit", "interrupt"):
             continue
         for keyname in key.keys.split(","):
             for terminal, hexes in SEQUENCES[keyname]:
                 check(name, key.action, hexes)
                 checked.append((keyname, terminal))
     assert len(checked) >= len(ALL_KEYS)
-    assert {(k, t) for k, ts in SEQUENCES.items() for t, _ in ts if k != "q"} == set(checked)
+    assert {(k, t) for k, ts in SEQUENCES.items() for t, _ in ts if k not in ("q", "ctrl+c")} == set(checked)
     assert list(out.glob("specwatch-records-*.csv")) and list(out.glob("*.svg"))  # e and s wrote
     assert quit_and_wait(name, exit_file) == "EXIT=0"  # q, sent as its byte by quit_and_wait

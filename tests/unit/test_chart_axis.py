@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import calendar
 
-from tui.widgets.chart_axis import thin, time_ticks
+from tui.widgets.chart_axis import cut, elapsed_ticks, runs, thin, tick_count, time_ticks
 from tui.widgets.history_chart import ChartData, ChartSeries, build_strips
 
 COLOURS = {"primary": (80, 160, 255), "accent": (255, 160, 0), "foreground-muted": (128, 128, 128)}
@@ -57,8 +57,44 @@ def test_build_strips_exact_size_time_ticks_and_inert_labels():
     assert "\x1b" not in text and "seg 1: ␛[31mred" in text  # the label shown, never obeyed
 
 
-def test_build_strips_gives_a_hint_where_axes_and_legend_do_not_fit():
+def test_build_strips_draws_in_the_rows_there_are_and_gives_a_hint_only_below_them():
     two = ChartData([ChartSeries("a", [0.0, 1.0], [1.0, 2.0]), ChartSeries("b", [0.0, 1.0], [2.0, 1.0])])
-    strips = build_strips(two, 78, 6, COLOURS)
-    assert len(strips) == 6 and all(s.cell_length == 78 for s in strips)
+    for h in (2, 3, 4, 6):  # the legend in the last row, the plot (unframed below 6 rows) above it
+        strips = build_strips(two, 78, h, COLOURS)
+        assert len(strips) == h and all(s.cell_length == 78 for s in strips)
+        assert strips[-1].text.startswith("⣿⣿ a   ⣿⣿ b") and "no room" not in "".join(s.text for s in strips)
+    strips = build_strips(two, 78, 1, COLOURS)
+    assert len(strips) == 1 and all(s.cell_length == 78 for s in strips)
     assert "no room for the chart's axes here" in "".join(s.text for s in strips)
+
+
+def test_ticks_fill_the_width_and_a_short_span_still_gets_two():
+    lo, hi = naive("2026-11-20 09:00:00"), naive("2026-11-20 09:17:00")
+    assert len(time_ticks(lo, hi, tick_count(40))[0]) >= 3  # a grid pane's chart at 200x60
+    assert len(time_ticks(lo, hi, tick_count(190))[0]) >= 8  # the whole width
+    ticks, labels = time_ticks(lo, lo + 70, 2)  # fewer than two round minutes in it: finer steps
+    assert len(ticks) >= 2, labels
+    _, labels = elapsed_ticks(0.0, 1800.0, 4)
+    assert labels == ["+0 s", "+10 min", "+20 min", "+30 min"]
+
+
+def test_a_series_is_cut_into_runs_at_restarts_and_idle_gaps():
+    xs = [0.0, 1.0, 2.0, 3.0, 40.0, 41.0, 42.0, 43.0, 44.0]  # 37 s idle after a 1 s cadence
+    assert runs(xs) == [(0, 4), (4, 9)]
+    assert runs(xs, {7}) == [(0, 4), (4, 7), (7, 9)]  # and a restart at point 7
+    assert runs([0.0, 1.0, 2.0]) == [(0, 3)]
+
+
+def test_no_line_is_drawn_across_a_gap():
+    xs = [float(i) for i in range(50)] + [float(i) for i in range(150, 200)]
+    ys = [2.0] * 100
+    one = build_strips(ChartData([ChartSeries("al", xs, ys)], ylim=(1.0, 3.0)), 80, 10, COLOURS)
+    row = next(s.text for s in one if "⠒" in s.text or "⠉" in s.text or "⣀" in s.text)
+    plot = row[5:-1]
+    gap = plot[len(plot) * 55 // 200 : len(plot) * 145 // 200]  # the middle of the gap: nothing drawn
+    assert gap.strip() == "", row
+
+
+def test_labels_are_cut_with_an_ellipsis():
+    assert cut("seg 1: EAGLE3 steps=5 topk=1", 12) == "seg 1: EAGL…"
+    assert cut("short", 12) == "short"

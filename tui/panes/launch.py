@@ -189,7 +189,7 @@ def demo_plan(speed: float = DEMO_SPEED) -> LaunchPlan:
         ),
     ]
     intro = (
-        f"Demo: the two runs in {sample} (a broken EAGLE-3 config, then the fixed restart) replayed side "
+        f"Demo: the two runs in {sample.name} (a broken EAGLE-3 config, then the fixed restart) replayed side "
         f"by side at {speed:g}×. Keys: space pause · +/- speed · c charts · l log · ? help · q quit"
     )
     return LaunchPlan(

@@ -62,11 +62,20 @@ class PaneState(Driver):
         self._held: list[tuple[LineBatch, float, float]] = []  # (batch, wall, monotonic): see hold()
         self.held_lines = 0
         self._tags: dict[int, str] = {}  # line number -> metric / marker / malformed, for the tail
+        self._rewound = False  # a jump back: the next batch's lines replace the tail's from there on
+        self.fed_end = 0  # the offset after the last line in the statistics
         super().__init__(label, label)
         self._reset_pane()
 
     def reset(self) -> None:
+        """A replay's jump back: the statistics start over and the file is read again from its
+        start to the target. The lines counted start over too, and the log tail keeps what it has:
+        the next batch (the file read again) replaces the tail from its first line on, so no line
+        is in the tail twice (:meth:`_tail`)."""
         super().reset()
+        self.lines = 0
+        self.fed_end = 0
+        self._rewound = True
         self._reset_pane()
 
     def _reset_pane(self) -> None:
@@ -154,6 +163,8 @@ class PaneState(Driver):
 
     def _arrived(self, batch: LineBatch, wall: float, mono: float) -> None:
         self.last_data = mono
+        if batch.offsets:  # where the lines in the statistics end (a replay's progress: read_progress)
+            self.fed_end = batch.offsets[-1] + len(batch.lines[-1]) + 1
         if not self.replay:  # a replay is not live: its status is the playhead, not an age
             self.clock.observe(batch, wall, mono)
 
@@ -233,7 +244,23 @@ class PaneState(Driver):
         return "" if label == "config unknown" else f" — {label}"
 
     def _tail(self, batch: LineBatch, tags: dict[int, str]) -> None:
+        if self._rewound:
+            self._rewound = False
+            self._drop_from(batch.first_line_no)
         self._raw.add_lines(batch.lines, batch.first_line_no, tags)
+
+    def _drop_from(self, line_no: int) -> None:
+        """The tail without its lines numbered ``line_no`` or later and what came between them
+        (they come again as the replay reads on); the notes after the newest line (the jump's own
+        "seek" line) are kept, after the lines kept."""
+        raw = self._raw.lines()
+        kept = list(raw)
+        first = next((i for i, r in enumerate(kept) if r.line_no is not None and r.line_no >= line_no), None)
+        if first is None:
+            return
+        last = max(i for i, r in enumerate(kept) if r.line_no is not None)
+        raw.clear()
+        raw.extend(kept[:first] + kept[last + 1 :])
 
     @property
     def raw(self) -> deque[RawLine]:
@@ -328,9 +355,21 @@ class PaneState(Driver):
         self.note_raw(f"── mark {number}: {text}", "mark")
 
     # -- reading ----------------------------------------------------------------------------
-    def status_text(self, now: float | None = None, wall: float | None = None) -> str:
+    def read_progress(self) -> float:
+        """How far through its file a replay's statistics are (0..1): the lines fed into them,
+        not those its source has read ahead (``--max`` reads the file in large batches)."""
+        src = self.source
+        at = getattr(src, "progress_at", None)
+        if at is not None:
+            return float(at(self.fed_end))
+        return float(getattr(src, "progress", 0.0))
+
+    def status_text(
+        self, now: float | None = None, wall: float | None = None, progress: float | None = None
+    ) -> str:
         """The header status, always true at the moment it is read. ``now``: time.monotonic();
-        ``wall``: time.time() at the same moment (derived from ``now`` when not given).
+        ``wall``: time.time() at the same moment (derived from ``now`` when not given);
+        ``progress``: a replay's progress as the numbers on screen show it (default: as fed).
 
         "idle for" / "live (last line … ago)" count from the newest line's own timestamp when it
         has a date and the clocks agree (:class:`tui.core.pipeline.logclock.LogClock`), saying "by the
@@ -352,7 +391,7 @@ class PaneState(Driver):
         if self.replay and src is not None and self.status in (Status.LIVE, Status.CONNECTING):
             speed = getattr(src, "speed", None)
             pace = "max" if speed is None else f"{speed:g}×"
-            pct = f" {getattr(src, 'progress', 0.0) * 100:.0f}%"
+            pct = f" {int((self.read_progress() if progress is None else progress) * 100)}%"
             if getattr(src, "seeking", False):
                 return f"seeking{pct}"
             if getattr(src, "paused", False):

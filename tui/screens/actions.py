@@ -17,7 +17,7 @@ from tui.panes.launch import LaunchPlan
 from tui.screens.compare_view import CompareScreen
 from tui.screens.messages import MarkAdded, RecordsExported, RestartMarked
 from tui.screens.records_csv import write_records
-from tui.widgets.source_pane import CHART_POINTS, LOG, NUMBERS, WINDOWS, SourcePane
+from tui.widgets.source_pane import CHART, CHART_POINTS, LOG, NUMBERS, WINDOWS, SourcePane
 
 # Replay speeds for + and -; None is "as fast as possible".
 SPEEDS: list[float | None] = [0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0, 500.0, 1000.0, None]
@@ -33,10 +33,12 @@ class WatchActions(CompareScreen):
         self.charts = not plan.compare  # the history charts shown (c)
         self.logs = len(plan.panes) <= 2 and not plan.compare  # the log tails shown (l)
         self.wrap = False  # log tails: long lines wrapped (w) or cut at the width
+        self._charts_for_overlay = False  # the panes' charts were switched on by o (the overlay hidden)
 
     def update_layout(self) -> None:
         """Compare mode: panes as tall as their content unless charts or logs are shown in them."""
         self.set_class(self.charts or self.logs, "-tall-panes")
+        self.call_after_refresh(self.fit_compare)
 
     @property
     def replay_sources(self) -> list:
@@ -141,6 +143,7 @@ class WatchActions(CompareScreen):
 
     def action_toggle_chart(self) -> None:
         self.charts = not self.charts
+        self._charts_for_overlay = False
         for pane in self.panes:
             pane.set_chart(self.charts)
         self.update_layout()
@@ -155,6 +158,15 @@ class WatchActions(CompareScreen):
         name = window[0] if window is not None else f"the last {CHART_POINTS:,} records (the default)"
         self.app.notify(f"charts: {name}  (< wider · > narrower)", timeout=2, markup=False)
 
+    def action_chart_pan(self, step: int) -> None:
+        """Pan every pane's chart window back (``{``, step 1) or forward (``}``, step -1) in time."""
+        panes = self.panes
+        words = [pane.pan(step) for pane in panes]
+        self.redraw_compare()  # the overlay shows the panes' windows
+        self.tick(lambda i: frozenset({CHART}))
+        shown = words[self.panes.index(self.focused_pane())] if panes else ""
+        self.app.notify(f"charts: {shown}  ({{ earlier · }} later)", timeout=2, markup=False)
+
     def action_toggle_overlay(self) -> None:
         boxes = list(self.query("#overlay-box"))
         if not boxes:
@@ -163,6 +175,15 @@ class WatchActions(CompareScreen):
         self.overlay = not self.overlay
         for box in boxes:
             box.display = self.overlay
+        # the rows go to the panes: each shows its own chart while the overlay is hidden
+        if not self.overlay and not self.charts:
+            self._charts_for_overlay = self.charts = True
+        elif self.overlay and self._charts_for_overlay:
+            self._charts_for_overlay = self.charts = False
+        for pane in self.panes:
+            if pane.has_class("-no-chart") == self.charts:
+                pane.set_chart(self.charts)
+        self.update_layout()
         self.redraw_compare()
         self.tick()
 
@@ -212,9 +233,13 @@ class WatchActions(CompareScreen):
         self._log_pane().query_one(LogTail).open_search()
 
     def action_goto(self) -> None:
+        """g: a line or a time in the log tail; when the chart is panned, the line of its window's
+        newest record is offered (Enter goes there: the log tail follows the window)."""
         from tui.widgets.log_tail import LogTail
 
-        self._log_pane().query_one(LogTail).open_goto()
+        pane = self._log_pane()
+        line = pane.window_end_line()
+        pane.query_one(LogTail).open_goto("" if line is None else str(line))
 
     def action_find_next(self, step: int) -> None:
         """F3: the next older line with the search text; F4 (or shift+F3): the next newer one."""
@@ -253,11 +278,17 @@ class WatchActions(CompareScreen):
     def action_zoom(self) -> None:
         """Maximise the focused pane (every block, the chart with room for its axis), or restore."""
         if self.maximized is not None:
+            was = self.maximized
             self.minimize()
+            if isinstance(was, SourcePane):
+                was.set_chart(self.charts)
             self.app.notify("every pane again (z maximises the focused one)", timeout=2)
         else:
             pane = self.focused_pane()
             self.maximize(pane, container=False)
+            pane.set_chart(
+                True
+            )  # the screen is the pane's: its chart too (compare mode has none in the panes)
             self.app.notify(f"{pane.state.label} maximised (z restores)", timeout=2, markup=False)
         self.call_after_refresh(self.tick)
 

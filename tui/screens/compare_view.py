@@ -5,6 +5,7 @@ widgets when ``plan.compare`` holds two sources."""
 
 from __future__ import annotations
 
+import time
 from dataclasses import replace
 
 from textual.binding import ActiveBinding
@@ -14,11 +15,13 @@ from tui.panes.launch import LaunchPlan
 from tui.screens.footer_keys import footer_actions, mode_of
 from tui.screens.ticking import TickingScreen
 from tui.widgets.compare_bar import CompareBar
-from tui.widgets.history_chart import ChartData, ChartSeries, HistoryChart
+from tui.widgets.history_chart import FRAMED_ROWS, LEGEND_MIN_ROWS, ChartData, ChartSeries, HistoryChart
 from tui.widgets.source_pane import ALL_PARTS, CHART, CHART_POINTS, NUMBERS, SourcePane, recent
 
-OVERLAY_MIN = 8  # outer rows of the overlay chart: border, a readable y axis, the x axis and legend
+OVERLAY_MIN = LEGEND_MIN_ROWS  # rows the overlay chart needs at least: two of plot and its legend
+OVERLAY_FRAMED = 2 + FRAMED_ROWS + 1  # from these rows it has its box (border) and a framed plot
 PANES_MIN = 10  # rows the panes keep when they share the height with the overlay chart
+SHARED_GAP = 0.1  # two sources' time ranges this close (of their union) share one wall-clock axis
 
 
 class CompareScreen(TickingScreen):
@@ -50,7 +53,10 @@ class CompareScreen(TickingScreen):
             self.alert_verdict = cmp["accept_len"]["verdict"]
             self.query_one(CompareBar).show(cmp, a.label, b.label)
         chart = self.query_one("#overlay", HistoryChart)
-        okey = (a.seq, b.seq, len(a.boundaries), len(b.boundaries), scales.get("accept_len"))
+        windows = tuple(
+            (p.window, p.pan_end) for p in self.query(SourcePane)
+        )  # the overlay shows the panes' windows
+        okey = (a.seq, b.seq, len(a.boundaries), len(b.boundaries), scales.get("accept_len"), windows)
         if CHART in parts and self.overlay and okey != self._overlay_key and self.on_screen(chart):
             self._overlay_key = okey
             chart.set_data(self.overlay_data(scales.get("accept_len")))
@@ -90,8 +96,9 @@ class CompareScreen(TickingScreen):
         self.call_after_refresh(self.fit_compare)
 
     def fit_compare(self) -> None:
-        """The overlay chart whole or not at all (hidden with a hint on the bar when the screen has
-        no room for its axes and legend), and the two panes ending on the same row."""
+        """The overlay chart in whatever rows are left under the panes — in its box from
+        ``OVERLAY_FRAMED`` rows, without the box below that, hidden with a hint on the bar only
+        when fewer than ``OVERLAY_MIN`` are left — and the two panes ending on the same row."""
         if not (self.plan.compare and len(self.states) == 2) or self.maximized is not None:
             return
         bar = self.query_one(CompareBar)
@@ -107,6 +114,7 @@ class CompareScreen(TickingScreen):
             if box.display != show:
                 box.display = show
                 self._overlay_key = ()
+            box.set_class(room < OVERLAY_FRAMED, "-tight")
         hint = (
             "" if fits or not self.overlay else f"overlay chart hidden: no room (it needs {OVERLAY_MIN} rows)"
         )
@@ -123,25 +131,62 @@ class CompareScreen(TickingScreen):
                     p.styles.min_height = least
 
     def overlay_data(self, ylim) -> ChartData:
-        pts = [[p for p in recent(st, CHART_POINTS) if p.accept_len is not None] for st in self.states]
+        """Both sources on one axis: the log's wall clock when both have timestamps and their
+        time ranges meet (or nearly); each on its own clock (time since its first record, said on
+        the axis with each start) when they lie apart; record numbers without timestamps."""
+        panes = list(self.query(SourcePane))[:2]  # each source in its pane's window (< >, { })
+        pts = [pane.chart_points()[0] for pane in panes]
+        if not all(pts):  # a pane without records yet (or panned past them): nothing to overlay but what is
+            pts = [
+                ps or [p for p in recent(st, CHART_POINTS) if p.accept_len is not None]
+                for ps, st in zip(pts, self.states)
+            ]
         timed = all(ps and all(p.timestamp is not None for p in ps) for ps in pts)
-        firsts = [st.history[0].timestamp if st.history else None for st in self.states]
+        shared = timed and _meet([(ps[0].timestamp, ps[-1].timestamp) for ps in pts])
         series, bounds = [], []
         # each legend entry in a third of the chart's width: the part that tells the sources apart
         room = max(12, (self.query_one("#overlay", HistoryChart).size.width or 120) // 3)
-        for tag, st, ps, first, colour in zip("AB", self.states, pts, firsts, ("primary", "secondary")):
+        for tag, st, ps, colour in zip("AB", self.states, pts, ("primary", "secondary")):
             name = f"{tag} {fit_label(st.label, room - 2, self.peers)}"  # A and B, as in the headers
-            if timed and first is not None:
-                xs = [(p.timestamp - first) / 60.0 for p in ps]
+            if timed:
+                first = 0.0 if shared else ps[0].timestamp
+                xs = [p.timestamp - first for p in ps]
             else:
                 xs = [float(p.seq) for p in ps]
-            series.append(ChartSeries(name, xs, [p.accept_len for p in ps], colour))
+            starts = {i for i in range(1, len(ps)) if ps[i].segment != ps[i - 1].segment}
+            series.append(ChartSeries(name, xs, [p.accept_len for p in ps], colour, starts=starts))
             by_seq = {p.seq: x for p, x in zip(ps, xs)}
             for seq, idx in st.boundaries:
                 if seq in by_seq and idx > 0:
-                    bounds.append((by_seq[seq], f"{name} seg {idx}", colour))
-        xlabel = "minutes since each source's first record" if timed else "record #"
-        return ChartData(series, bounds, [], ylim, xlabel=f"accept len, both sources — x: {xlabel}")
+                    bounds.append((by_seq[seq], f"{tag} seg {idx}", colour))
+        if shared:
+            xlabel = "x: time by the logs' clock, both on one axis"
+        elif timed:  # far apart (yesterday's run, today's): each from its own start, said with it
+            starts_said = ", ".join(f"{t} {_clock(ps[0].timestamp)}" for t, ps in zip("AB", pts))
+            xlabel = f"x: since the first record, each on its own clock ({starts_said})"
+        else:
+            xlabel = "x: record #"
+        return ChartData(
+            series,
+            bounds,
+            [],
+            ylim,
+            xlabel=f"accept len · {xlabel}",
+            time_axis=shared,
+            elapsed_axis=timed and not shared,
+        )
+
+
+def _meet(ranges: list[tuple[float, float]]) -> bool:
+    """Whether time ranges overlap, or lie apart by less than ``SHARED_GAP`` of their union."""
+    lo = min(a for a, _ in ranges)
+    hi = max(b for _, b in ranges)
+    apart = max(a for a, _ in ranges) - min(b for _, b in ranges)
+    return apart <= SHARED_GAP * max(hi - lo, 1e-9)
+
+
+def _clock(ts: float) -> str:
+    return time.strftime("%H:%M:%S", time.gmtime(ts))  # naive seconds: the log's own fields
 
 
 def natural_height(pane: SourcePane) -> int:

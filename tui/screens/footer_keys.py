@@ -12,7 +12,7 @@ PALETTE_W = 12  # "▏^p palette" at the right end of the footer
 
 _VIEW = (
     "toggle_chart", "toggle_log", "filter", "find", "zoom", "add_mark",
-    "chart_window(1)", "chart_window(-1)", "toggle_wrap", "export", "pick_theme", "screenshot",
+    "chart_window(1)", "chart_window(-1)", "chart_pan(1)", "chart_pan(-1)", "toggle_wrap", "export", "pick_theme", "screenshot",
 )  # fmt: skip
 # "back": the way out of a pane opened from another screen (the fleet's Escape): first when there
 ORDER: dict[str, tuple[str, ...]] = {

@@ -30,9 +30,17 @@ class Key:
     display: str | None = None  # the key as the footer shows it (Binding.key_display)
     named: str | None = None  # the key(s) as help and palette name them (default: display, or keys)
     scope: Literal["screen", "app"] = "screen"
+    priority: bool = False  # before any widget's own binding of the key (an input's ctrl+c)
 
     def binding(self) -> Binding:
-        return Binding(self.keys, self.action, self.footer, show=self.show, key_display=self.display)
+        return Binding(
+            self.keys,
+            self.action,
+            self.footer,
+            show=self.show,
+            key_display=self.display,
+            priority=self.priority,
+        )
 
     @property
     def name(self) -> str:
@@ -86,6 +94,17 @@ WATCH_KEYS = [
     Key(
         "greater_than_sign", "chart_window(-1)", "Narrower", "Chart: narrower window",
         "the charts' time window one step narrower, down to the last minute", display=">",
+    ),
+    Key(
+        "left_curly_bracket,shift+left", "chart_pan(1)", "Earlier", "Chart: pan back in time",
+        "pan the charts' window back in time by half its width (shift+← too; it stays there while new "
+        "lines come, the x axis says where it is; g then goes to its newest line in the log tail)",
+        display="{",
+    ),
+    Key(
+        "right_curly_bracket,shift+right", "chart_pan(-1)", "Later", "Chart: pan forward in time",
+        "pan the charts' window forward by half its width (shift+→ too); past the newest it follows again",
+        display="}",
     ),
     Key(
         "o", "toggle_overlay", "Overlay", "Toggle overlay chart",
@@ -150,6 +169,11 @@ WATCH_KEYS = [
 
 APP_KEYS = [
     Key("q", "quit", "Quit", "Quit", "leave specwatch", scope="app"),
+    Key(
+        "ctrl+c", "interrupt", "Interrupt", "Interrupt (quit)",
+        "leave specwatch as an interrupt does: one line, exit status 130", show=False, scope="app",
+        priority=True,
+    ),
     Key(
         "question_mark", "help", "Help", "Help", "this help: keys and what the numbers mean",
         display="?", scope="app",

@@ -29,7 +29,17 @@ from textual.widget import Widget
 
 from tui.core.model.sanitize import number, visible
 from tui.widgets._colours import rgb
-from tui.widgets.chart_axis import nice_ticks, thin, tick_text, time_ticks, whole_ticks
+from tui.widgets.chart_axis import (
+    cut,
+    elapsed_ticks,
+    nice_ticks,
+    runs,
+    thin,
+    tick_count,
+    tick_text,
+    time_ticks,
+    whole_ticks,
+)
 
 
 @dataclass
@@ -38,6 +48,9 @@ class ChartSeries:
     xs: list[float]
     ys: list[float]
     colour: str = "primary"  # a theme variable name
+    starts: set[int] = field(
+        default_factory=set
+    )  # points that start a run (after a restart): no line to them
 
 
 @dataclass
@@ -49,9 +62,13 @@ class ChartData:
     xlabel: str = "record"
     empty_text: str = "waiting for metric lines…"
     time_axis: bool = False  # xs are epoch seconds by the log's clock: wall-clock ticks
+    elapsed_axis: bool = False  # xs are seconds since each source's start: ticks +5 min, +10 min
 
 
-MIN_ROWS = 6  # below this a y axis is not readable: the pane hides the chart (z shows it big)
+MIN_ROWS = 6  # from this height a chart has its frame, its y axis ticks and plotext's x label
+LEGEND_MIN_ROWS = 2  # a chart of several series (the overlay): its legend row and one of plot
+PANE_MIN_ROWS = 4  # a pane's chart: its label row, two rows of plot and the x ticks
+FRAMED_ROWS = 6  # from this height the plot has its frame; below it, only the plot and the x ticks
 MIN_COLS = 30  # below this the ticks and the legend do not fit: a hint instead
 MIN_INTERVAL = 1.0  # seconds: new data is drawn at most this often
 SLACK = 0.05  # ... give or take the tick's jitter (no timer for data that comes 0.99 s later)
@@ -76,7 +93,13 @@ def _finite(d: ChartData) -> ChartData:
     for s in d.series:
         pts = [(x, y) for x, y in zip(s.xs, s.ys) if _plottable(x) and y is not None and _plottable(y)]
         off += len(s.xs) - len(pts)
-        series.append(replace(s, name=visible(s.name), xs=[x for x, _ in pts], ys=[y for _, y in pts]))
+        kept = [
+            i for i, (x, y) in enumerate(zip(s.xs, s.ys)) if _plottable(x) and y is not None and _plottable(y)
+        ]
+        starts = {k for k, i in enumerate(kept) if i in s.starts} if s.starts else set()
+        series.append(
+            replace(s, name=visible(s.name), xs=[x for x, _ in pts], ys=[y for _, y in pts], starts=starts)
+        )
     xlabel = visible(d.xlabel) + (f" · {off} off-scale values not drawn" if off else "")
     return replace(
         d,
@@ -110,22 +133,46 @@ def _apart(ticks: list[float], lo: float, hi: float, cells: int, room) -> list[f
 
 
 def _xticks(d: ChartData, x0: float, x1: float, cols: int) -> tuple[list[float], list[str]]:
+    """As many x ticks as the axis holds (:func:`tui.widgets.chart_axis.tick_count`)."""
     if x1 <= x0:
-        return [x0], [time.strftime("%H:%M:%S", time.gmtime(x0)) if d.time_axis else tick_text(x0)]
+        if d.time_axis:
+            return [x0], [time.strftime("%H:%M:%S", time.gmtime(x0))]
+        return [x0], [elapsed_ticks(x0, x0 + 1, 2)[1][0] if d.elapsed_axis else tick_text(x0)]
+    count = tick_count(cols)
     if d.time_axis:
-        return time_ticks(x0, x1, max(2, min(8, cols // 14)))
-    ticks = whole_ticks(x0, x1, max(2, min(8, cols // 12)))
+        return time_ticks(x0, x1, count)
+    if d.elapsed_axis:
+        return elapsed_ticks(x0, x1, count)
+    ticks = whole_ticks(x0, x1, count)
     return ticks, [tick_text(t) for t in ticks]
 
 
+def _legend_row(d: ChartData, w: int, colours: dict[str, tuple[int, int, int]], muted: Style) -> Strip:
+    """The last row of a chart of several series (or of a short one): each series' colour and
+    name, then the x label (cut with ``…`` at the width)."""
+    text = Text(no_wrap=True, overflow="ellipsis")
+    for s in d.series if len(d.series) > 1 else ():
+        c = colours.get(s.colour, colours.get("foreground-muted", (128, 128, 128)))
+        text.append("⣿⣿ ", Style(color=f"rgb{c}"))
+        text.append(cut(s.name, max(8, w // 3)) + "   ")
+    text.append(d.xlabel, muted)
+    text.truncate(w, overflow="ellipsis")
+    return Strip(list(text.render(_CONSOLE))).crop(0, w).extend_cell_length(w)
+
+
 def build_strips(d: ChartData, w: int, h: int, colours: dict[str, tuple[int, int, int]]) -> list[Strip]:
-    """The chart as ``h`` strips of width ``w``; pure (no app access)."""
+    """The chart as ``h`` strips of width ``w``; pure (no app access). One series from
+    :data:`MIN_ROWS` rows: plotext's frame, ticks and x label. Several, or fewer rows: the legend
+    and the x label in a row of their own under the plot, and the plot in whatever rows are left
+    (from :data:`LEGEND_MIN_ROWS`; without its frame below :data:`FRAMED_ROWS`). A series is drawn
+    in runs: no line across a gap."""
     muted_rgb = colours.get("foreground-muted", (128, 128, 128))
     muted = Style(color=f"rgb{muted_rgb}")
     if w < 1 or h < 1:
         return [Strip.blank(max(0, w)) for _ in range(max(0, h))]
-    legend = len(d.series) > 1  # the legend takes two rows of the plot
-    if w < MIN_COLS or h < MIN_ROWS + (2 if legend else 0):
+    legend = len(d.series) > 1
+    own_row = legend or h < MIN_ROWS  # the legend and the x label in a row of their own under the plot
+    if w < MIN_COLS or h < LEGEND_MIN_ROWS:
         return _centred("no room for the chart's axes here (a larger window shows it)", w, h, muted)
     d = _finite(d)
     if not any(s.xs for s in d.series):
@@ -139,30 +186,46 @@ def build_strips(d: ChartData, w: int, h: int, colours: dict[str, tuple[int, int
         lo, hi = (min(ys), max(ys)) if ys else (0.0, 1.0)
     if hi <= lo:
         hi = lo + 1.0
-    rows = h - 4  # frame top and bottom, tick labels, x label
+    plot_h = h - 1 if own_row else h
+    framed = plot_h >= FRAMED_ROWS or not own_row
+    # the plot's own rows: less the frame (top, bottom), the tick labels and plotext's x label
+    xaxis = framed or plot_h >= 2  # one row: the plot alone (its legend row says what x is)
+    rows = plot_h - (2 if framed else 0) - (1 if xaxis else 0) - (0 if own_row else 1)
     yticks = _apart(nice_ticks(lo, hi, max(2, min(6, rows // 2))), lo, hi, rows, lambda t: 1)
-    ylabels = [number(t) for t in yticks]
+    if not framed:  # two rows of dots or so: the ends of the scale
+        yticks = [lo, hi] if rows >= 2 else [hi]
+    ylabels = [number(t) for t in yticks] if rows >= 2 or framed else [f"{number(lo)}–{number(hi)}"]
     cols = w - max(map(len, ylabels)) - 3
-    xticks, xlabels = _xticks(d, x0, x1, cols)
-    width = dict(zip(xticks, map(len, xlabels)))
-    keep = set(_apart(xticks, x0, x1, cols, lambda t: width[t] + 1)) if x1 > x0 else set(xticks)
-    xlabels = [text for t, text in zip(xticks, xlabels) if t in keep]
+    xticks, labels = _xticks(d, x0, x1, cols) if xaxis else ([], [])
+    label_of = dict(zip(xticks, labels))
+    width = {t: len(text) for t, text in label_of.items()}
+    # two cells between labels at least: plotext never has to move one for its neighbour
+    if x1 > x0 and len(xticks) > 2:  # and none that plotext would have to move off the plot's edges
+        inside = [
+            t for t in xticks if width[t] / 2 <= (t - x0) / (x1 - x0) * (cols - 1) <= cols - 1 - width[t] / 2
+        ]
+        xticks = inside if len(inside) >= 2 else xticks
+    keep = set(_apart(xticks, x0, x1, cols, lambda t: width[t] + 3)) if x1 > x0 else set(xticks)
     xticks = [t for t in xticks if t in keep]
+    xlabels = [label_of[t] for t in xticks]
     colour = {name: colours.get(name, muted_rgb) for name in COLOUR_NAMES}
 
     plt.clear_figure()
     plt.limit_size(False, False)
-    plt.plotsize(w, h)
+    plt.plotsize(w, plot_h)
     plt.theme("clear")
     plt.ticks_color(muted_rgb)
     plt.axes_color("default")
     plt.canvas_color("default")
-    for s in d.series:
-        if s.xs:
-            xs, ys = thin(s.xs, s.ys, max(2, cols * 2))
-            plt.plot(xs, ys, marker="braille", color=colour.get(s.colour, muted_rgb),
-                     label=s.name[: max(4, cols // 3)] if legend else None)  # fmt: skip
+    if not framed:
+        plt.frame(False)
     span = x1 - x0
+    for s in d.series:
+        parts = runs(s.xs, s.starts)
+        for i, j in parts:  # each run thinned to its share of the plot's dots
+            share = (s.xs[j - 1] - s.xs[i]) / span if span > 0 else 1.0
+            xs, ys = thin(s.xs[i:j], s.ys[i:j], max(2, int(cols * 2 * share)))
+            plt.plot(xs, ys, marker="braille", color=colour.get(s.colour, muted_rgb))
     if span > 0:
         plt.xlim(x0, x1)
     plt.ylim(lo, hi)
@@ -173,18 +236,21 @@ def build_strips(d: ChartData, w: int, h: int, colours: dict[str, tuple[int, int
         plt.vline(x, colour.get(c, muted_rgb))
         nxt = placed[i + 1][0] if i + 1 < len(placed) else x1
         room = int((nxt - x) / span * cols) - 2 if span > 0 else cols - 2
-        if room >= 4 and not (legend and i == 0 and x == x0):
-            plt.text(label[:room], x, hi, color=colour.get(c, muted_rgb), alignment="left")
+        if room >= 4 and framed:
+            plt.text(cut(label, room), x, hi, color=colour.get(c, muted_rgb), alignment="left")
     for x, label in d.marks:
         if x0 <= x <= x1:
             plt.vline(x, colour["warning"])
             plt.text(label, x, lo, color=colour["warning"], alignment="left")
-    plt.xlabel(d.xlabel[: max(0, w - 2)])
+    if not own_row:
+        plt.xlabel(cut(d.xlabel, max(0, cols)))  # plotext drops a label wider than its plot
     ansi = plt.build()
     plt.clear_figure()  # nothing kept between builds (plotext's figure is module-wide)
     lines = Text.from_ansi(ansi).split("\n")
-    strips = [Strip(list(line.render(_CONSOLE))).crop(0, w).extend_cell_length(w) for line in lines[:h]]
-    strips += [Strip.blank(w) for _ in range(h - len(strips))]
+    strips = [Strip(list(line.render(_CONSOLE))).crop(0, w).extend_cell_length(w) for line in lines[:plot_h]]
+    strips += [Strip.blank(w) for _ in range(plot_h - len(strips))]
+    if own_row:
+        strips.append(_legend_row(d, w, colour, muted))
     return strips
 
 
@@ -196,7 +262,7 @@ class HistoryChart(Widget):
     DEFAULT_CSS = """
     HistoryChart {
         height: 1fr;
-        min-height: 6;
+        min-height: 4;
     }
     """
 

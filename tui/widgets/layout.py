@@ -10,7 +10,7 @@ given size shows (its tier). Pure arithmetic on sizes, so it is tested without a
   verdict) with the numbers in their short form; no segment table or breakdown; ``narrow`` (tall
   enough) also keeps the log tail when it is switched on. In every tier
   the chart is shown only when there is room left for a readable y axis
-  (:data:`tui.widgets.history_chart.MIN_ROWS`); ``z`` maximises the focused pane to see the rest.
+  (:data:`tui.widgets.history_chart.MIN_ROWS`; in compare from ``PANE_MIN_ROWS``); ``z`` maximises the focused pane to see the rest.
   Further tiers (smaller terminals) extend this function and the CSS classes it names
   (``NumbersPanel.-compact`` for the short numbers; ``SourcePane.-compact`` and ``-narrow`` for
   the blocks left out).

@@ -280,10 +280,11 @@ class LogTail(Vertical):
     def open_search(self) -> None:
         self._open("search", self.search, "find in the log tail (Enter: the newest line containing it)")
 
-    def open_goto(self) -> None:
+    def open_goto(self, value: str = "") -> None:
+        """``value``: what the input starts with (the chart's window end, when it is panned)."""
         from tui.widgets.log_goto import HINT
 
-        self._open("goto", "", HINT)
+        self._open("goto", value, HINT)
 
     def _open(self, mode: str, value: str, hint: str) -> None:
         self._mode = mode

@@ -8,9 +8,7 @@ readable y axis."""
 
 from __future__ import annotations
 
-import math
 import time
-from bisect import bisect_left
 from itertools import islice
 
 from textual.app import ComposeResult
@@ -18,29 +16,27 @@ from textual.containers import Vertical
 from textual.widgets import Static
 
 from tui.panes.figures import pane_numbers, segment_verdict
-from tui.panes.state import HISTORY, PaneState, RawLine
+from tui.panes.state import PaneState, RawLine
 from tui.widgets.breakdown import Breakdown
-from tui.widgets.history_chart import MIN_ROWS, ChartData, ChartSeries, HistoryChart
+from tui.widgets.config_line import config_line
+from tui.widgets.history_chart import MIN_ROWS, PANE_MIN_ROWS, HistoryChart
 from tui.widgets.layout import FULL_MIN_H, pane_tier
 from tui.widgets.log_tail import LogTail
 from tui.widgets.metric_spark import MetricSparks, SparkRow
 from tui.widgets.numbers import NumbersPanel
+from tui.widgets.pane_chart import CHART_POINTS, DEFAULT_WINDOW, WINDOWS, PaneChart
 from tui.widgets.pane_header import PaneHeader
 from tui.widgets.request_hist import RequestHist
 from tui.widgets.segment_table import SegmentTable, verdict_line
 
-CHART_POINTS = 1500  # records drawn in the history chart (more to reach back to the previous segment)
-# the chart's time windows, narrowest first (`>` narrows, `<` widens): (name, seconds of the log's
-# own clock, records when the log has no timestamps); None: the default view, then every record kept
-WINDOWS: tuple[tuple[str, float, int] | None, ...] = (
-    ("last minute", 60.0, 100),
-    ("last 5 min", 300.0, 300),
-    ("last 15 min", 900.0, 1000),
-    ("last hour", 3600.0, 3000),
-    None,
-    ("everything", math.inf, HISTORY),
-)
-DEFAULT_WINDOW = WINDOWS.index(None)
+__all__ = [
+    "CHART_POINTS",
+    "DEFAULT_WINDOW",
+    "WINDOWS",
+    "SourcePane",
+    "config_line",
+    "recent",
+]  # the chart's, as before
 SPARK_POINTS = 240
 LOG_ROWS = 4  # the log tail's least height in a pane (its border and three lines)
 
@@ -54,7 +50,7 @@ def recent(state: PaneState, n: int):
     return list(islice(h, max(0, len(h) - n), None))
 
 
-class SourcePane(Vertical, can_focus=True):
+class SourcePane(PaneChart, Vertical, can_focus=True):
     DEFAULT_CSS = """
     SourcePane {
         border: round $panel;
@@ -81,6 +77,7 @@ class SourcePane(Vertical, can_focus=True):
     SourcePane.-no-log-room LogTail { display: none; }
     SourcePane LogTail { min-height: 4; }
     SourcePane.-compact #verdict { margin-bottom: 0; }
+    SourcePane > #config { display: none; height: 1; padding: 0 1; }
     """
     ALLOW_MAXIMIZE = True
 
@@ -99,13 +96,18 @@ class SourcePane(Vertical, can_focus=True):
         self._shown = False  # show_data has run once (the state is there to draw)
         self.tier = "full"
         self.window = DEFAULT_WINDOW  # index into WINDOWS: the chart's time window
+        # the window's end when panned back ({): a log time (or a record number for the default
+        # window and logs without timestamps); None: it ends at the newest record and follows
+        self.pan_end: float | None = None
         self._verdict: str | None = None
+        self.drawn_progress: float | None = None  # a replay's progress when its numbers were drawn
         self.set_class(not chart, "-no-chart")
         self.set_class(not log, "-no-log")
 
     def compose(self) -> ComposeResult:
         yield PaneHeader()
         yield NumbersPanel()
+        yield Static("", id="config", markup=False)  # compare, short tiers: the config in one line
         yield MetricSparks(
             [
                 SparkRow("accept len", "primary", 2),
@@ -129,7 +131,7 @@ class SourcePane(Vertical, can_focus=True):
         self.query_one(PaneHeader).show(
             st.label,
             st.where,
-            st.status_text(now or time.monotonic()),
+            st.status_text(now or time.monotonic(), progress=self.drawn_progress),
             frozen=frozen,
             extra=extra,
             peers=peers,
@@ -147,9 +149,12 @@ class SourcePane(Vertical, can_focus=True):
             sel = self.selected = None
         if NUMBERS in parts and (force or st.version != self._version):
             self._version = st.version
+            if st.replay:  # the header's percentage is that of the numbers shown (read ahead: not yet)
+                self.drawn_progress = st.read_progress()
             numbers = self.query_one(NumbersPanel)
             brief = numbers.has_class("-compact")  # a compact pane shows fewer numbers: only those
             numbers.show(pane_numbers(stats, sel, brief=brief), pinned=sel is not None)
+            self._show_config(sel)
             verdict = self.query_one("#verdict", Static)
             measured = sum(1 for s in stats.segments if s.all.accept_len.n or s.all.pooled_len.n)
             line = verdict_line(segment_verdict(stats), max(1, verdict.size.width or 200), measured)
@@ -201,11 +206,35 @@ class SourcePane(Vertical, can_focus=True):
                     self._chart_key = chart_key
                     self.query_one(HistoryChart).set_data(self.chart_data(scales.get("accept_len")))
 
+    def _show_config(self, sel: int | None) -> None:
+        """The config of the segment shown, in one line (compare mode, a pane too short for the
+        numbers' own config row: what differs between A and B stays on the screen)."""
+        line = self.query_one("#config", Static)
+        stats = self.state.stats
+        seg = stats.current if sel is None else next((s for s in stats.segments if s.index == sel), None)
+        label = (seg.label or seg.config.label()) if seg is not None else ""
+        known = bool(label) and label != "config unknown"
+        show = known and self.tier != "full" and self.screen.has_class("-compare")
+        line.display = show
+        if show:
+            text = config_line(
+                f"seg {seg.index}: " if seg is not None else "", label, line.content_size.width or 80
+            )
+            if str(line.render()) != text:
+                line.update(text)
+
     def chart_key(self, scales: Scales | None = None) -> tuple:
         """What the chart is drawn from: a new key, new chart data."""
         st = self.state
         scales = self._scales if scales is None else scales
-        return (st.seq, tuple(st.boundaries)[-2:], len(st.marks), scales.get("accept_len"), self.window)
+        return (
+            st.seq,
+            tuple(st.boundaries)[-2:],
+            len(st.marks),
+            scales.get("accept_len"),
+            self.window,
+            self.pan_end,
+        )
 
     @property
     def chart_current(self) -> bool:
@@ -249,7 +278,7 @@ class SourcePane(Vertical, can_focus=True):
     def fit(self) -> None:
         """Show the log tail (when it is on) where it gets ``LOG_ROWS`` rows — a compact pane too,
         so that the log tail and the overlay chart of compare mode show together — and the chart
-        only when what is left gives it ``MIN_ROWS`` rows."""
+        only when what is left gives it ``MIN_ROWS`` rows (``PANE_MIN_ROWS`` in compare)."""
         fixed = 0
         for child in self.children:
             if child.display and not isinstance(child, (HistoryChart, LogTail)):
@@ -260,7 +289,10 @@ class SourcePane(Vertical, can_focus=True):
         if self.has_class("-no-log-room") and log and log_room:
             self.query_one(LogTail).rebuild(self.state.raw, self.state.raw_seq)
         self.set_class(log and not log_room, "-no-log-room")
-        self.set_class(room - (LOG_ROWS if log and log_room else 0) < MIN_ROWS, "-no-room")
+        # in compare the rows under the numbers are the chart's, however few (a short chart has no
+        # frame); a grid's pane keeps to charts with a readable y axis (z shows it big)
+        least = PANE_MIN_ROWS if self.screen.has_class("-compare") else MIN_ROWS
+        self.set_class(room - (LOG_ROWS if log and log_room else 0) < least, "-no-room")
         self.hint_hidden()
 
     def hint_hidden(self) -> None:
@@ -282,84 +314,8 @@ class SourcePane(Vertical, can_focus=True):
         if (self.border_subtitle or "") != hint:
             self.border_subtitle = hint
 
-    def chart_points(self) -> tuple[list, str]:
-        """The records the chart draws (its time window) and the words for it."""
-        st = self.state
-        window = WINDOWS[self.window]
-        if window is None:  # the default: the last CHART_POINTS records, back to the previous segment
-            n = CHART_POINTS
-            if st.boundaries:  # reach back to the start of the previous segment: the step shows
-                prev = st.boundaries[-2][0] if len(st.boundaries) >= 2 else 1
-                n = max(n, st.seq - prev + 1)
-            pts = [p for p in recent(st, n) if p.accept_len is not None]
-            return pts, f"last {len(pts):,} records"
-        name, seconds, records = window
-        pts = [p for p in st.history if p.accept_len is not None]
-        newest = next((p.timestamp for p in reversed(pts) if p.timestamp is not None), None)
-        if math.isinf(seconds):
-            return pts, f"everything kept ({len(pts):,} records)"
-        if newest is None:  # no timestamps in this log: a window of records instead
-            pts = pts[-records:]
-            return pts, f"last {len(pts):,} records (no timestamps for {name})"
-        pts = [p for p in pts if p.timestamp is not None and p.timestamp >= newest - seconds]
-        return pts, f"{name} by the log's clock ({len(pts):,} records)"
-
-    def chart_data(self, ylim: tuple[float, float] | None) -> ChartData:
-        st = self.state
-        pts, words = self.chart_points()
-        seqs = [float(p.seq) for p in pts]
-        timed = bool(pts) and all(p.timestamp is not None for p in pts)
-        xs = [p.timestamp for p in pts] if timed else seqs
-
-        def x_of(seq: float) -> float:  # a record number on the x axis (the record at or after it)
-            if not timed:
-                return seq
-            k = min(len(seqs) - 1, bisect_left(seqs, seq))
-            return xs[k]
-
-        def label(idx: int) -> str:
-            seg = st.segment(idx)
-            text = f"seg {idx}" + (f": {seg.label or seg.config.label()}" if seg is not None else "")
-            return text.replace(" draft=", " ")[:80]
-
-        bounds = []
-        first = seqs[0] if seqs else None
-        edge = self._segment_at(first) if first is not None else None
-        if first is not None and edge is not None:  # the segment at the left edge (segment 0 too)
-            bounds.append((xs[0], label(edge), "accent"))
-        for seq, idx in st.boundaries:
-            if first is not None and seq > first:
-                bounds.append((x_of(seq), label(idx), "accent"))
-        marks = [(float(seq), f"M{n}") for seq, n, _ in st.marks] + [
-            (seq + 0.5, w) for seq, w in st.file_marks
-        ]
-        axis = "x: time by the log's clock" if timed else "x: record #"
-        return ChartData(
-            [ChartSeries("accept len", xs, [p.accept_len for p in pts], "primary")],
-            bounds,
-            [(x_of(seq), text) for seq, text in marks if first is not None and seq >= first],
-            ylim,
-            xlabel=f"accept len, {words} ({axis}; < > window)",
-            time_axis=timed,
-        )
-
-    def _segment_at(self, seq: float) -> int | None:
-        """The index of the segment that record ``seq`` belongs to (boundaries are kept for the
-        segments opened while reading; the first segment has none)."""
-        st = self.state
-        before = [idx for start, idx in st.boundaries if start <= seq]
-        if before:
-            return before[-1]
-        segs = [s.index for s in st.stats.segments]
-        if not st.boundaries:
-            return segs[-1] if segs else None
-        nxt = st.boundaries[0][1]
-        pos = segs.index(nxt) if nxt in segs else 0
-        return segs[pos - 1] if pos > 0 else None
-
-    def set_window(self, index: int) -> None:
-        """Show the chart's time window ``WINDOWS[index]`` (redrawn now when it is shown)."""
-        self.window = max(0, min(len(WINDOWS) - 1, index))
+    def redraw_chart(self) -> None:
+        """The chart drawn again now (a new window, a pan), when it is shown."""
         if self.chart_shown:
             self.show_data(self._scales, parts=frozenset((CHART,)))
 

@@ -156,6 +156,13 @@ class ReplaySource(GeneratorSource):
     def progress(self) -> float:
         return self._input.progress(self._next_off) if self._input is not None else 0.0
 
+    def progress_at(self, offset: int) -> float:
+        """The progress of a reader that has consumed the bytes before ``offset`` (a pane's
+        statistics, behind what this source has read ahead)."""
+        if self._input is None:
+            return 0.0
+        return min(self.progress, self._input.progress(offset))
+
     @property
     def finished(self) -> bool:
         return self._eof and not self._lines
