@@ -68,9 +68,14 @@ def app_for(panes: list[PaneSpec], *, compare: bool = False, save_dir=None) -> S
     return SpecwatchApp(LaunchPlan(panes, compare=compare), save_dir=save_dir)
 
 
-async def wait_for(pilot, cond, what: str = "") -> None:
-    """:func:`_wait.wait_until_async` with the app running between two looks (``pilot.pause``)."""
-    await wait_until_async(cond, what=what, pause=pilot.pause, step=0.05)
+async def wait_for(pilot, cond, what: str = "", *, show=None) -> None:
+    """:func:`_wait.wait_until_async` with the app running between two looks (``pilot.pause``);
+    ``show()``, when given, says the state at the end of a wait that failed.
+
+    A test waits so for whatever a key, a click or a pause is to bring about, never with one
+    ``pause()`` before an ``assert``: on a busy machine ``pause()`` returns once the app looks idle,
+    which a process starved of CPU also looks like, before the app has handled every message."""
+    await wait_until_async(cond, what=what, pause=pilot.pause, step=0.05, show=show)
 
 
 async def wait_ended(pilot) -> None:

@@ -169,7 +169,11 @@ async def test_source_errors_show_in_the_header_without_crashing(tmp_path):
         await wait_for(pilot, lambda: all(s.status == "error" for s in states))
         app.screen.tick()
         await pilot.pause()
-        assert states[0].status_text() == f"error (no such file: {tmp_path / 'nope.log'})"
+        await wait_for(
+            pilot,
+            lambda: states[0].status_text() == f"error (no such file: {tmp_path / 'nope.log'})",
+            'states[0].status_text() == f"error (no such file: {tmp_pa...',
+        )
         assert states[1].status_text() == "error (ConnectionError: link to gpu7 went away)"
         assert states[2].status_text() == "error (cannot connect)"
         assert broken.closed

@@ -90,7 +90,7 @@ async def test_z_maximises_the_focused_pane_with_its_chart_and_restores(tmp_path
         panes = list(screen.query(SourcePane))
         assert not panes[1].chart_shown  # a 3 × 3 grid at 160 × 45: no room for a chart
         await pilot.press("tab")
-        assert screen.focused_pane() is panes[1]
+        await wait_for(pilot, lambda: screen.focused_pane() is panes[1], "screen.focused_pane() is panes[1]")
         await pilot.press("z")
         await wait_for(pilot, lambda: screen.maximized is panes[1] and screen.on_screen(panes[1]), "z")
         assert not screen.on_screen(panes[0]) and screen.on_screen(panes[1])

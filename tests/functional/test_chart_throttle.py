@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import types
 
+from _tui_util import wait_for
 from textual.app import App, ComposeResult
 
 from tui.widgets import history_chart as hc
@@ -40,4 +41,4 @@ async def test_a_late_timer_does_not_bring_back_older_data(monkeypatch) -> None:
         chart._take_pending()  # the late timer fires
         assert len(chart.data.series[0].xs) == 30
         await pilot.pause()
-        assert chart.settled
+        await wait_for(pilot, lambda: chart.settled, "chart.settled")
