@@ -16,7 +16,7 @@ import ast
 import tomllib
 from pathlib import Path
 
-from _ast_util import module_name, runtime_imports
+from _ast_util import module_name, parse_file, runtime_imports
 
 ROOT = Path(__file__).resolve().parents[2]
 TUI = ROOT / "tui"
@@ -89,7 +89,7 @@ def _container(path: Path) -> bool:
     """A package whose ``__init__.py`` imports nothing: it only holds its modules."""
     if path.name != "__init__.py":
         return False
-    return not _runtime_imports(ast.parse(path.read_text(encoding="utf-8")))
+    return not _runtime_imports(parse_file(path))
 
 
 def test_every_module_falls_under_a_layer():
@@ -125,7 +125,7 @@ def test_core_does_not_import_textual_or_rich_at_run_time():
     for module, path in _modules().items():
         if not _under(module, "tui.core"):
             continue
-        for line, name in _runtime_imports(ast.parse(path.read_text(encoding="utf-8"))):
+        for line, name in _runtime_imports(parse_file(path)):
             if _under(name, "textual") or _under(name, "rich"):
                 bad.append(f"{path.relative_to(ROOT)}:{line}: {name}")
     assert bad == []
@@ -154,7 +154,7 @@ def _own_privates(tree: ast.AST) -> set[str]:
 
 
 def _private_reads(path: Path) -> list[tuple[int, str]]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = parse_file(path)
     own = _own_privates(tree)
     found = []
     for node in ast.walk(tree):
