@@ -152,7 +152,7 @@ async def test_s_saves_an_svg_and_says_where(tmp_path):
     async with app.run_test(size=(160, 45), message_hook=messages.append) as pilot:
         await wait_ended(pilot)
         await pilot.press("s")
-        await pilot.pause()
+        await wait_for(pilot, lambda: unique(messages, ScreenshotSaved), "the screenshot saved")
         saved = [m.path for m in unique(messages, ScreenshotSaved)]
         assert len(saved) == 1 and Path(saved[0]).parent == tmp_path
         assert Path(saved[0]).read_text().startswith("<svg")
@@ -238,7 +238,11 @@ async def test_c_l_and_filter_toggle(tmp_path):
         tail = pane.query_one(LogTail)
         await pilot.press(*"prefill", "enter")
         await wait_for(pilot, lambda: tail.filter == "prefill", "tail.filter == 'prefill'")
-        await pilot.pause()
+        await wait_for(
+            pilot,
+            lambda: tail.shown and all("prefill" in r.text.lower() for r in tail.shown),
+            "the lines filtered",
+        )
         lines = [r.text for r in tail.shown]
         assert lines and all("prefill" in line.lower() for line in lines)
 
