@@ -26,6 +26,7 @@ class One(App):
 async def test_a_late_timer_does_not_bring_back_older_data(monkeypatch) -> None:
     clock = [1000.0]
     monkeypatch.setattr(hc, "time", types.SimpleNamespace(monotonic=lambda: clock[0]))
+    monkeypatch.setattr(hc, "MIN_INTERVAL", 1.0)  # the app's own interval (tests/functional/conftest.py)
     app = One()
     async with app.run_test(size=(60, 20)) as pilot:
         chart = app.query_one(HistoryChart)
