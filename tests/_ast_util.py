@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -33,3 +34,16 @@ def runtime_imports(tree: ast.AST) -> Iterator[ast.Import | ast.ImportFrom]:
         yield tree
     for child in ast.iter_child_nodes(tree):
         yield from runtime_imports(child)
+
+
+def parse_file(path: Path) -> ast.Module:
+    """``ast.parse`` of the file at ``path``, parsed once per process and file version (several
+    tests walk every module of tui/ and tests/: each reads the same trees). The tree is shared:
+    read it, never change it."""
+    st = path.stat()
+    return _parse(str(path), st.st_mtime_ns, st.st_size)
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse(path: str, mtime_ns: int, size: int) -> ast.Module:
+    return ast.parse(Path(path).read_text(encoding="utf-8"), path)

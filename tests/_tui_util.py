@@ -29,6 +29,22 @@ def sample(name: str) -> str:
     return str(SAMPLES / name)
 
 
+def short_samples(tmp_path: Path, *names: str, lines: int = 400) -> list[str]:
+    """The first ``lines`` lines of each sample log, written once each into ``tmp_path`` under the
+    sample's own name, as paths in the order asked (a name asked twice is one file, twice): a
+    server's start, its configuration and a few hundred records, for the tests of the layout,
+    which need what a pane shows and not the whole file (a whole sample is replayed in ~1 s of CPU,
+    16 of them in a grid for a minute on a busy machine)."""
+    out = []
+    for name in names:
+        path = tmp_path / name
+        if not path.exists():
+            with open(SAMPLES / name, "rb") as f:
+                path.write_bytes(b"".join(f.readline() for _ in range(lines)))
+        out.append(str(path))
+    return out
+
+
 def replay_app(
     *names: str, compare: bool | None = None, speed: float | None = None, save_dir=None, **kw
 ) -> SpecwatchApp:
@@ -52,9 +68,14 @@ def app_for(panes: list[PaneSpec], *, compare: bool = False, save_dir=None) -> S
     return SpecwatchApp(LaunchPlan(panes, compare=compare), save_dir=save_dir)
 
 
-async def wait_for(pilot, cond, what: str = "") -> None:
-    """:func:`_wait.wait_until_async` with the app running between two looks (``pilot.pause``)."""
-    await wait_until_async(cond, what=what, pause=pilot.pause, step=0.05)
+async def wait_for(pilot, cond, what: str = "", *, show=None) -> None:
+    """:func:`_wait.wait_until_async` with the app running between two looks (``pilot.pause``);
+    ``show()``, when given, says the state at the end of a wait that failed.
+
+    A test waits so for whatever a key, a click or a pause is to bring about, never with one
+    ``pause()`` before an ``assert``: on a busy machine ``pause()`` returns once the app looks idle,
+    which a process starved of CPU also looks like, before the app has handled every message."""
+    await wait_until_async(cond, what=what, pause=pilot.pause, step=0.05, show=show)
 
 
 async def wait_ended(pilot) -> None:

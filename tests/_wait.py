@@ -78,3 +78,21 @@ async def wait_until_async(
     for _ in looks:
         await pause(step)
     return looks.got
+
+
+async def wait_until_awaited(
+    cond: Callable[[], Awaitable[T]],
+    deadline: float = DEADLINE,
+    what: str = "",
+    *,
+    show: Callable[[], Any] | None = None,
+    step: float = STEP,
+) -> T:
+    """:func:`wait_until_async` for a condition that is itself a coroutine (a query to a server
+    that answers in its own time): awaited every ``step`` seconds until its result is true."""
+    end = time.monotonic() + deadline
+    while not (got := await cond()):
+        if time.monotonic() > end:
+            raise _fail(what, deadline, show)
+        await asyncio.sleep(step)
+    return got

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from _tui_util import _isolated_config, replay_app, wait_charts, wait_ended  # noqa: F401
+from _tui_util import _isolated_config, replay_app, wait_charts, wait_ended, wait_for  # noqa: F401
 
 from tui.widgets.source_pane import DEFAULT_WINDOW, WINDOWS, SourcePane
 
@@ -16,7 +16,7 @@ async def test_chart_window_keys_narrow_and_widen_every_pane():
         default_pts, _ = pane.chart_points()
         await pilot.press("greater_than_sign")  # one step narrower: the last hour by the log's clock
         await pilot.pause()
-        assert pane.window == DEFAULT_WINDOW - 1
+        await wait_for(pilot, lambda: pane.window == DEFAULT_WINDOW - 1, "pane.window == DEFAULT_WINDOW - 1")
         pts, words = pane.chart_points()
         assert words.startswith("last hour") and pts
         newest = pts[-1].timestamp
@@ -24,14 +24,14 @@ async def test_chart_window_keys_narrow_and_widen_every_pane():
         for _ in range(len(WINDOWS)):  # never past the narrowest
             await pilot.press("greater_than_sign")
         await pilot.pause()
-        assert pane.window == 0
+        await wait_for(pilot, lambda: pane.window == 0, "pane.window == 0")
         narrow, words = pane.chart_points()
         assert words.startswith("last minute") and len(narrow) < len(default_pts)
         assert all(p.timestamp >= narrow[-1].timestamp - 60 for p in narrow)
         for _ in range(len(WINDOWS)):  # never past everything
             await pilot.press("less_than_sign")
         await pilot.pause()
-        assert pane.window == len(WINDOWS) - 1
+        await wait_for(pilot, lambda: pane.window == len(WINDOWS) - 1, "pane.window == len(WINDOWS) - 1")
         everything, words = pane.chart_points()
         assert len(everything) == len([p for p in pane.state.history if p.accept_len is not None])
         assert words.startswith("everything")

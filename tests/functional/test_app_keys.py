@@ -41,14 +41,14 @@ async def test_space_pauses_replay_and_plus_minus_change_speed(tmp_path):
         await wait_for(pilot, lambda: screen.states[0].source is not None)
         src = screen.states[0].source
         await pilot.press("space")
-        assert src.paused
+        await wait_for(pilot, lambda: src.paused, "src.paused")
         assert "paused" in screen.states[0].status_text()
         await pilot.press("space")
-        assert not src.paused
+        await wait_for(pilot, lambda: not src.paused, "not src.paused")
         await pilot.press("plus")
-        assert src.speed == 2.0
+        await wait_for(pilot, lambda: src.speed == 2.0, "src.speed == 2.0")
         await pilot.press("minus", "minus")
-        assert src.speed == 0.5
+        await wait_for(pilot, lambda: src.speed == 0.5, "src.speed == 0.5")
         for _ in range(20):
             await pilot.press("plus")
         assert src.speed is None  # as fast as possible, the top of the list
@@ -67,7 +67,7 @@ async def test_space_freezes_a_live_view_but_keeps_reading(tmp_path):
         await wait_for(pilot, lambda: state.lines == 200)
         screen.tick()
         await pilot.press("space")
-        assert screen.frozen
+        await wait_for(pilot, lambda: screen.frozen, "screen.frozen")
         shown = screen.query_one(SourcePane).query_one("NumbersPanel").values.accept_len.n
         with open(log, "a") as f:
             f.write("".join(lines[200:1200]))
@@ -75,9 +75,9 @@ async def test_space_freezes_a_live_view_but_keeps_reading(tmp_path):
         screen.tick()
         assert screen.query_one("NumbersPanel").values.accept_len.n == shown  # frozen
         await pilot.pause()
-        assert "view frozen" in screen_text(app)
+        await wait_for(pilot, lambda: "view frozen" in screen_text(app), "'view frozen' in screen_text(app)")
         await pilot.press("space")
-        assert not screen.frozen
+        await wait_for(pilot, lambda: not screen.frozen, "not screen.frozen")
         screen.tick()
         assert (
             screen.query_one("NumbersPanel").values.accept_len.n
@@ -110,12 +110,16 @@ async def test_brackets_pin_segments_in_a_live_pane_and_n_starts_one(tmp_path):
         screen.tick()
         pane = screen.query_one(SourcePane)
         await pilot.press("left_square_bracket")
-        assert pane.selected == 0
+        await wait_for(pilot, lambda: pane.selected == 0, "pane.selected == 0")
         assert screen.query_one("NumbersPanel").values.segment == 0
         await pilot.press("right_square_bracket")
-        assert pane.selected is None
+        await wait_for(pilot, lambda: pane.selected is None, "pane.selected is None")
         await pilot.press("n")
-        assert state.stats.current.reason == "restarted"  # no records yet: the new segment is pending
+        await wait_for(
+            pilot,
+            lambda: state.stats.current.reason == "restarted",
+            "state.stats.current.reason == 'restarted'",
+        )  # no records yet: the new segment is pending
         with open(log, "a") as f:
             f.write(
                 "".join(
@@ -148,7 +152,7 @@ async def test_s_saves_an_svg_and_says_where(tmp_path):
     async with app.run_test(size=(160, 45), message_hook=messages.append) as pilot:
         await wait_ended(pilot)
         await pilot.press("s")
-        await pilot.pause()
+        await wait_for(pilot, lambda: unique(messages, ScreenshotSaved), "the screenshot saved")
         saved = [m.path for m in unique(messages, ScreenshotSaved)]
         assert len(saved) == 1 and Path(saved[0]).parent == tmp_path
         assert Path(saved[0]).read_text().startswith("<svg")
@@ -181,17 +185,25 @@ async def test_question_mark_help_t_theme_and_q_quits(tmp_path):
         await wait_ended(pilot)
         assert app.theme == "specwatch-dark"
         await pilot.press("question_mark")
-        assert isinstance(app.screen, HelpScreen)
+        await wait_for(
+            pilot, lambda: isinstance(app.screen, HelpScreen), "isinstance(app.screen, HelpScreen)"
+        )
         await pilot.press("escape")
-        assert isinstance(app.screen, WatchScreen)
+        await wait_for(
+            pilot, lambda: isinstance(app.screen, WatchScreen), "isinstance(app.screen, WatchScreen)"
+        )
         await pilot.press("t")
-        assert isinstance(app.screen, ThemePicker)
+        await wait_for(
+            pilot, lambda: isinstance(app.screen, ThemePicker), "isinstance(app.screen, ThemePicker)"
+        )
         await pilot.press("down")  # previews the next theme
-        assert app.theme == "specwatch-high-contrast"
+        await wait_for(
+            pilot, lambda: app.theme == "specwatch-high-contrast", "app.theme == 'specwatch-high-contrast'"
+        )
         await pilot.press("escape")  # cancel: back to the theme we had
-        assert app.theme == "specwatch-dark"
+        await wait_for(pilot, lambda: app.theme == "specwatch-dark", "app.theme == 'specwatch-dark'")
         await pilot.press("t", "down", "down", "enter")
-        assert app.theme == "specwatch-light"
+        await wait_for(pilot, lambda: app.theme == "specwatch-light", "app.theme == 'specwatch-light'")
         from tui.theming.ui_config import config_dir
 
         assert json.loads((config_dir() / "tui.json").read_text())["theme"] == "specwatch-light"
@@ -206,7 +218,9 @@ async def test_theme_is_remembered_next_time(tmp_path):
     app = replay_app("ab_a.log", save_dir=tmp_path)
     async with app.run_test(size=(160, 45)) as pilot:
         await pilot.pause()
-        assert app.theme == "specwatch-high-contrast"
+        await wait_for(
+            pilot, lambda: app.theme == "specwatch-high-contrast", "app.theme == 'specwatch-high-contrast'"
+        )
 
 
 async def test_c_l_and_filter_toggle(tmp_path):
@@ -216,15 +230,19 @@ async def test_c_l_and_filter_toggle(tmp_path):
         pane = app.screen.query_one(SourcePane)
         assert not pane.has_class("-no-chart") and not pane.has_class("-no-log")
         await pilot.press("c")
-        assert pane.has_class("-no-chart")
+        await wait_for(pilot, lambda: pane.has_class("-no-chart"), "pane.has_class('-no-chart')")
         await pilot.press("l")
-        assert pane.has_class("-no-log")
+        await wait_for(pilot, lambda: pane.has_class("-no-log"), "pane.has_class('-no-log')")
         await pilot.press("slash")  # opens the log tail again, with the filter
-        assert not pane.has_class("-no-log")
+        await wait_for(pilot, lambda: not pane.has_class("-no-log"), "not pane.has_class('-no-log')")
         tail = pane.query_one(LogTail)
         await pilot.press(*"prefill", "enter")
-        assert tail.filter == "prefill"
-        await pilot.pause()
+        await wait_for(pilot, lambda: tail.filter == "prefill", "tail.filter == 'prefill'")
+        await wait_for(
+            pilot,
+            lambda: tail.shown and all("prefill" in r.text.lower() for r in tail.shown),
+            "the lines filtered",
+        )
         lines = [r.text for r in tail.shown]
         assert lines and all("prefill" in line.lower() for line in lines)
 
@@ -246,4 +264,4 @@ async def test_command_palette_lists_every_action(tmp_path):
         cmd.callback()
         await pilot.pause()
         await pilot.pause()
-        assert app.screen.marks == 1
+        await wait_for(pilot, lambda: app.screen.marks == 1, "app.screen.marks == 1")

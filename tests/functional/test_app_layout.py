@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
-from _tui_util import _isolated_config, replay_app, wait_ended, wait_for, wait_ticks  # noqa: F401
+from _tui_util import _isolated_config, replay_app, short_samples, wait_ended, wait_for, wait_ticks  # noqa: F401
 from _wait import wait_until_async
 
 from tui.app import SpecwatchApp
@@ -38,8 +38,8 @@ def test_grid_shape_keeps_columns_wide_enough():
     assert pane_tier(50, 40) == "narrow"
 
 
-async def _grid_fits(n: int, size: tuple[int, int]) -> None:
-    names = [LOGS[i % len(LOGS)] for i in range(n)]
+async def _grid_fits(tmp_path, n: int, size: tuple[int, int]) -> None:
+    names = short_samples(tmp_path, *(LOGS[i % len(LOGS)] for i in range(n)))
     app = replay_app(*names, compare=False)
     async with app.run_test(size=size) as pilot:
         await wait_ended(pilot)
@@ -74,23 +74,23 @@ async def _grid_fits(n: int, size: tuple[int, int]) -> None:
                 assert a.intersection(b).area == 0
 
 
-async def test_eight_panes_fit_at_160x45():
-    await _grid_fits(8, (160, 45))
+async def test_eight_panes_fit_at_160x45(tmp_path):
+    await _grid_fits(tmp_path, 8, (160, 45))
 
 
-async def test_sixteen_panes_fit_at_200x60():
-    await _grid_fits(16, (200, 60))
+async def test_sixteen_panes_fit_at_200x60(tmp_path):
+    await _grid_fits(tmp_path, 16, (200, 60))
 
 
-async def test_z_maximises_the_focused_pane_with_its_chart_and_restores():
-    app = replay_app(*(LOGS * 2)[:8], compare=False)
+async def test_z_maximises_the_focused_pane_with_its_chart_and_restores(tmp_path):
+    app = replay_app(*short_samples(tmp_path, *(LOGS * 2)[:8]), compare=False)
     async with app.run_test(size=(160, 45)) as pilot:
         await wait_ended(pilot)
         screen = app.screen
         panes = list(screen.query(SourcePane))
         assert not panes[1].chart_shown  # a 3 × 3 grid at 160 × 45: no room for a chart
         await pilot.press("tab")
-        assert screen.focused_pane() is panes[1]
+        await wait_for(pilot, lambda: screen.focused_pane() is panes[1], "screen.focused_pane() is panes[1]")
         await pilot.press("z")
         await wait_for(pilot, lambda: screen.maximized is panes[1] and screen.on_screen(panes[1]), "z")
         assert not screen.on_screen(panes[0]) and screen.on_screen(panes[1])
@@ -189,8 +189,8 @@ async def test_a_thousand_lines_cause_a_bounded_number_of_renders(monkeypatch):
         assert header._key != before[3]
 
 
-async def test_more_panes_than_fit_scroll_and_those_off_screen_are_not_drawn():
-    app = replay_app(*(["ab_a.log"] * 32), compare=False)
+async def test_more_panes_than_fit_scroll_and_those_off_screen_are_not_drawn(tmp_path):
+    app = replay_app(*short_samples(tmp_path, *(["ab_a.log"] * 32)), compare=False)
     async with app.run_test(size=(200, 60)) as pilot:
         await wait_ended(pilot)
         screen = app.screen

@@ -3,7 +3,7 @@ and the filter shown while it is in force (Pilot: the real keys)."""
 
 from __future__ import annotations
 
-from _tui_util import _isolated_config, replay_app, wait_ended  # noqa: F401
+from _tui_util import _isolated_config, replay_app, wait_ended, wait_for  # noqa: F401
 
 from tui.panes.state import RAW_TAIL
 from tui.widgets.log_tail import LogTail, TailView
@@ -35,10 +35,14 @@ async def test_scroll_back_and_follow():
         assert "lines back" in str(tail.border_title)
         await pilot.press("pageup", "pagedown")
         await pilot.pause()
-        assert tail.back == page
+        await wait_for(pilot, lambda: tail.back == page, "tail.back == page")
         await pilot.press("end")
         await pilot.pause()
-        assert tail.back == 0 and view.lines[-1].seq == newest and not tail.border_title
+        await wait_for(
+            pilot,
+            lambda: tail.back == 0 and view.lines[-1].seq == newest and not tail.border_title,
+            "tail.back == 0 and view.lines[-1].seq == newest and (not ...",
+        )
 
 
 async def test_find_older_and_newer_lines():
@@ -55,10 +59,14 @@ async def test_find_older_and_newer_lines():
         assert tail.search == "post /v1/chat" and view.hit == want[-1]
         await pilot.press("f3")
         await pilot.pause()
-        assert view.hit == want[-2] and any(r.seq == want[-2] for r in view.lines[-view.size.height :])
+        await wait_for(
+            pilot,
+            lambda: view.hit == want[-2] and any(r.seq == want[-2] for r in view.lines[-view.size.height :]),
+            "view.hit == want[-2] and any((r.seq == want[-2] for r in ...",
+        )
         await pilot.press("f3", "shift+f3")
         await pilot.pause()
-        assert view.hit == want[-2]
+        await wait_for(pilot, lambda: view.hit == want[-2], "view.hit == want[-2]")
         assert "find: post /v1/chat" in str(tail.border_title)
 
 
@@ -97,10 +105,16 @@ async def test_w_wraps_long_lines():
         assert end not in screen()  # cut at the width
         await pilot.press("w")
         await pilot.pause()
-        assert view.wrap and end.replace(" ", "") in "".join(screen().split())  # whole, over rows
+        await wait_for(
+            pilot,
+            lambda: view.wrap and end.replace(" ", "") in "".join(screen().split()),
+            "view.wrap and end.replace(' ', '') in ''.join(screen().sp...",
+        )  # whole, over rows
         await pilot.press("w")
         await pilot.pause()
-        assert not view.wrap and end not in screen()
+        await wait_for(
+            pilot, lambda: not view.wrap and end not in screen(), "not view.wrap and end not in screen()"
+        )
 
 
 async def _filter(pilot, tail: LogTail, typed: str) -> None:

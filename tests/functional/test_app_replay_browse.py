@@ -48,7 +48,7 @@ async def test_brackets_browse_an_ended_replay_without_reading_again(monkeypatch
         for _ in range(3):  # the app keeps ticking: nothing more is read
             await pilot.press("left_square_bracket")
             await pilot.pause()
-        assert pane.selected == 0
+        await wait_for(pilot, lambda: pane.selected == 0, "segment 0 shown (the first one: no further back)")
         assert (st.lines, len(st.history), len(opened)) == (lines, records, opens)
         assert st.status == "ended"
 
@@ -69,9 +69,13 @@ async def test_marks_in_a_replay_are_stamped_with_the_log_clock():
             f"restart marked by you at {log_time} by the log's clock" in r.text for r in pane.state.raw
         )
         await pilot.press("m")
-        await pilot.pause()
-        notes = " ".join(n.message for n in app._notifications)
-        assert f"M1 at {log_time} by the log's clock" in notes, notes
+
+        def notes() -> str:
+            return " ".join(n.message for n in app._notifications)
+
+        await wait_for(
+            pilot, lambda: f"M1 at {log_time} by the log's clock" in notes(), "the mark's note", show=notes
+        )
         await wait_ticks(pilot, 2)
         text = screen_text(app)
         assert f"2  {log_time}" in text  # the segment table's start column: the log's time

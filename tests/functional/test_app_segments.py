@@ -45,8 +45,11 @@ async def test_copytruncate_and_rotation_are_marks_a_startup_is_a_segment(tmp_pa
         pane = screen.query_one(SourcePane)
         marks = [label for _, label in pane.chart_data(None).marks]
         assert marks == ["truncated", "rotated"]
-        await pilot.pause()
-        shown = [r.text for r in pane.query_one(LogTail).shown]
-        assert any(t.startswith("── truncated") for t in shown)
-        assert any(t.startswith("── rotated") for t in shown)
+        tail = pane.query_one(LogTail)
+
+        def shown() -> list[str]:
+            return [r.text for r in tail.shown]
+
+        for mark in ("── truncated", "── rotated"):
+            await wait_for(pilot, lambda m=mark: any(t.startswith(m) for t in shown()), mark, show=shown)
         await pilot.press("q")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import types
 
+from _tui_util import wait_for
 from textual.app import App, ComposeResult
 
 from tui.widgets import history_chart as hc
@@ -25,6 +26,7 @@ class One(App):
 async def test_a_late_timer_does_not_bring_back_older_data(monkeypatch) -> None:
     clock = [1000.0]
     monkeypatch.setattr(hc, "time", types.SimpleNamespace(monotonic=lambda: clock[0]))
+    monkeypatch.setattr(hc, "MIN_INTERVAL", 1.0)  # the app's own interval (tests/functional/conftest.py)
     app = One()
     async with app.run_test(size=(60, 20)) as pilot:
         chart = app.query_one(HistoryChart)
@@ -40,4 +42,4 @@ async def test_a_late_timer_does_not_bring_back_older_data(monkeypatch) -> None:
         chart._take_pending()  # the late timer fires
         assert len(chart.data.series[0].xs) == 30
         await pilot.pause()
-        assert chart.settled
+        await wait_for(pilot, lambda: chart.settled, "chart.settled")

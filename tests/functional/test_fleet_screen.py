@@ -40,18 +40,28 @@ async def test_rows_sort_filter_group_and_open(tmp_path):
         text = screen_text(app)
         assert "10 instances" in text and "14:00:00Z" in text
         await pilot.press("s")  # by instance name
-        assert table_rows(app)[0][1].startswith("gpu-node01")
+        await wait_for(
+            pilot,
+            lambda: table_rows(app)[0][1].startswith("gpu-node01"),
+            "table_rows(app)[0][1].startswith('gpu-node01')",
+        )
         await pilot.press("slash")
         await pilot.press(*"re:node0[12]", "enter")
-        assert [r[1][:10] for r in table_rows(app)] == ["gpu-node01", "gpu-node02"]
+        await wait_for(
+            pilot,
+            lambda: [r[1][:10] for r in table_rows(app)] == ["gpu-node01", "gpu-node02"],
+            "[r[1][:10] for r in table_rows(app)] == ['gpu-node01', 'g...",
+        )
         assert "2 of 10 instances" in screen_text(app)
         await pilot.press("slash")
         await pilot.press("ctrl+a", "ctrl+k", *"re:(", "enter")
         await wait_for(pilot, lambda: "bad regular expression" in screen_text(app), "the bad pattern said")
         await pilot.press("escape")
-        assert len(table_rows(app)) == 10
+        await wait_for(pilot, lambda: len(table_rows(app)) == 10, "len(table_rows(app)) == 10")
         await pilot.press("b")  # group by the first label seen
-        assert app.screen.view.group_by is not None
+        await wait_for(
+            pilot, lambda: app.screen.view.group_by is not None, "app.screen.view.group_by is not None"
+        )
         await pilot.press("home", "enter")
         await wait_for(pilot, lambda: isinstance(app.screen, InstanceScreen), "the instance's pane")
         st = app.screen.states[0]

@@ -21,7 +21,11 @@ async def test_live_view_has_no_replay_keys(tmp_path):
         assert "Faster" not in keys and "Slower" not in keys and "Help" in keys, keys
         await pilot.press("plus")  # still bound: it says why it does nothing here
         await pilot.pause()
-        assert any("speed applies to replays" in n.message for n in app._notifications)
+        await wait_for(
+            pilot,
+            lambda: any("speed applies to replays" in n.message for n in app._notifications),
+            "any(('speed applies to replays' in n.message for n in app...",
+        )
 
 
 async def test_replay_keys_while_it_plays_and_not_once_it_ended():

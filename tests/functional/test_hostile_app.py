@@ -65,7 +65,7 @@ async def test_compare_labels_with_markup_and_escapes_stay_literal(tmp_path):
         await wait_ended(pilot)
         app.screen.tick()
         await pilot.pause()
-        assert app.is_running and app.return_code is None
+        assert app.is_running and app.return_code is None  # absence: nothing in the labels was obeyed
         text = screen_text(app)
         assert "A[/oops]␛]2;pwned-title␇" in text
         assert "b[bold]x.log" in text

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from _tui_util import _isolated_config, replay_app  # noqa: F401
+from _tui_util import _isolated_config, replay_app, wait_for  # noqa: F401
 from textual.app import App
 from textual.binding import Binding
 
@@ -56,7 +56,9 @@ async def test_every_binding_is_in_the_palette_and_the_help_once(tmp_path):
         next(c for c in commands if c.title == "Help").callback()
         await pilot.pause()
         await pilot.pause()
-        assert isinstance(app.screen, HelpScreen)
+        await wait_for(
+            pilot, lambda: isinstance(app.screen, HelpScreen), "isinstance(app.screen, HelpScreen)"
+        )
 
 
 def test_footer_labels_and_shown_keys_are_those_of_the_list():

@@ -77,5 +77,5 @@ async def _check_rows(app, size: tuple[int, int]) -> None:
         assert _rows_ok(view) == []
         await pilot.press("w")  # wrapped
         await pilot.pause()
-        assert view.wrap
+        await wait_for(pilot, lambda: view.wrap, "view.wrap")
         assert _rows_ok(view) == []

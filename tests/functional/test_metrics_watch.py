@@ -35,8 +35,11 @@ async def test_watch_shows_a_metrics_source():
             assert seg.ranks["engine 1"].accept_len.mean == pytest.approx(3.4)
             assert seg.all.accept_len.mean == pytest.approx(2.95)
             app.screen.tick()
-            await pilot.pause()
-            text = screen_text(app)
-            assert "gpu1" in text and "2.95" in text, text
+            await wait_for(
+                pilot,
+                lambda: "gpu1" in (t := screen_text(app)) and "2.95" in t,
+                "the numbers drawn",
+                show=lambda: screen_text(app),
+            )
     finally:
         server.stop()

@@ -3,6 +3,7 @@ changed are marked for drawing again; a change of height asks for a layout."""
 
 from __future__ import annotations
 
+from _tui_util import wait_for
 from rich.text import Text
 from textual.app import App, ComposeResult
 
@@ -20,7 +21,11 @@ async def test_only_changed_rows_are_redrawn_and_height_follows_the_rows():
         w = app.query_one(StripLines)
         w.set_content(Text("mean 2.50\nn=10\nrate 0.50"))
         await pilot.pause()
-        assert w.plain == "mean 2.50\nn=10\nrate 0.50"
+        await wait_for(
+            pilot,
+            lambda: w.plain == "mean 2.50\nn=10\nrate 0.50",
+            "w.plain == 'mean 2.50\\nn=10\\nrate 0.50'",
+        )
         assert w.size.height == 3
         w._repaint_regions.clear()
         w.set_content(Text("mean 2.51\nn=10\nrate 0.50"))  # one number changed
@@ -32,10 +37,18 @@ async def test_only_changed_rows_are_redrawn_and_height_follows_the_rows():
         w.set_content(Text("mean 2.51\nn=11\nrate 0.50\n⚠ small sample"))  # a row more
         assert w._layout_required
         await pilot.pause()
-        assert w.size.height == 4 and w.plain.endswith("⚠ small sample")
+        await wait_for(
+            pilot,
+            lambda: w.size.height == 4 and w.plain.endswith("⚠ small sample"),
+            "w.size.height == 4 and w.plain.endswith('⚠ small sample')",
+        )
         w.set_content(Text("[bold]not markup[/]"))  # a one-row Text: its own characters, never markup
         await pilot.pause()
-        assert w.plain.startswith("[bold]not markup[/]")
+        await wait_for(
+            pilot,
+            lambda: w.plain.startswith("[bold]not markup[/]"),
+            "w.plain.startswith('[bold]not markup[/]')",
+        )
         assert w.size.height == 1
 
 
@@ -45,4 +58,8 @@ async def test_a_long_row_wraps_at_the_width():
         w = app.query_one(StripLines)
         w.set_content(Text("word " * 10))
         await pilot.pause()
-        assert len(w.lines) > 1 and all(line.cell_length <= 20 for line in w.lines)
+        await wait_for(
+            pilot,
+            lambda: len(w.lines) > 1 and all(line.cell_length <= 20 for line in w.lines),
+            "len(w.lines) > 1 and all((line.cell_length <= 20 for line...",
+        )

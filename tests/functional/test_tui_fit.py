@@ -6,7 +6,16 @@ from __future__ import annotations
 import re
 
 import pytest
-from _tui_util import _isolated_config, replay_app, sample, screen_text, wait_ended  # noqa: F401
+import pytest_asyncio
+from _tui_util import (  # noqa: F401
+    _isolated_config,
+    finished,
+    replay_app,
+    sample,
+    screen_text,
+    wait_ended,
+    wait_for,
+)
 from rich.cells import cell_len
 
 from tui.app import SpecwatchApp
@@ -96,18 +105,32 @@ async def test_segment_table_n_is_whole_after_updates():
         assert sum(c.get_render_width(table) for c in table.columns.values()) <= table.size.width
 
 
-@pytest.mark.parametrize("width", [66, 70, 74, 78, 84, 90])
-async def test_a_value_and_its_interval_are_never_split_over_two_lines(width):
-    from _tui_util import finished, replay_app
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def restart_replayed(tmp_path_factory):
+    """One replay of sglang_eagle3_restart.log run to its end, shared by the tests at each width
+    (each resizes the terminal: the numbers are laid out again for the new width, as when a user
+    resizes; the replay itself is the same at every width)."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("xdg")))
+        app = replay_app("sglang_eagle3_restart.log", speed=None)
+        async with app.run_test(size=(90, 60)) as pilot:
+            await finished(pilot)
+            yield pilot
 
+
+@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.parametrize("width", [66, 70, 74, 78, 84, 90])
+async def test_a_value_and_its_interval_are_never_split_over_two_lines(restart_replayed, width):
     from tui.widgets.numbers import NumbersPanel
 
-    app = replay_app("sglang_eagle3_restart.log", speed=None)
-    async with app.run_test(size=(width, 60)) as pilot:
-        await finished(pilot)
-        panel = app.screen.query_one(NumbersPanel)
-        assert not panel.has_class("-compact")
-        for line in panel.plain.splitlines():
-            assert not line.rstrip().endswith(("±", "printed", "normalised")), panel.plain
-        # the printed rate with its interval, on one line
-        assert re.search(r"printed \d\.\d{3} ± \d\.\d{3}", panel.plain), panel.plain
+    pilot = restart_replayed
+    app = pilot.app
+    await pilot.resize_terminal(width, 60)
+    panel = app.screen.query_one(NumbersPanel)
+    await wait_for(pilot, lambda: app.screen.size.width == width, f"the screen {width} wide")
+    await finished(pilot)
+    assert not panel.has_class("-compact")
+    for line in panel.plain.splitlines():
+        assert not line.rstrip().endswith(("±", "printed", "normalised")), panel.plain
+    # the printed rate with its interval, on one line
+    assert re.search(r"printed \d\.\d{3} ± \d\.\d{3}", panel.plain), panel.plain

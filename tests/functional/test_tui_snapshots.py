@@ -30,24 +30,13 @@ def _at_repo_root(monkeypatch):
     monkeypatch.chdir(ROOT)  # paths are shown relative to the current directory
 
 
-def test_snapshot_single_replay(snap_compare):
-    # A relative path: the end-of-file event names it, and it must not depend on the checkout.
-    assert snap_compare(
-        replay_app("sample_logs/sglang_eagle3_restart.log"), terminal_size=(160, 45), run_before=finished
-    )
+# One finished replay at 160x45 and the help over it: the same pictures (byte for byte) as
+# test_tui_sizes.py's test_snapshot_watch_at_size[160x45] and test_tui_glance.py's
+# test_glance_help[160x45], which check them.
 
 
 def test_snapshot_compare_replay(snap_compare):
     assert snap_compare(replay_app("ab_a.log", "ab_b.log"), terminal_size=(160, 45), run_before=finished)
-
-
-def test_snapshot_help(snap_compare):
-    async def help_open(pilot):
-        await finished(pilot)
-        await pilot.press("question_mark")
-        await pilot.pause()
-
-    assert snap_compare(replay_app("ab_a.log"), terminal_size=(160, 45), run_before=help_open)
 
 
 @pytest.mark.parametrize("size", [(80, 24), (100, 30), (160, 45), (200, 60)], ids=lambda s: f"{s[0]}x{s[1]}")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from _tui_util import _isolated_config, replay_app  # noqa: F401
+from _tui_util import _isolated_config, replay_app, wait_for  # noqa: F401
 
 from tui.theming.themes import load_theme_file, load_themes, theme_dirs
 from tui.theming.ui_config import config_dir, load_ui_config, save_ui_config
@@ -59,5 +59,9 @@ async def test_invalid_theme_file_is_a_notification_not_a_crash():
     app = replay_app("ab_a.log")
     async with app.run_test(size=(160, 45)) as pilot:
         await pilot.pause()
-        assert any("bad.toml" in n.message for n in app._notifications)
+        await wait_for(
+            pilot,
+            lambda: any("bad.toml" in n.message for n in app._notifications),
+            "any(('bad.toml' in n.message for n in app._notifications))",
+        )
         assert app.theme == "specwatch-dark"

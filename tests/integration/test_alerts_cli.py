@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from _cli_util import run_cli
-from _wait import wait_until
+from _wait import wait_until, wait_until_async
 
 ROOT = Path(__file__).parent.resolve().parents[1]
 SAMPLE = ROOT / "sample_logs" / "sglang_eagle3_restart.log"  # the broken run's accept len is ~1.5
@@ -196,10 +196,9 @@ async def test_export_says_alerts_on_stderr_even_when_quiet():
     )
     task = asyncio.create_task(exp.run())
     try:
-        for _ in range(1000):
-            if "alert resolved" in err.getvalue():
-                break
-            await asyncio.sleep(0.02)
+        await wait_until_async(
+            lambda: "alert resolved" in err.getvalue(), what="the alert resolved", show=err.getvalue
+        )
     finally:
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)

@@ -3,14 +3,13 @@ the core's numbers. With CI=true a missing prometheus binary fails the test (it 
 
 from __future__ import annotations
 
-import asyncio
 import json
-import time
 from urllib.parse import quote
 
 import pytest
 from _export_util import SAMPLES, Running
 from _prometheus_util import running_prometheus
+from _wait import wait_until_awaited
 
 from tui.core.pipeline.whole import summarize_file
 from tui.core.sources.prom.http import HttpError, http_get
@@ -39,10 +38,9 @@ async def test_prometheus_scrapes_the_exporter(tmp_path):
                     return None
                 return got if len(got) == 2 else None
 
-            end = time.monotonic() + 60
-            while (got := await two_sources()) is None:
-                assert time.monotonic() < end, prom.tail()
-                await asyncio.sleep(0.2)
+            got = await wait_until_awaited(
+                two_sources, what="both sources in Prometheus", show=prom.tail, step=0.2
+            )
             up = await query(port, 'up{job="specwatch"}')
             assert [r["value"][1] for r in up] == ["1"]
             by_source = {r["metric"]["source"]: r for r in got}

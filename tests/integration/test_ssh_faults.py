@@ -17,6 +17,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
+from inspect import signature
 from pathlib import Path
 
 import pytest
@@ -56,10 +57,46 @@ def new_lines(a: int, b: int) -> str:
     return "".join(new(i) + "\n" for i in range(a, b + 1))
 
 
+LAST = "the last line"
+
+
+async def drained(c: Collector, live: Path) -> None:
+    """Nothing more is still to come: a last line written to the file being followed, after
+    everything else, has arrived (the lines of a source come in order), instead of a quiet time
+    that a busy machine may outlast. The tests then expect ``LAST`` as the last line."""
+    append(live, LAST + "\n")
+    await c.wait_for(lambda c: LAST in c.lines, "the last line")
+
+
+class Seen:
+    """What a fault, run in a thread, waits for before its next step: ``n`` lines arrived, or an
+    event of ``kind`` (the collector's lists are read from the fault's thread)."""
+
+    def __init__(self, c: Collector) -> None:
+        self.c = c
+
+    def lines(self, n: int) -> None:
+        wait_until(lambda: len(self.c.lines) >= n, what=f"{n} lines", show=lambda: self.c.stream()[-20:])
+
+    def event(self, kind: K, count: int = 1) -> None:
+        wait_until(
+            lambda: self.c.kinds.count(kind) >= count,
+            what=f"{count} x {kind.value}",
+            show=lambda: self.c.stream()[-20:],
+        )
+
+
 # -- the faults ------------------------------------------------------------------------------------
 # Each takes the directory and the followed file (holding lines 1-100, all received) and returns
 # (the lines expected after 1-100, the lines lost with why, the file that goes on being written).
-Fault = Callable[[Path, Path, bool], tuple[list[str], dict[str, str], Path]]
+# A fault that waits for the source between its steps takes a fourth argument, a :class:`Seen`.
+Fault = Callable[..., tuple[list[str], dict[str, str], Path]]
+
+
+def run_fault(fault: Fault, d: Path, p: Path, connected: bool, seen: Seen):
+    if len(signature(fault).parameters) > 3:
+        return fault(d, p, connected, seen)
+    return fault(d, p, connected)
 
 
 def f_append(d: Path, p: Path, connected: bool):
@@ -67,14 +104,14 @@ def f_append(d: Path, p: Path, connected: bool):
     return [seq(i) for i in range(101, 201)], {}, p
 
 
-def f_copytruncate(d: Path, p: Path, connected: bool):
+def f_copytruncate(d: Path, p: Path, connected: bool, seen: Seen):
     append(p, seq_lines(101, 150))
     if connected:
-        time.sleep(0.5)  # read live before the copy (see docs/sources.md: tail notices a shrink in 50 ms)
+        seen.lines(150)  # read live before the copy
     shutil.copy(p, d / "a.log.1")
     os.truncate(p, 0)
     if connected:
-        time.sleep(0.3)
+        seen.event(K.TRUNCATED)  # the shrink noticed (docs/sources.md: tail notices one in 50 ms)
     append(p, new_lines(1, 400))  # past the old offset
     # disconnected: 101-150 are read from the copy a.log.1, then the new content
     return [seq(i) for i in range(101, 151)] + [new(i) for i in range(1, 401)], {}, p
@@ -90,13 +127,13 @@ def f_rename_create(d: Path, p: Path, connected: bool):
     return [seq(i) for i in range(101, 161)] + [new(i) for i in range(1, 101)], {}, p
 
 
-def f_delete_recreate(d: Path, p: Path, connected: bool):
+def f_delete_recreate(d: Path, p: Path, connected: bool, seen: Seen):
     append(p, seq_lines(101, 150))
     if connected:
-        time.sleep(0.5)  # the live tail reads them before the file goes
+        seen.lines(150)  # the live tail reads them before the file goes
     p.unlink()
     if connected:
-        time.sleep(0.5)
+        seen.event(K.WAITING)  # the name's absence noticed ("removed or renamed; waiting ...")
     append(p, new_lines(1, 100))
     if connected:
         return [seq(i) for i in range(101, 151)] + [new(i) for i in range(1, 101)], {}, p
@@ -144,16 +181,18 @@ async def test_fault_every_line_exactly_once(home, running, tmp_path, fault, con
         if not connected:
             sshd.kill()
             await c.wait_event(K.RECONNECTING)
-        want, lost, live = await asyncio.to_thread(FAULTS[fault], d, p, connected)
+        want, lost, live = await asyncio.to_thread(run_fault, FAULTS[fault], d, p, connected, Seen(c))
+        tries = c.kinds.count(K.RECONNECTING)
         if not connected:
-            await asyncio.sleep(0.3)
+            await c.wait_event(K.RECONNECTING, tries + 1)  # one more attempt while down, after the change
             sshd.start()
             await c.wait_event(K.CONNECTED, 2)
         await c.wait_lines(100 + len(want))
         append(live, "".join(f"after {i}\n" for i in range(20)))
         want = want + [f"after {i}" for i in range(20)]
         await c.wait_lines(100 + len(want))
-        await asyncio.sleep(0.3)  # nothing more may come
+        await drained(c, live)  # nothing more may come
+    want.append(LAST)
     assert c.lines == [seq(i) for i in range(1, 101)] + want, sorted(set(c.lines) & set(lost))
     assert not set(c.lines) & set(lost)
     changes = [e for e in c.events if e.kind in (K.TRUNCATED, K.ROTATED, K.SWITCHED)]
@@ -198,11 +237,11 @@ async def test_copytruncate_while_down_acceptance(home, running, tmp_path):
         await c.wait_lines(500)
         append(p, new_lines(401, 450))
         await c.wait_lines(550)
-        await asyncio.sleep(0.3)
-    assert c.lines == [seq(i) for i in range(1, 101)] + [new(i) for i in range(1, 451)]
+        await drained(c, p)
+    assert c.lines == [seq(i) for i in range(1, 101)] + [new(i) for i in range(1, 451)] + [LAST]
     tr = evs(c, K.TRUNCATED)
     assert len(tr) == 1 and "rewritten" in tr[0].message and tr[0].data["old_size"] == 1100
-    for no, off, text in c.numbered[100:]:  # offsets and numbers are those of the new content
+    for no, off, text in c.numbered[100:-1]:  # offsets and numbers are those of the new content
         assert text == new(no) and off == (no - 1) * 10
 
 
@@ -222,11 +261,11 @@ async def test_black_hole_reconnects_within_keepalive_and_resumes_exactly(home, 
             proxy.hole = False  # new connections pass again
             append(p, seq_lines(81, 100))
             await c.wait_lines(100)
-            await asyncio.sleep(0.3)
+            await drained(c, p)
     finally:
         await proxy.stop()
     assert "keepalive" in evs(c, K.RECONNECTING)[0].message  # noticed by the keepalive, not by TCP
-    assert c.lines == [seq(i) for i in range(1, 101)]
+    assert c.lines == [seq(i) for i in range(1, 101)] + [LAST]
     assert evs(c, K.CONNECTED)[-1].data["reconnect"] is True
     assert not [e for e in c.events if e.kind in (K.TRUNCATED, K.ROTATED)]
 
@@ -245,8 +284,8 @@ async def test_glob_current_deleted_while_down_switches_to_the_newer_match(home,
         append(d / "b.log", new_lines(1, 50))
         sshd.start()
         await c.wait_lines(150)
-        await asyncio.sleep(0.3)
-    assert c.lines == [seq(i) for i in range(1, 101)] + [new(i) for i in range(1, 51)]
+        await drained(c, d / "b.log")
+    assert c.lines == [seq(i) for i in range(1, 101)] + [new(i) for i in range(1, 51)] + [LAST]
     # SWITCHED, or TRUNCATED when b.log got a.log's inode number: either way the loss is said
     sw = [e for e in c.events if e.kind in (K.SWITCHED, K.TRUNCATED, K.ROTATED)]
     assert len(sw) == 1 and sw[0].kind in (K.SWITCHED, K.TRUNCATED), c.stream()[-5:]
@@ -268,9 +307,10 @@ async def test_renamed_while_down_and_recreated_later(home, running, tmp_path):
         sshd.start()
         await c.wait_lines(120)
         await c.wait_event(K.WAITING)
-        append(p, new_lines(1, 30) + "end\n")  # lines come in order: after "end", nothing more may come
-        await c.wait_for(lambda c: "end" in c.lines, "the end line")
-    assert c.lines == [seq(i) for i in range(1, 121)] + [new(i) for i in range(1, 31)] + ["end"]
+        append(p, new_lines(1, 30))
+        await c.wait_lines(150)
+        await drained(c, p)
+    assert c.lines == [seq(i) for i in range(1, 121)] + [new(i) for i in range(1, 31)] + [LAST]
     rot = evs(c, K.ROTATED)
     # the rest of the old file was read from a.log.1 at the reconnect; the one event says so
     assert len(rot) == 1 and rot[0].data["old_rest"] == "drain", rot
@@ -322,10 +362,11 @@ def test_cli_stream_copytruncate_while_down_acceptance(home, running, tmp_path):
         wait(lambda: len(records()) == 500)
         append(p, "".join(decode.format(n=1000 + i) for i in range(401, 451)))
         wait(lambda: len(records()) == 550)
-        time.sleep(0.3)
+        append(p, decode.format(n=9999))  # nothing more may come: a last record, after all the others
+        wait(lambda: 9999 in records())
     finally:
         proc.send_signal(signal.SIGTERM)
         _, err = proc.communicate(timeout=10)
         reader.join(5)
-    assert records() == list(range(1, 101)) + [1000 + i for i in range(1, 451)]
+    assert records() == list(range(1, 101)) + [1000 + i for i in range(1, 451)] + [9999]
     assert events().count("truncated") == 1 and "Traceback" not in err

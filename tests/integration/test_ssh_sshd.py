@@ -4,7 +4,6 @@ host by an alias, with the key and known_hosts there. With CI=true a missing ssh
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import signal
@@ -16,6 +15,7 @@ from pathlib import Path
 
 from _sources_util import Collector, append, collecting, seq, seq_lines
 from _ssh_util import FAST_SSH, _children
+from _wait import wait_until_async
 
 from tui.core.sources.base import EventKind as K
 from tui.core.sources.spec import parse_source_spec
@@ -58,19 +58,27 @@ async def test_killed_sshd_every_line_exactly_once_in_order(home, sshd, tmp_path
         while not stop.is_set():
             written[0] += 1
             append(p, seq(written[0]) + "\n")
-            time.sleep(0.005)
+            time.sleep(0.005)  # pacing: the writer's own rate, not a wait for a state
+
+    async def more_written(n: int) -> None:
+        until = written[0] + n
+        await wait_until_async(lambda: written[0] >= until, what=f"{n} more lines written")
 
     async with Collector(src) as c:
         await c.wait_lines(100)
         t = threading.Thread(target=writer)
         t.start()
         try:
-            await asyncio.sleep(0.3)
+            await c.wait_lines(150)  # the writer's lines read live
             sshd.kill()  # the listener and the session processes, as in a crash
             await c.wait_for(lambda c: K.RECONNECTING in c.kinds)
-            await asyncio.sleep(1.0)
+            tries = c.kinds.count(K.RECONNECTING)
+            await more_written(100)  # lines written during the outage ...
+            await c.wait_event(K.RECONNECTING, tries + 1)  # ... while the client keeps trying
             sshd.start()
-            await asyncio.sleep(1.0)
+            await c.wait_event(K.CONNECTED, 2)
+            at = written[0]
+            await c.wait_lines(at + 50)  # lines written after the reconnect read live too
         finally:
             stop.set()
             t.join()

@@ -9,6 +9,7 @@ from array import array
 from collections.abc import Sequence
 from itertools import accumulate
 
+from _hypothesis_util import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -41,7 +42,7 @@ def _same(a: Batches, b: Batches) -> None:
     assert [list(s) for s in a.sums] == [list(s) for s in b.sums]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     st.lists(
         st.lists(st.integers(0, 40).map(lambda i: i / 8), max_size=3 * UNITS),

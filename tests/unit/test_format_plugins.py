@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
+from _ast_util import parse_file
 
 from tui.core.formats import grammar, registry
 from tui.core.formats.families import FAMILIES
@@ -81,7 +82,7 @@ def _family_literals() -> list[tuple[str, int, str]]:
     for path in sorted(ROOT.rglob("*.py")):
         if any(d in path.resolve().parents for d in FAMILY_DIRS):
             continue
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+        tree = parse_file(path)
         docs = _docstrings(tree)
         for node in ast.walk(tree):
             if id(node) in docs:

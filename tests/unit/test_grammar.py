@@ -15,6 +15,7 @@ import random
 from pathlib import Path
 
 import pytest
+from _hypothesis_util import examples
 from _scan_util import (
     ODD_VLLM,
     PROC,
@@ -123,7 +124,9 @@ def test_unquoted_markers_open_a_segment_on_every_path(odd, scanner):
 
 
 # -- every anchor, and nothing else --------------------------------------------------------------
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(
     lines=st.lists(
         st.text(alphabet=st.characters(blacklist_characters="\n\r", max_codepoint=0x2FF), max_size=80),
@@ -148,7 +151,9 @@ number = st.one_of(
 )
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(rows=st.lists(st.tuples(number, number, number, number, st.integers(1, 5)), min_size=1, max_size=8))
 def test_numbers_read_alike(rows, scanner):
     """Any printed number (long, short, leading zeros, beyond 15 digits) is read as float() reads it,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from _ast_util import module_name, runtime_imports
+from _ast_util import module_name, parse_file, runtime_imports
 
 ROOT = Path(__file__).parent.resolve().parents[1]
 
@@ -38,7 +38,7 @@ def import_graph(root: Path = ROOT / "tui") -> dict[str, set[str]]:
     paths = {module_name(p, ROOT): p for p in root.rglob("*.py")}
     graph: dict[str, set[str]] = {}
     for name, path in paths.items():
-        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        tree = parse_file(path)
         edges = set()
         for target, imported in _imports(tree, name, path.name == "__init__.py"):
             sub = f"{target}.{imported}"

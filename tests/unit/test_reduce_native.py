@@ -17,6 +17,7 @@ from array import array
 from pathlib import Path
 
 import pytest
+from _hypothesis_util import examples
 from _native_util import require_native
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -163,7 +164,7 @@ def _spoil(draw, vals: dict[str, list[float]], n: int, names: list[str]) -> None
     vals[name][i] = draw(st.sampled_from([NAN, math.inf, -1.0, 0.0, 1e300, 99.0]))
 
 
-SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @SETTINGS

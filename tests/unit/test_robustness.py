@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 
+from _hypothesis_util import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -53,7 +54,7 @@ ANCHORS = [
 line_text = st.lists(st.one_of(st.sampled_from(ANCHORS), st.text(max_size=12)), max_size=25).map("".join)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(st.lists(line_text, min_size=1, max_size=20))
 def test_parser_never_fails_internally(lines):
     p = LineParser("fuzz")
@@ -63,7 +64,7 @@ def test_parser_never_fails_internally(lines):
             assert not item.reason.startswith("parser error"), (line, item.reason)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(
     st.lists(
         st.one_of(st.binary(max_size=200), line_text.map(lambda s: s.encode("utf-8", "surrogatepass"))),

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 
 import pytest
+from _hypothesis_util import examples
 from _sources_util import FAST, Collector, append, seq, seq_lines
 from _wait import wait_until_async
 from hypothesis import given, settings
@@ -70,7 +71,7 @@ def split_all(data: bytes, sizes: list[int]) -> list[tuple[int, int, str]]:
     return got
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(
     st.lists(
         st.binary(max_size=12).map(lambda b: b.replace(b"\n", b""))

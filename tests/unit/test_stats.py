@@ -8,6 +8,7 @@ import random
 import statistics
 
 import pytest
+from _hypothesis_util import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -36,7 +37,7 @@ def test_t_quantiles_match_tables():
     assert t_ppf(0.975, 1e7) == pytest.approx(1.95996, abs=1e-4)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     st.lists(st.floats(min_value=-1e6, max_value=1e6, allow_nan=False), min_size=1, max_size=300),
     st.integers(min_value=1, max_value=7),
