@@ -89,7 +89,7 @@ def test_walk_compare_of_same_names_in_two_directories(snap_compare, tmp_path, m
         overlay_drawn(pilot.app, seen[0])
 
     assert snap_compare(blue_green(tmp_path, monkeypatch), terminal_size=size, run_before=done)
-    assert "x: time by the logs' clock, both on one axis"[:20] in seen[0]
+    assert "x: time by the logs" in seen[0]  # cut with … at 80 columns
 
 
 @pytest.mark.parametrize("size", SIZES, ids=IDS)
