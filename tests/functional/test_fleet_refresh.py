@@ -26,7 +26,7 @@ class SlowPrometheus(FakePrometheus):
     refresh interval."""
 
     async def slow(self, request: httpx.Request) -> httpx.Response:
-        await asyncio.sleep(0.3)
+        await asyncio.sleep(0.3)  # pacing: the late answer is the point
         return self.handler(request)
 
     def transport(self) -> httpx.MockTransport:

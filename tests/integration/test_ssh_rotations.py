@@ -103,7 +103,7 @@ class Logrotate:
             if now >= next_rotation:
                 self.rotate()
                 next_rotation += every
-            time.sleep(0.01)
+            time.sleep(0.01)  # pacing: the writer's own rate
 
     def end(self) -> None:
         self.f.write(END + "\n")

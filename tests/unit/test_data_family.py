@@ -152,6 +152,9 @@ def test_a_family_of_data_only_gets_the_fast_path_and_the_property(tmp_path):
     """In a process where the family is installed: the native scanner reads its buffers (no
     refusal), equal to the Python scanner and to the line parser, on lines hypothesis draws
     from its declared shape."""
+    from _native_util import require_native
+
+    require_native("the native scanner")
     env = _env(tmp_path)
     log = _log(tmp_path, 100)
     code = textwrap.dedent(

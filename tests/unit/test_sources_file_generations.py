@@ -90,7 +90,7 @@ async def test_a_writer_rotating_every_fifth_of_a_second_loses_nothing(tmp_path)
             if time.monotonic() >= next_rotation:
                 rotate(tmp_path)
                 next_rotation += 0.2
-            time.sleep(0.02)
+            time.sleep(0.02)  # pacing: lines between rotations
         append(p, "end\n")
 
     async with Collector(FileSource(str(p), **FAST)) as c:

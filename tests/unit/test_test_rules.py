@@ -28,6 +28,9 @@ SLEEPS = {"sleep", "pause"}
 PACING = {
     # file (relative to tests/) :: the function whose loop paces a writer; nothing waits there
     "integration/test_ssh_sshd.py::writer": "a line every 5 ms, through the outage",
+    "integration/test_ssh_rotations.py::run": "the logrotate-style writer's own pace (lines and rotations)",
+    "unit/test_sources_file_generations.py::writer": "a rotation every 0.2 s while lines are written",
+    "functional/test_fleet_refresh.py::slow": "a Prometheus that answers 0.3 s late (the delay is the point)",
     "integration/test_live_faults.py::test_rotated_file_written_for_5s_more_is_read_to_its_end": (
         "the program writes to the renamed file for 5 s, 100 lines"
     ),

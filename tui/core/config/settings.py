@@ -130,7 +130,7 @@ class FleetEntry(BaseModel):
     logs: str | None = Field(
         default=None,
         min_length=1,
-        description='where a row\'s log is, from its labels: "{instance_host}:/var/log/sglang/*.log"',
+        description='where a row\'s log is, from its labels: "{instance_host}:/var/log/inference/*.log"',
     )
 
     @model_validator(mode="after")
