@@ -162,10 +162,16 @@ def test_long_names_stay_distinct_in_the_table(tmp_path):
             )
             for f in fakes:
                 f.step(0, 10, per_pos(15))
-            r = run_cli("fleet", prom.url, "--table")
-            assert r.returncode == 0, r.stderr
-            lines = [ln for ln in r.stdout.splitlines() if ln.startswith("vllm ")]
-            assert len(lines) == 3 and len({ln.split()[1] for ln in lines}) == 3, r.stdout
+            seen: list = []
+
+            def three_rows() -> bool:  # each target is scraped on its own beat: poll for all three
+                r = run_cli("fleet", prom.url, "--table")
+                assert r.returncode == 0, r.stderr
+                seen[:] = [r.stdout, [ln for ln in r.stdout.splitlines() if ln.startswith("vllm ")]]
+                return len(seen[1]) == 3
+
+            wait_until(three_rows, what="3 rows in the table", step=0.5)
+            assert len({ln.split()[1] for ln in seen[1]}) == 3, seen[0]
     finally:
         for s in servers:
             s.stop()
