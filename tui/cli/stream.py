@@ -348,6 +348,8 @@ class Streamer:
             ("accept_rate", r.accept_rate, 3),
             ("accept_len~", r.accept_len_derived, 2),
             ("accept_rate~", r.accept_rate_derived, 3),
+            ("accepted", r.accepted, 0),  # the counts, where a line prints them (the rate may not)
+            ("drafted", r.drafted, 0),
             ("throughput", r.throughput, 1),
             ("running", r.running_req, 0),
             ("queue", r.queue_req, 0),
