@@ -254,3 +254,100 @@ def test_without_registration_the_toy_lines_are_nobodys():
 
     r = summarize_stream(io.BytesIO(_toy_log()), "toy.log").result()
     assert r["records"] == 0 and r["family"] is None
+
+
+# -- family-only fields -----------------------------------------------------------------------
+# The records' fields (model/records.py) that are no registered quantity and that one family's
+# folder alone names are that family's own: no other module may read or write them (a quantity
+# is generic by its registry entry: any family may fill it). A field named here is a concept
+# that generic code handles whichever family fills it (with the reason).
+GENERIC_FIELDS = {
+    "cumulative": "running totals since the start: the statistics difference them (Prometheus counters too)",
+    "step_histogram": "a finished request's verify steps by drafts accepted: the request statistics",
+    "process": "the line prefix's process tag, a declared capture of family.toml's prefixes",
+}
+RECORDS = ROOT / "core" / "model" / "records.py"
+
+
+def _strings(value: Any) -> set[str]:
+    if isinstance(value, str):
+        return {value}
+    if isinstance(value, dict):
+        return {s for k, v in value.items() for s in (_strings(k) | _strings(v))}
+    if isinstance(value, list):
+        return {s for v in value for s in _strings(v)}
+    return set()
+
+
+def _named_in_folder(folder: Path) -> set[str]:
+    import tomllib
+
+    out: set[str] = set()
+    for path in folder.rglob("*.py"):
+        for node in ast.walk(parse_file(path)):
+            out.update(_names_in(node))
+            if isinstance(node, ast.keyword) and node.arg:
+                out.add(node.arg)
+    toml = folder / "family.toml"
+    if toml.is_file():
+        out |= _strings(tomllib.loads(toml.read_text(encoding="utf-8")))
+    return out
+
+
+def _record_fields() -> dict[str, int]:
+    """Every field records.py's Record (what every family's metric lines make) declares, with
+    its line."""
+    out = {}
+    for cls in parse_file(RECORDS).body:
+        if isinstance(cls, ast.ClassDef) and cls.name == "Record":
+            for st in cls.body:
+                if isinstance(st, ast.AnnAssign) and isinstance(st.target, ast.Name):
+                    out[st.target.id] = st.lineno
+    return out
+
+
+def family_only_fields() -> dict[str, str]:
+    """field -> the one family whose folder names it."""
+    from tui.core.model.quantities import column_names
+
+    named = {f.name: _named_in_folder(f.folder) for f in FAMILIES if f.folder.resolve() in FAMILY_DIRS}
+    out = {}
+    for field in set(_record_fields()) - set(column_names()):
+        fams = [name for name, names in named.items() if field in names]
+        if len(fams) == 1:
+            out[field] = fams[0]
+    return out
+
+
+def test_the_family_only_fields_are_found():
+    own = family_only_fields()
+    assert own.get("cumulative") == "vllm" and own.get("gen_drafts") == "llamacpp"
+    assert own.get("graph") == "sglang"
+    assert "accept_len" not in own and "per_position" not in own  # a quantity; two families'
+
+
+def test_no_family_only_field_outside_its_folder():
+    """Outside tui/core/formats/<family>/ no module names a field only one family fills (as an
+    attribute, a keyword, a name or a string; docstrings aside), except where records.py
+    declares it and the generic concepts above: a family's own value is its plug-in's."""
+    own = {f: fam for f, fam in family_only_fields().items() if f not in GENERIC_FIELDS}
+    declared = {(f, line) for f, line in _record_fields().items()}
+    found = []
+    for path in sorted(ROOT.rglob("*.py")):
+        if any(d in path.resolve().parents for d in FAMILY_DIRS):
+            continue
+        tree = parse_file(path)
+        docs = _docstrings(tree)
+        for node in ast.walk(tree):
+            if id(node) in docs:
+                continue
+            names = list(_names_in(node))
+            if isinstance(node, ast.keyword) and node.arg:
+                names.append(node.arg)
+            for text in names:
+                line = getattr(node, "lineno", 0)
+                if text in own and not (path == RECORDS and (text, line) in declared):
+                    found.append(f"  {path.relative_to(ROOT).as_posix()}:{line}: {text} ({own[text]}'s)")
+    assert not found, "family-only fields outside their family's folder:\n" + "\n".join(found)
+    stale = [f for f in GENERIC_FIELDS if f not in family_only_fields()]
+    assert not stale, f"generic fields that are no family's own any more: {stale}"

@@ -10,7 +10,8 @@ import pytest
 from _prom_util import FakeSglang, FakeVllm, reference_exposition
 
 from tui.core.formats import LineParser
-from tui.core.model.records import RATE_DRAFTS, RATE_VLLM_V0_CUMULATIVE, Marker, Record
+from tui.core.formats.vllm.rates import RATE_VLLM_V0_CUMULATIVE
+from tui.core.model.records import RATE_DRAFTS, Marker, Record
 from tui.core.sources.base import LineBatch
 from tui.core.sources.prom.exposition import Converter, MetricsParseError
 from tui.core.stats import SourceStats

@@ -11,9 +11,9 @@ import pytest
 from _scan_util import vllm_line
 
 from tui.core.formats import LineParser
-from tui.core.formats.sglang.rates import infer_sglang
+from tui.core.formats.sglang.rates import RATE_SGLANG_AL_OVER_NDT, RATE_SGLANG_AL_OVER_STEPS1, infer_sglang
 from tui.core.model.columns import RecordColumns
-from tui.core.model.records import RATE_SGLANG_AL_OVER_NDT, RATE_SGLANG_AL_OVER_STEPS1, Record
+from tui.core.model.records import Record
 from tui.core.pipeline.whole import summarize_file, summarize_stream
 from tui.core.stats import SourceStats
 from tui.core.stats.verdicts import comparison

@@ -12,8 +12,8 @@ from _hypothesis_util import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tui.core.formats.sglang.rates import infer_sglang
-from tui.core.model.records import RATE_DRAFTS, RATE_SGLANG_AL_OVER_NDT
+from tui.core.formats.sglang.rates import RATE_SGLANG_AL_OVER_NDT, infer_sglang
+from tui.core.model.records import RATE_DRAFTS
 from tui.core.stats import Series, compare
 from tui.core.stats.estimate import UNITS
 from tui.core.stats.series import ColumnChunk

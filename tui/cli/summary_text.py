@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from tui.cli.summary_fit import fit, table, terminal_width
 from tui.core.formats import families
+from tui.core.formats.rate_definition import words
 from tui.core.model import quantities
 from tui.core.model.quantities import Output
-from tui.core.model.records import RATE_WORDS
 from tui.core.model.sanitize import number, visible
 from tui.core.model.summary import (
     Comparison,
@@ -24,7 +24,7 @@ from tui.core.model.summary import (
     Verdict,
 )
 
-DEFINITION_WORDS = RATE_WORDS
+DEFINITION_WORDS = words()
 VERDICT_WORDS = {
     "higher": "B is higher",
     "lower": "B is lower",

@@ -13,9 +13,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from tui.core.formats.rate_definition import words
 from tui.core.model import quantities
 from tui.core.model.quantities import Output
-from tui.core.model.records import RATE_WORDS
 from tui.core.model.sanitize import number
 from tui.core.stats import SourceStats
 from tui.core.stats.compare import ESTIMATOR_WORDS, compare_accept_len, short_of
@@ -25,7 +25,7 @@ from tui.core.stats.rates import normalise_transform
 from tui.core.stats.segments import FEW, Segment
 from tui.core.stats.series import Series
 
-DEFINITION_WORDS = RATE_WORDS
+DEFINITION_WORDS = words()
 VERDICT_WORDS = {
     "higher": "B higher",
     "lower": "B lower",

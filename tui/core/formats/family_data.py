@@ -165,6 +165,7 @@ class FamilyData:
     statistics: Statistics = field(default_factory=Statistics)
     metrics: Metrics = field(default_factory=Metrics)
     eras: list[Era] = field(default_factory=list)
+    rates: dict[str, str] = field(default_factory=dict)  # its own rate definitions: id -> words
 
     @classmethod
     def of(cls, raw: dict[str, Any]) -> FamilyData:

@@ -208,6 +208,9 @@ class FamilyData(_Strict):
     statistics: Statistics = Statistics()
     metrics: Metrics = Metrics()
     eras: list[Era] = []
+    # the rate definitions its lines may state beyond accepted/proposed drafts: id -> the words
+    # people read for it (tui.core.formats.rate_definition.words)
+    rates: dict[str, str] = {}
 
     @field_validator("anchors", "markers")
     @classmethod

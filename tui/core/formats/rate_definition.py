@@ -4,11 +4,25 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
+
+from tui.core.formats.families import FAMILIES
+from tui.core.model.records import RATE_DRAFTS, RATE_DRAFTS_WORDS
+
+
+@cache
+def words() -> dict[str, str]:
+    """Each rate definition's words for people (the app's numbers block, summary's tables): the
+    shared one's, and every family's own (its data's ``[rates]``)."""
+    out = {RATE_DRAFTS: RATE_DRAFTS_WORDS}
+    for f in FAMILIES:
+        out.update(f.data.rates)
+    return out
 
 
 @dataclass(slots=True)
 class RateDefinition:
-    definition: str | None  # one of the RATE_* names, or None (unknown / ambiguous)
+    definition: str | None  # one of the definitions :func:`words` knows, or None (unknown / ambiguous)
     drafts_per_step: int | None  # D for the normalised rate
     source: str  # "config", "inferred from values", "printed (vLLM/llama.cpp)", ...
     consistent: int = 0  # pairs that fit

@@ -14,21 +14,15 @@ from typing import Any
 
 from tui.core.model.quantities import field_of, fields_of
 
-# How the printed accept rate was computed (see docs/formats.md, "What the rate means").
-RATE_SGLANG_AL_OVER_STEPS1 = "sglang_al_over_steps_plus_1"  # Oct-Nov 2025: AL/(steps+1)
-RATE_SGLANG_AL_OVER_NDT = "sglang_al_over_num_draft_tokens"  # Nov 2025-Apr 2026: AL/ndt
-RATE_DRAFTS = "accepted_drafts_over_proposed_drafts"  # SGLang >= Apr 2026, vLLM V1, llama.cpp
-RATE_VLLM_V0_CUMULATIVE = "vllm_v0_cumulative_accepted_over_drafted"
+# How the printed accept rate was computed (see docs/formats.md, "What the rate means"): the
+# definition many families print; a family's own definitions are its data (family.toml's
+# [rates], with their words: tui.core.formats.rate_definition.words).
+RATE_DRAFTS = "accepted_drafts_over_proposed_drafts"
+# How it is written for people (the app's numbers block, summary's tables).
+RATE_DRAFTS_WORDS = "accepted/proposed drafts"
 # Record.extra key of a record whose cumulative counters went back: a new server counting from
 # zero (a restart with no startup line of its own): the statistics open a segment before it.
 RESTART = "restart"
-# How each definition is written for people (the app's numbers block, summary's tables).
-RATE_WORDS = {
-    RATE_DRAFTS: "accepted/proposed drafts",
-    RATE_SGLANG_AL_OVER_NDT: "AL/num_draft_tokens",
-    RATE_SGLANG_AL_OVER_STEPS1: "AL/(num_steps+1)",
-    RATE_VLLM_V0_CUMULATIVE: "V0 cumulative",
-}
 
 
 @dataclass(slots=True)

@@ -19,8 +19,12 @@ from __future__ import annotations
 
 import calendar
 
+from tui.core.formats.families import data
 from tui.core.formats.rate_definition import RateDefinition
-from tui.core.model.records import RATE_DRAFTS, RATE_SGLANG_AL_OVER_NDT, RATE_SGLANG_AL_OVER_STEPS1
+from tui.core.model.records import RATE_DRAFTS
+
+# the family's own definitions of the printed rate (family.toml's [rates], in its order)
+RATE_SGLANG_AL_OVER_STEPS1, RATE_SGLANG_AL_OVER_NDT = data("sglang").rates  # AL/(steps+1), AL/ndt
 
 _EPS = 1e-9
 

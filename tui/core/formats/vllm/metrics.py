@@ -20,7 +20,8 @@ import math
 from dataclasses import dataclass, field
 
 from tui.core.formats.plugin import MetricsReader
-from tui.core.model.records import RATE_DRAFTS, RATE_VLLM_V0_CUMULATIVE
+from tui.core.formats.vllm.rates import RATE_VLLM_V0_CUMULATIVE
+from tui.core.model.records import RATE_DRAFTS
 from tui.core.sources.prom.counters import Scrape, count, fingerprinted, finite, key, prefix
 
 V1 = {

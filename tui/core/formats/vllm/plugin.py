@@ -12,6 +12,7 @@ from tui.core.formats.plugin import NOT_MINE, Found, Line, MetricsReader, Printe
 from tui.core.formats.rate_definition import RateDefinition
 from tui.core.formats.text import at_message_start
 from tui.core.formats.vllm import bench, grammar
+from tui.core.formats.vllm.rates import RATE_VLLM_V0_CUMULATIVE
 from tui.core.formats.vllm.spec import (
     ENGINE_ANCHOR,
     NO_BONUS,
@@ -21,7 +22,7 @@ from tui.core.formats.vllm.spec import (
     parse_engine,
     parse_spec,
 )
-from tui.core.model.records import RATE_VLLM_V0_CUMULATIVE, EngineStats
+from tui.core.model.records import EngineStats
 
 if TYPE_CHECKING:
     from tui.core.formats.timestamps import TimestampReader

@@ -13,9 +13,9 @@ from typing import Any
 from tui.core.formats import shapes
 from tui.core.formats.text import first_number, process_of, to_float, to_int
 from tui.core.formats.vllm import grammar
+from tui.core.formats.vllm.rates import RATE_VLLM_V0_CUMULATIVE
 from tui.core.model.records import (
     RATE_DRAFTS,
-    RATE_VLLM_V0_CUMULATIVE,
     RESTART,
     EngineStats,
     Malformed,
