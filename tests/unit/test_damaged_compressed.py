@@ -139,3 +139,22 @@ def test_binary_content_is_called_binary_from_its_first_megabyte(tmp_path, monke
     assert first["bytes"] == 0 and first["problem"] and "binary" in first["problem"]
     assert live["problem"] is None
     assert "does not hold a text log" in s.warnings()[0]
+
+
+@pytest.mark.parametrize("step", [1 << 20, 32768, 4096, 1000])
+def test_the_frames_after_a_resync_are_kept_however_the_input_is_fed(step: int) -> None:
+    """The bytes fed after the feed where decoding went on at the next frame are decoded too
+    (they were dropped: a remote file arrives in 32 KiB pieces, a large local one in 1 MiB reads)."""
+    from tui.core.sources.compressed import Inflater
+
+    q = len(LINES) // 4
+    frames = [LINES[i * q : (i + 1) * q] for i in range(4)]
+    packed = [PACK["zstd"]("".join(f).encode()) for f in frames]
+    packed[1] = damaged(packed[1], len(packed[1]) // 2)
+    data = b"".join(packed)
+    inf = Inflater("zstd", whole_lines=True)
+    out = b"".join(o for i in range(0, len(data), step) for o in inf.feed(data[i : i + step])) + inf.end()
+    kept = out.decode().splitlines(keepends=True)
+    assert kept[:q] == frames[0] and kept[len(kept) - 2 * q :] == frames[2] + frames[3]
+    assert kept[q : len(kept) - 2 * q] == frames[1][: len(kept) - 3 * q]
+    assert inf.resumed and "ends early" not in (inf.problem or "")

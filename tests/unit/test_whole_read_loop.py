@@ -31,3 +31,56 @@ async def test_a_vllm_log_over_ssh_is_read_fast_and_as_the_local_one(server, tmp
     a, b = remote.result(), local.result()
     for key in ("lines", "records", "accept_len", "accept_rate", "segments"):
         same(a[key], b[key])  # equal up to float summation order (the chunks differ)
+
+
+async def test_a_damaged_zstd_log_over_ssh_reads_as_the_local_one(server, tmp_path):
+    """A zstd file of several frames with damage mid-line in one: over SSH, as locally, the line
+    the damage cuts is dropped, not joined to the first line of the next intact frame."""
+    import zstandard
+
+    from tui.core.pipeline.whole_sets import summarize_paths
+
+    lines = vllm_log(11, 3000).splitlines(keepends=True)
+    q = len(lines) // 4
+    frames = [b"".join(lines[i * q : (i + 1) * q if i < 3 else None]) for i in range(4)]
+    packed = [zstandard.ZstdCompressor(level=3).compress(f) for f in frames]
+    bad = bytearray(packed[1])
+    bad[len(bad) // 2 : len(bad) // 2 + 64] = bytes(64)
+    packed[1] = bytes(bad)
+    log = tmp_path / "vllm.log.zst"
+    log.write_bytes(b"".join(packed))
+    os.utime(log, (1_780_000_000, 1_780_000_000))
+    local = summarize_paths([str(log)], "x", "x")
+    remote = await summarize_remote(
+        SshTarget("127.0.0.1", str(log), "u", server.port), "x", "x", server.settings()
+    )
+    a, b = remote.result(), local.result()
+    assert local.input_warnings and "went on at the next frame" in local.input_warnings[0]
+    where = f"u@127.0.0.1:{server.port}:{log}"
+    assert remote.input_warnings == [w.replace(str(log), where) for w in local.input_warnings]
+    assert (a["lines"], a["records"], a["malformed"]) == (b["lines"], b["records"], b["malformed"])
+    for key in ("accept_len", "accept_rate", "segments"):
+        same(a[key], b[key])
+
+
+def test_llamacpp_lines_read_by_the_threads_as_by_the_line_parser(tmp_path, monkeypatch):
+    """A per-request line the scanner reads moves the family's state as a parsed one does (the
+    plug-in's ``scanned`` hook): the statistics line after it, read by the line parser, is then
+    a request's steps. The threads' parts end right before that line (they used to read it as a
+    line of its own, and made one record more)."""
+    from pathlib import Path
+
+    fixture = Path(__file__).resolve().parents[1] / "fixtures" / "formats"
+    src = (fixture / "llamacpp_print_timing_acceptance.log").read_bytes().splitlines(keepends=True)
+    idle = [b"0.30.552.100 I srv  update_slots: all slots are idle\n"] * 50
+    log = tmp_path / "llama.log"
+    log.write_bytes(b"".join([x for x in src if not x.startswith(b"#")] + idle) * 400)
+    monkeypatch.setattr(whole, "PARALLEL_MIN", 0)
+    threads = summarize_file(str(log), "x", "x", workers=2)
+    monkeypatch.setattr(whole, "scan_chunk", lambda *a, **k: None)  # every line by the line parser
+    lines = summarize_file(str(log), "x", "x", workers=1)
+    assert threads.fast_chunks > 0 and lines.fast_chunks == 0
+    a, b = threads.result(), lines.result()
+    assert (a["records"], a["lines"]) == (b["records"], b["lines"])
+    for key in ("accept_len", "accept_rate", "segments"):
+        same(a[key], b[key])

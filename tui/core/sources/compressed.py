@@ -90,13 +90,14 @@ class Inflater:
         self.whole_lines = whole_lines
         self._tail = b""  # whole_lines: the partial line held back
         self._seeking = False  # zstd: damaged, looking for the next frame
+        self._stopped = False  # damaged, and nothing after it can be decoded (not zstd)
         self._carry = b""  # the last bytes of the input while seeking (a magic across two feeds)
         self.damage: list[tuple[int, int]] = []  # the compressed byte ranges that did not decode
         self.resumed: list[int] = []  # zstd: where decoding went on (compressed byte offsets)
         self.dropped = 0  # whole_lines: bytes of lines cut by damage, not handed out
 
     def feed(self, data: bytes) -> Iterator[bytes]:
-        if self.problem is not None and not self._seeking:
+        if self._stopped:  # decoding ended at damage (zstd goes on at its next frame instead)
             self.raw_bytes += len(data)
             return
         off = self.raw_bytes - len(self._carry)
@@ -123,6 +124,7 @@ class Inflater:
                     raise
                 self._damaged(off + pos, off + pos + len(piece), exc)
                 if self.kind != "zstd":
+                    self._stopped = True
                     return
                 self._seeking = True
                 pos += 1  # the next frame starts after the damage
@@ -217,6 +219,17 @@ class Inflater:
 
     cut_at_end = False  # the last stream did not end well (its last partial line is not handed out)
 
+    def end(self) -> bytes:
+        """At the end of the input (:meth:`finish` done here), with ``whole_lines``: the last line
+        held back when its stream ended well; nothing when damage or the input's end cut it
+        (its bytes counted in :attr:`dropped`)."""
+        self.finish()
+        tail = self.take_tail()
+        if self.cut_at_end:  # a line the damage (or the file's end) cut
+            self.dropped += len(tail)
+            return b""
+        return tail
+
     def take_tail(self) -> bytes:
         """whole_lines: the last line held back (at the end of a stream that ended well)."""
         tail, self._tail = self._tail, b""
@@ -255,11 +268,7 @@ class InflatingReader:
             data = self.raw.read(self._read_size)
             if not data:
                 self._eof = True
-                self.inflater.finish()
-                tail = self.inflater.take_tail()
-                if self.inflater.cut_at_end:  # a line the damage (or the file's end) cut
-                    self.inflater.dropped += len(tail)
-                    tail = b""
+                tail = self.inflater.end()
                 self._buf += tail
                 return bool(tail)
             self._pieces = self.inflater.feed(data)

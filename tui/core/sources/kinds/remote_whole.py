@@ -25,6 +25,7 @@ class _Decoded:
     def __init__(self, raw: AsyncIterator[bytes], where: str) -> None:
         self.raw = raw
         self.member = Member(where, None, 0, 0.0)
+        self._first = True  # the first decompressed bytes tell a binary file
 
     async def pieces(self) -> AsyncIterator[bytes]:
         head = b""
@@ -35,21 +36,26 @@ class _Decoded:
         kind = sniff(head)
         m = self.member
         m.compression = kind
-        inflater = Inflater(kind) if kind else None
-        first = True
+        # whole lines, as a local file's reader takes them: a line that damage cuts is dropped,
+        # never joined to the first line of the next intact zstd frame
+        inflater = Inflater(kind, whole_lines=True) if kind else None
         async for data in _prepend(head, self.raw):
             m.raw_size += len(data)
-            outs = list(inflater.feed(data)) if inflater is not None else [data]
-            for out in outs:
-                if first and out:
-                    from tui.core.sources.logset import looks_binary
-
-                    m.binary, first = looks_binary(out), False
-                m.bytes += len(out)
-                yield out
+            for out in list(inflater.feed(data)) if inflater is not None else [data]:
+                yield self._counted(out)
         if inflater is not None:
-            inflater.finish()
-            m.problem = inflater.problem
+            tail = inflater.end()
+            m.problem, m.resumed = inflater.problem, bool(inflater.resumed)
+            if tail:
+                yield self._counted(tail)
+
+    def _counted(self, out: bytes) -> bytes:
+        if self._first and out:
+            from tui.core.sources.logset import looks_binary
+
+            self.member.binary, self._first = looks_binary(out), False
+        self.member.bytes += len(out)
+        return out
 
 
 async def _prepend(head: bytes, rest: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
@@ -96,11 +102,7 @@ async def summarize_remote(
                 s = Summarizer(source, label, ref_time=ref)
                 cutter = Cutter(window, ref, context=True) if window else None
             at, offset = offset, offset + len(buf)
-            if cutter is not None:
-                buf = cutter.cut(buf, at)
-                if not buf:
-                    continue
-            s.read(buf, at)  # scanned with the year of its stamps, as a local file is
+            s.read_cut(buf, at, cutter)  # the local reader's step: scanned with its stamps' year
         if s is None:
             s = Summarizer(source, label, ref_time=rf.mtime)
         s.files = [m.to_dict() for m in members]
