@@ -23,6 +23,28 @@ ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_logs"
 
 
+def scraped_when_read(proc, source: str, records: int) -> dict:
+    """The /metrics of the ``specwatch export`` process ``proc`` (its first stderr line names its
+    address), once it has exported ``records`` records of ``source``."""
+    import re
+    import urllib.request
+
+    from _wait import wait_until
+
+    line = proc.stderr.readline()
+    m = re.search(r"serving (http://\S+)", line)
+    assert m, line
+
+    def scraped() -> dict | None:
+        got = samples_by_name(urllib.request.urlopen(m.group(1), timeout=5).read().decode())
+        name = "specwatch_source_records_total"
+        if find(got, name, source=source) and one(got, name, source=source) == records:
+            return got
+        return None
+
+    return wait_until(scraped, what=f"{records} records of {source} exported")
+
+
 def samples_by_name(text: str) -> dict[tuple[str, frozenset], float]:
     out = {}
     for fam in text_string_to_metric_families(text):

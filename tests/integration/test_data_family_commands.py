@@ -11,17 +11,14 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
 import textwrap
-import urllib.request
 from pathlib import Path
 
 import pytest
 from _cli_util import ROOT, run_cli
-from _export_util import find, one, samples_by_name
-from _wait import wait_until
+from _export_util import one, scraped_when_read
 
 N = 300
 ACCEPTED = sum((10 + i % 90) // 2 for i in range(N))
@@ -143,19 +140,7 @@ def test_export_serves_it(tmp_path):
         env={**os.environ, **_env(tmp_path)},
     )
     try:
-        line = proc.stderr.readline()
-        m = re.search(r"serving (http://\S+)", line)
-        assert m, line
-
-        def scraped() -> dict | None:
-            got = samples_by_name(urllib.request.urlopen(m.group(1), timeout=5).read().decode())
-            if find(got, "specwatch_source_records_total", source="tgi.log") and (
-                one(got, "specwatch_source_records_total", source="tgi.log") == N
-            ):
-                return got
-            return None
-
-        got = wait_until(scraped, what="every record exported")
+        got = scraped_when_read(proc, "tgi.log", N)
     finally:
         proc.terminate()
         proc.wait(timeout=30)

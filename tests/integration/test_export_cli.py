@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 import os
-import re
 import signal
 import subprocess
 import sys
-import urllib.request
 
 import pytest
 from _cli_util import ROOT
-from _export_util import SAMPLES, find, one, samples_by_name
-from _wait import wait_until
+from _export_util import SAMPLES, one, scraped_when_read
 
 from tui.core.pipeline.whole import summarize_file
 
@@ -35,20 +32,7 @@ def test_cli_daemon_serves_and_stops_on_sigterm():
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
     try:
-        line = proc.stderr.readline()
-        m = re.search(r"serving (http://\S+)", line)
-        assert m, line
-
-        def scraped() -> dict | None:
-            got = samples_by_name(urllib.request.urlopen(m.group(1), timeout=5).read().decode())
-            if (
-                find(got, "specwatch_source_records_total")
-                and one(got, "specwatch_source_records_total", source="ab_a.log") == ref.records
-            ):
-                return got
-            return None
-
-        got = wait_until(scraped, what="every record exported")
+        got = scraped_when_read(proc, "ab_a.log", ref.records)
         assert one(got, "specwatch_accept_len_mean", source="ab_a.log", rank="all") == pytest.approx(
             ref.current.all.accept_len.mean, rel=1e-12
         )

@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import io
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -77,8 +78,9 @@ def _names_in(node: ast.AST) -> list[str]:
     return []
 
 
-def _family_literals() -> list[tuple[str, int, str]]:
-    found = []
+def _outside_the_families() -> Iterator[tuple[Path, int, str]]:
+    """(module, line, text) for every string and identifier of every module outside the family
+    folders (docstrings aside; keyword arguments' names included)."""
     for path in sorted(ROOT.rglob("*.py")):
         if any(d in path.resolve().parents for d in FAMILY_DIRS):
             continue
@@ -87,10 +89,19 @@ def _family_literals() -> list[tuple[str, int, str]]:
         for node in ast.walk(tree):
             if id(node) in docs:
                 continue
-            for text in _names_in(node):
-                if FAMILY.search(text):
-                    found.append((path.relative_to(ROOT).as_posix(), getattr(node, "lineno", 0), text))
-    return found
+            names = _names_in(node)
+            if isinstance(node, ast.keyword) and node.arg:
+                names.append(node.arg)
+            for text in names:
+                yield path, getattr(node, "lineno", 0), text
+
+
+def _family_literals() -> list[tuple[str, int, str]]:
+    return [
+        (path.relative_to(ROOT).as_posix(), line, text)
+        for path, line, text in _outside_the_families()
+        if FAMILY.search(text)
+    ]
 
 
 def test_the_scan_finds_family_names():
@@ -332,22 +343,11 @@ def test_no_family_only_field_outside_its_folder():
     declares it and the generic concepts above: a family's own value is its plug-in's."""
     own = {f: fam for f, fam in family_only_fields().items() if f not in GENERIC_FIELDS}
     declared = {(f, line) for f, line in _record_fields().items()}
-    found = []
-    for path in sorted(ROOT.rglob("*.py")):
-        if any(d in path.resolve().parents for d in FAMILY_DIRS):
-            continue
-        tree = parse_file(path)
-        docs = _docstrings(tree)
-        for node in ast.walk(tree):
-            if id(node) in docs:
-                continue
-            names = list(_names_in(node))
-            if isinstance(node, ast.keyword) and node.arg:
-                names.append(node.arg)
-            for text in names:
-                line = getattr(node, "lineno", 0)
-                if text in own and not (path == RECORDS and (text, line) in declared):
-                    found.append(f"  {path.relative_to(ROOT).as_posix()}:{line}: {text} ({own[text]}'s)")
+    found = [
+        f"  {path.relative_to(ROOT).as_posix()}:{line}: {text} ({own[text]}'s)"
+        for path, line, text in _outside_the_families()
+        if text in own and not (path == RECORDS and (text, line) in declared)
+    ]
     assert not found, "family-only fields outside their family's folder:\n" + "\n".join(found)
     stale = [f for f in GENERIC_FIELDS if f not in family_only_fields()]
     assert not stale, f"generic fields that are no family's own any more: {stale}"
