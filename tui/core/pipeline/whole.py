@@ -130,9 +130,8 @@ class Summarizer:
         self.feed(buf, offset, scan_chunk(buf, self.year) if self.can_fast else None)
 
     def fold_parts(self, parts: list[Part], read: Callable[[int, int], bytes]) -> None:
-        """Scanned parts (:func:`tui.core.pipeline.ranges.scan_parts`) in order: the scanned ones
-        folded, the others (and any whose fold is refused) fed line by line; ``read(start, end)``
-        gives a part's bytes (read only when needed)."""
+        """A range's parts (:func:`~tui.core.pipeline.ranges.scan_parts`) in order: scanned ones
+        folded, the others (or refused) fed line by line; ``read(start, end)``: a part's bytes."""
         for part in parts:
             start, end = part.start, part.end
             scanned = part.ready if part.ready is not None else part.scan
@@ -152,9 +151,9 @@ class Summarizer:
                 break
 
     def read_cut(self, buf: bytes, offset: int, cutter: Cutter | None) -> bool:
-        """One chunk through :meth:`read`; with ``cutter``, only its lines inside the window.
-        True once the window is passed (the rest may be left unread). The loop of every reader
-        (:meth:`read_chunks`, and the SSH reader's, which gets its chunks asynchronously)."""
+        """The step of every reader's loop (:meth:`read_chunks`; the SSH reader's, asynchronous):
+        a chunk through :meth:`read`, only its lines inside ``cutter``'s window. True once the
+        window is passed (the rest may be left unread)."""
         if cutter is not None:
             buf = cutter.cut(buf, offset)
         if buf:
@@ -296,9 +295,8 @@ class Summarizer:
             raws = ChunkLines(chunk, rc.line_nos) if rc.line_nos is not None else None
             self.driver.add_run(rc, raws, reduced)
         last = ready.runs[-1][0] if ready.runs else ready.head
-        if last is not None:  # what the lines read after these need of them: the family's state
-            fmt = registry.get(last.family)
-            fmt.scanned(self.parser.state_of(fmt.name), last)
+        if last is not None:  # the family's state, as parsing these lines would have left it
+            registry.get(last.family).scanned(self.parser.state_of(last.family), last)
         return True
 
     def _settle(self, ready: Ready) -> bool | None:
@@ -399,9 +397,9 @@ def summarize_file(
             pool.open_gate()
             for start, end in todo:
                 inflight.append(pool.submit(start, end))
-                _fold_parts(s, f, inflight.popleft())
+                s.fold_parts(inflight.popleft().get(), partial(_read, f))
             while inflight:
-                _fold_parts(s, f, inflight.popleft())
+                s.fold_parts(inflight.popleft().get(), partial(_read, f))
         finally:  # on Ctrl-C or SIGTERM too: the ranges not begun are dropped
             pool.close()
     return s
@@ -418,11 +416,6 @@ def _feed_prefix(
 def _load_reduction() -> None:
     """The statistics' reduction, loaded here before the scanning threads may use it."""
     import tui.core.stats.precompute  # noqa: F401
-
-
-def _fold_parts(s: Summarizer, f: BinaryIO, pending: Pending) -> None:
-    """A range's parts in order (those not scanned read again from the file)."""
-    s.fold_parts(pending.get(), partial(_read, f))
 
 
 def _given(buf: bytes) -> Callable[[], bytes]:
