@@ -13,8 +13,8 @@ from tui.cli.summary import _clean
 from tui.core.pipeline.whole import summarize_file
 from tui.core.sources.base import EventKind, LineBatch, SourceEvent
 from tui.core.stats.verdicts import comparison
-from tui.panes.figures import verdict_text
 from tui.panes.launch import PaneSpec, demo_plan, find_sample, split_at_restart
+from tui.panes.pane_numbers import verdict_text
 from tui.widgets.compare_bar import CompareBar
 from tui.widgets.source_pane import SourcePane
 

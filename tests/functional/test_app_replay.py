@@ -9,7 +9,7 @@ from _tui_util import _isolated_config, replay_app, sample, screen_text, wait_en
 from tui.cli.summary import _clean
 from tui.core.pipeline.whole import summarize_file
 from tui.core.stats.verdicts import segment_comparison
-from tui.panes.figures import pane_numbers
+from tui.panes.pane_numbers import pane_numbers
 from tui.widgets.numbers import NumbersPanel
 from tui.widgets.segment_table import SegmentTable
 from tui.widgets.source_pane import SourcePane

@@ -12,7 +12,7 @@ from _tui_util import _isolated_config, replay_app, wait_ended  # noqa: F401
 
 from tui.core.pipeline.whole import summarize_file
 from tui.core.stats.metrics import POOLED, headline
-from tui.panes.figures import pane_numbers
+from tui.panes.pane_numbers import pane_numbers
 from tui.widgets.numbers import NumbersPanel
 
 LOG = "tests/fixtures/formats/llamacpp_print_timing_legacy_rate.log"

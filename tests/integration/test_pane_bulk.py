@@ -1,5 +1,5 @@
 """A pane fed whole buffers (a replay at full speed: ``LineBatch.data`` scanned at once, see
-tui.panes.bulk) ends in exactly the state of a pane fed the same lines one by one: statistics,
+tui.panes.whole_buffer) ends in exactly the state of a pane fed the same lines one by one: statistics,
 chart history, segment starts, raw tail and its tags."""
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ async def test_the_app_replaying_at_max_speed_shows_what_summary_says(tmp_path):
     async with app.run_test(size=(160, 45)) as pilot:
         await wait_ended(pilot)
         st = app.screen.states[0]
-        assert st._bulk is not None  # the buffers went through the scanner
+        assert st._whole_buffer is not None  # the buffers went through the scanner
         assert (st.lines, st.stats.records) == (60_002, want.records) == (60_002, 6000)
         got, exp = st.stats.current.all.accept_len, want.current.all.accept_len
         assert got.n == exp.n and math.isclose(got.mean, exp.mean, rel_tol=1e-12)

@@ -102,7 +102,7 @@ REASON = (
 
 
 def test_verdict_forms_keep_the_advice_and_whole_numbers():
-    from tui.panes.figures import insufficient_short, raw_vs_adjusted, verdict_forms
+    from tui.panes.pane_numbers import insufficient_short, raw_vs_adjusted, verdict_forms
 
     c = {"verdict": "insufficient", "reason": REASON, "diff": 0.8, "ci95": None}
     forms = verdict_forms(c)

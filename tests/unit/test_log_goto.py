@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tui.panes.recent import RawLine
+from tui.panes.history import RawLine
 from tui.widgets.log_goto import goto
 
 

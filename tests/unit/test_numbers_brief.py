@@ -11,7 +11,7 @@ import pytest
 from tui.core.formats import LineParser
 from tui.core.sources.base import LineBatch
 from tui.core.stats import SourceStats
-from tui.panes.figures import pane_numbers
+from tui.panes.pane_numbers import pane_numbers
 
 SAMPLES = Path(__file__).parent.resolve().parents[1] / "sample_logs"
 LEFT_OUT = {  # (the pooled value is shown in compact panes too: kept)

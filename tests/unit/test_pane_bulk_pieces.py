@@ -6,8 +6,8 @@ from _pane_util import batches, fed, same
 from _tui_util import _isolated_config, replay_app, screen_text, wait_ended  # noqa: F401
 
 from tui.core.sources.base import LineBatch
-from tui.panes.bulk import pieces
 from tui.panes.state import PaneState
+from tui.panes.whole_buffer import pieces
 
 
 def sglang(k: int, steps: int) -> str:

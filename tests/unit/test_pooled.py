@@ -233,7 +233,7 @@ def test_llamacpp_rate_is_pooled_not_normalised_by_a_guessed_k():
 
 
 def test_pane_warning_uses_the_effective_n():
-    from tui.panes.figures import pane_numbers
+    from tui.panes.pane_numbers import pane_numbers
 
     rng_lines = [sglang(f"{2.0 + 0.01 * i:.2f}") for i in range(60)]  # a steady drift: ~no independence
     st = stats_of(rng_lines)

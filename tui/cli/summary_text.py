@@ -33,10 +33,6 @@ VERDICT_WORDS = {
 }
 
 
-def _f(v, digits: int = 2) -> str:
-    return number(v, digits)
-
-
 def mean_ci(st: Stat | None, digits: int = 2) -> str:
     """``2.41 ± 0.05 (n=1500)``; the CI half-width is shown when there is one."""
     if st is None:
@@ -189,8 +185,8 @@ def _whole_file(src: Source) -> list[str]:
     """The whole file's accept len and rate (every segment together)."""
     al, ar = src.accept_len, src.accept_rate
     out = [
-        f"  accept len   {mean_ci(al)}  min {_f(al.min)}  max {_f(al.max)}"
-        f"  last {_f(al.last)}  weighted {_f(al.weighted_mean)}"
+        f"  accept len   {mean_ci(al)}  min {number(al.min)}  max {number(al.max)}"
+        f"  last {number(al.last)}  weighted {number(al.weighted_mean)}"
     ]
     if al.pooled is not None:
         out.append(f"  accept len, pooled 1 + Σaccepted/Σdrafts   {pooled_text(al.pooled)}")
@@ -274,11 +270,11 @@ def _payoff(seg: Segment) -> list[str]:
         return []
     rej = sp.rejected_tokens_per_s.mean
     share = sp.draft_share.value if sp.draft_share is not None else None
-    bits = [f"{_f(gen, 0)} tokens/s generated", f"{_f(acc, 0)} accepted draft tokens/s"]
+    bits = [f"{number(gen, 0)} tokens/s generated", f"{number(acc, 0)} accepted draft tokens/s"]
     if rej is not None:
-        bits.append(f"{_f(rej, 0)} rejected draft tokens/s")
+        bits.append(f"{number(rej, 0)} rejected draft tokens/s")
     if share is not None:
-        bits.append(f"{_f(100 * share, 0)}% of output tokens from drafts")
+        bits.append(f"{number(100 * share, 0)}% of output tokens from drafts")
     return [
         f"    seg {seg.index} speculation: " + ", ".join(bits) + " (from the mean throughput and accept len)"
     ]
@@ -292,7 +288,7 @@ def request_line(seg: Segment) -> list[str]:
     al = r.accept_len
     text = f"    seg {seg.index} requests: n {r.n}"
     if r.n:
-        text += f", accept len mean {_f(al.mean)}  p10 {_f(al.p10)}  p50 {_f(al.p50)}  p90 {_f(al.p90)}"
+        text += f", accept len mean {number(al.mean)}  p10 {number(al.p10)}  p50 {number(al.p50)}  p90 {number(al.p90)}"
     if r.step_histogram:
         text += f"; steps accepting 0..k drafts {r.step_histogram}"
     return [text]
@@ -320,8 +316,8 @@ def render_metrics(m: Scraped | None) -> list[str]:
             continue
         pp = t.get("per_position")
         out.append(
-            f"    {rank} since start: accept len {_f(t.get('accept_len'))}, accept rate "
-            f"{_f(t.get('accept_rate'), 3)} ({t['accepted']} accepted / {t.get('draft_tokens')} drafted tokens, "
+            f"    {rank} since start: accept len {number(t.get('accept_len'))}, accept rate "
+            f"{number(t.get('accept_rate'), 3)} ({t['accepted']} accepted / {t.get('draft_tokens')} drafted tokens, "
             f"{t['drafts']} drafts)" + (f", per position {', '.join(number(v, 3) for v in pp)}" if pp else "")
         )
     return out
@@ -386,5 +382,5 @@ def throughput_text(t: Ratio, c: Comparison) -> str:
         what = "generation throughput B / A"
     ci = t.ci95
     if not ci:
-        return f"{what}: {_f(t.ratio)}×, {THROUGHPUT_WORDS[t.verdict]} ({t.reason})"
-    return f"{what}: {_f(t.ratio)}× (95% CI {_f(ci[0])} … {_f(ci[1])}): {THROUGHPUT_WORDS[t.verdict]}"
+        return f"{what}: {number(t.ratio)}×, {THROUGHPUT_WORDS[t.verdict]} ({t.reason})"
+    return f"{what}: {number(t.ratio)}× (95% CI {number(ci[0])} … {number(ci[1])}): {THROUGHPUT_WORDS[t.verdict]}"

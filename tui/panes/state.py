@@ -32,8 +32,8 @@ from tui.core.pipeline.logclock import LogClock, duration
 from tui.core.pipeline.status import Change, Status
 from tui.core.sources.base import Batch, EventKind, LineBatch, SourceEvent
 from tui.core.stats.segments import Segment
+from tui.panes.history import HISTORY, RAW_TAIL, History, Point, RawLine, RawTail, added_values
 from tui.panes.notices import MAX_NOTICES, Notice, segment_notices
-from tui.panes.recent import HISTORY, RAW_TAIL, History, Point, RawLine, RawTail, added_values
 
 if TYPE_CHECKING:
     from tui.core.pipeline.whole import Summarizer
@@ -58,7 +58,9 @@ class PaneState(Driver):
         self.attempt = 0
         self.last_data: float | None = None  # monotonic time of the last line
         self.version = 0  # bumped on every change: the screen re-renders only what changed
-        self._bulk: Summarizer | None = None  # whole buffers (tui.panes.bulk), made when one comes
+        self._whole_buffer: Summarizer | None = (
+            None  # whole buffers (tui.panes.whole_buffer), made when one comes
+        )
         self._held: list[tuple[LineBatch, float, float]] = []  # (batch, wall, monotonic): see hold()
         self.held_lines = 0
         self._tags: dict[int, str] = {}  # line number -> metric / marker / malformed, for the tail
@@ -140,22 +142,22 @@ class PaneState(Driver):
 
     def feed_buffer(self, batch: LineBatch) -> bool:
         """The whole buffer of a batch that has one (``batch.data``: a replay at full speed) through
-        the whole-buffer scanner, as ``summary`` reads it (:mod:`tui.panes.bulk`); the same
+        the whole-buffer scanner, as ``summary`` reads it (:mod:`tui.panes.whole_buffer`); the same
         statistics, history and tail as :meth:`feed_lines`. False (nothing done) when the scanner
         refuses it: then the caller feeds its lines."""
         if batch.data is None or batch.kind != "log" or not batch.lines:
             return False
-        from tui.panes import bulk as pane_bulk  # the summary machinery: loaded when the first buffer comes
+        from tui.panes import whole_buffer  # the summary machinery: loaded when the first buffer comes
 
-        sc = pane_bulk.scan(self, batch.data)
+        sc = whole_buffer.scan(self, batch.data)
         if sc is None:
             return False
         self.flush()
-        if self._bulk is None:
-            self._bulk = pane_bulk.reader(self)
+        if self._whole_buffer is None:
+            self._whole_buffer = whole_buffer.reader(self)
         self.count_lines(len(batch.lines))
         self._arrived(batch, time.time(), time.monotonic())
-        pane_bulk.fold(self._bulk, sc, batch.data, batch.offsets[0], batch.first_line_no)
+        whole_buffer.fold(self._whole_buffer, sc, batch.data, batch.offsets[0], batch.first_line_no)
         tags, self._tags = self._tags, {}
         self._tail(batch, tags)
         self.version += 1

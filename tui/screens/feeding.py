@@ -88,6 +88,6 @@ def pieces(batch: LineBatch) -> list[LineBatch]:
     """A batch with its buffer (a replay at max speed) in pieces of ``BULK`` bytes."""
     if batch.data is None:
         return [batch]
-    from tui.panes import bulk as pane_bulk  # the summary machinery: loaded when the first buffer comes
+    from tui.panes import whole_buffer  # the summary machinery: loaded when the first buffer comes
 
-    return pane_bulk.pieces(batch, BULK)
+    return whole_buffer.pieces(batch, BULK)

@@ -9,7 +9,7 @@ from textual.widgets import Static
 
 from tui.core.model.sanitize import number, visible
 from tui.core.stats.segments import Segment
-from tui.panes.figures import f2, mean_hw
+from tui.panes.pane_numbers import mean_hw, number_or_dash
 from tui.widgets._colours import hex_color
 
 BAR_W = 24
@@ -66,7 +66,11 @@ class Breakdown(Static):
             for rank, (mean, hw, n) in items[:MAX_RANKS_SHOWN]:
                 lo = 1.0
                 frac = 0.0 if mean is None else (mean - lo) / max(1e-9, top - lo) if top > lo else 1.0
-                label = Text(f"{f2(mean)} ± {f2(hw)}  n={n}" if hw is not None else f"{f2(mean)}  n={n}")
+                label = Text(
+                    f"{number_or_dash(mean)} ± {number_or_dash(hw)}  n={n}"
+                    if hw is not None
+                    else f"{number_or_dash(mean)}  n={n}"
+                )
                 t.add_row(
                     Text(visible(rank) if rank else "(untagged)"), Text(_bar(frac), style=colour), label
                 )

@@ -13,14 +13,14 @@ from textual.content import Content
 from textual.widgets import Static
 
 from tui.core.model.sanitize import number, visible
-from tui.panes.figures import (
+from tui.panes.labels import fit_label
+from tui.panes.pane_numbers import (
     estimator_words,
     insufficient_short,
     raw_vs_adjusted,
     verdict_forms,
     verdict_text,
 )
-from tui.panes.labels import fit_label
 from tui.widgets._colours import hex_color
 
 NOTE_LABEL_W = 24  # cells of each label in the "A = … · B = …" note

@@ -7,7 +7,7 @@ import re
 from collections.abc import Sequence
 
 from tui.core.formats.timestamps import TimestampReader
-from tui.panes.recent import RawLine
+from tui.panes.history import RawLine
 
 HINT = "go to a line number or a time (HH:MM or HH:MM:SS, the log's clock); Enter goes, Esc closes"
 _LINE = re.compile(r"^\s*(?:line\s*)?([\d,_]+)\s*$", re.IGNORECASE)

@@ -12,7 +12,15 @@ from rich.table import Table
 from rich.text import Text
 
 from tui.core.model.sanitize import visible
-from tui.panes.figures import DASH, PaneNumbers, PooledFigure, f2, mean_ci_text, short, warning_forms
+from tui.panes.pane_numbers import (
+    DASH,
+    PaneNumbers,
+    PooledFigure,
+    mean_ci_text,
+    number_or_dash,
+    short,
+    warning_forms,
+)
 from tui.widgets._colours import hex_color
 from tui.widgets.strip_lines import StripLines
 
@@ -74,12 +82,12 @@ class NumbersPanel(StripLines):
 
         seg_text = mean_ci_text(al.mean, al.hw, al.n)
         pairs = [
-            ("last", f2(al.last), None),
-            ("window", f2(al.window), None),
+            ("last", number_or_dash(al.last), None),
+            ("window", number_or_dash(al.window), None),
             ("segment", seg_text, f"bold {strong}"),
         ]
         if v.segments > 1:
-            pairs.append(("all", f"{f2(al.total_mean)} (n={al.total_n})", None))
+            pairs.append(("all", f"{number_or_dash(al.total_mean)} (n={al.total_n})", None))
         t.add_row("accept len", kv(*pairs))
         if al.pooled is not None and al.pooled.value is not None:
             t.add_row("", kv(*pooled_pairs(al.pooled, strong, muted, "verdicts use this")))
@@ -113,23 +121,23 @@ class NumbersPanel(StripLines):
         t.add_row(
             "throughput",
             kv(
-                ("last", f"{f2(tp.last, 1)} tok/s", None),
-                ("window", f2(tp.window, 1), None),
-                ("mean", f2(tp.mean, 1), None),
+                ("last", f"{number_or_dash(tp.last, 1)} tok/s", None),
+                ("window", number_or_dash(tp.window, 1), None),
+                ("mean", number_or_dash(tp.mean, 1), None),
             ),
         )
         t.add_row(
             "running req",
             kv(
                 ("last", DASH if run.last is None else f"{run.last:.0f}", None),
-                ("window", f2(run.window, 1), None),
+                ("window", number_or_dash(run.window, 1), None),
             ),
         )
         for q in v.more:  # the quantities registered beyond the built-in ones (a family's own)
             t.add_row(
                 q.label,
                 kv(
-                    ("last", f"{f2(q.last, q.digits)} {q.unit}".rstrip(), None),
+                    ("last", f"{number_or_dash(q.last, q.digits)} {q.unit}".rstrip(), None),
                     ("segment", mean_ci_text(q.mean, q.hw, q.n, q.digits), None),
                 ),
             )
@@ -157,13 +165,13 @@ class NumbersPanel(StripLines):
                 ("accept len ", "bold"),
                 (mean_ci_text(al.mean, al.hw, al.n), f"bold {strong}"),
                 *pooled_piece(al.pooled, strong),
-                (f"  last {f2(al.last)}", muted),
+                (f"  last {number_or_dash(al.last)}", muted),
             ],
             [
                 ("rate ", "bold"),
                 (rate, ""),
                 *pooled_piece(ar.pooled, strong),
-                (f"  {f2(tp.last, 1)} tok/s", muted),
+                (f"  {number_or_dash(tp.last, 1)} tok/s", muted),
                 (f"  seg {v.segment}/{v.segments}", muted),
             ],
         ]

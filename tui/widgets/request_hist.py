@@ -13,7 +13,7 @@ from textual.widgets import Static
 
 from tui.core.model.sanitize import visible
 from tui.core.stats.requests import BIN_WIDTH, LO, RequestSet
-from tui.panes.figures import f2
+from tui.panes.pane_numbers import number_or_dash
 from tui.widgets._colours import hex_color
 
 BAR_W = 20
@@ -88,8 +88,8 @@ class RequestHist(Static):
             p = rs.percentiles() or {}
             line = Text(visible(label)[:16], style=colours[i % 2])
             line.append(
-                f"  n={rs.n}  mean {f2(rs.total / rs.n)}  p10 {f2(p.get('p10'))}"
-                f"  p50 {f2(p.get('p50'))}  p90 {f2(p.get('p90'))}"
+                f"  n={rs.n}  mean {number_or_dash(rs.total / rs.n)}  p10 {number_or_dash(p.get('p10'))}"
+                f"  p50 {number_or_dash(p.get('p50'))}  p90 {number_or_dash(p.get('p90'))}"
             )
             if rs.with_steps:
                 line.append(f"  steps accepting 0..k: {rs.steps}")

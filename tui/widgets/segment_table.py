@@ -14,7 +14,7 @@ from tui.core.model.records import format_ts
 from tui.core.model.sanitize import number, visible
 from tui.core.stats import SourceStats
 from tui.core.stats.rates import normalise_transform
-from tui.panes.figures import DASH, mean_ci_text, mean_hw, short
+from tui.panes.pane_numbers import DASH, mean_ci_text, mean_hw, short
 
 COLUMNS = (
     ("seg", "#"),

@@ -15,7 +15,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
-from tui.panes.figures import pane_numbers, segment_verdict
+from tui.panes.pane_numbers import pane_numbers, segment_verdict
 from tui.panes.state import PaneState, RawLine
 from tui.widgets.breakdown import Breakdown
 from tui.widgets.config_line import config_line

@@ -35,7 +35,8 @@ VERDICT_WORDS = {
 DASH = "—"
 
 
-def f2(v: float | None, digits: int = 2) -> str:
+def number_or_dash(v: float | None, digits: int = 2) -> str:
+    """``v`` as :func:`~tui.core.model.sanitize.number` writes it; a dash when missing or not finite."""
     return DASH if v is None or not math.isfinite(v) else number(v, digits)
 
 
