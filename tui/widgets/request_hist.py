@@ -66,7 +66,7 @@ class RequestHist(Static):
         """``(label, requests)`` of this source and, in a compare, of the other one."""
         sets: list[Shown] = [(label, rs) for label, rs in shown if rs is not None and rs.n]
         self.set_class(bool(sets), "-shown")
-        key = (tuple((label, rs.n, rs.total, tuple(rs.steps)) for label, rs in sets), self.app.theme)
+        key = (tuple((label, rs.n, rs.total, tuple(rs.step_histogram)) for label, rs in sets), self.app.theme)
         if not sets or key == self._key:
             return
         self._key = key
@@ -92,7 +92,7 @@ class RequestHist(Static):
                 f"  p50 {number_or_dash(p.get('p50'))}  p90 {number_or_dash(p.get('p90'))}"
             )
             if rs.with_steps:
-                line.append(f"  steps accepting 0..k: {rs.steps}")
+                line.append(f"  steps accepting 0..k: {rs.step_histogram}")
             t.add_row(line)
         self.table = t
         self.update(t)

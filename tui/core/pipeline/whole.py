@@ -439,10 +439,10 @@ def summarize_stream(
     ref_time = ref_time if ref_time is not None else _mtime(f)
     s = Summarizer(source, label, ref_time=ref_time)
     cutter = Cutter(window, ref_time, context=True) if window else None
-    reader, kind = decompressing(f)  # a compressed stream is read decompressed
+    reader, compression = decompressing(f)  # a compressed stream is read decompressed
     s.read_chunks(iter_chunks(reader, CHUNK, on_oversized=s.skip_oversized), cutter, stop=False)
     if window and cutter is not None:
         s.window = {**window.to_dict(), **cutter.report()}
-    if kind is not None and reader.problem:
-        s.input_warnings.append(f"{source} ({kind}): {reader.problem}; the lines before it were read")
+    if compression is not None and reader.problem:
+        s.input_warnings.append(f"{source} ({compression}): {reader.problem}; the lines before it were read")
     return s

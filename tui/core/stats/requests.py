@@ -45,7 +45,7 @@ def _percentile(sorted_vals: Sequence[float], q: float) -> float:
 class RequestSet:
     """The per-request accept lengths of one segment or source."""
 
-    __slots__ = ("n", "total", "refused", "_sample", "_rng", "bins", "steps", "with_steps")
+    __slots__ = ("n", "total", "refused", "_sample", "_rng", "bins", "step_histogram", "with_steps")
 
     def __init__(self) -> None:
         self.n = 0
@@ -54,16 +54,16 @@ class RequestSet:
         self._sample: list[float] = []
         self._rng = random.Random(12)
         self.bins = array("q", bytes(8 * N_BINS))
-        self.steps: list[int] = []
+        self.step_histogram: list[int] = []  # verify steps that accepted 0, 1, ..., k drafts, summed
         self.with_steps = 0  # requests that printed a step histogram
 
     def add(self, al: float, steps: tuple[int, ...] | None = None) -> None:
         if steps is not None and len(steps) <= MAX_STEPS:
             self.with_steps += 1
-            if len(steps) > len(self.steps):
-                self.steps.extend([0] * (len(steps) - len(self.steps)))
+            if len(steps) > len(self.step_histogram):
+                self.step_histogram.extend([0] * (len(steps) - len(self.step_histogram)))
             for i, c in enumerate(steps):
-                self.steps[i] += c
+                self.step_histogram[i] += c
         if not (LO <= al <= HI):  # NaN included
             self.refused += 1
             return
@@ -112,7 +112,7 @@ class RequestSet:
                 "mean": self.total / self.n if self.n else None,
                 **(p or dict.fromkeys(("p10", "p50", "p90"))),
             },
-            "step_histogram": list(self.steps) if self.with_steps else None,
+            "step_histogram": list(self.step_histogram) if self.with_steps else None,
             "histogram": {"lo": round(lo, 6), "width": BIN_WIDTH, "counts": counts},
             "exact_percentiles": self.n <= RESERVOIR,
             "refused": self.refused,

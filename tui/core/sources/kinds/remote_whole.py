@@ -33,12 +33,12 @@ class _Decoded:
             head += data
             if len(head) >= SNIFF:
                 break
-        kind = sniff(head)
+        compression = sniff(head)
         m = self.member
-        m.compression = kind
+        m.compression = compression
         # whole lines, as a local file's reader takes them: a line that damage cuts is dropped,
         # never joined to the first line of the next intact zstd frame
-        inflater = Inflater(kind, whole_lines=True) if kind else None
+        inflater = Inflater(compression, whole_lines=True) if compression else None
         async for data in _prepend(head, self.raw):
             m.raw_size += len(data)
             for out in list(inflater.feed(data)) if inflater is not None else [data]:
