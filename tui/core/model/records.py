@@ -27,7 +27,7 @@ RESTART = "restart"
 
 @dataclass(slots=True)
 class Record:
-    """One metric line: an SGLang ``Decode batch``, a vLLM spec line or a llama.cpp timing line.
+    """One metric line of a family (what its plug-in or its declared shapes read off it).
 
     Every value is the one printed on the line (``accept_rate`` as a fraction: vLLM percentages
     are divided by 100); ``None`` means "not printed". Derived values live in fields whose names
@@ -38,8 +38,8 @@ class Record:
     line_no: int
     offset: int
     family: str
-    # "decode" (SGLang), "spec" (vLLM V1), "spec_v0" (vLLM V0), "timing" (llama.cpp), "request"
-    # (one finished request: SGLang Finish:, kept apart from the interval statistics)
+    # the family's kind of record (a declared shape's ``kind``: "decode", "spec", "timing", ...);
+    # a family's ``request_kinds`` are finished requests, kept apart from the interval statistics
     kind: str
     raw: str
     timestamp: float | None = None  # naive wall-clock seconds (timegm of the printed local time)

@@ -3,14 +3,16 @@
 Two estimators of acceptance, kept side by side:
 
 * **mean of lines**: the mean of the printed values (``accept_len``, ``accept_rate``): what a
-  script averaging the log would get; the only one for SGLang, which prints no counts.
-* **pooled**: where lines print counts (vLLM V0 counters differenced, V1 intervals, llama.cpp,
-  Prometheus counters), ``1 + Σaccepted / Σdrafts`` and ``Σaccepted / Σdrafted``: the
-  acceptance actually delivered, whatever the size of each interval.
+  script averaging the log would get; the only one for a family whose lines print no counts.
+* **pooled**: where lines print counts (interval counts, running totals differenced, Prometheus
+  counters), ``1 + Σaccepted / Σdrafts`` and ``Σaccepted / Σdrafted``: the acceptance actually
+  delivered, whatever the size of each interval.
 
-A *weighted* mean never mixes units: SGLang lines are weighted by ``#running-req``, vLLM and
-llama.cpp lines by their drafts (accept len) or drafted tokens (accept rate); a line without
-that count is left out of the weighted mean (``weighted_n`` says how many are in).
+A *weighted* mean never mixes units: the lines of a family that says they stand for their batch
+(``Format.weight_by_running_req``) are weighted by ``#running-req``, the others by their drafts
+(accept len) or drafted tokens (accept rate); a line without that count is left out of the
+weighted mean (``weighted_n`` says how many are in). Which family prints what is the families'
+to say (docs/formats.md).
 """
 
 from __future__ import annotations
@@ -101,7 +103,7 @@ class Prepared:
     positions: tuple[list[float], float] | None  # Σ rate_i · drafts per position i, Σ drafts
     first_ts: float | None
     last_ts: float | None
-    system_efficiency: float | None = None  # vLLM V0: the run's last printed value (since start)
+    system_efficiency: float | None = None  # the run's last printed value (a running total since start)
 
 
 def prepare(
@@ -114,8 +116,8 @@ def prepare(
     system_efficiency: Sequence[float] | None = None,
 ) -> Prepared:
     """``v``: the checked values (NaN = not there), ``v["num_drafts"]`` completed from drafted / k
-    where k is known. Weights: SGLang lines by #running-req; others by drafts (accept len) or
-    drafted tokens (accept rate)."""
+    where k is known. Weights: a family's lines that stand for their batch by #running-req;
+    others by drafts (accept len) or drafted tokens (accept rate)."""
     al, ar, run = v["accept_len"], v["accept_rate"], v["running_req"]
     nd, acc, dr = v["num_drafts"], v["accepted"], v["drafted"]
     by_batch = registry.get(family).weight_by_running_req  # the family's lines stand for their batch
@@ -136,7 +138,7 @@ def prepare(
             chunks[q.name] = _chunk(col, None, f, q.name)
     pooled_len = pooled_rate = None
     accepted = drafted = 0
-    if cumulative:  # vLLM V0: the interval values were derived by differencing the counters
+    if cumulative:  # running totals: the interval values were derived by differencing them
         ald, ard = v["accept_len_derived"], v["accept_rate_derived"]
         rows = [((a - 1.0) * d, r * d, d) for a, r, d in zip(ald, ard, nd) if d > 0 and a == a and r == r]
         dens = [d for _, _, d in rows]
@@ -147,8 +149,8 @@ def prepare(
         pooled_rate = RatioChunk.of(acc, dr)
         accepted, drafted = int(math.fsum(acc)), int(math.fsum(dr))
     elif all_nan(acc) and not all_nan(v["accept_len_derived"]):
-        # llama.cpp statistics after per-request lines: verify steps and 1 + Δaccepted / Δsteps
-        # only (the tokens are the per-request lines'): pooled accept len, never the rate
+        # verify steps and 1 + Δaccepted / Δsteps only, no token counts (they are other records',
+        # e.g. per-request lines'): pooled accept len, never the rate
         rows2 = [((a - 1.0) * d, d) for a, d in zip(v["accept_len_derived"], nd) if d > 0 and a == a]
         pooled_len = RatioChunk.of([a for a, _ in rows2], [d for _, d in rows2])
     elif not all_nan(acc):
@@ -185,7 +187,7 @@ def _positions(
     """Σ rate_i · drafts per position i and Σ drafts over the records that count: a per-position
     list of at most MAX_POSITIONS, drafts > 0; a rate counts when finite and within [0, 1]. None
     when no record counts. One pass per position at C speed when every record counts with the
-    same k and every rate is in range (the usual vLLM run), else record by record."""
+    same k and every rate is in range (the usual run), else record by record."""
     full = cast("list[tuple[float, ...]]", per_position)  # when all(per_position) holds
     if (
         _positive(nd) and all(per_position) and min(map(len, full)) == max(map(len, full)) <= MAX_POSITIONS
@@ -215,8 +217,9 @@ def _positions(
 
 
 class MetricSet:
-    """accept len, accept rate, throughput, running requests, the vLLM V0 derived values, the
-    pooled acceptance, and pooled per-position acceptance (vLLM): Σ(rate_i · drafts) / Σ drafts."""
+    """accept len, accept rate, throughput, running requests, the values derived from running
+    totals, the pooled acceptance, and the pooled per-position acceptance:
+    Σ(rate_i · drafts) / Σ drafts."""
 
     __slots__ = (
         "records",
@@ -248,13 +251,13 @@ class MetricSet:
         self.accept_rate_derived = Series()
         self.pooled_len = RatioSeries(1.0)  # 1 + Σaccepted / Σdrafts
         self.pooled_rate = RatioSeries(0.0)  # Σaccepted / Σdrafted
-        self.accepted = 0  # printed interval accepted-token counts (V1 / llama.cpp), summed
+        self.accepted = 0  # printed interval accepted-token counts, summed
         self.drafted = 0
         self._pos_sums: list[float] = []
         self._pos_weight = 0.0
         self.first_ts: float | None = None
         self.last_ts: float | None = None
-        self.system_efficiency: float | None = None  # vLLM V0: the last printed (since start)
+        self.system_efficiency: float | None = None  # the last printed (a running total since start)
         self.more: dict[str, Series] = {}  # the added quantities' series (added_series), by name
         for s in (self.accept_len, self.accept_len_derived, self.pooled_len):
             s.set_bounds(1.0, math.inf)
@@ -356,7 +359,7 @@ class MetricSet:
         pp = self.per_position()
         if pp is not None:
             d["per_position"] = pp
-        # vLLM V0: emitted / (verify steps x (k+1)) since the server started, as the last line printed it
+        # emitted / (verify steps x (k+1)) since the server started, as the last line printed it
         se = self.system_efficiency
         d["system_efficiency"] = None if se is None else {"last": se, "since": "server start"}
         if self.more:

@@ -5,8 +5,9 @@ Source texts (``[LABEL=]`` in front as for every source):
 
 * ``metrics+http://HOST[:PORT][/PATH]`` and ``metrics+https://...`` (PATH defaults to
   ``/metrics``; HTTPS verifies the certificate and the host name with the system's CAs). When the
-  default ``/metrics`` answers JSON, as ``trtllm-serve``'s iteration-stats list does, the source
-  moves to ``/prometheus/metrics``, where TensorRT-LLM serves its Prometheus text (and says so);
+  default ``/metrics`` answers JSON, the source moves to the path a family's data names for its
+  Prometheus text (``[metrics] json_moves_to``, with ``json_is`` saying what the JSON was:
+  :func:`tui.core.formats.families.json_metrics_path`), and says so;
 * ``metrics+ssh://[USER@]HOST[:SSHPORT]/[DEST:]PORT[/PATH]``: the port is reached on (or from)
   the SSH host, through asyncssh local port forwarding over the shared connection of
   :mod:`tui.core.sources.ssh.connect` (the same one the host's log sources use). ``metrics+ssh://gpu1/8000`` is
@@ -311,8 +312,8 @@ class MetricsSource(GeneratorSource):
 
     # -- fetching -------------------------------------------------------------------------------
     async def _fetch(self, conv: Converter) -> SampleStream:
-        """One scrape: the page parsed as it arrives (a JSON page, TensorRT-LLM's default one, is
-        flagged and not parsed: ``page.json``)."""
+        """One scrape: the page parsed as it arrives (a JSON page, such as a family's default one
+        that its data moves from, is flagged and not parsed: ``page.json``)."""
         if self._http is None:
             self._http = HttpClient(tls=self._tls, timeout=self.timeout)
         pages: list[SampleStream] = []
