@@ -1,12 +1,16 @@
 """One read step for every whole-file reader: a vLLM log read over SSH is scanned with the year
 of its stamps, as a local file is (it used to be scanned with no year, so every chunk of it was
-refused by the fast path and read a second time, line by line)."""
+refused by the fast path and read a second time, line by line); a damaged zstd log reads over SSH
+as locally; and the scanning threads' parts read every bundled log as the line parser does."""
 
 from __future__ import annotations
 
 import os
 
+import pytest
+
 from tests._scan_util import same, vllm_log
+from tests._summary_snapshot import ROOT, snapshot_files
 from tui.core.pipeline import whole
 from tui.core.pipeline.whole import summarize_file
 from tui.core.sources.kinds import remote_whole
@@ -63,24 +67,19 @@ async def test_a_damaged_zstd_log_over_ssh_reads_as_the_local_one(server, tmp_pa
         same(a[key], b[key])
 
 
-def test_llamacpp_lines_read_by_the_threads_as_by_the_line_parser(tmp_path, monkeypatch):
-    """A per-request line the scanner reads moves the family's state as a parsed one does (the
-    plug-in's ``scanned`` hook): the statistics line after it, read by the line parser, is then
-    a request's steps. The threads' parts end right before that line (they used to read it as a
-    line of its own, and made one record more)."""
-    from pathlib import Path
-
-    fixture = Path(__file__).resolve().parents[1] / "fixtures" / "formats"
-    src = (fixture / "llamacpp_print_timing_acceptance.log").read_bytes().splitlines(keepends=True)
-    idle = [b"0.30.552.100 I srv  update_slots: all slots are idle\n"] * 50
-    log = tmp_path / "llama.log"
-    log.write_bytes(b"".join([x for x in src if not x.startswith(b"#")] + idle) * 400)
+@pytest.mark.parametrize("path", snapshot_files())
+def test_every_bundled_log_reads_the_same_by_the_threads_and_line_by_line(path, monkeypatch):
+    """The scanning threads' parts (ranges of 16 KiB here: many parts, each cut right before a
+    line the scanner leaves to the line parser) give what the line parser gives reading every
+    line: a family's state follows the lines the scanner read (``Format.scanned``; llama.cpp's
+    per-request lines, scanned, used to leave the statistics line after them a record of its
+    own)."""
     monkeypatch.setattr(whole, "PARALLEL_MIN", 0)
-    threads = summarize_file(str(log), "x", "x", workers=2)
+    monkeypatch.setattr(whole, "CHUNK", 16 << 10)
+    monkeypatch.setattr(whole, "range_size", lambda f, base: base)
+    threads = summarize_file(str(ROOT / path), "x", "x", workers=2).result()
+    monkeypatch.setattr(whole, "PARALLEL_MIN", 1 << 60)
     monkeypatch.setattr(whole, "scan_chunk", lambda *a, **k: None)  # every line by the line parser
-    lines = summarize_file(str(log), "x", "x", workers=1)
-    assert threads.fast_chunks > 0 and lines.fast_chunks == 0
-    a, b = threads.result(), lines.result()
-    assert (a["records"], a["lines"]) == (b["records"], b["lines"])
-    for key in ("accept_len", "accept_rate", "segments"):
-        same(a[key], b[key])
+    lines = summarize_file(str(ROOT / path), "x", "x", workers=1).result()
+    for key in ("lines", "records", "malformed", "accept_len", "accept_rate", "segments"):
+        same(threads[key], lines[key])
