@@ -86,6 +86,7 @@ APP = textwrap.dedent(
                 "status": st.status, "records": st.stats.records,
                 "accepted": m.accepted, "drafted": m.drafted,
                 "pooled_rate": m.pooled_rate.estimate().value, "panel": panel.plain,
+                "scanned": st._whole_buffer.fast_chunks if st._whole_buffer is not None else 0,
             }}))
 
     asyncio.run(main())
@@ -114,6 +115,8 @@ def test_watch_and_replay_show_it(tmp_path, command):
     assert (got["records"], got["accepted"], got["drafted"]) == (N, ACCEPTED, DRAFTED), got
     assert got["pooled_rate"] == pytest.approx(ACCEPTED / DRAFTED, rel=1e-12)
     assert f"{ACCEPTED / DRAFTED:.3f}" in got["panel"], got["panel"]
+    if command[0] == "replay":  # at full speed the buffers go through the scanner: the fast path
+        assert got["scanned"] > 0, got
 
 
 def test_stream_prints_it(tmp_path):
