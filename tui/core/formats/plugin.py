@@ -152,11 +152,11 @@ class Format:
         when the line is not this family's (the next plug-in is asked)."""
         return NOT_MINE
 
-    def scanned(self, state: Any, last: RecordColumns) -> None:
+    def scanned(self, state: Any, runs: list[RecordColumns]) -> None:
         """A scanned buffer of this family's lines was folded (the line parser never saw them):
         bring ``state`` to where parsing them would have left it, for the lines read after them
-        by the line parser. ``last``: the buffer's last run of records. Nothing by default (the
-        scanned lines move no state)."""
+        by the line parser. ``runs``: the buffer's runs of records, in line order. Nothing by
+        default (the scanned lines move no state)."""
 
     def settle_scan(
         self, state: Any, clock: TimestampReader, edge: Any, head: Any, has_records: bool, source: str

@@ -294,9 +294,9 @@ class Summarizer:
             rc = absolute(rc, base)
             raws = ChunkLines(chunk, rc.line_nos) if rc.line_nos is not None else None
             self.driver.add_run(rc, raws, reduced)
-        last = ready.runs[-1][0] if ready.runs else ready.head
-        if last is not None:  # the family's state, as parsing these lines would have left it
-            registry.get(last.family).scanned(self.parser.state_of(last.family), last)
+        runs = [rc for rc, _ in head + ready.runs]
+        if runs:  # the family's state, as parsing these lines would have left it
+            registry.get(runs[0].family).scanned(self.parser.state_of(runs[0].family), runs)
         return True
 
     def _settle(self, ready: Ready) -> bool | None:
