@@ -78,9 +78,11 @@ def _names_in(node: ast.AST) -> list[str]:
     return []
 
 
-def _outside_the_families() -> Iterator[tuple[Path, int, str]]:
-    """(module, line, text) for every string and identifier of every module outside the family
-    folders (docstrings aside; keyword arguments' names included)."""
+def _outside_the_families() -> Iterator[tuple[Path, int, str, bool]]:
+    """(module, line, text, reaches a field) for every string and identifier of every module
+    outside the family folders (docstrings aside; keyword arguments' names included). "Reaches a
+    field": an attribute (``rec.x``), a keyword (``x=``) or a string (``getattr(rec, "x")``), the
+    ways a record's field is read or written (a local name of the same word is not)."""
     for path in sorted(ROOT.rglob("*.py")):
         if any(d in path.resolve().parents for d in FAMILY_DIRS):
             continue
@@ -92,14 +94,15 @@ def _outside_the_families() -> Iterator[tuple[Path, int, str]]:
             names = _names_in(node)
             if isinstance(node, ast.keyword) and node.arg:
                 names.append(node.arg)
+            field = isinstance(node, (ast.Attribute, ast.keyword, ast.Constant))
             for text in names:
-                yield path, getattr(node, "lineno", 0), text
+                yield path, getattr(node, "lineno", 0), text, field
 
 
 def _family_literals() -> list[tuple[str, int, str]]:
     return [
         (path.relative_to(ROOT).as_posix(), line, text)
-        for path, line, text in _outside_the_families()
+        for path, line, text, _ in _outside_the_families()
         if FAMILY.search(text)
     ]
 
@@ -338,15 +341,15 @@ def test_the_family_only_fields_are_found():
 
 
 def test_no_family_only_field_outside_its_folder():
-    """Outside tui/core/formats/<family>/ no module names a field only one family fills (as an
-    attribute, a keyword, a name or a string; docstrings aside), except where records.py
-    declares it and the generic concepts above: a family's own value is its plug-in's."""
+    """Outside tui/core/formats/<family>/ no module reaches a field only one family fills (as an
+    attribute, a keyword or a string; docstrings aside), except where records.py declares it
+    and the generic concepts above: a family's own value is its plug-in's."""
     own = {f: fam for f, fam in family_only_fields().items() if f not in GENERIC_FIELDS}
     declared = {(f, line) for f, line in _record_fields().items()}
     found = [
         f"  {path.relative_to(ROOT).as_posix()}:{line}: {text} ({own[text]}'s)"
-        for path, line, text in _outside_the_families()
-        if text in own and not (path == RECORDS and (text, line) in declared)
+        for path, line, text, field in _outside_the_families()
+        if field and text in own and not (path == RECORDS and (text, line) in declared)
     ]
     assert not found, "family-only fields outside their family's folder:\n" + "\n".join(found)
     stale = [f for f in GENERIC_FIELDS if f not in family_only_fields()]
