@@ -199,12 +199,6 @@ class RemoteFile:
     async def __aexit__(self, *exc_info: object) -> None:
         await release(self.shared)
 
-    async def chunks(self, size: int) -> AsyncIterator[bytes]:
-        """The file's bytes once, in chunks of about ``size`` bytes that end at a line end (a
-        last line without one gets it; a line longer than 4 × ``size`` is cut)."""
-        async for buf in line_chunks(self.raw(), size):
-            yield buf
-
     async def raw(self, path: str | None = None) -> AsyncIterator[bytes]:
         """The bytes of the file (or of ``path``, one of :attr:`paths`) once, as they arrive
         (compressed bytes travel as they are)."""
