@@ -14,7 +14,8 @@ code data cannot say (a plug-in class, named by ``plugin``). The file declares (
   clock, a capture, a repeat, an optional group; a field may be written ``{before = "text",
   number = "int", column = "name"}``;
 * how its records count in the statistics (``[statistics]``: the :class:`Format` flags);
-* its ``/metrics`` names (``[metrics]``) and its release eras with their evidence (``[[eras]]``).
+* its ``/metrics`` names (``[metrics]``) and its release eras with their evidence (``[[eras]]``);
+* its own definitions of the printed accept rate, with the words people read (``[rates]``).
 
 The schema that checks a file is :mod:`tui.core.formats.family_schema` (pydantic): a third-party
 family's file is checked when it loads, the bundled ones by the tests, so that a headless
