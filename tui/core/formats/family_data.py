@@ -190,14 +190,48 @@ class FamilyDataError(ValueError):
     """A family folder whose data cannot be read (the message names the file and the place)."""
 
 
-def check(raw: dict[str, Any], where: object) -> None:
-    """Check ``raw`` against the schema (pydantic, imported only here)."""
+def check(raw: dict[str, Any], where: object, text: str | None = None) -> None:
+    """Check ``raw`` against the schema (pydantic, imported only here). With ``text`` (the file
+    ``raw`` was read from), a text already checked against this schema is not checked again
+    (:func:`_checked_before`): a third-party family costs pydantic's import (~0.15 s) once, not
+    at every start."""
+    mark = _checked_before(text) if text is not None else None
+    if mark is not None and mark.exists():
+        return
     from tui.core.formats.family_schema import FamilyData as Schema
 
     try:
         Schema.model_validate(raw)
     except ValueError as exc:
         raise FamilyDataError(f"{where}: {exc}") from None
+    if mark is not None:
+        try:
+            mark.parent.mkdir(parents=True, exist_ok=True)
+            mark.touch()
+        except OSError:  # a read-only home: checked again next time, nothing else changes
+            pass
+
+
+def _checked_before(text: str) -> Path | None:
+    """The marker file saying that ``text`` passed the schema as it is now: named by the SHA-256
+    of the schema's source and the text, under ``$SPECWATCH_CACHE_DIR`` (else
+    ``$XDG_CACHE_HOME/specwatch``, else ``~/.cache/specwatch``); ``SPECWATCH_CACHE_DIR=`` (empty)
+    turns it off. None when there is no such place."""
+    import hashlib
+    import os
+
+    base = os.environ.get("SPECWATCH_CACHE_DIR")
+    if base == "":
+        return None
+    if base is None:
+        xdg = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        base = os.path.join(xdg, "specwatch")
+    try:
+        schema = (Path(__file__).parent / "family_schema.py").read_bytes()
+    except OSError:
+        return None
+    digest = hashlib.sha256(schema + b"\0" + text.encode("utf-8")).hexdigest()
+    return Path(base) / "checked-families" / digest
 
 
 def load(folder: Path | Any, validate: bool = True) -> FamilyData:
@@ -206,11 +240,12 @@ def load(folder: Path | Any, validate: bool = True) -> FamilyData:
     check them)."""
     f = folder / FILE
     try:
-        raw: dict[str, Any] = tomllib.loads(f.read_text(encoding="utf-8"))
+        text = f.read_text(encoding="utf-8")
+        raw: dict[str, Any] = tomllib.loads(text)
     except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise FamilyDataError(f"{f}: {exc}") from None
     if validate:
-        check(raw, f)
+        check(raw, f, text)
     try:
         return FamilyData.of(raw)
     except (TypeError, KeyError, ValueError, IndexError) as exc:  # only when not validated
