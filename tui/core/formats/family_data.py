@@ -24,7 +24,6 @@ dataclasses (``tests/unit/test_data_family.py`` holds the two equal).
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -214,10 +213,56 @@ def check(raw: dict[str, Any], where: object, text: str | None = None) -> None:
 
 def _checked_before(text: str) -> Path | None:
     """The marker file saying that ``text`` passed the schema as it is now: named by the SHA-256
-    of the schema's source and the text, under ``$SPECWATCH_CACHE_DIR`` (else
-    ``$XDG_CACHE_HOME/specwatch``, else ``~/.cache/specwatch``); ``SPECWATCH_CACHE_DIR=`` (empty)
-    turns it off. None when there is no such place."""
+    of the schema's source and the text, under :func:`cache_dir`; None when nothing is kept."""
     import hashlib
+
+    base = cache_dir()
+    if base is None:
+        return None
+    try:
+        schema = (Path(__file__).parent / "family_schema.py").read_bytes()
+    except OSError:
+        return None
+    digest = hashlib.sha256(schema + b"\0" + text.encode("utf-8")).hexdigest()
+    return base / "checked-families" / digest
+
+
+def _parsed(f: Any) -> dict[str, Any]:
+    """``tomllib.loads`` of the file ``f``, kept in the user cache (marshal, under the file's
+    path, size and modification time) so that a start reads the bundled families without
+    parsing TOML (~5 ms); the file itself when there is no cache or ``f`` is no plain path."""
+    import marshal
+    import os
+    import tomllib
+    import zlib
+
+    base = cache_dir()
+    if base is None or not isinstance(f, Path):
+        return tomllib.loads(f.read_text(encoding="utf-8"))
+    st = os.stat(f)
+    key = (str(f), st.st_size, st.st_mtime_ns)
+    kept = base / f"family-toml-{zlib.crc32(key[0].encode()):08x}"
+    try:
+        got_key, raw = marshal.loads(kept.read_bytes())
+        if tuple(got_key) == key and isinstance(raw, dict):
+            return raw
+    except (OSError, ValueError, EOFError, TypeError):
+        pass
+    raw = tomllib.loads(f.read_text(encoding="utf-8"))
+    try:
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        tmp = kept.with_name(f"{kept.name}.{os.getpid()}")
+        tmp.write_bytes(marshal.dumps((key, raw)))
+        os.replace(tmp, kept)
+    except (OSError, ValueError):  # a read-only home, or a value marshal cannot write
+        pass
+    return raw
+
+
+def cache_dir() -> Path | None:
+    """Where what is found once is kept between starts (the checked family texts, the entry
+    points found): ``$SPECWATCH_CACHE_DIR``, else ``$XDG_CACHE_HOME/specwatch``, else
+    ``~/.cache/specwatch``; None (nothing kept) when ``SPECWATCH_CACHE_DIR`` is empty."""
     import os
 
     base = os.environ.get("SPECWATCH_CACHE_DIR")
@@ -226,12 +271,7 @@ def _checked_before(text: str) -> Path | None:
     if base is None:
         xdg = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
         base = os.path.join(xdg, "specwatch")
-    try:
-        schema = (Path(__file__).parent / "family_schema.py").read_bytes()
-    except OSError:
-        return None
-    digest = hashlib.sha256(schema + b"\0" + text.encode("utf-8")).hexdigest()
-    return Path(base) / "checked-families" / digest
+    return Path(base)
 
 
 def load(folder: Path | Any, validate: bool = True) -> FamilyData:
@@ -239,12 +279,18 @@ def load(folder: Path | Any, validate: bool = True) -> FamilyData:
     checked against the schema unless ``validate`` is False (the bundled families: the tests
     check them)."""
     f = folder / FILE
+    text = None
     try:
-        text = f.read_text(encoding="utf-8")
-        raw: dict[str, Any] = tomllib.loads(text)
-    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        if validate:
+            import tomllib
+
+            text = f.read_text(encoding="utf-8")
+            raw: dict[str, Any] = tomllib.loads(text)
+        else:
+            raw = _parsed(f)
+    except (OSError, ValueError, UnicodeDecodeError) as exc:  # (TOMLDecodeError is a ValueError)
         raise FamilyDataError(f"{f}: {exc}") from None
-    if validate:
+    if text is not None:
         check(raw, f, text)
     try:
         return FamilyData.of(raw)
