@@ -120,7 +120,8 @@ def plugin_env(tmp: Path) -> dict[str, str]:
     dist.mkdir(parents=True, exist_ok=True)
     (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: tgi-like-family\nVersion: 0\n")
     (dist / "entry_points.txt").write_text("[specwatch.formats]\ntgi_like = tgi_like\n")
-    path = os.pathsep.join([str(ROOT), str(ROOT / "tests" / "families"), str(tmp)])
+    given = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]  # (wheels beside)
+    path = os.pathsep.join([str(ROOT), str(ROOT / "tests" / "families"), str(tmp), *given])
     return {**os.environ, "PYTHONPATH": path}
 
 
