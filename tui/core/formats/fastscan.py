@@ -281,13 +281,22 @@ def _paired_ranks(s: _Shape | None, col: Sequence[float]) -> list[str | None] | 
     t, c = s.rank, s.rank_column
     if not math.isnan(sum(col)) and min(col) == max(col):  # one engine throughout
         return [_rank_name(t, c, col[0])] * len(col)
-    out = [None if e != e else _rank_name(t, c, e) for e in col]
+    names = {e: _rank_name(t, c, e) for e in set(col) if e == e}  # (a NaN finds no name: None)
+    out = list(map(names.get, col))
     return out if any(r is not None for r in out) else None
 
 
 def _rate_def(rate: str | None, values: dict[str, array]) -> str | None:
     col = values["accept_rate"]
-    return rate if rate and col and not (col[0] != col[0] and all(x != x for x in col)) else None
+    return rate if rate and col and not (col[0] != col[0] and _all_nan(col)) else None
+
+
+_NAN8 = array("d", [math.nan]).tobytes()
+
+
+def _all_nan(col: Sequence[float]) -> bool:
+    """Every value NaN: one comparison of bytes for a column the scanner left unfilled."""
+    return (isinstance(col, array) and col.tobytes() == _NAN8 * len(col)) or all(x != x for x in col)
 
 
 def _pairing_of(fi: int) -> _Shape | None:
