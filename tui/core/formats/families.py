@@ -22,6 +22,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from tui.core.formats.family_data import FILE, FamilyData, FamilyDataError, load
 
@@ -93,12 +94,12 @@ def _entry_points() -> list[tuple[str, str]]:
     return found
 
 
-def _load_entry_point(value: str) -> object:
+def _load_entry_point(value: str) -> Any:
     """What ``module:attr.attr`` (or ``module``) names, as EntryPoint.load reads it."""
     import importlib
 
     module, _, attrs = value.partition(":")
-    obj: object = importlib.import_module(module.strip())
+    obj: Any = importlib.import_module(module.strip())
     for a in filter(None, attrs.strip().split(".")):
         obj = getattr(obj, a)
     return obj
