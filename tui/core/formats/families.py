@@ -53,8 +53,7 @@ def _bundled() -> list[Family]:
 def _entry_points() -> list[tuple[str, str]]:
     """(name, value) of each entry point of the group, as importlib.metadata finds them. Its
     answer is kept in the user cache (beside the checked family texts, family_data.cache_dir())
-    under the state of every folder of ``sys.path`` (each one's modification time: installing or
-    removing a distribution changes its folder's), so that a start with an unchanged
+    under the state of every folder of ``sys.path`` (:func:`_path_state`), so that a start with an unchanged
     environment does not import importlib.metadata and walk every installed distribution
     (~15 ms here, more where hundreds are installed)."""
     import json
@@ -62,12 +61,7 @@ def _entry_points() -> list[tuple[str, str]]:
 
     from tui.core.formats.family_data import cache_dir
 
-    state = []
-    for p in sys.path:
-        try:
-            state.append([p, os.stat(p or ".").st_mtime_ns])
-        except OSError:
-            state.append([p, None])
+    state = [[p, *_path_state(p or ".")] for p in sys.path]
     base = cache_dir()
     kept = None
     if base is not None:
@@ -92,6 +86,24 @@ def _entry_points() -> list[tuple[str, str]]:
         except OSError:  # a read-only home: found again next time
             pass
     return found
+
+
+def _path_state(folder: str) -> list[int | None]:
+    """The modification times (ns) of a ``sys.path`` folder (installing or removing a
+    distribution changes it) and of the ``entry_points.txt`` of each distribution in it (an
+    edit in place changes only that file), in the folder's order; [None] when it is no folder."""
+    try:
+        out: list[int | None] = [os.stat(folder).st_mtime_ns]
+        with os.scandir(folder) as it:
+            names = sorted(e.name for e in it if e.name.endswith((".dist-info", ".egg-info")))
+    except OSError:
+        return [None]
+    for name in names:
+        try:
+            out.append(os.stat(os.path.join(folder, name, "entry_points.txt")).st_mtime_ns)
+        except OSError:
+            out.append(None)
+    return out
 
 
 def _load_entry_point(value: str) -> Any:
