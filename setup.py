@@ -52,6 +52,8 @@ setup(
                 "tui/core/formats/_fastscan_text.h",
                 "tui/core/formats/_fastscan_search.h",
                 "tui/core/formats/_fastscan_simd.h",
+                "tui/core/formats/_fastscan_match.h",
+                "tui/core/formats/_fastscan_configure.h",
             ],
             optional=True,
             extra_compile_args=FLAGS,

@@ -17,7 +17,11 @@ Logs (bench/out/, generated once; ``--scale`` multiplies the line counts, the le
 For each log the commands run alternately, ``--reps`` times each, after one untimed read (page
 cache): the baseline ``grep ANCHOR FILE | awk`` (the mean of the field and the count), ours
 ``python -m tui summary --json FILE``, and the pure-Python path (``SPECWATCH_NATIVE=0``). Then a
-2,000-line SGLang log against a bare ``python -c pass``. Each command runs under ``os.wait4``:
+2,000-line SGLang log against a bare ``python -c pass``. The package's bytecode is compiled
+first (``compileall``, as an installed package has it; without it, under
+``PYTHONDONTWRITEBYTECODE=1``, every start compiles every module again) and ``python`` is
+``sys.executable`` (never a version manager's shim); ``--no-python`` leaves out the pure-Python
+runs (for a quick before/after of the native path). Each command runs under ``os.wait4``:
 its wall time and the largest single process's max RSS. The answers are checked (the same count
 of records as the baseline's lines). Printed: best and median times, ratios to the baseline,
 peak RSS, next to the targets (<= 1.0x grep|awk on 2 cores, <= 0.5x on 16; the Python path <=
@@ -116,7 +120,8 @@ def plugin_env(tmp: Path) -> dict[str, str]:
     dist.mkdir(parents=True, exist_ok=True)
     (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: tgi-like-family\nVersion: 0\n")
     (dist / "entry_points.txt").write_text("[specwatch.formats]\ntgi_like = tgi_like\n")
-    path = os.pathsep.join([str(ROOT), str(ROOT / "tests" / "families"), str(tmp)])
+    given = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]  # (wheels beside)
+    path = os.pathsep.join([str(ROOT), str(ROOT / "tests" / "families"), str(tmp), *given])
     return {**os.environ, "PYTHONPATH": path}
 
 
@@ -135,7 +140,18 @@ def _records(out: bytes) -> int:
     return int(json.loads(out)["sources"][0]["records"])
 
 
-def bench_log(name: str, path: Path, reps: int, env: dict[str, str]) -> tuple[dict, bool]:
+def _warm(path: Path) -> None:
+    """Read ``path`` into the page cache a piece at a time: never the whole file in this
+    process's memory, whose high-water mark a child started by vfork would carry into its own
+    max RSS (Linux keeps the larger of the two at exec), so that the children's peaks are theirs."""
+    with open(path, "rb") as f:
+        while f.read(16 << 20):
+            pass
+
+
+def bench_log(
+    name: str, path: Path, reps: int, env: dict[str, str], python: bool = True
+) -> tuple[dict, bool]:
     _, anchor, field = LOGS[name]
     base_cmd = (
         f"grep -F '{anchor}' '{path}' | awk -F'{field}' "
@@ -143,14 +159,14 @@ def bench_log(name: str, path: Path, reps: int, env: dict[str, str]) -> tuple[di
     )
     ours = [sys.executable, "-m", "tui", "summary", "--json", str(path)]
     py_env = {**env, "SPECWATCH_NATIVE": "0"}
-    path.read_bytes()  # into the page cache
+    _warm(path)
     runs: dict[str, list[tuple[float, float]]] = {"grep|awk": [], "ours": [], "python": []}
     answers: dict[str, int] = {}
     for _ in range(reps):
         s, rss, out = timed(base_cmd, env, shell=True)
         runs["grep|awk"].append((s, rss))
         answers["grep|awk"] = int(out.split()[1]) if out.split() else -1
-        for key, e in (("ours", env), ("python", py_env)):
+        for key, e in (("ours", env), ("python", py_env)) if python else (("ours", env),):
             s, rss, out = timed(ours, e)
             runs[key].append((s, rss))
             answers[key] = _records(out)
@@ -163,8 +179,9 @@ def bench_log(name: str, path: Path, reps: int, env: dict[str, str]) -> tuple[di
             "rss_mb": max(m for _, m in r),
         }
         for key, r in runs.items()
+        if r
     }
-    agree = answers["ours"] == answers["python"] == answers["grep|awk"]
+    agree = answers["ours"] == answers.get("python", answers["ours"]) == answers["grep|awk"]
     row["answers"] = answers
     return row, agree
 
@@ -187,8 +204,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--only", default=",".join(LOGS), help="comma-separated logs (default all)")
     ap.add_argument("--keep", action="store_true", help="keep the generated logs")
+    ap.add_argument("--no-python", action="store_true", help="leave out the pure-Python runs")
     args = ap.parse_args(argv)
     ok = True
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "tui")], check=False)
     with tempfile.TemporaryDirectory() as tmp:
         env = plugin_env(Path(tmp))
         made = []
@@ -199,12 +218,13 @@ def main(argv: list[str] | None = None) -> int:
             lines = max(1000, int(LOGS[name][0] * args.scale))
             path = make(name, lines)
             made.append(path)
-            row, agree = bench_log(name, path, args.reps, env)
+            row, agree = bench_log(name, path, args.reps, env, not args.no_python)
             ok &= agree
-            g, o, p = row["grep|awk"], row["ours"], row["python"]
+            g, o, p = row["grep|awk"], row["ours"], row.get("python")
+            py = f"python {p['best']:.3f}s ({p['ratio']:.2f}x)  " if p else ""
             print(
                 f"{name:9s} {lines:>9,d} lines  grep|awk {g['best']:.3f}s  ours {o['best']:.3f}s ({o['ratio']:.2f}x)  "
-                f"python {p['best']:.3f}s ({p['ratio']:.2f}x)  peak RSS {max(o['rss_mb'], p['rss_mb']):.0f} MB  "
+                f"{py}peak RSS {max(o['rss_mb'], p['rss_mb'] if p else 0):.0f} MB  "
                 f"answers {'agree' if agree else 'DISAGREE ' + str(row['answers'])}"
             )
         st = bench_start(args.reps, env)

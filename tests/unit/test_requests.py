@@ -169,3 +169,26 @@ def test_bins_edges_hold_printed_values():
     lo, counts = rs.histogram()
     assert lo == 1.0
     assert [round(1.0 + i * 0.05, 2) for i, c in enumerate(counts) if c] == [1.0, 2.2, 2.4, 4.25, 64.95]
+
+
+def test_bulk_add_is_add_one_by_one_to_the_bit():
+    """The bulk path of add_columns (no step histograms: llama.cpp) gives the state that add()
+    value by value gives: the running sum, the bins, the refused count and the reservoir (the
+    same draws from its generator), across several runs and past the reservoir's size."""
+    import random
+
+    r = random.Random(5)
+    for _ in range(12):
+        one, bulk = RequestSet(), RequestSet()
+        for _ in range(r.randint(1, 5)):
+            vals = [
+                r.choice([math.nan, 0.5, 70.0, 65.0, 2.2, r.uniform(1, 10), round(r.uniform(1, 5), 2)])
+                for _ in range(r.randint(0, 3 * RESERVOIR))
+            ]
+            for v in vals:
+                if v == v:
+                    one.add(v)
+            bulk._add_many([v for v in vals if v == v])
+        assert one._sample == bulk._sample and one.total == bulk.total
+        assert list(one.bins) == list(bulk.bins) and (one.n, one.refused) == (bulk.n, bulk.refused)
+        assert one.to_dict() == bulk.to_dict()

@@ -47,41 +47,60 @@ static double byte_weight(int c) {
     return 0.15;
 }
 
-static double pass_rate(void) {
-    fill_tables();
-    double total = 0.0;
-    for (int b = 0; b < 8; b++) {
-        double p = 1.0;
-        for (int j = 0; j < 3; j++) {
-            double w = 0.0;
-            for (int c = 0; c < 256; c++)
-                if ((t_lo[j][c & 15] >> b) & (t_hi[j][c >> 4] >> b) & 1) w += byte_weight(c);
-            p *= w;
-        }
-        total += p;
+/* The model's pass rate of bucket b alone (the product over the three positions of the weight
+ * of the bytes that pass both of its nibble tables), from the anchors now in it. */
+static double bucket_rate(int b) {
+    unsigned short lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0}; /* bit i: nibble i */
+    for (int a = 0; a < n_anch; a++)
+        if (bucket_of[a] == b)
+            for (int j = 0; j < 3; j++) {
+                unsigned char c = (unsigned char)anch[a][j];
+                lo[j] |= (unsigned short)(1u << (c & 15));
+                hi[j] |= (unsigned short)(1u << (c >> 4));
+            }
+    double p = 1.0;
+    for (int j = 0; j < 3; j++) {
+        double w = 0.0;
+        for (int c = 0; c < 256; c++)
+            if ((lo[j] >> (c & 15)) & (hi[j] >> (c >> 4)) & 1) w += byte_weight(c);
+        p *= w;
     }
+    return p;
+}
+
+static double sum8(const double *p) {
+    double total = 0.0;
+    for (int b = 0; b < 8; b++) total += p[b];
     return total;
 }
 
 static void build_teddy(void) {
     /* Buckets: anchors that begin alike share one (each byte set stays small, so few byte
      * combinations that no anchor has get through): start from a % 8 and move one anchor at a
-     * time while the model's pass rate drops. */
+     * time while the model's pass rate drops. A move changes two buckets' rates only: those two
+     * are computed again, the others kept (configure() runs at every start). */
+    double rate[8];
     for (int a = 0; a < n_anch; a++) bucket_of[a] = (unsigned char)(a % 8);
-    double best = pass_rate();
+    for (int b = 0; b < 8; b++) rate[b] = bucket_rate(b);
+    double best = sum8(rate);
     for (int improved = 1, rounds = 0; improved && rounds < 20; rounds++) {
         improved = 0;
         for (int a = 0; a < n_anch; a++)
             for (int b = 0; b < 8; b++) {
                 unsigned char was = bucket_of[a];
                 if (b == was) continue;
+                double r_was = rate[was], r_b = rate[b];
                 bucket_of[a] = (unsigned char)b;
-                double r = pass_rate();
+                rate[was] = bucket_rate(was);
+                rate[b] = bucket_rate(b);
+                double r = sum8(rate);
                 if (r < best - 1e-12) {
                     best = r;
                     improved = 1;
                 } else {
                     bucket_of[a] = was;
+                    rate[was] = r_was;
+                    rate[b] = r_b;
                 }
             }
     }

@@ -25,7 +25,6 @@ dataclasses (``tests/unit/test_data_family.py`` holds the two equal).
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -192,14 +191,89 @@ class FamilyDataError(ValueError):
     """A family folder whose data cannot be read (the message names the file and the place)."""
 
 
-def check(raw: dict[str, Any], where: object) -> None:
-    """Check ``raw`` against the schema (pydantic, imported only here)."""
+def check(raw: dict[str, Any], where: object, text: str | None = None) -> None:
+    """Check ``raw`` against the schema (pydantic, imported only here). With ``text`` (the file
+    ``raw`` was read from), a text already checked against this schema is not checked again
+    (:func:`_checked_before`): a third-party family costs pydantic's import (~0.15 s) once, not
+    at every start."""
+    mark = _checked_before(text) if text is not None else None
+    if mark is not None and mark.exists():
+        return
     from tui.core.formats.family_schema import FamilyData as Schema
 
     try:
         Schema.model_validate(raw)
     except ValueError as exc:
         raise FamilyDataError(f"{where}: {exc}") from None
+    if mark is not None:
+        try:
+            mark.parent.mkdir(parents=True, exist_ok=True)
+            mark.touch()
+        except OSError:  # a read-only home: checked again next time, nothing else changes
+            pass
+
+
+def _checked_before(text: str) -> Path | None:
+    """The marker file saying that ``text`` passed the schema as it is now: named by the SHA-256
+    of the schema's source and the text, under :func:`cache_dir`; None when nothing is kept."""
+    import hashlib
+
+    base = cache_dir()
+    if base is None:
+        return None
+    try:
+        schema = (Path(__file__).parent / "family_schema.py").read_bytes()
+    except OSError:
+        return None
+    digest = hashlib.sha256(schema + b"\0" + text.encode("utf-8")).hexdigest()
+    return base / "checked-families" / digest
+
+
+def _parsed(f: Any) -> dict[str, Any]:
+    """``tomllib.loads`` of the file ``f``, kept in the user cache (marshal, under the file's
+    path, size and modification time) so that a start reads the bundled families without
+    parsing TOML (~5 ms); the file itself when there is no cache or ``f`` is no plain path."""
+    import marshal
+    import os
+    import tomllib
+    import zlib
+
+    base = cache_dir()
+    if base is None or not isinstance(f, Path):
+        return tomllib.loads(f.read_text(encoding="utf-8"))
+    st = os.stat(f)
+    key = (str(f), st.st_size, st.st_mtime_ns)
+    kept = base / f"family-toml-{zlib.crc32(key[0].encode()):08x}"
+    try:
+        got_key, raw = marshal.loads(kept.read_bytes())
+        if tuple(got_key) == key and isinstance(raw, dict):
+            return raw
+    except (OSError, ValueError, EOFError, TypeError):
+        pass
+    raw = tomllib.loads(f.read_text(encoding="utf-8"))
+    try:
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        tmp = kept.with_name(f"{kept.name}.{os.getpid()}")
+        tmp.write_bytes(marshal.dumps((key, raw)))
+        os.replace(tmp, kept)
+    except (OSError, ValueError):  # a read-only home, or a value marshal cannot write
+        pass
+    return raw
+
+
+def cache_dir() -> Path | None:
+    """Where what is found once is kept between starts (the checked family texts, the entry
+    points found): ``$SPECWATCH_CACHE_DIR``, else ``$XDG_CACHE_HOME/specwatch``, else
+    ``~/.cache/specwatch``; None (nothing kept) when ``SPECWATCH_CACHE_DIR`` is empty."""
+    import os
+
+    base = os.environ.get("SPECWATCH_CACHE_DIR")
+    if base == "":
+        return None
+    if base is None:
+        xdg = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        base = os.path.join(xdg, "specwatch")
+    return Path(base)
 
 
 def load(folder: Path | Any, validate: bool = True) -> FamilyData:
@@ -207,12 +281,19 @@ def load(folder: Path | Any, validate: bool = True) -> FamilyData:
     checked against the schema unless ``validate`` is False (the bundled families: the tests
     check them)."""
     f = folder / FILE
+    text = None
     try:
-        raw: dict[str, Any] = tomllib.loads(f.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        if validate:
+            import tomllib
+
+            text = f.read_text(encoding="utf-8")
+            raw: dict[str, Any] = tomllib.loads(text)
+        else:
+            raw = _parsed(f)
+    except (OSError, ValueError, UnicodeDecodeError) as exc:  # (TOMLDecodeError is a ValueError)
         raise FamilyDataError(f"{f}: {exc}") from None
-    if validate:
-        check(raw, f)
+    if text is not None:
+        check(raw, f, text)
     try:
         return FamilyData.of(raw)
     except (TypeError, KeyError, ValueError, IndexError) as exc:  # only when not validated

@@ -16,13 +16,13 @@ stamps) is returned in :class:`Edge` for the family's plug-in to settle in line 
 
 The optional C scanner (``_fastscan.c``, built by setup.py) interprets the same shapes, passed to
 it once as a program (:mod:`tui.core.formats.shape_program`), several times faster; without it
-(or with ``SPECWATCH_NATIVE=0``, see :mod:`tui.core.native`) the Python scanner below reads them
-through regular expressions compiled from the same tokens.
+(or with ``SPECWATCH_NATIVE=0``, see :mod:`tui.core.native`) the Python scanner
+(:mod:`tui.core.formats.fastscan_python`) reads them through regular expressions compiled from
+the same tokens.
 """
 
 from __future__ import annotations
 
-import calendar
 import math
 import re
 from array import array
@@ -33,8 +33,8 @@ from typing import Any
 from tui.core import native
 from tui.core.formats import grammar
 from tui.core.formats.families import FAMILIES
-from tui.core.formats.shape_program import CAPTURES, CLOCK_KINDS, program
-from tui.core.formats.shapes import Capture, Chars, Field, Lit, OneOf, Shape, regex
+from tui.core.formats.shape_program import CAPTURES, program
+from tui.core.formats.shapes import Capture, Chars, Field, Lit, OneOf, Shape
 from tui.core.model.columns import NUMERIC_FIELDS, FlatRows, RecordColumns, doubles
 from tui.core.model.records import RATE_DRAFTS
 
@@ -281,13 +281,22 @@ def _paired_ranks(s: _Shape | None, col: Sequence[float]) -> list[str | None] | 
     t, c = s.rank, s.rank_column
     if not math.isnan(sum(col)) and min(col) == max(col):  # one engine throughout
         return [_rank_name(t, c, col[0])] * len(col)
-    out = [None if e != e else _rank_name(t, c, e) for e in col]
+    names = {e: _rank_name(t, c, e) for e in set(col) if e == e}  # (a NaN finds no name: None)
+    out = list(map(names.get, col))
     return out if any(r is not None for r in out) else None
 
 
 def _rate_def(rate: str | None, values: dict[str, array]) -> str | None:
     col = values["accept_rate"]
-    return rate if rate and col and not (col[0] != col[0] and all(x != x for x in col)) else None
+    return rate if rate and col and not (col[0] != col[0] and _all_nan(col)) else None
+
+
+_NAN8 = array("d", [math.nan]).tobytes()
+
+
+def _all_nan(col: Sequence[float]) -> bool:
+    """Every value NaN: one comparison of bytes for a column the scanner left unfilled."""
+    return (isinstance(col, array) and col.tobytes() == _NAN8 * len(col)) or all(x != x for x in col)
 
 
 def _pairing_of(fi: int) -> _Shape | None:
@@ -351,238 +360,8 @@ def _from_native(r: tuple, year: int) -> Scan:
     return Scan(n_lines, [rc], ed)
 
 
-# -- Python ----------------------------------------------------------------------------------
-@dataclass(slots=True)
-class _Reader:
-    """One shape's compiled pattern and what each of its groups is."""
-
-    s: _Shape
-    pattern: re.Pattern[bytes]
-    fields: list[tuple[int, str, str]]  # (group, column, syntax)
-    clock: list[tuple[int, str]]  # (group, directive)
-    clock_kind: str | None
-    rank: int  # group of the rank capture, -1
-    process: int  # group of the process capture, -1
-
-
-_READERS: dict[bytes, list[_Reader]] = {}
-
-
-def _readers(anchor: bytes) -> list[_Reader]:
-    """The Python scanner's patterns for an anchor's shapes (compiled when first needed: the
-    native scanner reads most buffers, and compiling costs start-up time)."""
-    if not _READERS:
-        for a, shapes in _BY_ANCHOR.items():
-            out = []
-            for s in shapes:
-                pattern, roles = regex(s.shape)
-                fields, clock = [], []
-                kind, rank, process = None, -1, -1
-                for g, role in enumerate(roles, 1):
-                    if role[0] == "field" and role[1]:
-                        fields.append((g, role[1], role[2]))
-                    elif role[0] == "clock":
-                        kind = role[1]
-                        clock.append((g, role[2]))
-                    elif role[0] == "capture":
-                        if role[1] == CAPTURES[0]:
-                            rank = g
-                        else:
-                            process = g
-                out.append(_Reader(s, pattern, fields, clock, kind, rank, process))
-            _READERS[a] = out
-    return _READERS.get(anchor, [])
-
-
-def _percent(text: bytes) -> float:
-    """``62.4`` (printed ``62.4%``) → 0.624, the double nearest the printed decimal / 100."""
-    dec = len(text) - text.find(b".") - 1
-    return round(float(text) / 100.0, dec + 2)
-
-
-def _stamp(m: re.Match[bytes], rd: _Reader, year: int) -> tuple[float, tuple[int, int, int, int, int]] | None:
-    """(seconds, (month, day, h, m, s)) of a date or year-less clock; None when out of range."""
-    d: dict[str, bytes] = {k: m.group(g) for g, k in rd.clock}
-    mo, dd, h, mi, s = (int(d[k]) for k in "mdHMS")
-    if not (1 <= mo <= 12 and 1 <= dd <= 31) or h > 23 or mi > 59 or s > 60:
-        return None
-    y = int(d["Y"]) if "Y" in d else year
-    frac = d.get("f")
-    ts = float(calendar.timegm((y, mo, dd, h, mi, s, 0, 0, 0))) + (
-        int(frac) / 10 ** len(frac) if frac else 0.0
-    )
-    return ts, (mo, dd, h, mi, s)
-
-
-def _elapsed(m: re.Match[bytes], rd: _Reader) -> float:
-    d = {k: int(m.group(g)) for g, k in rd.clock}
-    return d["N"] * 60 + d["S"] + d["L"] / 1e3 + d["U"] / 1e6
-
-
 def _scan_python(buf: bytes, year: int) -> Scan | None:
-    if not buf.endswith(b"\n"):
-        return None
-    found: list[tuple[int, bytes]] = []
-    for a in _ANCHORS:
-        i = buf.find(a)
-        if i < 0:
-            continue
-        if a not in _BY_ANCHOR:
-            return None  # a marker, a line of no declared shape: the line parser's
-        while i >= 0:
-            found.append((i, a))
-            i = buf.find(a, i + 1)
-    n_lines = buf.count(b"\n")
-    if not found:
-        return Scan(n_lines)
-    found.sort()
-    fams = {_BY_ANCHOR[a][0].family for _, a in found}
-    if len(fams) != 1:
-        return None  # several families in one buffer: the line parser's
-    return _read_family(buf, found, n_lines, year, fams.pop())
+    """The Python scanner (:mod:`tui.core.formats.fastscan_python`, loaded when first needed)."""
+    from tui.core.formats.fastscan_python import scan_python
 
-
-def _read_family(buf: bytes, found: list[tuple[int, bytes]], n_lines: int, year: int, fi: int) -> Scan | None:
-    edged = _EDGED[fi]
-    cols: dict[str, list[float]] = {f: [] for f in NUMERIC_FIELDS}
-    ranks: list[str | None] = []
-    per_pos: list[tuple[float, ...] | None] = []
-    paired: list[float] = []  # the pairing rank column of each record
-    nos = array("q")
-    record: _Shape | None = None
-    proc: bytes | None = None
-    first = True
-    pending: dict[str, float] | None = None
-    head_unpaired = saw_record = False
-    first_stamp: tuple[int, int, int, int, int] | None = None
-    last_md: tuple[int, int] | None = None
-    no, counted, last_start = 0, 0, -1
-    for pos, a in found:
-        ls = buf.rfind(b"\n", 0, pos) + 1
-        if ls == last_start:
-            return None  # two anchors on one line
-        last_start = ls
-        for rd in _readers(a):
-            m = rd.pattern.match(buf, ls)
-            if m is not None:
-                break
-        else:
-            return None
-        no += buf.count(b"\n", counted, ls)
-        counted = ls
-        s = rd.s
-        if rd.process >= 0 or edged:
-            p = m.group(rd.process) if rd.process >= 0 else None
-            if first:
-                if p is not None and any(t in p for t in _FORBIDDEN_IN_TAG):
-                    return None
-                proc, first = p, False
-            elif p != proc:
-                return None  # several processes: the line parser pairs per process
-        ts = NAN
-        if rd.clock_kind == CLOCK_KINDS[2]:
-            elapsed = _elapsed(m, rd)
-        elif rd.clock_kind is not None:
-            st = _stamp(m, rd, year)
-            if st is None:
-                return None
-            ts, stamp = st
-            if rd.clock_kind == CLOCK_KINDS[1]:  # year-less: every stamp moves the year reader
-                md = stamp[:2]
-                if last_md is not None and md < last_md and last_md[0] - md[0] >= 6:
-                    return None  # a new year: the line parser's
-                if first_stamp is None:
-                    first_stamp = stamp
-                last_md = md
-        values: dict[str, Any] = {}
-        exact: dict[str, int] = {}
-        for g, name, syntax in rd.fields:
-            text = m.group(g)
-            if text is None:
-                continue
-            if syntax == "list":
-                values[name] = tuple(float(x) for x in text.split(b", "))
-            elif syntax == "percent":
-                values[name] = _percent(text)
-            else:
-                values[name] = float(text)
-                if name in s.ints:
-                    exact[name] = int(text)
-        if s.pairs:
-            pending = {c: values.get(c, NAN) for c in s.columns}
-            continue
-        if record is None:
-            record = s
-        elif record is not s:
-            return None  # records of two shapes in one buffer: the line parser's
-        row = dict.fromkeys(NUMERIC_FIELDS, NAN)
-        if rd.clock_kind == CLOCK_KINDS[2]:
-            row["elapsed"] = elapsed
-        else:
-            row["timestamp"] = ts
-        pp: tuple[float, ...] | None = None
-        for name, v in values.items():
-            if isinstance(v, tuple):
-                pp = v
-            else:
-                row[name] = v
-        if s.refuse is not None and pp:
-            value, _, within, per_item = s.refuse
-            total = 0.0
-            for x in pp:  # a plain loop: sum() of floats compensates on newer Pythons
-                total += x
-            if abs(row[value] - total) <= within + per_item * len(pp):
-                return None  # a line of an older era: the line parser's
-        for name, (col, _lst) in s.per_list_item.items():
-            if pp:  # from the printed integer, as the line parser divides it
-                row[name] = (exact[col] if col in exact else row[col]) / len(pp)
-        rank_v = NAN
-        if pending is not None:
-            for c, v in pending.items():
-                if c in row:
-                    row[c] = v
-                else:
-                    rank_v = v
-            pending = None
-        elif edged:
-            head_unpaired = head_unpaired or not saw_record
-        saw_record = True
-        for f in NUMERIC_FIELDS:
-            cols[f].append(row[f])
-        ranks.append(m.group(rd.rank).decode().strip() if rd.rank >= 0 else None)
-        paired.append(rank_v)
-        per_pos.append(pp)
-        nos.append(no + 1)
-    edge = (
-        _edge(
-            fi,
-            proc.decode() if proc is not None else None,
-            head_unpaired,
-            pending,
-            first_stamp,
-            last_md,
-            year,
-        )
-        if edged
-        else None
-    )
-    if record is None:
-        return Scan(n_lines, [], edge)
-    values_a = {f: array("d", cols[f]) for f in NUMERIC_FIELDS}
-    rk: list[str | None] | None = ranks if any(r is not None for r in ranks) else None
-    if rk is None:
-        rk = _paired_ranks(_pairing_of(fi), paired)
-    pp_col = per_pos if any(p is not None for p in per_pos) else None
-    rc = RecordColumns(
-        FAMILIES[fi].name,
-        record.shape.kind,
-        len(nos),
-        values_a,
-        rk,
-        pp_col,
-        _rate_def(record.rate, values_a),
-        False,
-        nos,
-        n_lines,
-    )
-    return Scan(n_lines, [rc], edge)
+    return scan_python(buf, year)

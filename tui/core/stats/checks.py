@@ -229,7 +229,7 @@ def clean(
             refused.example = _example(cols, first, name, NAN, raws)
     acc, dr = out["accepted"], out["drafted"]
     if not cols.cumulative and not all_nan(acc) and not all_nan(dr):
-        bad = [i for i in range(n) if acc[i] > dr[i] + _EPS]  # NaN compares False
+        bad = [i for i, (a, d) in enumerate(zip(acc, dr)) if a > d + _EPS]  # NaN compares False
         if bad:
             acc2 = array("d", acc)
             for i in bad:

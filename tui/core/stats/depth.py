@@ -5,13 +5,17 @@ from __future__ import annotations
 
 from tui.core.formats import registry
 from tui.core.model.columns import RecordColumns
+from tui.core.stats.checks import all_nan
 
 
 def ratio_k(cols: RecordColumns) -> tuple[int, int] | None:
     """(index, k) of the first record whose drafted tokens / drafts is a whole number."""
     if cols.cumulative or not registry.get(cols.family).drafts_from_depth:
         return None
-    for i, (x, y) in enumerate(zip(cols.values["num_drafts"], cols.values["drafted"])):
+    nd = cols.values["num_drafts"]
+    if all_nan(nd):  # no drafts printed: no ratio (found at C speed, not record by record)
+        return None
+    for i, (x, y) in enumerate(zip(nd, cols.values["drafted"])):
         if x > 0 and y == y and abs(y / x - round(y / x)) < 1e-6:
             return i, round(y / x)
     return None

@@ -118,7 +118,7 @@ def bin_chunks(v: Mapping[str, Sequence[float]], cumulative: bool) -> BinChunks:
     run = v["running_req"]
     n = len(run)
     out: BinChunks = {}
-    if not n:
+    if not n or all_nan(run):  # (no batch sizes printed: every record's bin is -1)
         return out
     bins = list(map(_BINS.__getitem__, run))
     lo, hi = min(bins), max(bins)

@@ -24,7 +24,10 @@ from __future__ import annotations
 import math
 import random
 from array import array
+from collections import Counter
 from collections.abc import Sequence
+from functools import reduce
+from operator import add
 
 from tui.core.model.columns import RecordColumns
 
@@ -83,12 +86,44 @@ class RequestSet:
         not requests with acceptance (but a printed step histogram still counts)."""
         printed, derived = cols.values["accept_len"], cols.values["accept_len_derived"]
         sh = cols.step_hist
+        if sh is None:  # no step histograms (llama.cpp): the same as add() one by one, in bulk
+            vals = [p if p == p else d for p, d in zip(printed, derived)]
+            self._add_many([a for a in vals if a == a])
+            return
         for i in range(cols.n):
             al = printed[i] if printed[i] == printed[i] else derived[i]
             steps = sh[i] if sh is not None else None
             if al != al and steps is None:
                 continue
             self.add(al, steps)
+
+    def _add_many(self, vals: list[float]) -> None:
+        """:meth:`add` of each of ``vals`` (no step histograms), in order, with the same result to
+        the bit: the running sum added value by value, the same bins, and the reservoir drawing
+        the same numbers from its generator (``randrange(n)`` is ``getrandbits`` of n's bit
+        length until below n)."""
+        ok = [a for a in vals if LO <= a <= HI]  # NaN refused too
+        self.refused += len(vals) - len(ok)
+        if not ok:
+            return
+        self.total = reduce(add, ok, self.total)
+        last = N_BINS - 1
+        for b, c in Counter([int((a - LO) / BIN_WIDTH + 1e-9) for a in ok]).items():
+            self.bins[min(b, last)] += c
+        sample = self._sample
+        room = max(0, RESERVOIR - len(sample))
+        sample.extend(ok[:room])
+        n = self.n + min(room, len(ok))
+        self.n += len(ok)
+        getrandbits = self._rng.getrandbits
+        for a in ok[room:] if room < len(ok) else ():
+            n += 1
+            k = n.bit_length()
+            j = getrandbits(k)
+            while j >= n:
+                j = getrandbits(k)
+            if j < RESERVOIR:
+                sample[j] = a
 
     def percentiles(self) -> dict[str, float] | None:
         if not self._sample:
