@@ -42,6 +42,12 @@ def instance_dict(inst: Instance) -> dict:
             "window_accept_len": inst.window_estimate.value if inst.window_estimate else None,
         },
         "down_for_s": inst.down_for,
+        # through a log's statistics (tui.core.fleet.rows.shared_statistics): what the checks
+        # refused, a segment per restart, the current segment's rate definition and diagnostics
+        "refused": None if inst.refused is None else {"steps": inst.refused_steps, **inst.refused.to_dict()},
+        "segments": inst.segments,
+        "rate_definition": inst.rate_definition,
+        "diagnostics": inst.diagnostics,
         "vs_group": inst.vs_group,
         "trend": inst.steps,  # [unix seconds, accept len or null (idle)] per step
     }

@@ -16,10 +16,13 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from tui.core.sources.prom.steps import increments, paired_increments, restart_steps
+from tui.core.sources.prom.steps import StepRecord, increments, restart_steps, step_columns, step_records
+from tui.core.stats import diagnostics
+from tui.core.stats.checks import Refused, clean
 from tui.core.stats.drift import long_run_variance
 from tui.core.stats.estimate import Estimate
 from tui.core.stats.pooled import RatioSeries
+from tui.core.stats.segments import SourceStats
 from tui.core.stats.series import Series
 
 STUCK = 1.1  # accept len whose interval lies below this: drafts almost never accepted
@@ -54,6 +57,15 @@ class Instance:
     window_estimate: Estimate | None = None  # the whole window's, when a shift split it
     down_for: float | None = None  # seconds its target has been down (``up`` = 0), None: up
     step: float = 0.0  # seconds between its steps
+    # through a log's statistics (:func:`shared_statistics`): values the checks refused, the
+    # window's segments (a restart opens one), the current segment's diagnostics and rate
+    # definition, and the warnings among them (flags)
+    refused: Refused | None = None
+    refused_steps: int = 0  # drafting steps left out because the checks refused one of their values
+    segments: list[dict] = field(default_factory=list)
+    diagnostics: list[dict] = field(default_factory=list)
+    rate_definition: dict | None = None
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def name(self) -> str:
@@ -87,27 +99,30 @@ def counters_instance(
 
     Steps are paired: a step's accepted and drafts increments span the same two samples (a step
     where either counter was missing or NaN is left out of both, see
-    :func:`tui.core.sources.prom.steps.paired_increments`)."""
+    :func:`tui.core.sources.prom.steps.paired_increments`). Each step is then a record of a log's
+    kind (:func:`tui.core.sources.prom.steps.step_records`, the records the instance's own pane
+    reads) and goes through a log's statistics (:func:`shared_statistics`): the same checks (a
+    step whose value is refused is left out of every sum here too), a segment per restart, the
+    rate definition and the diagnostics."""
     inst = Instance(family, "counters", labels, key, step=step)
     restarts = restart_steps(series.get("created", []))
     acc_pts, dr_pts = series.get("accepted", []), series.get("drafts", [])
-    pairs, reset_at = paired_increments(acc_pts, dr_pts, restarts)
+    steps, reset_at = step_records(series, restarts)
     inst.resets = len(reset_at)
     inst.reset_times = sorted(reset_at)
     inst.samples = len({t for t, _ in acc_pts} & {t for t, _ in dr_pts})
-    tok, _ = paired_increments(series.get("draft_tokens", []), dr_pts, restarts)
-    running = dict(series.get("running") or [])
-    for t in sorted(pairs):
-        a, d, _ = pairs[t]
-        if d <= 0:
-            inst.steps.append((t, None))  # idle: no value, never a zero
-            continue
-        inst.steps.append((t, 1.0 + a / d))
-        inst.counts.append((a, d, running.get(t)))
-        inst.count_times.append(t)
-    drafted = [tok[t] for t in inst.count_times if t in tok and tok[t][1] > 0]
-    if drafted and len(drafted) == len(inst.count_times):
-        td, dd = math.fsum(x[0] for x in drafted), math.fsum(x[1] for x in drafted)
+    drafting = [r for r in steps if r.drafts > 0]
+    kept = shared_statistics(inst, drafting, reset_at)
+    for r in steps:
+        if r.drafts <= 0:
+            inst.steps.append((r.t, None))  # idle: no value, never a zero
+        elif r.t in kept:
+            inst.steps.append((r.t, r.accept_len))
+            inst.counts.append((r.accepted, r.drafts, r.running))
+            inst.count_times.append(r.t)
+    tokens = [r.drafted for r in drafting if r.t in kept]
+    if tokens and all(x is not None and x > 0 for x in tokens):
+        td, dd = math.fsum(x or 0.0 for x in tokens), math.fsum(c[1] for c in inst.counts)
         inst.draft_tokens = td
         inst.k = td / dd if dd > 0 else None
     hi = 1.0 + inst.k if inst.k else math.inf
@@ -120,6 +135,8 @@ def counters_instance(
     used = inst.counts[inst.shift.at :] if inst.shift is not None else inst.counts
     inst.accepted = math.fsum(c[0] for c in used)
     inst.drafts = math.fsum(c[1] for c in used)
+    if inst.draft_tokens is not None and inst.shift is not None:
+        inst.draft_tokens = (inst.k or 0.0) * inst.drafts
     gen = sorted(series.get("gen_tokens", []))
     if len(gen) >= 2 and gen[-1][0] > gen[0][0]:
         inc, _ = increments(gen, restarts)
@@ -130,6 +147,64 @@ def counters_instance(
     seen = [t for t, _ in dr_pts]
     inst.last_seen = max(seen) if seen else None
     return inst
+
+
+def shared_statistics(inst: Instance, steps: list[StepRecord], reset_at: set[float]) -> set[float]:
+    """The instance's drafting steps through a log's statistics, as its pane reads them: the
+    steps as record columns (:class:`~tui.core.model.columns.RecordColumns`) into a
+    :class:`~tui.core.stats.segments.SourceStats`, a new segment at each restart. The checks
+    (:func:`tui.core.stats.checks.clean`: finite, within each quantity's physical range; the
+    bounds by the draft tokens hold for the window's sums, not a step's, see
+    :func:`~tui.core.sources.prom.steps.step_columns`) say which steps are kept (the times returned: a step with a refused value is left
+    out of both sums, as a NaN sample is); the segments, their rate definition and diagnostics
+    (:mod:`tui.core.stats.diagnostics`) go into the row (``segments``, ``diagnostics``,
+    ``refused``) and its flags."""
+    if not steps:
+        return set()
+    cols = step_columns(inst.family, steps)
+    v, refused, _ = clean(cols, None)
+    inst.refused = refused if refused.total() else None
+    keep = {
+        r.t
+        for i, r in enumerate(steps)
+        if all(v[f][i] == v[f][i] for f in ("accept_len", "accepted", "num_drafts"))
+    }
+    inst.refused_steps = len(steps) - len(keep)
+    stats = SourceStats(inst.name)
+    start = 0
+    for i, r in enumerate(steps):
+        if r.t in reset_at and i > start:
+            stats.add_columns(cols.slice(start, i))
+            start = i
+        if r.t in reset_at:
+            seg = stats.new_segment("counter_reset", None, r.t)
+            seg.markers.append("counter_reset")
+    stats.add_columns(cols.slice(start, len(steps)))
+    inst.segments = [segment_summary(seg) for seg in stats.segments]
+    cur = stats.current
+    inst.diagnostics = diagnostics.of_segment(cur)
+    inst.rate_definition = cur.rate_definition().to_dict()
+    stuck = diagnostics.no_draft_accepted(cur)
+    if stuck is not None:
+        inst.warnings.append(f"{stuck}: no draft accepted")
+    return keep
+
+
+def segment_summary(seg) -> dict:
+    """A segment of an instance's window (from its start or a restart): its pooled accept len
+    with the interval of the log statistics (the same estimator and bounds as a pane's)."""
+    p = seg.all.pooled_len
+    e = p.estimate() if p.n else None
+    ci = e.ci95() if e is not None else None
+    return {
+        "index": seg.index,
+        "reason": seg.reason,
+        "start": seg.start_ts,
+        "records": seg.records,
+        "accept_len": e.value if e is not None else None,
+        "ci95": list(ci) if ci else None,
+        "drafts": p.denominator if p.n else None,
+    }
 
 
 def gauge_instance(
@@ -240,6 +315,10 @@ def flag(inst: Instance, end: float, step: float) -> None:
         f.append(f"restart ×{inst.resets}" if inst.resets > 1 else "restart")
     if inst.nonfinite:
         f.append(f"{inst.nonfinite} NaN sample{'s' * (inst.nonfinite != 1)} refused")
+    if inst.refused_steps:
+        n = inst.refused_steps
+        f.append(f"{n} step{'s' * (n != 1)} refused (values out of range)")
+    f.extend(inst.warnings)  # the log statistics' warnings (no draft accepted)
     if inst.last_seen is None or end - inst.last_seen > 2.5 * step:
         age = "never" if inst.last_seen is None else f"{end - inst.last_seen:.0f} s ago"
         f.append(f"stale (last sample {age})")
