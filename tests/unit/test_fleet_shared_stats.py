@@ -9,7 +9,7 @@ import pytest
 
 from tui.core.fleet.fetch import fleet_families
 from tui.core.fleet.report import instance_dict
-from tui.core.fleet.rows import counters_instance, flag
+from tui.core.fleet.rows import counters_instance, flag, log_view
 from tui.core.model.records import RATE_DRAFTS
 from tui.core.pipeline.follow import Followed
 from tui.core.sources.base import LineBatch
@@ -57,18 +57,19 @@ def test_a_row_has_the_segments_of_its_pane_a_restart_opening_one():
     series = counters(acc, dr, restart_at=6)
     inst = counters_instance("vllm", ("gpu1:8000", "vllm", "0"), LABELS, series, 1.0)
     assert inst.resets == 1
-    assert [s["reason"] for s in inst.segments] == ["start", "counter_reset"]
+    view = log_view(inst)
+    assert [s["reason"] for s in view["segments"]] == ["start", "counter_reset"]
     pane = [s for s in pane_stats(series).stats.segments if s.records]
     assert len(pane) == 2
-    for mine, theirs in zip(inst.segments, pane):
+    for mine, theirs in zip(view["segments"], pane):
         assert mine["records"] == theirs.records
         assert mine["accept_len"] == pytest.approx(theirs.all.pooled_len.value)
         assert mine["drafts"] == theirs.all.pooled_len.denominator
     # the window's value pools both segments: exact counts on either side of the restart
     assert inst.accept_len == pytest.approx(1 + sum(acc) / sum(dr))
-    assert inst.rate_definition is not None and inst.rate_definition["printed_definition"] == RATE_DRAFTS
+    assert view["rate_definition"]["printed_definition"] == RATE_DRAFTS
     d = instance_dict(inst)
-    assert d["segments"] == inst.segments and d["refused"] is None
+    assert d["segments"] == view["segments"] and d["refused"] is None
 
 
 def test_a_step_the_checks_refuse_is_left_out_of_both_sums_and_said():
@@ -82,7 +83,7 @@ def test_a_step_the_checks_refuse_is_left_out_of_both_sums_and_said():
     assert inst.estimate is not None and inst.estimate.value is not None
     assert inst.estimate.value < 4.0  # the glitch moved nothing
     assert instance_dict(inst)["refused"]["steps"] == inst.refused_steps
-    assert any(x["code"] == "values_refused" for x in inst.diagnostics)
+    assert any(x["code"] == "values_refused" for x in log_view(inst)["diagnostics"])
 
 
 def test_no_draft_accepted_is_the_log_statistics_warning():
@@ -90,7 +91,12 @@ def test_no_draft_accepted_is_the_log_statistics_warning():
     inst = counters_instance("vllm", ("gpu1:8000", "vllm", "0"), LABELS, series, 1.0)
     flag(inst, 8.0, 1.0)
     assert any(f.endswith("no draft accepted") for f in inst.flags), inst.flags
-    assert any(x["code"] == "accept_len_stuck_at_1" for x in inst.diagnostics)
-    # a working server has no such warning
+    assert any(x["code"] == "accept_len_stuck_at_1" for x in log_view(inst)["diagnostics"])
+    # a working server has no such warning; nor one that accepts again after a restart
     ok = counters_instance("vllm", ("gpu1:8000", "vllm", "0"), LABELS, counters([15.0] * 8, [10.0] * 8), 1.0)
-    assert not ok.warnings
+    flag(ok, 8.0, 1.0)
+    assert not any("no draft accepted" in f for f in ok.flags)
+    back = counters([0.0] * 6 + [15.0] * 6, [10.0] * 12, restart_at=7)
+    again = counters_instance("vllm", ("gpu1:8000", "vllm", "0"), LABELS, back, 1.0)
+    flag(again, 12.0, 1.0)
+    assert not any("no draft accepted" in f for f in again.flags), again.flags

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from tui.core.fleet.fetch import Fleet
-from tui.core.fleet.rows import Instance
+from tui.core.fleet.rows import Instance, log_view
 from tui.core.model.sanitize import number, visible
 
 
@@ -45,9 +45,7 @@ def instance_dict(inst: Instance) -> dict:
         # through a log's statistics (tui.core.fleet.rows.shared_statistics): what the checks
         # refused, a segment per restart, the current segment's rate definition and diagnostics
         "refused": None if inst.refused is None else {"steps": inst.refused_steps, **inst.refused.to_dict()},
-        "segments": inst.segments,
-        "rate_definition": inst.rate_definition,
-        "diagnostics": inst.diagnostics,
+        **log_view(inst),
         "vs_group": inst.vs_group,
         "trend": inst.steps,  # [unix seconds, accept len or null (idle)] per step
     }

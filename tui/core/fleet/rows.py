@@ -57,15 +57,10 @@ class Instance:
     window_estimate: Estimate | None = None  # the whole window's, when a shift split it
     down_for: float | None = None  # seconds its target has been down (``up`` = 0), None: up
     step: float = 0.0  # seconds between its steps
-    # through a log's statistics (:func:`shared_statistics`): values the checks refused, the
-    # window's segments (a restart opens one), the current segment's diagnostics and rate
-    # definition, and the warnings among them (flags)
+    # the log statistics' checks (:func:`checked`): the values refused, and the drafting steps
+    # left out because one of their values was
     refused: Refused | None = None
-    refused_steps: int = 0  # drafting steps left out because the checks refused one of their values
-    segments: list[dict] = field(default_factory=list)
-    diagnostics: list[dict] = field(default_factory=list)
-    rate_definition: dict | None = None
-    warnings: list[str] = field(default_factory=list)
+    refused_steps: int = 0
 
     @property
     def name(self) -> str:
@@ -101,9 +96,9 @@ def counters_instance(
     where either counter was missing or NaN is left out of both, see
     :func:`tui.core.sources.prom.steps.paired_increments`). Each step is then a record of a log's
     kind (:func:`tui.core.sources.prom.steps.step_records`, the records the instance's own pane
-    reads) and goes through a log's statistics (:func:`shared_statistics`): the same checks (a
-    step whose value is refused is left out of every sum here too), a segment per restart, the
-    rate definition and the diagnostics."""
+    reads) and goes through a log's statistics: the same checks (:func:`checked`: a step whose
+    value is refused is left out of every sum here too), and, when asked, a segment per restart,
+    the rate definition and the diagnostics (:func:`shared_statistics`)."""
     inst = Instance(family, "counters", labels, key, step=step)
     restarts = restart_steps(series.get("created", []))
     acc_pts, dr_pts = series.get("accepted", []), series.get("drafts", [])
@@ -112,7 +107,7 @@ def counters_instance(
     inst.reset_times = sorted(reset_at)
     inst.samples = len({t for t, _ in acc_pts} & {t for t, _ in dr_pts})
     drafting = [r for r in steps if r.drafts > 0]
-    kept = shared_statistics(inst, drafting, reset_at)
+    kept = checked(inst, drafting)
     for r in steps:
         if r.drafts <= 0:
             inst.steps.append((r.t, None))  # idle: no value, never a zero
@@ -149,45 +144,78 @@ def counters_instance(
     return inst
 
 
-def shared_statistics(inst: Instance, steps: list[StepRecord], reset_at: set[float]) -> set[float]:
-    """The instance's drafting steps through a log's statistics, as its pane reads them: the
-    steps as record columns (:class:`~tui.core.model.columns.RecordColumns`) into a
-    :class:`~tui.core.stats.segments.SourceStats`, a new segment at each restart. The checks
-    (:func:`tui.core.stats.checks.clean`: finite, within each quantity's physical range; the
-    bounds by the draft tokens hold for the window's sums, not a step's, see
-    :func:`~tui.core.sources.prom.steps.step_columns`) say which steps are kept (the times returned: a step with a refused value is left
-    out of both sums, as a NaN sample is); the segments, their rate definition and diagnostics
-    (:mod:`tui.core.stats.diagnostics`) go into the row (``segments``, ``diagnostics``,
-    ``refused``) and its flags."""
+def checked(inst: Instance, steps: list[StepRecord]) -> set[float]:
+    """The drafting steps the log statistics' checks keep (their times), as a log's records are
+    checked (:func:`tui.core.stats.checks.clean` on the steps' record columns: finite, within
+    each quantity's physical range; the bounds by the draft tokens hold for the window's sums,
+    not a step's, see :func:`~tui.core.sources.prom.steps.step_columns`). A step with a refused
+    value is left out of both sums, as a NaN sample is; what was refused is the row's."""
     if not steps:
         return set()
-    cols = step_columns(inst.family, steps)
-    v, refused, _ = clean(cols, None)
-    inst.refused = refused if refused.total() else None
-    keep = {
-        r.t
-        for i, r in enumerate(steps)
-        if all(v[f][i] == v[f][i] for f in ("accept_len", "accepted", "num_drafts"))
-    }
+    v, refused, _ = clean(step_columns(inst.family, steps), None)
+    if not refused.total():
+        return {r.t for r in steps}
+    inst.refused = refused
+    keep = {r.t for i, r in enumerate(steps) if all(v[f][i] == v[f][i] for f in _CHECKED)}
     inst.refused_steps = len(steps) - len(keep)
+    return keep
+
+
+_CHECKED = ("accept_len", "accepted", "num_drafts")
+
+
+def shared_statistics(inst: Instance) -> SourceStats:
+    """The instance's kept steps through a log's statistics, as its pane reads them: record
+    columns (:func:`~tui.core.sources.prom.steps.step_columns`) into a
+    :class:`~tui.core.stats.segments.SourceStats`, a new segment at each restart, the values
+    :func:`checked` refused counted in it. Built when asked (``fleet --json``, a flag that needs
+    it), not kept: 10,000 instances' statistics would cost memory for nothing."""
     stats = SourceStats(inst.name)
+    if inst.refused is not None:
+        stats.refused.merge(inst.refused)
+        stats.current.refused.merge(inst.refused)
+    steps = [StepRecord(t, a, d, 0.0, running=r) for t, (a, d, r) in zip(inst.count_times, inst.counts)]
+    if not steps:
+        return stats
+    cols = step_columns(inst.family, steps)
+    resets = list(inst.reset_times)
     start = 0
     for i, r in enumerate(steps):
-        if r.t in reset_at and i > start:
-            stats.add_columns(cols.slice(start, i))
-            start = i
-        if r.t in reset_at:
+        if resets and r.t >= resets[0]:  # the first kept step at or after a restart opens a segment
+            while resets and r.t >= resets[0]:
+                resets.pop(0)
+            if i > start:
+                stats.add_columns(cols.slice(start, i))
+                start = i
             seg = stats.new_segment("counter_reset", None, r.t)
             seg.markers.append("counter_reset")
     stats.add_columns(cols.slice(start, len(steps)))
-    inst.segments = [segment_summary(seg) for seg in stats.segments]
+    return stats
+
+
+def log_view(inst: Instance) -> dict:
+    """What a log's statistics say of a counters instance (``fleet --json``): its segments (a
+    restart opens one), the current segment's rate definition and diagnostics."""
+    if inst.kind != "counters":
+        return {"segments": [], "rate_definition": None, "diagnostics": []}
+    stats = shared_statistics(inst)
     cur = stats.current
-    inst.diagnostics = diagnostics.of_segment(cur)
-    inst.rate_definition = cur.rate_definition().to_dict()
-    stuck = diagnostics.no_draft_accepted(cur)
-    if stuck is not None:
-        inst.warnings.append(f"{stuck}: no draft accepted")
-    return keep
+    return {
+        "segments": [segment_summary(seg) for seg in stats.segments if seg.records],
+        "rate_definition": cur.rate_definition().to_dict(),
+        "diagnostics": diagnostics.of_segment(cur),
+    }
+
+
+def no_draft_accepted(inst: Instance) -> str | None:
+    """The log statistics' warning that no draft is accepted (its current segment), asked only
+    of an instance that accepted nothing after its last restart."""
+    if inst.kind != "counters" or not inst.counts:
+        return None
+    last = inst.reset_times[-1] if inst.reset_times else -math.inf
+    if any(a > 0 for t, (a, _, _) in zip(inst.count_times, inst.counts) if t >= last):
+        return None
+    return diagnostics.no_draft_accepted(shared_statistics(inst).current)
 
 
 def segment_summary(seg) -> dict:
@@ -318,7 +346,9 @@ def flag(inst: Instance, end: float, step: float) -> None:
     if inst.refused_steps:
         n = inst.refused_steps
         f.append(f"{n} step{'s' * (n != 1)} refused (values out of range)")
-    f.extend(inst.warnings)  # the log statistics' warnings (no draft accepted)
+    stuck = no_draft_accepted(inst)  # the log statistics' warning
+    if stuck is not None:
+        f.append(f"{stuck}: no draft accepted")
     if inst.last_seen is None or end - inst.last_seen > 2.5 * step:
         age = "never" if inst.last_seen is None else f"{end - inst.last_seen:.0f} s ago"
         f.append(f"stale (last sample {age})")

@@ -164,12 +164,12 @@ def step_columns(family: str, steps: list[StepRecord]) -> RecordColumns:
     values = {f: array("d", [math.nan]) * n for f in column_names()}
 
     def col(xs) -> array:
-        return array("d", [math.nan if x is None else float(x) for x in xs])
+        return array("d", [math.nan if x is None else x for x in xs])
 
-    values["timestamp"] = col(r.t for r in steps)
-    values["accept_len"] = col(r.accept_len for r in steps)
-    values["accepted"] = col(r.accepted for r in steps)
-    values["num_drafts"] = col(r.drafts for r in steps)
-    values["throughput"] = col(r.throughput for r in steps)
-    values["running_req"] = col(r.running for r in steps)
+    values["timestamp"] = array("d", [r.t for r in steps])
+    values["accept_len"] = array("d", [1.0 + r.accepted / r.drafts for r in steps])
+    values["accepted"] = array("d", [r.accepted for r in steps])
+    values["num_drafts"] = array("d", [r.drafts for r in steps])
+    values["throughput"] = col([r.throughput for r in steps])
+    values["running_req"] = col([r.running for r in steps])
     return RecordColumns(family, "metrics", n, values, rate_definition=RATE_DRAFTS)
