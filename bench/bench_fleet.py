@@ -162,11 +162,12 @@ async def screen_figures(url: str, refresh_s: float, cpu_seconds: float, window:
         out["cpu_share"] = (time.process_time() - c0) / (time.perf_counter() - w0)
         out["refreshes_in_cpu_window"] = screen.refreshes - before
         out["skipped_ticks"] = screen.skipped
-        for _ in range(3):
+        for _ in range(5):
             data_frame.clear()
             await pilot.press("home")
             await pilot.pause(0.3)
             t = time.perf_counter()
+            out.setdefault("enter_during_refresh", []).append(screen.view.asking_since is not None)
             app.post_message(events.Key("enter", None))
             deadline = t + 60
             while not data_frame and time.perf_counter() < deadline:

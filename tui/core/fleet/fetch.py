@@ -8,6 +8,7 @@ warnings are passed on.
 
 from __future__ import annotations
 
+import asyncio
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -20,6 +21,8 @@ from tui.core.formats import registry
 from tui.core.formats.fleet_names import SPECWATCH, FleetNames
 from tui.core.sources.prom.api import PromAPI, all_of
 from tui.core.sources.prom.steps import nonfinite, points
+
+YIELD_EVERY = 100  # instances made between two yields to the event loop (~35 ms at most)
 
 
 def fleet_families() -> list[FleetNames]:
@@ -203,7 +206,7 @@ async def refresh(api: PromAPI, fq: FleetQuery, previous: Fleet | None = None) -
         span=span,
         interval=hist.interval,
     )
-    per = _slots(fleet, jobs, answers, group_by)
+    per = await _slots(fleet, jobs, answers, group_by)
     young = _young(per, step, hist.interval)
     if young:
         # instances younger than a few steps (a new server in an old fleet): their own steps at
@@ -211,12 +214,14 @@ async def refresh(api: PromAPI, fq: FleetQuery, previous: Fleet | None = None) -
         fine = hist.interval or step
         tail = [api.query_range(qq.promql, end - 3 * step - fine, end, fine) for _, qq in jobs]
         fleet.queries += len(tail)
-        fine_per = _slots(fleet, jobs, await all_of(tail), group_by)
+        fine_per = await _slots(fleet, jobs, await all_of(tail), group_by)
         for k in young:
             if k in fine_per:
                 per[k] = fine_per[k]
                 per[k]["step"] = fine
-    for (family, key), slot in sorted(per.items()):
+    for n, ((family, key), slot) in enumerate(sorted(per.items())):
+        if n % YIELD_EVERY == YIELD_EVERY - 1:
+            await asyncio.sleep(0)  # the screen's keys and an opened pane are not held up
         names = slot["names"]
         if names.kind == "counters":
             if "drafts" not in slot["series"]:
@@ -249,9 +254,13 @@ async def refresh(api: PromAPI, fq: FleetQuery, previous: Fleet | None = None) -
     return fleet
 
 
-def _slots(fleet: Fleet, jobs: list, answers: list, group_by: list[str]) -> dict[tuple[str, tuple], dict]:
+async def _slots(
+    fleet: Fleet, jobs: list, answers: list, group_by: list[str]
+) -> dict[tuple[str, tuple], dict]:
+    """The answers' series by instance: family, key -> its labels and points per quantity."""
     per: dict[tuple[str, tuple], dict] = {}
     for (names, qq), ans in zip(jobs, answers):
+        await asyncio.sleep(0)  # one answer at a time: the event loop is never held for long
         fleet.warnings += [w for w in ans.warnings if w not in fleet.warnings]
         by = q.by_labels(names, group_by)
         for s in ans.series:
