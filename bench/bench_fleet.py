@@ -167,11 +167,13 @@ async def screen_figures(url: str, refresh_s: float, cpu_seconds: float, window:
             await pilot.press("home")
             await pilot.pause(0.3)
             t = time.perf_counter()
-            out.setdefault("enter_during_refresh", []).append(screen.view.asking_since is not None)
+            busy = screen.view.asking_since is not None
             app.post_message(events.Key("enter", None))
             deadline = t + 60
             while not data_frame and time.perf_counter() < deadline:
+                busy = busy or screen.view.asking_since is not None
                 await asyncio.sleep(0.002)
+            out.setdefault("enter_during_refresh", []).append(busy)
             assert data_frame, "no frame with the instance's records"
             out.setdefault("enter_s", []).append(data_frame[0] - t)
             await pilot.pause(0.5)
