@@ -32,6 +32,20 @@ def points(values: list) -> list[tuple[float, float]]:
     return out
 
 
+def point_arrays(values: list) -> tuple[array, array]:
+    """:func:`points` as two arrays of doubles (times, values): 16 bytes a point, not ~110."""
+    ts, vs = array("d"), array("d")
+    for t, v in values:
+        try:
+            x = float(v)
+        except (TypeError, ValueError):
+            continue
+        if math.isfinite(x):
+            ts.append(float(t))
+            vs.append(x)
+    return ts, vs
+
+
 def increments(
     pts: list[tuple[float, float]], restarts: set[float] | None = None
 ) -> tuple[dict[float, float], int]:
