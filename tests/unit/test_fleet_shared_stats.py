@@ -100,3 +100,38 @@ def test_no_draft_accepted_is_the_log_statistics_warning():
     again = counters_instance("vllm", ("gpu1:8000", "vllm", "0"), LABELS, back, 1.0)
     flag(again, 12.0, 1.0)
     assert not any("no draft accepted" in f for f in again.flags), again.flags
+
+
+def test_fleet_json_written_one_instance_at_a_time_is_the_whole_document():
+    """``fleet --json`` writes instance by instance (bounded memory at 10,000): the same bytes as
+    the document dumped whole, with and without instances; packed steps read back as lists."""
+    import asyncio
+    import io
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from _fleet_util import STEP, FakePrometheus
+
+    from tui.core.fleet.fetch import FleetQuery, refresh
+    from tui.core.fleet.report import fleet_dict, write_json
+    from tui.core.model.sanitize import json_text
+    from tui.core.sources.prom.api import PromAPI
+
+    async def fleet():
+        api = PromAPI("http://prom.test:9090", transport=FakePrometheus(vllm=5, sglang=2).transport())
+        try:
+            return await refresh(api, FleetQuery(window=60 * STEP, step=STEP))
+        finally:
+            await api.aclose()
+
+    f = asyncio.run(fleet())
+    assert len(f.instances) == 7
+    for instances in (f.instances, []):
+        f.instances = instances
+        buf = io.StringIO()
+        write_json(f, buf)
+        assert buf.getvalue() == json_text(fleet_dict(f), indent=2, allow_nan=False, default=str) + "\n"
+    f2 = asyncio.run(fleet())
+    row = fleet_dict(f2)["instances"][0]
+    assert isinstance(row["trend"], list) and all(isinstance(x, list) and len(x) == 2 for x in row["trend"])

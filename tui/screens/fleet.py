@@ -158,7 +158,8 @@ class FleetScreen(Screen):
         width = max(20, (self.size.width or 160) - 2)
         lines = 1 if (self.size.height or 45) < 30 else 2
         text = self.view.status(self.plan.url, time.time(), width=width, lines=lines)
-        self.query_one("#fleet-status", Static).update(Text(text))
+        for box in self.query("#fleet-status").results(Static):  # none while the app exits
+            box.update(Text(text))
 
     def show(self) -> None:
         self.show_status()

@@ -238,6 +238,7 @@ async def refresh(api: PromAPI, fq: FleetQuery, previous: Fleet | None = None) -
             inst = gauge_instance(family, key, slot["labels"], series)
             inst.step = slot.get("step", step)
         inst.nonfinite = slot["nonfinite"]
+        inst.pack()
         fleet.instances.append(inst)
     _mark_down(fleet, up.series, end, step)
     for inst in fleet.instances:
