@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from tui.core.fleet.fetch import Fleet, FleetQuery
-from tui.core.fleet.rows import Instance
+from tui.core.fleet.rows import Instance, Packed
 from tui.core.model.sanitize import number, visible
 from tui.core.sources.prom.api import PromAuth
 
@@ -34,7 +34,10 @@ class FleetPlan:
 
 def trend(steps: list[tuple[float, float | None]], width: int) -> str:
     """A sparkline of the newest ``width`` steps on their own range; an idle step is a blank."""
-    vals = [v for _, v in steps][-width:]
+    if isinstance(steps, Packed):  # the values as held: no tuple made per step
+        vals: list[float | None] = [None if v != v else v for v in steps.column(1)[-width:]]
+    else:
+        vals = [v for _, v in steps][-width:]
     xs = [v for v in vals if v is not None]
     if not xs:
         return ""

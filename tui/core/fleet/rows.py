@@ -45,6 +45,10 @@ class Packed(Sequence):
     def __len__(self) -> int:
         return len(self._cols[0])
 
+    def column(self, i: int) -> array:
+        """Column ``i`` as it is held (NaN for None)."""
+        return self._cols[i]
+
     def _row(self, i: int) -> tuple:
         return tuple(None if (x := c[i]) != x else x for c in self._cols)
 
