@@ -179,6 +179,9 @@ async def refresh(api: PromAPI, fq: FleetQuery, previous: Fleet | None = None) -
     span, step = plan(fq.window, fq.step, hist)
     if fq.step is None and step < fq.min_step:
         step = q.step_for(span, fq.min_step)
+    # whole steps: the range moves only when a step begins (a history whose first sample moves
+    # by a scrape, as old samples leave the window, asked whole again at every scrape otherwise)
+    span = min(fq.window, math.ceil(span / step - 1e-9) * step)
     end = math.floor(until / step) * step  # whole steps of Prometheus's clock
     if (
         previous is not None
