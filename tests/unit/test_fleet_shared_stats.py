@@ -5,14 +5,20 @@ records (:func:`tui.core.fleet.rows.shared_statistics`)."""
 
 from __future__ import annotations
 
-import pytest
+import asyncio
+import io
 
-from tui.core.fleet.fetch import fleet_families
-from tui.core.fleet.report import instance_dict
+import pytest
+from _fleet_util import STEP, FakePrometheus
+
+from tui.core.fleet.fetch import FleetQuery, fleet_families, refresh
+from tui.core.fleet.report import fleet_dict, instance_dict, write_json
 from tui.core.fleet.rows import counters_instance, flag, log_view
 from tui.core.model.records import RATE_DRAFTS
+from tui.core.model.sanitize import json_text
 from tui.core.pipeline.follow import Followed
 from tui.core.sources.base import LineBatch
+from tui.core.sources.prom.api import PromAPI
 from tui.core.sources.prom.history import PromHistorySource
 
 LABELS = {"instance": "gpu1:8000", "job": "vllm", "engine": "0"}
@@ -105,18 +111,6 @@ def test_no_draft_accepted_is_the_log_statistics_warning():
 def test_fleet_json_written_one_instance_at_a_time_is_the_whole_document():
     """``fleet --json`` writes instance by instance (bounded memory at 10,000): the same bytes as
     the document dumped whole, with and without instances; packed steps read back as lists."""
-    import asyncio
-    import io
-    import sys
-    from pathlib import Path
-
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    from _fleet_util import STEP, FakePrometheus
-
-    from tui.core.fleet.fetch import FleetQuery, refresh
-    from tui.core.fleet.report import fleet_dict, write_json
-    from tui.core.model.sanitize import json_text
-    from tui.core.sources.prom.api import PromAPI
 
     async def fleet():
         api = PromAPI("http://prom.test:9090", transport=FakePrometheus(vllm=5, sglang=2).transport())

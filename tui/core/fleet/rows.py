@@ -23,7 +23,7 @@ from tui.core.stats.checks import Refused, clean
 from tui.core.stats.drift import long_run_variance
 from tui.core.stats.estimate import Estimate
 from tui.core.stats.pooled import RatioSeries
-from tui.core.stats.segments import SourceStats
+from tui.core.stats.segments import Segment, SourceStats
 from tui.core.stats.series import Series
 
 STUCK = 1.1  # accept len whose interval lies below this: drafts almost never accepted
@@ -267,7 +267,7 @@ def no_draft_accepted(inst: Instance) -> str | None:
     return diagnostics.no_draft_accepted(shared_statistics(inst).current)
 
 
-def segment_summary(seg) -> dict:
+def segment_summary(seg: Segment) -> dict:
     """A segment of an instance's window (from its start or a restart): its pooled accept len
     with the interval of the log statistics (the same estimator and bounds as a pane's)."""
     p = seg.all.pooled_len
