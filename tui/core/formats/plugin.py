@@ -26,7 +26,6 @@ if TYPE_CHECKING:
     from tui.core.formats.family_data import FamilyData
     from tui.core.formats.server_config import ServerConfig
     from tui.core.formats.timestamps import TimestampReader
-    from tui.core.model.columns import RecordColumns
     from tui.core.model.records import Item
     from tui.core.sources.prom.counters import Scrape
 
@@ -151,12 +150,6 @@ class Format:
         """The item of a line holding one of the anchors (None: nothing to say); :data:`NOT_MINE`
         when the line is not this family's (the next plug-in is asked)."""
         return NOT_MINE
-
-    def scanned(self, state: Any, last: RecordColumns) -> None:
-        """A scanned buffer of this family's lines was folded (the line parser never saw them):
-        bring ``state`` to where parsing them would have left it, for the lines read after them
-        by the line parser. ``last``: the buffer's last run of records. Nothing by default (the
-        scanned lines move no state)."""
 
     def settle_scan(
         self, state: Any, clock: TimestampReader, edge: Any, head: Any, has_records: bool, source: str

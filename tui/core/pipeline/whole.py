@@ -35,7 +35,7 @@ from tui.core.pipeline.chunks import (
     prepare,
     without_timestamps,
 )
-from tui.core.pipeline.ranges import Part, Pending, ScanThreads, range_size
+from tui.core.pipeline.ranges import Pending, ScanThreads, range_size
 from tui.core.pipeline.ranges import ranges as scan_ranges
 from tui.core.pipeline.ranges import workers as default_workers
 from tui.core.sources.base import MAX_LINE_BYTES
@@ -129,18 +129,6 @@ class Summarizer:
         whole-file reader takes (local files, streams, rotated sets, SSH, time windows)."""
         self.feed(buf, offset, scan_chunk(buf, self.year) if self.can_fast else None)
 
-    def fold_parts(self, parts: list[Part], read: Callable[[int, int], bytes]) -> None:
-        """Scanned parts (:func:`tui.core.pipeline.ranges.scan_parts`) in order: the scanned ones
-        folded, the others (and any whose fold is refused) fed line by line; ``read(start, end)``
-        gives a part's bytes (read only when needed)."""
-        for part in parts:
-            start, end = part.start, part.end
-            scanned = part.ready if part.ready is not None else part.scan
-            if scanned is not None and self._apply_scan(scanned, partial(read, start, end)):
-                self.bytes += end - start
-            else:
-                self.feed(read(start, end), start, None)
-
     def read_chunks(
         self, chunks: Iterable[tuple[int, bytes]], cutter: Cutter | None = None, stop: bool = True
     ) -> None:
@@ -148,18 +136,15 @@ class Summarizer:
         inside its window (cut as they come; with ``stop``, the reading ends once the window is
         passed, else the rest is read through and cut away)."""
         for offset, buf in chunks:
-            if self.read_cut(buf, offset, cutter) and stop:
-                break
-
-    def read_cut(self, buf: bytes, offset: int, cutter: Cutter | None) -> bool:
-        """One chunk through :meth:`read`; with ``cutter``, only its lines inside the window.
-        True once the window is passed (the rest may be left unread). The loop of every reader
-        (:meth:`read_chunks`, and the SSH reader's, which gets its chunks asynchronously)."""
-        if cutter is not None:
-            buf = cutter.cut(buf, offset)
-        if buf:
+            if cutter is not None:
+                buf = cutter.cut(buf, offset)
+                if not buf:
+                    if stop and cutter.done:
+                        break
+                    continue
             self.read(buf, offset)
-        return cutter is not None and cutter.done
+            if stop and cutter is not None and cutter.done:
+                break
 
     def feed(self, buf: bytes, offset: int, fast: Scan | None) -> None:
         """``fast``: ``scan_chunk(buf, self.year)`` when it was tried, else None. A chunk that holds
@@ -295,10 +280,6 @@ class Summarizer:
             rc = absolute(rc, base)
             raws = ChunkLines(chunk, rc.line_nos) if rc.line_nos is not None else None
             self.driver.add_run(rc, raws, reduced)
-        last = ready.runs[-1][0] if ready.runs else ready.head
-        if last is not None:  # what the lines read after these need of them: the family's state
-            fmt = registry.get(last.family)
-            fmt.scanned(self.parser.state_of(fmt.name), last)
         return True
 
     def _settle(self, ready: Ready) -> bool | None:
@@ -421,8 +402,14 @@ def _load_reduction() -> None:
 
 
 def _fold_parts(s: Summarizer, f: BinaryIO, pending: Pending) -> None:
-    """A range's parts in order (those not scanned read again from the file)."""
-    s.fold_parts(pending.get(), partial(_read, f))
+    """A range's parts in order: scanned ones folded, the others (and any the fold refuses)
+    read again and fed line by line."""
+    for part in pending.get():
+        start, end = part.start, part.end
+        if part.ready is not None and s._apply_scan(part.ready, partial(_read, f, start, end)):
+            s.bytes += end - start
+        else:
+            s.feed(_read(f, start, end), start, None)
 
 
 def _given(buf: bytes) -> Callable[[], bytes]:

@@ -24,14 +24,6 @@ class LlamaCpp(PrintedRate):
     def restarted(self, state: StatsState) -> None:
         state.last.clear()
 
-    def scanned(self, state: StatsState, last: Any) -> None:
-        """Per-request lines read by the scanner: the statistics lines after them are read as
-        after parsed ones (steps only, or the request's own counts when it printed no length)."""
-        if last.kind == "timing" and last.n:
-            al = last.col("accept_len")[-1]
-            state.saw_request(al == al)  # NaN: no length printed
-            state.graphs = None
-
     def parse(self, state: StatsState, line: Line) -> Any:
         text = line.text
         at = text.find(grammar.TIMING)
