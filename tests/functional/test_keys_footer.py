@@ -51,3 +51,32 @@ async def test_the_footer_keeps_its_keys_until_they_change():
             "fewer keys in a narrower footer",
         )
         assert not any(k in before for k in footer.query("FooterKey"))
+
+
+async def test_a_grouping_column_is_made_for_every_row_and_the_order_follows():
+    """A key only reorders the cells made at the last answer; a new column (``b``, a label)
+    makes its own cells, which are each row's label value."""
+    from tui.widgets.fleet_table import FleetTable
+
+    app = app_of()
+    async with app.run_test(size=(160, 45)) as pilot:
+        await wait_for(
+            pilot, lambda: isinstance(app.screen, FleetScreen) and app.screen.refreshes >= 1, "rows"
+        )
+        screen = app.screen
+        assert isinstance(screen, FleetScreen)
+        table = screen.query_one(FleetTable)
+        seen: list[str] = []
+        for _ in range(3):  # the labels in turn
+            await pilot.press("b")
+            await wait_for(
+                pilot,
+                lambda: screen.view.group_by not in (None, *seen) and screen.view.group_by in table.columns,
+                "a grouping column",
+            )
+            label = screen.view.group_by
+            assert label is not None
+            seen.append(label)
+            at = table.columns.index(label)
+            rows = screen.view.rows()
+            assert [r[at] for r in table.rows] == [i.labels.get(label, "") for i in rows]

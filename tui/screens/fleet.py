@@ -64,7 +64,10 @@ class FleetScreen(Screen):
         self.refreshes = 0
         self.skipped = 0  # ticks skipped because a refresh was still running
         self.covered = False  # an instance's panes are open over it: no refresh, no drawing
-        self._cells: dict[int, list[str]] = {}  # id(instance) -> its cells, for ``_cells_key``
+        self._cells: dict[int, dict[str, str]] = {}  # id(instance) -> column -> its cell
+        self._names: dict[str, str] = {}  # instance names as shown (shortened among the rows)
+        self._cols_made: set[str] = set()  # the columns whose cells ``_cells`` holds
+        self._made_key: tuple | None = None
         self._cells_key: tuple | None = None
         self._cells_of: object = None  # the answer they were made from (kept: ids are not reused)
 
@@ -168,17 +171,27 @@ class FleetScreen(Screen):
         cols = self.view.columns(width)
         rows = self.view.rows()
         name_width = 44 if width >= 120 else 24 if width >= 100 else 16
-        # a row's cells depend on the answer, the columns, the names' room and the rows shown (the
-        # filter: names are shortened among them), not on the order: a sort or a cursor key only
-        # orders the cells made at the last answer (1,000 rows' cells cost ~20 ms)
-        key = (id(self.view.fleet), tuple(cols), name_width, self.view.filter)
+        # a row's cells depend on the answer, the names' room and the rows shown (the filter:
+        # names are shortened among them), not on the order: a sort or a cursor key only orders
+        # the cells made at the last answer (1,000 rows' cells cost ~20 ms), and a new column (a
+        # grouping label) makes only its own cells
+        key = (id(self.view.fleet), name_width, self.view.filter)
         if key != self._cells_key or self.view.fleet is not self._cells_of:
-            names: dict[str, str] = {}
+            self._names = {}
             for fam in {i.family for i in rows}:  # what tells rows apart, within each family
-                names |= shortened([i.name for i in rows if i.family == fam], name_width)
-            self._cells = {id(inst): self.view.cells(inst, cols, names=names) for inst in rows}
+                self._names |= shortened([i.name for i in rows if i.family == fam], name_width)
+            self._cells = {id(inst): {} for inst in rows}
             self._cells_key, self._cells_of = key, self.view.fleet
-        table.set_rows(cols, [self._cells[id(inst)] for inst in rows])
+        missing = [c for c in cols if c not in self._cols_made]
+        if missing or key != self._made_key:
+            if key != self._made_key:
+                missing, self._cols_made = list(cols), set()
+            for inst in rows:
+                made = self._cells[id(inst)]
+                made.update(zip(missing, self.view.cells(inst, missing, names=self._names)))
+            self._cols_made |= set(missing)
+            self._made_key = key
+        table.set_rows(cols, [[self._cells[id(inst)][c] for c in cols] for inst in rows])
 
     def on_resize(self) -> None:
         self.show()
