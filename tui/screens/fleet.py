@@ -165,8 +165,11 @@ class FleetScreen(Screen):
             box.update(Text(text))
 
     def show(self) -> None:
+        tables = list(self.query("#fleet-table").results(FleetTable))
+        if not tables:
+            return  # the app is exiting (its widgets are gone) as a refresh lands
         self.show_status()
-        table = self.query_one("#fleet-table", FleetTable)
+        table = tables[0]
         width = self.size.width or 160
         cols = self.view.columns(width)
         rows = self.view.rows()
