@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from tui.cli import CliError, signals
-from tui.core.model.sanitize import json_text, visible
+from tui.core.model.sanitize import visible
 
 HELP = "every server's acceptance from Prometheus: one row per instance, groups, canary verdicts"
 EXIT_ON = 3
@@ -175,7 +175,7 @@ def _screen(args: argparse.Namespace, api: Any, fq: Any, timeout: float) -> int:
 
 def run(args: argparse.Namespace) -> int:
     from tui.cli.tui_commands import _isatty
-    from tui.core.fleet.report import fleet_dict, text_table
+    from tui.core.fleet.report import text_table, write_json
     from tui.core.sources.prom.api import PromError
 
     api, fq, timeout = setup(args)
@@ -194,7 +194,7 @@ def run(args: argparse.Namespace) -> int:
         return 1
     assert fleet is not None
     if args.json:
-        sys.stdout.write(json_text(fleet_dict(fleet), indent=2, allow_nan=False, default=str) + "\n")
+        write_json(fleet, sys.stdout)  # one instance at a time: bounded memory at 10,000
     else:
         sys.stdout.write(text_table(fleet))
         if not fleet.instances:

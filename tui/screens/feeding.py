@@ -17,7 +17,7 @@ from textual.message import Message
 from tui.core.sources.base import LineBatch
 from tui.panes.launch import PaneSpec
 from tui.panes.state import PaneState
-from tui.screens.messages import SourceFinished, SourceStatusChanged
+from tui.screens.messages import SourceFinished, SourceFirstLines, SourceStatusChanged
 
 SLICE = 100  # lines parsed between two yields to the event loop (keys stay responsive)
 BULK = 512 << 10  # bytes of a buffer scanned between two yields (a replay at max speed)
@@ -45,9 +45,13 @@ async def feed(spec: PaneSpec, state: PaneState, i: int, post: Callable[[Message
         else:
             await asyncio.sleep(0)
 
+    first = True
     try:
         async for batch in src:
             if isinstance(batch, LineBatch):
+                if first and batch.lines:
+                    first = False
+                    post(SourceFirstLines(i))  # drawn whole at once, held lines and all
                 for part in pieces(batch):
                     if state.feed_buffer(part):  # a buffer scanned whole (a replay at max speed)
                         await rest()

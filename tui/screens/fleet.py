@@ -14,7 +14,7 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Input, Static
+from textual.widgets import Header, Input, Static
 
 from tui.core.fleet.fetch import refresh
 from tui.core.model.sanitize import visible
@@ -25,6 +25,7 @@ from tui.panes.launch import LaunchPlan, PaneSpec
 from tui.screens.messages import WatchReady
 from tui.screens.watch import WatchScreen
 from tui.widgets.fleet_table import FleetTable
+from tui.widgets.keys_footer import KeysFooter
 
 
 class InstanceScreen(WatchScreen):
@@ -62,14 +63,20 @@ class FleetScreen(Screen):
         self.api: PromAPI | None = None
         self.refreshes = 0
         self.skipped = 0  # ticks skipped because a refresh was still running
-        self._cols: list[str] = []
+        self.covered = False  # an instance's panes are open over it: no refresh, no drawing
+        self._cells: dict[int, dict[str, str]] = {}  # id(instance) -> column -> its cell
+        self._names: dict[str, str] = {}  # instance names as shown (shortened among the rows)
+        self._cols_made: set[str] = set()  # the columns whose cells ``_cells`` holds
+        self._made_key: tuple | None = None
+        self._cells_key: tuple | None = None
+        self._cells_of: object = None  # the answer they were made from (kept: ids are not reused)
 
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static(id="fleet-status")
         yield Input(placeholder="filter: text, or re:REGEX — Enter applies, Escape clears", id="fleet-filter")
         yield FleetTable(id="fleet-table")
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self.title = "specwatch fleet"
@@ -89,11 +96,28 @@ class FleetScreen(Screen):
         if self.api is not None:
             await self.api.aclose()
 
+    def on_screen_suspend(self) -> None:
+        """An instance's panes opened over the fleet: the fleet is neither asked nor drawn while
+        they are open (a refresh of 1,000 instances would compete with the pane's own history)."""
+        self.covered = True
+
+    def on_screen_resume(self) -> None:
+        """Back from an instance: the rows drawn again, and asked again when older than a refresh."""
+        if not self.covered:
+            return  # the first resume is the screen's own start (on_mount asks)
+        self.covered = False
+        self.show()
+        if self.view.updated is None or time.time() - self.view.updated >= self.plan.refresh:
+            self.tick()
+
     # -- data -----------------------------------------------------------------------------------
     def tick(self) -> None:
         """The refresh timer: a new refresh only when none is running. A refresh slower than the
         interval is never cancelled by the next tick (it would never land): the tick is skipped,
-        and the status line says how long the one in flight has been running."""
+        and the status line says how long the one in flight has been running. Nothing while an
+        instance's panes cover the screen (:meth:`on_screen_resume` catches up)."""
+        if self.covered:
+            return
         if self.view.asking_since is not None:
             self.skipped += 1
             self.show_status()
@@ -127,28 +151,50 @@ class FleetScreen(Screen):
             self.refreshes += 1
         finally:
             self.view.asking_since = None
-        if self.is_attached:  # the screen may have gone while Prometheus answered
+        if self.is_attached and not self.covered:  # the screen may have gone while Prometheus answered
             self.show()
 
     # -- drawing --------------------------------------------------------------------------------
     def show_status(self) -> None:
+        if self.covered:
+            return
         width = max(20, (self.size.width or 160) - 2)
         lines = 1 if (self.size.height or 45) < 30 else 2
         text = self.view.status(self.plan.url, time.time(), width=width, lines=lines)
-        self.query_one("#fleet-status", Static).update(Text(text))
+        for box in self.query("#fleet-status").results(Static):  # none while the app exits
+            box.update(Text(text))
 
     def show(self) -> None:
+        tables = list(self.query("#fleet-table").results(FleetTable))
+        if not tables:
+            return  # the app is exiting (its widgets are gone) as a refresh lands
         self.show_status()
-        table = self.query_one("#fleet-table", FleetTable)
+        table = tables[0]
         width = self.size.width or 160
         cols = self.view.columns(width)
         rows = self.view.rows()
-        names: dict[str, str] = {}
-        for fam in {i.family for i in rows}:  # what tells rows apart, within each family
-            names |= shortened(
-                [i.name for i in rows if i.family == fam], 44 if width >= 120 else 24 if width >= 100 else 16
-            )
-        table.set_rows(cols, [self.view.cells(inst, cols, names=names) for inst in rows])
+        name_width = 44 if width >= 120 else 24 if width >= 100 else 16
+        # a row's cells depend on the answer, the names' room and the rows shown (the filter:
+        # names are shortened among them), not on the order: a sort or a cursor key only orders
+        # the cells made at the last answer (1,000 rows' cells cost ~20 ms), and a new column (a
+        # grouping label) makes only its own cells
+        key = (id(self.view.fleet), name_width, self.view.filter)
+        if key != self._cells_key or self.view.fleet is not self._cells_of:
+            self._names = {}
+            for fam in {i.family for i in rows}:  # what tells rows apart, within each family
+                self._names |= shortened([i.name for i in rows if i.family == fam], name_width)
+            self._cells = {id(inst): {} for inst in rows}
+            self._cells_key, self._cells_of = key, self.view.fleet
+        missing = [c for c in cols if c not in self._cols_made]
+        if missing or key != self._made_key:
+            if key != self._made_key:
+                missing, self._cols_made = list(cols), set()
+            for inst in rows:
+                made = self._cells[id(inst)]
+                made.update(zip(missing, self.view.cells(inst, missing, names=self._names)))
+            self._cols_made |= set(missing)
+            self._made_key = key
+        table.set_rows(cols, [[self._cells[id(inst)][c] for c in cols] for inst in rows])
 
     def on_resize(self) -> None:
         self.show()

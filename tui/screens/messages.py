@@ -18,6 +18,15 @@ class SourceStatusChanged(Message):
 
 
 @dataclass
+class SourceFirstLines(Message):
+    """A source's first lines have come: its pane is drawn whole at once, not at the cadence
+    (numbers are drawn once a second: a pane opened from the fleet showed its history up to a
+    second after the data was there)."""
+
+    pane: int
+
+
+@dataclass
 class SourceFinished(Message):
     """A source's iterator ended; ``error`` is set when it failed."""
 

@@ -29,7 +29,7 @@ from tui.core.sources.wakeups import next_grid_point, set_wake_grid
 from tui.panes.launch import LaunchPlan
 from tui.panes.state import PaneState
 from tui.screens import alerting
-from tui.screens.messages import SegmentStarted, SourceStatusChanged
+from tui.screens.messages import SegmentStarted, SourceFirstLines, SourceStatusChanged
 from tui.widgets.source_pane import (
     ALL_PARTS,
     CHART,
@@ -295,6 +295,11 @@ class TickingScreen(Screen):
             self.app.notify(
                 f"{dropped} more notifications in this moment were skipped", timeout=3, markup=False
             )
+
+    def on_source_first_lines(self, message: SourceFirstLines) -> None:
+        """A source's first lines: every part drawn now (the held lines fed first), not up to a
+        second later at the numbers' cadence."""
+        self.call_after_refresh(self.tick)
 
     def on_source_status_changed(self, message: SourceStatusChanged) -> None:
         panes = self.panes  # none while the app exits

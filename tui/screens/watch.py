@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.containers import Container, Grid, Horizontal, Vertical
-from textual.widgets import Footer, Header
+from textual.widgets import Header
 
 from tui.core.model.sanitize import visible
 from tui.screens.actions import WatchActions
@@ -23,6 +23,7 @@ from tui.screens.keys import WATCH_KEYS
 from tui.screens.messages import WatchReady
 from tui.widgets.compare_bar import CompareBar
 from tui.widgets.history_chart import HistoryChart
+from tui.widgets.keys_footer import KeysFooter
 from tui.widgets.layout import grid_shape, row_height
 from tui.widgets.source_pane import SourcePane
 
@@ -45,7 +46,7 @@ class WatchScreen(WatchActions):
             if self.plan.compare and len(panes) == 2:
                 with Container(id="overlay-box"):
                     yield HistoryChart(id="overlay")
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self.title = visible(self.plan.title)  # names of files and hosts: shown, never obeyed

@@ -89,6 +89,7 @@ class SourcePane(PaneChart, Vertical, can_focus=True):
         self.state = state
         self.selected: int | None = None  # pinned segment index (None: follow the newest)
         self._version = -1  # the state's version at the last render of the numbers
+        self.drawn_records = 0  # the records behind the numbers last drawn (benchmarks read it)
         self._table_version = -1  # ... of the segment table and breakdown
         self._spark_key: tuple | None = None
         self._chart_key: tuple | None = None
@@ -149,6 +150,7 @@ class SourcePane(PaneChart, Vertical, can_focus=True):
             sel = self.selected = None
         if NUMBERS in parts and (force or st.version != self._version):
             self._version = st.version
+            self.drawn_records = stats.records
             if st.replay:  # the header's percentage is that of the numbers shown (read ahead: not yet)
                 self.drawn_progress = st.read_progress()
             numbers = self.query_one(NumbersPanel)

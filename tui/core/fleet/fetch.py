@@ -8,6 +8,7 @@ warnings are passed on.
 
 from __future__ import annotations
 
+import asyncio
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -18,8 +19,10 @@ from tui.core.fleet.groups import GroupEstimate, GroupSums, against_group, group
 from tui.core.fleet.rows import Instance, _age, counters_instance, flag, gauge_instance
 from tui.core.formats import registry
 from tui.core.formats.fleet_names import SPECWATCH, FleetNames
-from tui.core.sources.prom.api import PromAPI, all_of
-from tui.core.sources.prom.steps import nonfinite, points
+from tui.core.sources.prom.api import PromAPI, Result, all_of
+from tui.core.sources.prom.steps import nonfinite, point_arrays, points
+
+YIELD_EVERY = 100  # instances made between two yields to the event loop (~35 ms at most)
 
 
 def fleet_families() -> list[FleetNames]:
@@ -176,6 +179,9 @@ async def refresh(api: PromAPI, fq: FleetQuery, previous: Fleet | None = None) -
     span, step = plan(fq.window, fq.step, hist)
     if fq.step is None and step < fq.min_step:
         step = q.step_for(span, fq.min_step)
+    # whole steps: the range moves only when a step begins (a history whose first sample moves
+    # by a scrape, as old samples leave the window, asked whole again at every scrape otherwise)
+    span = min(fq.window, math.ceil(span / step - 1e-9) * step)
     end = math.floor(until / step) * step  # whole steps of Prometheus's clock
     if (
         previous is not None
@@ -188,22 +194,25 @@ async def refresh(api: PromAPI, fq: FleetQuery, previous: Fleet | None = None) -
         return previous
     start = end - span
     jobs = [(names, qq) for names in fams for qq in q.family_queries(names, selector, group_by)]
-    calls = [api.query_range(qq.promql, start - step, end, step) for _, qq in jobs]
-    calls.append(api.query_range(f"max by (instance, job) (up{{{selector}}})", start, end, step))
-    answers = await all_of(calls)
-    up = answers.pop()
     fleet = Fleet(
         api.url,
         end,
         fq.window,
         step,
-        queries=len(calls) + 1 + asked,
+        queries=len(jobs) + 2 + asked,
         group_by=tuple(group_by),
         query=fq,
         span=span,
         interval=hist.interval,
     )
-    per = _slots(fleet, jobs, answers, group_by)
+    up_call = api.query_range(f"max by (instance, job) (up{{{selector}}})", start, end, step)
+    per, (up,) = await all_slots(
+        fleet,
+        jobs,
+        [api.query_range(qq.promql, start - step, end, step) for _, qq in jobs],
+        group_by,
+        [up_call],
+    )
     young = _young(per, step, hist.interval)
     if young:
         # instances younger than a few steps (a new server in an old fleet): their own steps at
@@ -211,23 +220,28 @@ async def refresh(api: PromAPI, fq: FleetQuery, previous: Fleet | None = None) -
         fine = hist.interval or step
         tail = [api.query_range(qq.promql, end - 3 * step - fine, end, fine) for _, qq in jobs]
         fleet.queries += len(tail)
-        fine_per = _slots(fleet, jobs, await all_of(tail), group_by)
+        fine_per, _ = await all_slots(fleet, jobs, tail, group_by)
         for k in young:
             if k in fine_per:
                 per[k] = fine_per[k]
                 per[k]["step"] = fine
-    for (family, key), slot in sorted(per.items()):
+    for n, (family, key) in enumerate(sorted(per)):
+        if n % YIELD_EVERY == YIELD_EVERY - 1:
+            await asyncio.sleep(0)  # the screen's keys and an opened pane are not held up
+        slot = per.pop((family, key))  # its points are freed as its row is made
         names = slot["names"]
+        series = {quantity: list(zip(ts, vs)) for quantity, (ts, vs) in slot["series"].items()}
         if names.kind == "counters":
-            if "drafts" not in slot["series"]:
+            if "drafts" not in series:
                 continue  # only a load gauge of a server without spec decoding
-            inst = counters_instance(family, key, slot["labels"], slot["series"], slot.get("step", step))
+            inst = counters_instance(family, key, slot["labels"], series, slot.get("step", step))
         else:
-            if "accept_len" not in slot["series"]:
+            if "accept_len" not in series:
                 continue
-            inst = gauge_instance(family, key, slot["labels"], slot["series"])
+            inst = gauge_instance(family, key, slot["labels"], series)
             inst.step = slot.get("step", step)
         inst.nonfinite = slot["nonfinite"]
+        inst.pack()
         fleet.instances.append(inst)
     _mark_down(fleet, up.series, end, step)
     for inst in fleet.instances:
@@ -249,23 +263,54 @@ async def refresh(api: PromAPI, fq: FleetQuery, previous: Fleet | None = None) -
     return fleet
 
 
-def _slots(fleet: Fleet, jobs: list, answers: list, group_by: list[str]) -> dict[tuple[str, tuple], dict]:
+async def all_slots(
+    fleet: Fleet, jobs: list, calls: list, group_by: list[str], others: list | None = None
+) -> tuple[dict[tuple[str, tuple], dict], list[Result]]:
+    """The answers of ``calls`` (one per job, run at once) by instance: (family, key) -> its
+    labels, its points per quantity (two arrays of doubles: times and values) and its NaN
+    samples; and the answers of ``others`` as they are. Each answer is made compact as soon as
+    it has come and its decoded JSON is let go: 10,000 instances' answers held whole until the
+    last had come cost a gigabyte (a point as a list of a float and a string is ~150 bytes; as
+    two doubles, 16). The first failure is raised once every call has ended, as
+    :func:`~tui.core.sources.prom.api.all_of` does."""
     per: dict[tuple[str, tuple], dict] = {}
-    for (names, qq), ans in zip(jobs, answers):
-        fleet.warnings += [w for w in ans.warnings if w not in fleet.warnings]
-        by = q.by_labels(names, group_by)
-        for s in ans.series:
-            labels = {k: str(v) for k, v in (s.get("metric") or {}).items() if k in by and v != ""}
-            key = tuple(labels.get(k, "") for k in (*q.BASE_LABELS, *names.instance_labels))
-            slot = per.setdefault(
-                (names.family, key), {"names": names, "labels": {}, "series": {}, "nonfinite": 0}
-            )
-            slot["labels"].update(labels)
-            values = s.get("values") or []
-            if qq.quantity in ("accepted", "drafts", "accept_len"):
-                slot["nonfinite"] += nonfinite(values)
-            slot["series"][qq.quantity] = points(values)
-    return per
+
+    async def one(names: FleetNames, qq: q.Query, call) -> None:
+        ans = await call
+        _add_slots(per, fleet, names, qq, ans, group_by)
+
+    got = await asyncio.gather(
+        *(one(names, qq, call) for (names, qq), call in zip(jobs, calls)),
+        *(others or []),
+        return_exceptions=True,
+    )
+    for r in got:
+        if isinstance(r, BaseException):
+            raise r
+    return per, [r for r in got[len(jobs) :] if isinstance(r, Result)]
+
+
+def _add_slots(
+    per: dict[tuple[str, tuple], dict],
+    fleet: Fleet,
+    names: FleetNames,
+    qq: q.Query,
+    ans: Result,
+    group_by: list[str],
+) -> None:
+    fleet.warnings += [w for w in ans.warnings if w not in fleet.warnings]
+    by = q.by_labels(names, group_by)
+    for s in ans.series:
+        labels = {k: str(v) for k, v in (s.get("metric") or {}).items() if k in by and v != ""}
+        key = tuple(labels.get(k, "") for k in (*q.BASE_LABELS, *names.instance_labels))
+        slot = per.setdefault(
+            (names.family, key), {"names": names, "labels": {}, "series": {}, "nonfinite": 0}
+        )
+        slot["labels"].update(labels)
+        values = s.get("values") or []
+        if qq.quantity in ("accepted", "drafts", "accept_len"):
+            slot["nonfinite"] += nonfinite(values)
+        slot["series"][qq.quantity] = point_arrays(values)
 
 
 def _young(
@@ -278,7 +323,7 @@ def _young(
     out = []
     for k, slot in per.items():
         main = "drafts" if slot["names"].kind == "counters" else "accept_len"
-        if len(slot["series"].get(main, [])) < 3:
+        if len(slot["series"].get(main, ((), ()))[0]) < 3:
             out.append(k)
     return out
 

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import TextIO
 
 from tui.core.fleet.fetch import Fleet
-from tui.core.fleet.rows import Instance
-from tui.core.model.sanitize import number, visible
+from tui.core.fleet.rows import Instance, log_view
+from tui.core.model.sanitize import json_text, number, visible
 
 
 def instance_dict(inst: Instance) -> dict:
@@ -42,12 +43,16 @@ def instance_dict(inst: Instance) -> dict:
             "window_accept_len": inst.window_estimate.value if inst.window_estimate else None,
         },
         "down_for_s": inst.down_for,
+        # through a log's statistics (tui.core.fleet.rows.shared_statistics): what the checks
+        # refused, a segment per restart, the current segment's rate definition and diagnostics
+        "refused": None if inst.refused is None else {"steps": inst.refused_steps, **inst.refused.to_dict()},
+        **log_view(inst),
         "vs_group": inst.vs_group,
-        "trend": inst.steps,  # [unix seconds, accept len or null (idle)] per step
+        "trend": [list(x) for x in inst.steps],  # [unix seconds, accept len or null (idle)] per step
     }
 
 
-def fleet_dict(f: Fleet) -> dict:
+def fleet_dict(f: Fleet, with_instances: bool = True) -> dict:
     return {
         "prometheus": f.url,
         "end": _iso(f.end),
@@ -56,11 +61,30 @@ def fleet_dict(f: Fleet) -> dict:
         "scrape_interval_s": f.interval,
         "step_s": f.step,
         "queries": f.queries,
-        "instances": [instance_dict(i) for i in f.instances],
+        "instances": [instance_dict(i) for i in f.instances] if with_instances else [],
         "groups": [g.to_dict() for g in f.groups],
         "comparison": f.comparison,
         "warnings": f.warnings,
     }
+
+
+def write_json(f: Fleet, out: TextIO) -> None:
+    """``fleet --json``: the text of ``json_text(fleet_dict(f), indent=2)``, written one instance
+    at a time (10,000 instances' dicts and their text held at once cost ~150 MB)."""
+    kw: dict = {"allow_nan": False, "default": str}
+    doc = fleet_dict(f, with_instances=False)
+    mark = "\x00instances\x00"
+    doc["instances"] = mark
+    head, tail = json_text(doc, indent=2, **kw).split(json_text(mark), 1)
+    out.write(head)
+    if not f.instances:
+        out.write("[]")
+    for n, inst in enumerate(f.instances):
+        text = json_text(instance_dict(inst), indent=2, **kw).replace("\n", "\n    ")
+        out.write(("[\n    " if n == 0 else ",\n    ") + text)
+    if f.instances:
+        out.write("\n  ]")
+    out.write(tail + "\n")
 
 
 def _iso(t: float | None) -> str | None:

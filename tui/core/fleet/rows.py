@@ -11,18 +11,62 @@ are not guessed). A step without drafts is idle: no value, never a zero.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from array import array
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, overload
 
-from tui.core.sources.prom.steps import increments, paired_increments, restart_steps
+from tui.core.sources.prom.steps import StepRecord, increments, restart_steps, step_columns, step_records
+from tui.core.stats import diagnostics
+from tui.core.stats.checks import Refused, clean
 from tui.core.stats.drift import long_run_variance
 from tui.core.stats.estimate import Estimate
 from tui.core.stats.pooled import RatioSeries
+from tui.core.stats.segments import Segment, SourceStats
 from tui.core.stats.series import Series
 
 STUCK = 1.1  # accept len whose interval lies below this: drafts almost never accepted
+
+
+class Packed(Sequence):
+    """Rows of numbers (None kept as NaN) held as one array of doubles per column, read back as
+    tuples: a step's (t, accept len) or (accepted, drafts, running) costs 8 bytes a number, not
+    ~120 bytes a row as a tuple of floats (10,000 instances' 60 steps: 20 MB, not 160)."""
+
+    __slots__ = ("_cols",)
+
+    def __init__(self, rows: Iterable[Sequence[float | None]], width: int) -> None:
+        self._cols = tuple(array("d") for _ in range(width))
+        for row in rows:
+            for col, x in zip(self._cols, row):
+                col.append(math.nan if x is None else x)
+
+    def __len__(self) -> int:
+        return len(self._cols[0])
+
+    def column(self, i: int) -> array:
+        """Column ``i`` as it is held (NaN for None)."""
+        return self._cols[i]
+
+    def _row(self, i: int) -> tuple:
+        return tuple(None if (x := c[i]) != x else x for c in self._cols)
+
+    @overload
+    def __getitem__(self, i: int) -> tuple: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[tuple]: ...
+    def __getitem__(self, i: int | slice) -> tuple | list[tuple]:
+        if isinstance(i, slice):
+            return [self._row(k) for k in range(*i.indices(len(self)))]
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError(i)
+        return self._row(i)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and list(self) == list(other)
 
 
 @dataclass
@@ -54,6 +98,18 @@ class Instance:
     window_estimate: Estimate | None = None  # the whole window's, when a shift split it
     down_for: float | None = None  # seconds its target has been down (``up`` = 0), None: up
     step: float = 0.0  # seconds between its steps
+    # the log statistics' checks (:func:`checked`): the values refused, and the drafting steps
+    # left out because one of their values was
+    refused: Refused | None = None
+    refused_steps: int = 0
+
+    def pack(self) -> None:
+        """The steps and counts held compact (:class:`Packed`), once the instance is made: they
+        are read from then on, never added to."""
+        if not isinstance(self.steps, Packed):
+            self.steps = Packed(self.steps, 2)  # type: ignore[assignment]
+            self.counts = Packed(self.counts, 3)  # type: ignore[assignment]
+            self.count_times = array("d", self.count_times)  # type: ignore[assignment]
 
     @property
     def name(self) -> str:
@@ -87,27 +143,30 @@ def counters_instance(
 
     Steps are paired: a step's accepted and drafts increments span the same two samples (a step
     where either counter was missing or NaN is left out of both, see
-    :func:`tui.core.sources.prom.steps.paired_increments`)."""
+    :func:`tui.core.sources.prom.steps.paired_increments`). Each step is then a record of a log's
+    kind (:func:`tui.core.sources.prom.steps.step_records`, the records the instance's own pane
+    reads) and goes through a log's statistics: the same checks (:func:`checked`: a step whose
+    value is refused is left out of every sum here too), and, when asked, a segment per restart,
+    the rate definition and the diagnostics (:func:`shared_statistics`)."""
     inst = Instance(family, "counters", labels, key, step=step)
     restarts = restart_steps(series.get("created", []))
     acc_pts, dr_pts = series.get("accepted", []), series.get("drafts", [])
-    pairs, reset_at = paired_increments(acc_pts, dr_pts, restarts)
+    steps, reset_at = step_records(series, restarts)
     inst.resets = len(reset_at)
     inst.reset_times = sorted(reset_at)
     inst.samples = len({t for t, _ in acc_pts} & {t for t, _ in dr_pts})
-    tok, _ = paired_increments(series.get("draft_tokens", []), dr_pts, restarts)
-    running = dict(series.get("running") or [])
-    for t in sorted(pairs):
-        a, d, _ = pairs[t]
-        if d <= 0:
-            inst.steps.append((t, None))  # idle: no value, never a zero
-            continue
-        inst.steps.append((t, 1.0 + a / d))
-        inst.counts.append((a, d, running.get(t)))
-        inst.count_times.append(t)
-    drafted = [tok[t] for t in inst.count_times if t in tok and tok[t][1] > 0]
-    if drafted and len(drafted) == len(inst.count_times):
-        td, dd = math.fsum(x[0] for x in drafted), math.fsum(x[1] for x in drafted)
+    drafting = [r for r in steps if r.drafts > 0]
+    kept = checked(inst, drafting)
+    for r in steps:
+        if r.drafts <= 0:
+            inst.steps.append((r.t, None))  # idle: no value, never a zero
+        elif r.t in kept:
+            inst.steps.append((r.t, r.accept_len))
+            inst.counts.append((r.accepted, r.drafts, r.running))
+            inst.count_times.append(r.t)
+    tokens = [r.drafted for r in drafting if r.t in kept]
+    if tokens and all(x is not None and x > 0 for x in tokens):
+        td, dd = math.fsum(x or 0.0 for x in tokens), math.fsum(c[1] for c in inst.counts)
         inst.draft_tokens = td
         inst.k = td / dd if dd > 0 else None
     hi = 1.0 + inst.k if inst.k else math.inf
@@ -120,6 +179,8 @@ def counters_instance(
     used = inst.counts[inst.shift.at :] if inst.shift is not None else inst.counts
     inst.accepted = math.fsum(c[0] for c in used)
     inst.drafts = math.fsum(c[1] for c in used)
+    if inst.draft_tokens is not None and inst.shift is not None:
+        inst.draft_tokens = (inst.k or 0.0) * inst.drafts
     gen = sorted(series.get("gen_tokens", []))
     if len(gen) >= 2 and gen[-1][0] > gen[0][0]:
         inc, _ = increments(gen, restarts)
@@ -130,6 +191,97 @@ def counters_instance(
     seen = [t for t, _ in dr_pts]
     inst.last_seen = max(seen) if seen else None
     return inst
+
+
+def checked(inst: Instance, steps: list[StepRecord]) -> set[float]:
+    """The drafting steps the log statistics' checks keep (their times), as a log's records are
+    checked (:func:`tui.core.stats.checks.clean` on the steps' record columns: finite, within
+    each quantity's physical range; the bounds by the draft tokens hold for the window's sums,
+    not a step's, see :func:`~tui.core.sources.prom.steps.step_columns`). A step with a refused
+    value is left out of both sums, as a NaN sample is; what was refused is the row's."""
+    if not steps:
+        return set()
+    v, refused, _ = clean(step_columns(inst.family, steps), None)
+    if not refused.total():
+        return {r.t for r in steps}
+    inst.refused = refused
+    keep = {r.t for i, r in enumerate(steps) if all(v[f][i] == v[f][i] for f in _CHECKED)}
+    inst.refused_steps = len(steps) - len(keep)
+    return keep
+
+
+_CHECKED = ("accept_len", "accepted", "num_drafts")
+
+
+def shared_statistics(inst: Instance) -> SourceStats:
+    """The instance's kept steps through a log's statistics, as its pane reads them: record
+    columns (:func:`~tui.core.sources.prom.steps.step_columns`) into a
+    :class:`~tui.core.stats.segments.SourceStats`, a new segment at each restart, the values
+    :func:`checked` refused counted in it. Built when asked (``fleet --json``, a flag that needs
+    it), not kept: 10,000 instances' statistics would cost memory for nothing."""
+    stats = SourceStats(inst.name)
+    if inst.refused is not None:
+        stats.refused.merge(inst.refused)
+        stats.current.refused.merge(inst.refused)
+    steps = [StepRecord(t, a, d, 0.0, running=r) for t, (a, d, r) in zip(inst.count_times, inst.counts)]
+    if not steps:
+        return stats
+    cols = step_columns(inst.family, steps)
+    resets = list(inst.reset_times)
+    start = 0
+    for i, r in enumerate(steps):
+        if resets and r.t >= resets[0]:  # the first kept step at or after a restart opens a segment
+            while resets and r.t >= resets[0]:
+                resets.pop(0)
+            if i > start:
+                stats.add_columns(cols.slice(start, i))
+                start = i
+            seg = stats.new_segment("counter_reset", None, r.t)
+            seg.markers.append("counter_reset")
+    stats.add_columns(cols.slice(start, len(steps)))
+    return stats
+
+
+def log_view(inst: Instance) -> dict:
+    """What a log's statistics say of a counters instance (``fleet --json``): its segments (a
+    restart opens one), the current segment's rate definition and diagnostics."""
+    if inst.kind != "counters":
+        return {"segments": [], "rate_definition": None, "diagnostics": []}
+    stats = shared_statistics(inst)
+    cur = stats.current
+    return {
+        "segments": [segment_summary(seg) for seg in stats.segments if seg.records],
+        "rate_definition": cur.rate_definition().to_dict(),
+        "diagnostics": diagnostics.of_segment(cur),
+    }
+
+
+def no_draft_accepted(inst: Instance) -> str | None:
+    """The log statistics' warning that no draft is accepted (its current segment), asked only
+    of an instance that accepted nothing after its last restart."""
+    if inst.kind != "counters" or not inst.counts:
+        return None
+    last = inst.reset_times[-1] if inst.reset_times else -math.inf
+    if any(a > 0 for t, (a, _, _) in zip(inst.count_times, inst.counts) if t >= last):
+        return None
+    return diagnostics.no_draft_accepted(shared_statistics(inst).current)
+
+
+def segment_summary(seg: Segment) -> dict:
+    """A segment of an instance's window (from its start or a restart): its pooled accept len
+    with the interval of the log statistics (the same estimator and bounds as a pane's)."""
+    p = seg.all.pooled_len
+    e = p.estimate() if p.n else None
+    ci = e.ci95() if e is not None else None
+    return {
+        "index": seg.index,
+        "reason": seg.reason,
+        "start": seg.start_ts,
+        "records": seg.records,
+        "accept_len": e.value if e is not None else None,
+        "ci95": list(ci) if ci else None,
+        "drafts": p.denominator if p.n else None,
+    }
 
 
 def gauge_instance(
@@ -240,6 +392,12 @@ def flag(inst: Instance, end: float, step: float) -> None:
         f.append(f"restart ×{inst.resets}" if inst.resets > 1 else "restart")
     if inst.nonfinite:
         f.append(f"{inst.nonfinite} NaN sample{'s' * (inst.nonfinite != 1)} refused")
+    if inst.refused_steps:
+        n = inst.refused_steps
+        f.append(f"{n} step{'s' * (n != 1)} refused (values out of range)")
+    stuck = no_draft_accepted(inst)  # the log statistics' warning
+    if stuck is not None:
+        f.append(f"{stuck}: no draft accepted")
     if inst.last_seen is None or end - inst.last_seen > 2.5 * step:
         age = "never" if inst.last_seen is None else f"{end - inst.last_seen:.0f} s ago"
         f.append(f"stale (last sample {age})")

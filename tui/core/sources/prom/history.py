@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import math
 import time
 from collections.abc import AsyncIterator
 from typing import Any
@@ -26,7 +25,7 @@ from tui.core.model.records import RATE_DRAFTS
 from tui.core.sources.base import Batch, EventKind, GeneratorSource, LineBatch, SourceEvent
 from tui.core.sources.clock import naive_now
 from tui.core.sources.prom.api import PromAPI, PromAuth, PromError, all_of
-from tui.core.sources.prom.steps import increments, paired_increments, points, restart_steps
+from tui.core.sources.prom.steps import points, restart_steps, step_records
 
 
 def exact(labels: dict[str, str]) -> str:
@@ -159,37 +158,31 @@ class PromHistorySource(GeneratorSource):
             return out
         restarts = restart_steps(series.get("created", []))
         # accepted and drafts paired over the same two samples (a NaN or missing sample of
-        # either leaves its step out of both: steps.paired_increments)
-        pairs, drops = paired_increments(series.get("accepted", []), series.get("drafts", []), restarts)
-        tok_pairs, _ = paired_increments(series.get("draft_tokens", []), series.get("drafts", []), restarts)
-        tok = {t: v[0] for t, v in tok_pairs.items()}
-        gen, _ = increments(series.get("gen_tokens", []), restarts)
-        run = dict(series.get("running", []))
-        for t in sorted(pairs):
-            if t in drops:
+        # either leaves its step out of both): the steps the fleet's row reads (steps.step_records)
+        steps, drops = step_records(series, restarts)
+        for r in steps:
+            if r.t in drops:
                 out.append(
-                    json.dumps({"marker": "counter_reset", "family": fam, "timestamp": t, "config": {}})
+                    json.dumps({"marker": "counter_reset", "family": fam, "timestamp": r.t, "config": {}})
                 )
-            a, d, span = pairs[t]
-            if d <= 0:
+            if r.drafts <= 0:
                 continue  # idle: no record
             rec: dict[str, Any] = {
                 "family": fam,
-                "timestamp": naive_now(t),
+                "timestamp": naive_now(r.t),
                 "rank": rank,
-                "accept_len": 1.0 + a / d,
-                "accepted": int(round(a)),
-                "num_drafts": float(round(d)),
+                "accept_len": r.accept_len,
+                "accepted": int(round(r.accepted)),
+                "num_drafts": float(round(r.drafts)),
                 "rate_definition": RATE_DRAFTS,
-                "extra": {"source": "prometheus", "window_s": f"{span:.3f}"},
+                "extra": {"source": "prometheus", "window_s": f"{r.span:.3f}"},
             }
-            if tok.get(t):
-                rec["accept_rate"] = a / tok[t]
-                rec["drafted"] = int(round(tok[t]))
-            if t in gen and span > 0:
-                rec["throughput"] = gen[t] / span
-            r = run.get(t)
-            if r is not None and math.isfinite(r):
-                rec["running_req"] = int(r)
+            if r.drafted:
+                rec["accept_rate"] = r.accepted / r.drafted
+                rec["drafted"] = int(round(r.drafted))
+            if r.throughput is not None:
+                rec["throughput"] = r.throughput
+            if r.running is not None:
+                rec["running_req"] = int(r.running)
             out.append(json.dumps(rec))
         return out

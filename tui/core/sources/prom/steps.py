@@ -1,5 +1,6 @@
 """A counter's values at the steps of a Prometheus range query, made into exact counts per step
-(shared by the fleet view and the history source of one instance).
+(shared by the fleet view and the history source of one instance), and each step as a record of
+a log (:func:`step_records`, :func:`step_columns`).
 
 A step's count is the difference of the counter's raw values between two consecutive steps; a
 value lower than the one before, or a step where the counter's ``_created`` time changed (a restart
@@ -10,6 +11,12 @@ is what was counted since the restart.
 from __future__ import annotations
 
 import math
+from array import array
+from dataclasses import dataclass
+
+from tui.core.model.columns import RecordColumns
+from tui.core.model.quantities import column_names
+from tui.core.model.records import RATE_DRAFTS
 
 
 def points(values: list) -> list[tuple[float, float]]:
@@ -23,6 +30,20 @@ def points(values: list) -> list[tuple[float, float]]:
         if math.isfinite(x):
             out.append((float(t), x))
     return out
+
+
+def point_arrays(values: list) -> tuple[array, array]:
+    """:func:`points` as two arrays of doubles (times, values): 16 bytes a point, not ~110."""
+    ts, vs = array("d"), array("d")
+    for t, v in values:
+        try:
+            x = float(v)
+        except (TypeError, ValueError):
+            continue
+        if math.isfinite(x):
+            ts.append(float(t))
+            vs.append(x)
+    return ts, vs
 
 
 def increments(
@@ -89,3 +110,80 @@ def paired_increments(
         else:
             out[t1] = (a1 - a0, d1 - d0, t1 - t0)
     return out, resets
+
+
+@dataclass(slots=True)
+class StepRecord:
+    """One step of a counters family's instance, as a record of a log: the accepted tokens and
+    drafts between two samples (paired: :func:`paired_increments`), the seconds spanned, the
+    draft tokens over the same samples, the generated tokens per second and the running
+    requests, where the family exports them."""
+
+    t: float
+    accepted: float
+    drafts: float
+    span: float
+    drafted: float | None = None
+    throughput: float | None = None
+    running: float | None = None
+
+    @property
+    def accept_len(self) -> float:
+        return 1.0 + self.accepted / self.drafts
+
+
+def step_records(
+    series: dict[str, list[tuple[float, float]]], restarts: set[float]
+) -> tuple[list[StepRecord], set[float]]:
+    """The steps of one instance's counters (``series``: quantity -> its (t, raw value) points;
+    ``restarts``: the steps where a ``_created`` time changed), in time order, and the steps
+    where a counter reset. The one reading of a counters instance: the fleet's row
+    (:func:`tui.core.fleet.rows.counters_instance`) and its pane
+    (:class:`tui.core.sources.prom.history.PromHistorySource`) both read these."""
+    drafts = series.get("drafts", [])
+    pairs, resets = paired_increments(series.get("accepted", []), drafts, restarts)
+    tok, _ = paired_increments(series.get("draft_tokens", []), drafts, restarts)
+    gen, _ = increments(series.get("gen_tokens", []), restarts)
+    run = dict(series.get("running", []))
+    out = []
+    for t in sorted(pairs):
+        a, d, span = pairs[t]
+        r = run.get(t)
+        out.append(
+            StepRecord(
+                t,
+                a,
+                d,
+                span,
+                drafted=tok[t][0] if t in tok else None,
+                throughput=gen[t] / span if t in gen and span > 0 else None,
+                running=r if r is not None and math.isfinite(r) else None,
+            )
+        )
+    return out, resets
+
+
+def step_columns(family: str, steps: list[StepRecord]) -> RecordColumns:
+    """Drafting steps (``drafts`` > 0) as a run of record columns, the fields a ``/metrics``
+    record of the family fills (accept len = 1 + accepted / drafts, the counts, throughput,
+    running requests; the rate defined per proposed draft), for a log's statistics
+    (:meth:`tui.core.stats.segments.SourceStats.add_columns`).
+
+    The draft tokens are not a step's column: the bounds they imply (accepted at most drafted,
+    accept len at most 1 + k) hold for a window's sums, not for one step, because the counters
+    of one scrape are not read at one instant (a server increments drafts, draft tokens and
+    accepted tokens one after another), so a step may read 31 accepted of 30 drafted tokens and
+    the next one 29; the fleet bounds the window's interval by 1 + k instead."""
+    n = len(steps)
+    values = {f: array("d", [math.nan]) * n for f in column_names()}
+
+    def col(xs) -> array:
+        return array("d", [math.nan if x is None else x for x in xs])
+
+    values["timestamp"] = array("d", [r.t for r in steps])
+    values["accept_len"] = array("d", [1.0 + r.accepted / r.drafts for r in steps])
+    values["accepted"] = array("d", [r.accepted for r in steps])
+    values["num_drafts"] = array("d", [r.drafts for r in steps])
+    values["throughput"] = col([r.throughput for r in steps])
+    values["running_req"] = col([r.running for r in steps])
+    return RecordColumns(family, "metrics", n, values, rate_definition=RATE_DRAFTS)
