@@ -15,6 +15,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from _hypothesis_util import examples
 from _shape_lines import line
 from hypothesis import HealthCheck, Phase, find, given, settings
 from hypothesis import strategies as st
@@ -86,7 +87,7 @@ SHAPED = [i for i, f in enumerate(FAMILIES) if f.data.shapes]
 
 @pytest.mark.skipif(fastscan._native is None, reason="the native scanner is not built")
 @pytest.mark.parametrize("fi", SHAPED, ids=lambda i: FAMILIES[i].name)
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_native_reads_every_declared_shape_as_python_does(fi, data):
     native_equals_python(data.draw(_family_lines(fi)))
