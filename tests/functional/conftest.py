@@ -11,7 +11,14 @@ the same); the tests of the cadence itself count ticks, whatever their length
 A toast expires after its few seconds of wall-clock time: on a busy machine the app can be that
 long between raising one and the test's next look (four tests failed so beside two busy
 processes). Here a notification lasts ``TOAST_SECONDS``: the tests check what the app said, not
-that it was read in time; a picture is taken after ``clear_notifications`` as before."""
+that it was read in time; a picture is taken after ``clear_notifications`` as before.
+
+A pilot's ``pause()`` and ``press()`` end with Textual's ``wait_for_idle``: it sleeps 20 ms at a
+time until one such window used less than 1 ms of the process's CPU. With the fast tick (and a
+chart drawn in a thread) a 20 ms window is rarely that quiet, so every key press cost ~0.17 s of
+waiting. Here the window is ``IDLE_WINDOW`` (the same 5 % of CPU in it counts as idle). No test
+depends on how long a pause lasts: each waits for its own condition (``_tui_util.wait_for``,
+tests/unit/test_test_rules.py); a shorter window only ends the waiting for nothing sooner."""
 
 from __future__ import annotations
 
@@ -22,6 +29,7 @@ import pytest
 FAST_TICK = 0.05
 FAST_CHART_INTERVAL = 0.2
 TOAST_SECONDS = 600.0
+IDLE_WINDOW = 0.005
 
 
 @pytest.fixture(autouse=True)
@@ -40,3 +48,11 @@ def _toasts_stay(monkeypatch):
     monkeypatch.setattr(
         Notification, "time_left", property(lambda n: n.raised_at + TOAST_SECONDS - time.time())
     )
+
+
+@pytest.fixture(autouse=True)
+def _short_idle_window(monkeypatch):
+    import textual._wait as textual_wait
+
+    monkeypatch.setattr(textual_wait, "SLEEP_GRANULARITY", IDLE_WINDOW)
+    monkeypatch.setattr(textual_wait, "SLEEP_IDLE", IDLE_WINDOW / 20)

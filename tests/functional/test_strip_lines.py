@@ -21,12 +21,12 @@ async def test_only_changed_rows_are_redrawn_and_height_follows_the_rows():
         w = app.query_one(StripLines)
         w.set_content(Text("mean 2.50\nn=10\nrate 0.50"))
         await pilot.pause()
-        await wait_for(
+        await wait_for(  # drawn and laid out: the height of its 3 rows, no layout pending
             pilot,
-            lambda: w.plain == "mean 2.50\nn=10\nrate 0.50",
-            "w.plain == 'mean 2.50\\nn=10\\nrate 0.50'",
+            lambda: w.plain == "mean 2.50\nn=10\nrate 0.50" and w.size.height == 3 and not w._layout_required,
+            "the 3 rows drawn and laid out",
+            show=lambda: (w.plain, w.size, w._layout_required),
         )
-        assert w.size.height == 3
         w._repaint_regions.clear()
         w.set_content(Text("mean 2.51\nn=10\nrate 0.50"))  # one number changed
         rows = {r.y for r in w._repaint_regions}
