@@ -59,6 +59,84 @@ def cycle(rng: random.Random, n: int, shift: float = 0.0) -> list[float]:
     ]
 
 
+@dataclass(frozen=True)
+class RegimeSpec:
+    """One generator of the regime family (issue 30): ``levels`` visited in turn (from the
+    current one to any other, uniformly, with probability 1/``dwell`` per record: geometric dwell
+    times of mean ``dwell``; each level equally often in the long run), under noise of sd
+    ``noise`` that is an AR(1) of coefficient ``phi`` (0: independent)."""
+
+    levels: tuple[float, ...]
+    dwell: float
+    noise: float
+    phi: float
+
+    @property
+    def mean(self) -> float:
+        """The long-run mean (the stationary law is uniform over the levels)."""
+        return math.fsum(self.levels) / len(self.levels)
+
+    def label(self) -> str:
+        lv = "/".join(f"{x:.2f}" for x in self.levels)
+        return f"{lv} dwell {self.dwell:.0f} sd {self.noise:.2f} phi {self.phi:.2f}"
+
+    def path(self, rng: random.Random, n: int) -> list[float]:
+        """The latent level of each of ``n`` records (the stationary start: a level at random)."""
+        k = len(self.levels)
+        at = rng.randrange(k)
+        out = []
+        for _ in range(n):
+            if rng.random() < 1.0 / self.dwell:
+                at = (at + 1 + rng.randrange(k - 1)) % k
+            out.append(self.levels[at])
+        return out
+
+    def noise_path(self, rng: random.Random, n: int) -> list[float]:
+        e, innov, out = rng.gauss(0.0, self.noise), self.noise * math.sqrt(1.0 - self.phi**2), []
+        for _ in range(n):
+            out.append(e)
+            e = self.phi * e + rng.gauss(0.0, innov)
+        return out
+
+
+def draw_regime(rng: random.Random, centre: tuple[float, float], gap: tuple[float, float]) -> RegimeSpec:
+    """A generator drawn at random from the family: 2 or 3 levels around a centre (uniform in
+    ``centre``) spanning a gap (uniform in ``gap``), dwell times of mean log-uniform in 20…500
+    records, noise sd uniform in 0.15…0.4, independent or an AR(1) of φ uniform in 0.3…0.8."""
+    c, g = rng.uniform(*centre), rng.uniform(*gap)
+    levels = (c - g / 2, c + g / 2) if rng.random() < 0.5 else (c - g / 2, c, c + g / 2)
+    dwell = math.exp(rng.uniform(math.log(20.0), math.log(500.0)))
+    phi = 0.0 if rng.random() < 0.5 else rng.uniform(0.3, 0.8)
+    return RegimeSpec(levels, dwell, rng.uniform(0.15, 0.4), phi)
+
+
+# the held-out generator of issue 30: SGLang means, levels 2.2 / 2.8, stay probability 0.98
+HELD_OUT = RegimeSpec((2.2, 2.8), 50.0, 0.3, 0.5)
+
+
+def regime_values(
+    rng: random.Random, spec: RegimeSpec, n: int, shift: float = 0.0
+) -> tuple[list[float], float]:
+    """Accept lengths of ``spec`` printed to 0.01, clipped to [1, 4]; and the mean of the
+    process seen (the latent levels of these records, averaged)."""
+    lv, e = spec.path(rng, n), spec.noise_path(rng, n)
+    vals = [min(4.0, max(1.0, round(x + shift + y, 2))) for x, y in zip(lv, e)]
+    return vals, math.fsum(lv) / n + shift
+
+
+def regime_counts(
+    rng: random.Random, spec: RegimeSpec, n: int, spread: float = 10.0
+) -> tuple[list[int], list[int], float]:
+    """vLLM counts whose accepted tokens per draft follow ``spec`` (levels in tokens per draft),
+    drafts per interval lognormal (95th/5th percentile ``spread``), clipped to [0, 3] per draft;
+    and the pooled truth of the process seen, ``1 + Σ level·D / ΣD``."""
+    sigma = math.log(spread) / (2 * 1.6449)
+    lv, e = spec.path(rng, n), spec.noise_path(rng, n)
+    ds = [max(1, round(200.0 * math.exp(sigma * rng.gauss(0.0, 1.0)))) for _ in range(n)]
+    acc = [round(min(3.0, max(0.0, x + y)) * d) for x, y, d in zip(lv, e, ds)]
+    return ds, acc, 1.0 + math.fsum(x * d for x, d in zip(lv, ds)) / sum(ds)
+
+
 def drafts_and_accepted(
     rng: random.Random, n: int, spread: float, phi: float, big: bool = False
 ) -> tuple[list[int], list[int]]:

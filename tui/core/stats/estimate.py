@@ -40,7 +40,15 @@ from operator import add, mul, sub
 
 from tui.core import native
 from tui.core.model.columns import doubles
-from tui.core.stats.lrv import MIN_UNITS_FOR_CI, ar1_noise, ar1_variance, level_shift, long_run_variance
+from tui.core.stats.lrv import (
+    MIN_UNITS_FOR_CI,
+    ar1_noise,
+    ar1_variance,
+    level_shift,
+    long_run_variance,
+    regimes,
+    slow_lags,
+)
 from tui.core.stats.tdist import t975
 
 # the optional native helpers (setup.py; off with SPECWATCH_NATIVE=0): the same arithmetic, in C
@@ -51,6 +59,7 @@ MIN_INDEP = 5  # effective sample size needed (each side) for a verdict (the t q
 PRINT_SCALES = (100.0, 1000.0, 10000.0)  # print steps tried, coarsest first: 0.01 … 0.0001
 STEP_SAMPLE = 256  # values of a long run that print_step looks at (2,048 cost summary ~6% more)
 MAX_DISTINCT = 1000  # more distinct values than this: no print step is looked for (see print_step)
+SLOW_GATE = 1.0  # lrv.slow_lags beyond this: the series is searched for regimes
 _FIT = 1e-6  # a value fits a step when value/step is this close to a whole number
 
 
@@ -181,6 +190,30 @@ def print_step(xs: Sequence[float]) -> float:
     return 0.0
 
 
+def _regime_gate(
+    units: Sequence[float], short: float, var: float, indep: float
+) -> tuple[float, float, tuple[float, float] | None, str]:
+    """The regime gate of both estimators (lrv.regimes): when the series moved between levels,
+    the variance from blocks of the regime-aware length where it is larger (and its blocks as the
+    independent count), or, with too few switches to estimate it, the two levels (the interval is
+    widened to hold them) and the reason. Returns (var, indep, levels, why)."""
+    if not (var > short or slow_lags(units) > SLOW_GATE):  # short-memory noise: no regime
+        return var, indep, None, ""
+    reg = regimes(units, short)
+    if reg is None:
+        return var, indep, None, ""
+    if reg.var is None:
+        why = (
+            f"level not stable (switches between ~{reg.lo:.2f} and ~{reg.hi:.2f}, {reg.segments} "
+            "stretches: too few switches to average out); compare stretches of one level, or wait "
+            "for more switches"
+        )
+        return var, indep, (reg.lo, reg.hi), why
+    if reg.var > var:
+        return reg.var, min(indep, float(reg.switches)), None, ""
+    return var, indep, None, ""
+
+
 def _unstable(
     units: Sequence[float], short: float, var: float, size: int, ess: float
 ) -> tuple[tuple[float, float] | None, str]:
@@ -214,8 +247,11 @@ def mean_estimate(
     if r is None:
         return Estimate(mean, None, None, n, None, None, None, "none (fewer than 3 values)", lo, hi)
     var, indep, phi, k = r.var, r.indep, r.phi, r.size
+    var, indep, held, held_why = _regime_gate(units, r.short, var, indep)
     ess = float(n) if var == 0.0 or not var_x else min(float(n), var_x / var)
     levels, why = _unstable(units, r.short, var, size, ess)
+    if held is not None:
+        levels, why = held, held_why
     method = (
         f"long-run variance of batch means: {b.count // k} batches of {size * k}, AR(1) coefficient {phi:.2f}"
     )
@@ -287,7 +323,9 @@ def ratio_estimate(
     r = long_run_variance(u, _ratio_level1(u, d_s))
     assert r is not None
     d_bar = total / m
-    var = r.var / (d_bar * d_bar)
+    units = [value + x / d_bar for x in u]  # each batch's value of the ratio, linearised
+    short = r.short / (d_bar * d_bar)
+    var, r_indep, held, held_why = _regime_gate(units, short, r.var / (d_bar * d_bar), r.indep)
     # how many batches the drafts are spread over: (ΣD)²/ΣD² (m when all are equal, ~1 when one
     # batch holds nearly all of them); the interval cannot have more degrees of freedom than that
     spread = total * total / math.fsum(map(mul, d_s, d_s))
@@ -295,10 +333,12 @@ def ratio_estimate(
     # about (Σu²)²/Σu⁴ terms' worth of degrees of freedom (Satterthwaite)
     u2 = [x * x for x in u]
     terms = math.fsum(u2) ** 2 / max(1e-300, math.fsum(map(mul, u2, u2)))
-    indep = min(r.indep, spread, terms)
+    indep = min(r_indep, spread, terms)
     zz = math.fsum(map(mul, u, u)) / max(1, m - 1) * b.size / (d_bar * d_bar)
     ess = float(n) if var == 0.0 else min(float(n), zz / var, spread * b.size)
-    levels, why = _unstable([value + x / d_bar for x in u], r.short / (d_bar * d_bar), var, b.size, ess)
+    levels, why = _unstable(units, short, var, b.size, ess)
+    if held is not None:
+        levels, why = held, held_why
     if spread * b.size < MIN_INDEP:
         why = (
             f"drafts concentrated: the largest interval holds {max(d_s) / total:.0%} of all drafts "

@@ -253,3 +253,163 @@ def level_shift(units: Sequence[float], short: float, var_mean: float) -> Shift 
     parts = [units[:at], units[at:]] + [units[i * m // 4 : (i + 1) * m // 4] for i in range(4)]
     means = [math.fsum(p) / len(p) for p in parts]
     return Shift(min(means), max(means), at, peak / (m * math.sqrt(var_mean)) > CUSUM_LONG)
+
+
+CHANGE_ALPHA = 0.05  # chance of a false change point, over all seeded intervals
+NOISE_CHUNK = 16  # stretches whose means the first noise estimate is taken around
+SLOW_LAGS = 10  # lags of the regime gate (slow_lags)
+SEGMENTS_Z = SELECT_P  # ... and differ beyond the 99% point of χ²(S − 1) for the whole series' noise
+MIN_SEGMENT = 8  # batch means: the shortest stretch binary segmentation splits off
+REGIME_ROUNDS = 4  # re-segmentations with the noise around the stretches found
+REGIME_SWITCHES = 3  # switches needed to estimate how they average out
+REGIME_Z = 1.2816  # the one-sided 90% normal quantile: the bound on the switch rate
+
+
+@dataclass(slots=True)
+class Regimes:
+    """The stretches of one level a series moved between (:func:`regimes`) and the variance of
+    its mean from blocks as long as two of them (a regime-aware block length)."""
+
+    segments: int  # stretches of one level found (≥ 2)
+    lo: float  # the lowest and highest of their means
+    hi: float
+    var: float | None  # variance of the overall mean from the blocks; None: fewer than REGIME_BLOCKS
+    switches: int  # switches between them
+
+
+def _change_points(units: Sequence[float], sd: float) -> list[int]:
+    """Where the level of ``units`` changes: seeded binary segmentation (Kovács et al. 2023)
+    with the narrowest-over-threshold choice (Baranowski et al. 2019). On seeded intervals of
+    every scale (lengths m, m/2, m/4, … down to 2·MIN_SEGMENT, each overlapping its neighbours
+    by half), the CUSUM statistic ``max_k |C_k| / (sd·√w)`` of the interval's best single change
+    is a Kolmogorov statistic under a stable level; the narrowest interval beyond the threshold
+    gives a change point, every interval holding it is dropped, and so on. The threshold keeps
+    the chance of any false change below :data:`CHANGE_ALPHA` over all intervals (Bonferroni on
+    the Kolmogorov tail ``2·e^(−2x²)``). A global CUSUM misses levels that come back (H, L, H…
+    leave little excursion); short seeded intervals see each switch on its own. ``sd``: the
+    short-memory standard deviation of one unit around the levels."""
+    m = len(units)
+    prefix = [0.0]
+    for y in units:
+        prefix.append(prefix[-1] + y)
+    seeds: list[tuple[int, int]] = []
+    w = m
+    while w >= 2 * MIN_SEGMENT:
+        step = max(1, w // 2)
+        seeds.extend((a, min(m, a + w)) for a in range(0, m - w + 1, step))
+        w //= 2
+    crit = math.sqrt(math.log(2.0 * len(seeds) / CHANGE_ALPHA) / 2.0)
+    found: list[tuple[int, int, int]] = []  # (length, start, change point) beyond the threshold
+    for a, b in seeds:
+        n = b - a
+        total = prefix[b] - prefix[a]
+        peak, at = 0.0, 0
+        for k in range(a + MIN_SEGMENT, b - MIN_SEGMENT + 1):
+            c = abs(prefix[k] - prefix[a] - total * (k - a) / n)
+            if c > peak:
+                peak, at = c, k
+        if at and peak / (sd * math.sqrt(n)) > crit:
+            found.append((n, a, at))
+    found.sort()
+    cuts: list[int] = []
+    for n, a, at in found:
+        # narrowest first; an interval that holds a change point already found is dropped
+        if not any(a < c < a + n for c in cuts):
+            cuts.append(at)
+    return sorted(cuts)
+
+
+def slow_lags(units: Sequence[float], lags: int = SLOW_LAGS) -> float:
+    """How far lags 2…``lags`` hold more correlation than the AR(1) of lag 1 implies, in the
+    standard errors of :func:`first_level`'s gate (``−inf`` without positive lag-1 correlation):
+    a slow component under faster noise (levels that switch every tens to hundreds of records
+    under AR(1) noise) decays as ``r₁·ψ^(k−1)`` with ψ far above r₁, which lags 2…5 alone (the
+    gate of level 1) miss at n 300 (its lags still fall at nearly the noise's rate)."""
+    m = len(units)
+    if m < 4 * lags:
+        return -math.inf
+    r = _lags(units, lags)
+    if r is None or r[0] <= 0.0:
+        return -math.inf
+    phi = min(r[0], PHI_MAX)
+    expect = math.fsum(phi**k for k in range(2, lags + 1))
+    sd = (lags - 1) * math.sqrt((1.0 + phi * phi) / ((1.0 - phi * phi) * m))
+    return (math.fsum(r[1:]) - expect) / sd
+
+
+def _diff_noise(units: Sequence[float]) -> float:
+    """The AR(1) variance of the mean from first differences, which a switch of level touches
+    only once: for AR(1) noise of coefficient φ and variance σ², the differences have variance
+    ``2σ²(1 − φ)`` and lag-1 autocorrelation ``−(1 − φ)/2``. Residuals around stretch means
+    (:func:`_noise_var`) fall short of the noise's long-run variance by about the share of its
+    correlation time in a stretch; this bounds them from below (0 with fewer than 8 values)."""
+    m = len(units)
+    if m < 8:
+        return 0.0
+    d = [b - a for a, b in zip(units[:-1], units[1:])]
+    dc, ss = _centred(d)
+    if ss <= 0.0:
+        return 0.0
+    r = math.fsum(map(mul, dc[:-1], dc[1:])) / ss
+    phi = _clamp(1.0 + 2.0 * r, 0.0, PHI_MAX)
+    sigma2 = ss / (len(d) - 1) / (2.0 * (1.0 - phi))
+    return sigma2 * (1.0 + phi) / (1.0 - phi) / m
+
+
+def _noise_var(units: Sequence[float], bounds: Sequence[int]) -> float:
+    """The plain AR(1) variance of the mean of ``units`` around the means of the stretches
+    ``bounds`` (each unit minus the mean of its stretch)."""
+    res: list[float] = []
+    for a, b in zip(bounds[:-1], bounds[1:]):
+        mu = math.fsum(units[a:b]) / (b - a)
+        res.extend(y - mu for y in units[a:b])
+    fit = ar1_variance(res)
+    return math.inf if fit is None else fit[0]
+
+
+def regimes(units: Sequence[float], short: float) -> Regimes | None:
+    """Stretches of one level (binary segmentation with the CUSUM test of :func:`level_shift`,
+    each beyond its 0.1% point for the short-memory variance ``short`` of the mean), None when
+    the series does not move between levels. With S stretches in m batch means, a level lasts
+    about m/S of them; blocks of ``2·m/S`` hold a switch each on average, so their means carry the
+    regimes' share of the variance that shorter batches miss (geometric dwell times make the
+    fraction of time at each level vary as much as the dwell times themselves). Their variance of
+    the mean is ``s²_blocks / blocks`` (blocks − 1 degrees of freedom), None with fewer than
+    :data:`REGIME_BLOCKS` blocks: too few switches to say how they average out."""
+    m = len(units)
+    if m < 2 * MIN_SEGMENT or not short > 0.0:
+        return None
+    # the short-memory variance of the whole series holds the regimes' correlation too (an AR(1)
+    # of lag 1 reads a level that flips as a strong φ), so the CUSUM is judged against the noise
+    # around the levels: first around means of stretches of 2·MIN_SEGMENT, then around the
+    # stretches found, until they stay the same (the variance is never above ``short``)
+    bounds = list(range(0, m - NOISE_CHUNK + 1, NOISE_CHUNK)) + [m]
+    cuts: list[int] = []
+    noise = short
+    floor = _diff_noise(units)
+    for _ in range(REGIME_ROUNDS):
+        noise = min(noise, max(floor, _noise_var(units, bounds)))
+        sd = math.sqrt(noise * m)
+        found = _change_points(units, sd)
+        if found == cuts:
+            break
+        cuts, bounds = found, [0, *found, m]
+    if not cuts:
+        return None
+    bounds = [0, *cuts, m]
+    lens = [b - a for a, b in zip(bounds[:-1], bounds[1:])]
+    means = [math.fsum(units[a:b]) / (b - a) for a, b in zip(bounds[:-1], bounds[1:])]
+    mu = math.fsum(units) / m
+    spread = math.fsum(n * (y - mu) ** 2 for n, y in zip(lens, means)) / m  # the levels' variance
+    switches = len(cuts)
+    # the stretches must differ by more than short-memory noise of the whole series explains
+    # (an AR(1) log whose noise the residuals underrate gets a few spurious stretches, whose
+    # means are within that noise): Σ L·(ȳ_i − ȳ)² / (m·short·m) against χ²(S − 1)
+    if spread / (short * m) <= (len(means) - 1) * chi2_ratio(len(means) - 1.0, SEGMENTS_Z) / m:
+        return None
+    var = None
+    if switches >= REGIME_SWITCHES:
+        # the switch rate's lower bound (Poisson, one-sided 90%): the longest dwell the log allows
+        rate = switches * chi2_ratio(2.0 * switches, -REGIME_Z) / m
+        var = spread * 2.0 / rate / m + _noise_var(units, bounds)
+    return Regimes(len(means), min(means), max(means), var, switches)
