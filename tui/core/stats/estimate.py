@@ -191,13 +191,15 @@ def print_step(xs: Sequence[float]) -> float:
 
 
 def _regime_gate(
-    units: Sequence[float], short: float, var: float, indep: float
+    units: Sequence[float], short: float, var: float, indep: float, capped: bool
 ) -> tuple[float, float, tuple[float, float] | None, str]:
     """The regime gate of both estimators (lrv.regimes): when the series moved between levels,
     the variance from blocks of the regime-aware length where it is larger (and its blocks as the
     independent count), or, with too few switches to estimate it, the two levels (the interval is
     widened to hold them) and the reason. Returns (var, indep, levels, why)."""
-    if not (var > short or slow_lags(units) > SLOW_GATE):  # short-memory noise: no regime
+    # short-memory noise: no regime to look for; batches longer than the correlation measured
+    # the variance directly (lrv's bound: a slow cycle averages out over whole periods)
+    if capped or not (var > short or slow_lags(units) > SLOW_GATE):
         return var, indep, None, ""
     reg = regimes(units, short)
     if reg is None:
@@ -210,7 +212,7 @@ def _regime_gate(
         )
         return var, indep, (reg.lo, reg.hi), why
     if reg.var > var:
-        return reg.var, min(indep, float(reg.switches)), None, ""
+        return reg.var, min(indep, float(reg.blocks)), None, ""
     return var, indep, None, ""
 
 
@@ -247,7 +249,7 @@ def mean_estimate(
     if r is None:
         return Estimate(mean, None, None, n, None, None, None, "none (fewer than 3 values)", lo, hi)
     var, indep, phi, k = r.var, r.indep, r.phi, r.size
-    var, indep, held, held_why = _regime_gate(units, r.short, var, indep)
+    var, indep, held, held_why = _regime_gate(units, r.short, var, indep, r.capped)
     ess = float(n) if var == 0.0 or not var_x else min(float(n), var_x / var)
     levels, why = _unstable(units, r.short, var, size, ess)
     if held is not None:
@@ -325,7 +327,7 @@ def ratio_estimate(
     d_bar = total / m
     units = [value + x / d_bar for x in u]  # each batch's value of the ratio, linearised
     short = r.short / (d_bar * d_bar)
-    var, r_indep, held, held_why = _regime_gate(units, short, r.var / (d_bar * d_bar), r.indep)
+    var, r_indep, held, held_why = _regime_gate(units, short, r.var / (d_bar * d_bar), r.indep, r.capped)
     # how many batches the drafts are spread over: (ΣD)²/ΣD² (m when all are equal, ~1 when one
     # batch holds nearly all of them); the interval cannot have more degrees of freedom than that
     spread = total * total / math.fsum(map(mul, d_s, d_s))

@@ -75,6 +75,7 @@ class Lrv:
     phi: float  # AR(1) coefficient used at that level
     size: int  # batch size of that level, in units
     short: float  # the level-1 (short-memory) variance, for the stability check
+    capped: bool = False  # lowered to the bound from the longest batches (they measured it)
 
 
 def _clamp(x: float, lo: float, hi: float) -> float:
@@ -220,7 +221,7 @@ def long_run_variance(
         ss = _centred(units)[1]
         cap = max(var * chi2_ratio(max(1.0, indep - 1.0)), ss / (len(units) - 1) / len(units))
         if best.var > cap:
-            best = Lrv(cap, indep, phi, size, short)
+            best = Lrv(cap, indep, phi, size, short, True)
     return best
 
 
@@ -259,10 +260,9 @@ CHANGE_ALPHA = 0.05  # chance of a false change point, over all seeded intervals
 NOISE_CHUNK = 16  # stretches whose means the first noise estimate is taken around
 SLOW_LAGS = 10  # lags of the regime gate (slow_lags)
 SEGMENTS_Z = SELECT_P  # ... and differ beyond the 99% point of χ²(S − 1) for the whole series' noise
-MIN_SEGMENT = 8  # batch means: the shortest stretch binary segmentation splits off
+MIN_SEGMENT = 8  # batch means: the shortest stretch a change point splits off
 REGIME_ROUNDS = 4  # re-segmentations with the noise around the stretches found
-REGIME_SWITCHES = 3  # switches needed to estimate how they average out
-REGIME_Z = 1.2816  # the one-sided 90% normal quantile: the bound on the switch rate
+REGIME_BLOCKS = 3  # blocks of the regime-aware length needed to estimate a variance from them
 
 
 @dataclass(slots=True)
@@ -274,7 +274,7 @@ class Regimes:
     lo: float  # the lowest and highest of their means
     hi: float
     var: float | None  # variance of the overall mean from the blocks; None: fewer than REGIME_BLOCKS
-    switches: int  # switches between them
+    blocks: int  # blocks of the regime-aware length
 
 
 def _change_points(units: Sequence[float], sd: float) -> list[int]:
@@ -368,21 +368,26 @@ def _noise_var(units: Sequence[float], bounds: Sequence[int]) -> float:
 
 
 def regimes(units: Sequence[float], short: float) -> Regimes | None:
-    """Stretches of one level (binary segmentation with the CUSUM test of :func:`level_shift`,
-    each beyond its 0.1% point for the short-memory variance ``short`` of the mean), None when
-    the series does not move between levels. With S stretches in m batch means, a level lasts
-    about m/S of them; blocks of ``2·m/S`` hold a switch each on average, so their means carry the
-    regimes' share of the variance that shorter batches miss (geometric dwell times make the
-    fraction of time at each level vary as much as the dwell times themselves). Their variance of
-    the mean is ``s²_blocks / blocks`` (blocks − 1 degrees of freedom), None with fewer than
-    :data:`REGIME_BLOCKS` blocks: too few switches to say how they average out."""
+    """Stretches of one level in ``units`` (change points by :func:`_change_points`), None when
+    the series does not move between levels beyond what its noise explains.
+
+    The noise the change points are judged against is not the short-memory variance ``short`` of
+    the whole series (an AR(1) fitted to a level that flips reads the flips as a strong φ and
+    hides them): it is the AR(1) variance of the residuals around means of stretches of
+    :data:`NOISE_CHUNK`, then around the stretches found (:data:`REGIME_ROUNDS` rounds), never
+    below the AR(1) variance from first differences (:func:`_diff_noise`) nor above ``short``.
+    The stretches found must then differ by more than ``short`` itself explains: ``Σ L_i·(ȳ_i −
+    ȳ)² / (short·m)`` beyond the 99% point of χ²(S − 1), so that an AR(1) log gets no regimes.
+
+    With S stretches in m batch means a level lasts about m/S of them; blocks of ``2·m/S`` hold
+    about one switch each, so their means carry what the fraction of time at each level does to
+    the mean — which batches shorter than a dwell cannot see, and which depends on how the dwell
+    times vary (geometric dwells vary as much as they last; a cycle's hardly at all). Their
+    variance of the mean is ``s²_blocks / blocks`` (blocks − 1 degrees of freedom); None with
+    fewer than :data:`REGIME_BLOCKS` blocks: too few switches to say how they average out."""
     m = len(units)
     if m < 2 * MIN_SEGMENT or not short > 0.0:
         return None
-    # the short-memory variance of the whole series holds the regimes' correlation too (an AR(1)
-    # of lag 1 reads a level that flips as a strong φ), so the CUSUM is judged against the noise
-    # around the levels: first around means of stretches of 2·MIN_SEGMENT, then around the
-    # stretches found, until they stay the same (the variance is never above ``short``)
     bounds = list(range(0, m - NOISE_CHUNK + 1, NOISE_CHUNK)) + [m]
     cuts: list[int] = []
     noise = short
@@ -401,15 +406,16 @@ def regimes(units: Sequence[float], short: float) -> Regimes | None:
     means = [math.fsum(units[a:b]) / (b - a) for a, b in zip(bounds[:-1], bounds[1:])]
     mu = math.fsum(units) / m
     spread = math.fsum(n * (y - mu) ** 2 for n, y in zip(lens, means)) / m  # the levels' variance
-    switches = len(cuts)
-    # the stretches must differ by more than short-memory noise of the whole series explains
-    # (an AR(1) log whose noise the residuals underrate gets a few spurious stretches, whose
-    # means are within that noise): Σ L·(ȳ_i − ȳ)² / (m·short·m) against χ²(S − 1)
-    if spread / (short * m) <= (len(means) - 1) * chi2_ratio(len(means) - 1.0, SEGMENTS_Z) / m:
+    # an AR(1) log whose noise the residuals underrate gets a few spurious stretches, whose
+    # means are within the noise of the whole series: χ²(S − 1) in units of ``short``
+    if spread / short <= (len(means) - 1) * chi2_ratio(len(means) - 1.0, SEGMENTS_Z):
         return None
+    segs = len(means)
+    size = math.ceil(2 * m / segs)  # blocks that hold a switch each, on average
+    blocks = m // size
     var = None
-    if switches >= REGIME_SWITCHES:
-        # the switch rate's lower bound (Poisson, one-sided 90%): the longest dwell the log allows
-        rate = switches * chi2_ratio(2.0 * switches, -REGIME_Z) / m
-        var = spread * 2.0 / rate / m + _noise_var(units, bounds)
-    return Regimes(len(means), min(means), max(means), var, switches)
+    if blocks >= REGIME_BLOCKS:
+        off = (m - blocks * size) // 2  # the remainder split between both ends
+        ys = [math.fsum(units[off + i * size : off + (i + 1) * size]) / size for i in range(blocks)]
+        var = _centred(ys)[1] / (blocks - 1) / blocks
+    return Regimes(segs, min(means), max(means), var, blocks)
