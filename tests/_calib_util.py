@@ -110,8 +110,10 @@ def draw_regime(rng: random.Random, centre: tuple[float, float], gap: tuple[floa
     return RegimeSpec(levels, dwell, rng.uniform(0.15, 0.4), phi)
 
 
-# the held-out generator of issue 30: SGLang means, levels 2.2 / 2.8, stay probability 0.98
+# the held-out generator of issue 30: SGLang means, levels 2.2 / 2.8, stay probability 0.98,
+# AR(1) noise; and its pooled twin (vLLM counts, 1.2 / 1.8 accepted tokens per draft)
 HELD_OUT = RegimeSpec((2.2, 2.8), 50.0, 0.3, 0.5)
+HELD_OUT_POOLED = RegimeSpec((1.2, 1.8), 50.0, 0.3, 0.5)
 
 
 def regime_values(
@@ -259,6 +261,8 @@ class Tally:
     found: int = 0  # shifted pairs called higher (power cells)
     shifted: int = 0
     reasons: dict[str, int] = field(default_factory=dict)
+    seen_covered: int = 0  # regime cells: intervals that contain the mean of the process seen
+    one_level: int = 0  # regime cells: logs (side A) that never left the level they began in
 
     def add_pair(self, c: dict) -> None:
         """An A/A pair's verdict (``c``: a comparison as summary --json prints it)."""
@@ -317,6 +321,42 @@ def pooled_cell(n: int, spread: float, phi: float, reps: int, seed: int, big: bo
         assert c["estimator"] == "pooled"
         t.add_pair(c)
         t.add_interval(last_measured(a).all.pooled_len.estimate().ci95(), truth)
+    return t
+
+
+def regime_cell(
+    spec: RegimeSpec, n: int, reps: int, seed: int, pooled: bool = False, shift: float | None = None
+) -> Tally:
+    """A cell of the regime family (issue 30): A/A pairs of ``spec`` (SGLang values, or vLLM
+    counts with ``pooled``); coverage of the long-run mean (``covered``) and of the mean of the
+    process seen (``seen_covered``) by A's interval; ``one_level``: A never left its first level;
+    with ``shift`` (means), pairs A / A+shift (found = called higher)."""
+    rng = random.Random(seed)
+    t = Tally()
+    for _ in range(reps):
+        state = rng.getstate()
+        first = spec.path(rng, n)
+        rng.setstate(state)  # the same draws again: A's path, to tell whether it switched
+        t.one_level += len(set(first)) == 1
+        if pooled:
+            da, aa, seen = regime_counts(rng, spec, n)
+            db, ab, _ = regime_counts(rng, spec, n)
+            a, b = summarize(vllm_log(da, aa), "a"), summarize(vllm_log(db, ab), "b")
+            truth, ci = 1.0 + spec.mean, last_measured(a).all.pooled_len.estimate().ci95()
+        else:
+            va, seen = regime_values(rng, spec, n)
+            vb, _ = regime_values(rng, spec, n)
+            a, b = summarize(sglang_log(va), "a"), summarize(sglang_log(vb), "b")
+            truth, ci = spec.mean, _lines_ci(a)
+        c = accept_len_verdict(a, b)
+        assert c["estimator"] == ("pooled" if pooled else "mean_of_lines")
+        t.add_pair(c)
+        t.add_interval(ci, truth)
+        t.seen_covered += ci is not None and ci[0] <= seen <= ci[1]
+        if shift is not None and not pooled:
+            s = summarize(sglang_log(regime_values(rng, spec, n, shift)[0]), "s")
+            t.shifted += 1
+            t.found += accept_len_verdict(a, s)["verdict"] == "higher"
     return t
 
 

@@ -59,6 +59,7 @@ MIN_INDEP = 5  # effective sample size needed (each side) for a verdict (the t q
 PRINT_SCALES = (100.0, 1000.0, 10000.0)  # print steps tried, coarsest first: 0.01 … 0.0001
 STEP_SAMPLE = 256  # values of a long run that print_step looks at (2,048 cost summary ~6% more)
 MAX_DISTINCT = 1000  # more distinct values than this: no print step is looked for (see print_step)
+BLOCKS_SHARE = 0.5  # regime blocks whose variance is above this share of the long-run one decide df
 SLOW_GATE = 1.0  # lrv.slow_lags beyond this: the series is searched for regimes
 _FIT = 1e-6  # a value fits a step when value/step is this close to a whole number
 
@@ -191,17 +192,20 @@ def print_step(xs: Sequence[float]) -> float:
 
 
 def _regime_gate(
-    units: Sequence[float], short: float, var: float, indep: float, capped: bool
+    units: Sequence[float],
+    short: float,
+    var: float,
+    indep: float,
+    detect: tuple[Sequence[float], float] | None = None,
 ) -> tuple[float, float, tuple[float, float] | None, str]:
     """The regime gate of both estimators (lrv.regimes): when the series moved between levels,
     the variance from blocks of the regime-aware length where it is larger (and its blocks as the
     independent count), or, with too few switches to estimate it, the two levels (the interval is
     widened to hold them) and the reason. Returns (var, indep, levels, why)."""
-    # short-memory noise: no regime to look for; batches longer than the correlation measured
-    # the variance directly (lrv's bound: a slow cycle averages out over whole periods)
-    if capped or not (var > short or slow_lags(units) > SLOW_GATE):
+    seen, seen_short = detect if detect is not None else (units, short)
+    if not (var > short or slow_lags(seen) > SLOW_GATE):  # short-memory noise: no regimes
         return var, indep, None, ""
-    reg = regimes(units, short)
+    reg = regimes(units, seen_short, seen)
     if reg is None:
         return var, indep, None, ""
     if reg.var is None:
@@ -211,8 +215,11 @@ def _regime_gate(
             "for more switches"
         )
         return var, indep, (reg.lo, reg.hi), why
-    if reg.var > var:
-        return reg.var, min(indep, float(reg.blocks)), None, ""
+    # the level's share of the variance rests on the blocks even where their estimate is a little
+    # smaller (three blocks' variance is often small by chance): the degrees of freedom are
+    # theirs; blocks far below it (a slow cycle: each block holds whole periods) leave it alone
+    if reg.var > BLOCKS_SHARE * var:
+        return max(var, reg.var), min(indep, float(reg.blocks)), None, ""
     return var, indep, None, ""
 
 
@@ -249,7 +256,7 @@ def mean_estimate(
     if r is None:
         return Estimate(mean, None, None, n, None, None, None, "none (fewer than 3 values)", lo, hi)
     var, indep, phi, k = r.var, r.indep, r.phi, r.size
-    var, indep, held, held_why = _regime_gate(units, r.short, var, indep, r.capped)
+    var, indep, held, held_why = _regime_gate(units, r.short, var, indep)
     ess = float(n) if var == 0.0 or not var_x else min(float(n), var_x / var)
     levels, why = _unstable(units, r.short, var, size, ess)
     if held is not None:
@@ -327,7 +334,12 @@ def ratio_estimate(
     d_bar = total / m
     units = [value + x / d_bar for x in u]  # each batch's value of the ratio, linearised
     short = r.short / (d_bar * d_bar)
-    var, r_indep, held, held_why = _regime_gate(units, short, r.var / (d_bar * d_bar), r.indep, r.capped)
+    # regimes are looked for in each batch's acceptance per draft (value + e_j), which the
+    # spread of the drafts does not dilute (as at level 1)
+    e = [value + x / d if d > 0.0 else value for x, d in zip(u, d_s)]
+    fit = ar1_variance(e)
+    detect = (e, fit[0]) if fit is not None and fit[0] > 0.0 else None
+    var, r_indep, held, held_why = _regime_gate(units, short, r.var / (d_bar * d_bar), r.indep, detect)
     # how many batches the drafts are spread over: (ΣD)²/ΣD² (m when all are equal, ~1 when one
     # batch holds nearly all of them); the interval cannot have more degrees of freedom than that
     spread = total * total / math.fsum(map(mul, d_s, d_s))

@@ -75,7 +75,6 @@ class Lrv:
     phi: float  # AR(1) coefficient used at that level
     size: int  # batch size of that level, in units
     short: float  # the level-1 (short-memory) variance, for the stability check
-    capped: bool = False  # lowered to the bound from the longest batches (they measured it)
 
 
 def _clamp(x: float, lo: float, hi: float) -> float:
@@ -221,7 +220,7 @@ def long_run_variance(
         ss = _centred(units)[1]
         cap = max(var * chi2_ratio(max(1.0, indep - 1.0)), ss / (len(units) - 1) / len(units))
         if best.var > cap:
-            best = Lrv(cap, indep, phi, size, short, True)
+            best = Lrv(cap, indep, phi, size, short)
     return best
 
 
@@ -367,9 +366,12 @@ def _noise_var(units: Sequence[float], bounds: Sequence[int]) -> float:
     return math.inf if fit is None else fit[0]
 
 
-def regimes(units: Sequence[float], short: float) -> Regimes | None:
+def regimes(units: Sequence[float], short: float, detect: Sequence[float] | None = None) -> Regimes | None:
     """Stretches of one level in ``units`` (change points by :func:`_change_points`), None when
-    the series does not move between levels beyond what its noise explains.
+    the series does not move between levels beyond what its noise explains. ``detect``: the
+    series the stretches are found in when it is not ``units`` itself (pooled ratios: each
+    batch's acceptance per draft, which the spread of the drafts does not dilute; ``short`` is
+    then its short-memory variance), the blocks' variance is still that of ``units``.
 
     The noise the change points are judged against is not the short-memory variance ``short`` of
     the whole series (an AR(1) fitted to a level that flips reads the flips as a strong φ and
@@ -388,14 +390,15 @@ def regimes(units: Sequence[float], short: float) -> Regimes | None:
     m = len(units)
     if m < 2 * MIN_SEGMENT or not short > 0.0:
         return None
+    seen = units if detect is None else detect
     bounds = list(range(0, m - NOISE_CHUNK + 1, NOISE_CHUNK)) + [m]
     cuts: list[int] = []
     noise = short
-    floor = _diff_noise(units)
+    floor = _diff_noise(seen)
     for _ in range(REGIME_ROUNDS):
-        noise = min(noise, max(floor, _noise_var(units, bounds)))
+        noise = min(noise, max(floor, _noise_var(seen, bounds)))
         sd = math.sqrt(noise * m)
-        found = _change_points(units, sd)
+        found = _change_points(seen, sd)
         if found == cuts:
             break
         cuts, bounds = found, [0, *found, m]
@@ -403,8 +406,8 @@ def regimes(units: Sequence[float], short: float) -> Regimes | None:
         return None
     bounds = [0, *cuts, m]
     lens = [b - a for a, b in zip(bounds[:-1], bounds[1:])]
-    means = [math.fsum(units[a:b]) / (b - a) for a, b in zip(bounds[:-1], bounds[1:])]
-    mu = math.fsum(units) / m
+    means = [math.fsum(seen[a:b]) / (b - a) for a, b in zip(bounds[:-1], bounds[1:])]
+    mu = math.fsum(seen) / m
     spread = math.fsum(n * (y - mu) ** 2 for n, y in zip(lens, means)) / m  # the levels' variance
     # an AR(1) log whose noise the residuals underrate gets a few spurious stretches, whose
     # means are within the noise of the whole series: χ²(S − 1) in units of ``short``
