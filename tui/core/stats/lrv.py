@@ -258,7 +258,7 @@ def level_shift(units: Sequence[float], short: float, var_mean: float) -> Shift 
 CHANGE_ALPHA = 0.05  # chance of a false change point, over all seeded intervals
 NOISE_CHUNK = 16  # stretches whose means the first noise estimate is taken around
 SLOW_LAGS = 10  # lags of the regime gate (slow_lags)
-SEGMENTS_Z = SELECT_P  # ... and differ beyond the 99% point of χ²(S − 1) for the whole series' noise
+SEGMENTS_Z = 3.09  # ... and differ beyond the 0.1% point of χ²(S − 1) for the whole series' noise
 MIN_SEGMENT = 8  # batch means: the shortest stretch a change point splits off
 REGIME_ROUNDS = 4  # re-segmentations with the noise around the stretches found
 REGIME_BLOCKS = 3  # blocks of the regime-aware length needed to estimate a variance from them
