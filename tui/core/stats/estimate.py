@@ -13,6 +13,11 @@ means at the level used). The *effective sample size* is ``s²_x / var(mean)``: 
 independent values would give the same precision (at most n); a verdict needs it ≥ ``MIN_INDEP``
 on both sides, and a stable level (lrv.level_shift; see :mod:`tui.core.stats.compare`).
 
+Both estimators pass the regime gate (:func:`_regime_gate`, :func:`tui.core.stats.lrv.regimes`):
+a level that flips between a few values gets the variance of blocks that hold about one switch
+each, with their degrees of freedom, or ``insufficient`` with both levels held when too few
+switches were seen to say how they average out.
+
 For a ratio of sums R = ΣA/ΣD (pooled acceptance, :func:`ratio_estimate`) the batch values are
 ``u_j = (A_j − R·D_j) / (1 − h_j)``, ``h_j = D_j/ΣD``: the delta-method linearisation with the
 jackknife's leverage correction (leaving batch j out moves R by exactly −u_j/ΣD; HC3 in

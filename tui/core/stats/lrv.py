@@ -45,6 +45,12 @@ Krämer with a long-run variance). Beyond its 0.1% point (1.95) for the finest l
 chosen above, the interval does not account for it: the verdict is ``insufficient: level not
 stable (switches between ~a and ~b …)`` and the interval is widened to hold both levels. (The
 same reason replaces "strongly correlated" when the answer is insufficient anyway.)
+
+**Regimes** (:func:`regimes`, issue 30): a level that flips between two or three values every
+tens to hundreds of records, under noise that may itself be an AR(1), is read at level 1 as a
+strong φ and hidden from the CUSUM above. Change points are found against the noise around the
+levels (:func:`_change_points`: seeded binary segmentation), and blocks that hold about one switch
+each give the variance of the mean (a regime-aware block length); see estimate._regime_gate.
 """
 
 from __future__ import annotations
