@@ -59,6 +59,86 @@ def cycle(rng: random.Random, n: int, shift: float = 0.0) -> list[float]:
     ]
 
 
+@dataclass(frozen=True)
+class RegimeSpec:
+    """One generator of the regime family (issue 30): ``levels`` visited in turn (from the
+    current one to any other, uniformly, with probability 1/``dwell`` per record: geometric dwell
+    times of mean ``dwell``; each level equally often in the long run), under noise of sd
+    ``noise`` that is an AR(1) of coefficient ``phi`` (0: independent)."""
+
+    levels: tuple[float, ...]
+    dwell: float
+    noise: float
+    phi: float
+
+    @property
+    def mean(self) -> float:
+        """The long-run mean (the stationary law is uniform over the levels)."""
+        return math.fsum(self.levels) / len(self.levels)
+
+    def label(self) -> str:
+        lv = "/".join(f"{x:.2f}" for x in self.levels)
+        return f"{lv} dwell {self.dwell:.0f} sd {self.noise:.2f} phi {self.phi:.2f}"
+
+    def path(self, rng: random.Random, n: int) -> list[float]:
+        """The latent level of each of ``n`` records (the stationary start: a level at random)."""
+        k = len(self.levels)
+        at = rng.randrange(k)
+        out = []
+        for _ in range(n):
+            if rng.random() < 1.0 / self.dwell:
+                at = (at + 1 + rng.randrange(k - 1)) % k
+            out.append(self.levels[at])
+        return out
+
+    def noise_path(self, rng: random.Random, n: int) -> list[float]:
+        e, innov, out = rng.gauss(0.0, self.noise), self.noise * math.sqrt(1.0 - self.phi**2), []
+        for _ in range(n):
+            out.append(e)
+            e = self.phi * e + rng.gauss(0.0, innov)
+        return out
+
+
+def draw_regime(rng: random.Random, centre: tuple[float, float], gap: tuple[float, float]) -> RegimeSpec:
+    """A generator drawn at random from the family: 2 or 3 levels around a centre (uniform in
+    ``centre``) spanning a gap (uniform in ``gap``), dwell times of mean log-uniform in 20…500
+    records, noise sd uniform in 0.15…0.4, independent or an AR(1) of φ uniform in 0.3…0.8."""
+    c, g = rng.uniform(*centre), rng.uniform(*gap)
+    levels = (c - g / 2, c + g / 2) if rng.random() < 0.5 else (c - g / 2, c, c + g / 2)
+    dwell = math.exp(rng.uniform(math.log(20.0), math.log(500.0)))
+    phi = 0.0 if rng.random() < 0.5 else rng.uniform(0.3, 0.8)
+    return RegimeSpec(levels, dwell, rng.uniform(0.15, 0.4), phi)
+
+
+# the held-out generator of issue 30: SGLang means, levels 2.2 / 2.8, stay probability 0.98,
+# AR(1) noise; and its pooled twin (vLLM counts, 1.2 / 1.8 accepted tokens per draft)
+HELD_OUT = RegimeSpec((2.2, 2.8), 50.0, 0.3, 0.5)
+HELD_OUT_POOLED = RegimeSpec((1.2, 1.8), 50.0, 0.3, 0.5)
+
+
+def regime_values(
+    rng: random.Random, spec: RegimeSpec, n: int, shift: float = 0.0
+) -> tuple[list[float], float]:
+    """Accept lengths of ``spec`` printed to 0.01, clipped to [1, 4]; and the mean of the
+    process seen (the latent levels of these records, averaged)."""
+    lv, e = spec.path(rng, n), spec.noise_path(rng, n)
+    vals = [min(4.0, max(1.0, round(x + shift + y, 2))) for x, y in zip(lv, e)]
+    return vals, math.fsum(lv) / n + shift
+
+
+def regime_counts(
+    rng: random.Random, spec: RegimeSpec, n: int, spread: float = 10.0
+) -> tuple[list[int], list[int], float]:
+    """vLLM counts whose accepted tokens per draft follow ``spec`` (levels in tokens per draft),
+    drafts per interval lognormal (95th/5th percentile ``spread``), clipped to [0, 3] per draft;
+    and the pooled truth of the process seen, ``1 + Σ level·D / ΣD``."""
+    sigma = math.log(spread) / (2 * 1.6449)
+    lv, e = spec.path(rng, n), spec.noise_path(rng, n)
+    ds = [max(1, round(200.0 * math.exp(sigma * rng.gauss(0.0, 1.0)))) for _ in range(n)]
+    acc = [round(min(3.0, max(0.0, x + y)) * d) for x, y, d in zip(lv, e, ds)]
+    return ds, acc, 1.0 + math.fsum(x * d for x, d in zip(lv, ds)) / sum(ds)
+
+
 def drafts_and_accepted(
     rng: random.Random, n: int, spread: float, phi: float, big: bool = False
 ) -> tuple[list[int], list[int]]:
@@ -181,6 +261,8 @@ class Tally:
     found: int = 0  # shifted pairs called higher (power cells)
     shifted: int = 0
     reasons: dict[str, int] = field(default_factory=dict)
+    seen_covered: int = 0  # regime cells: intervals that contain the mean of the process seen
+    one_level: int = 0  # regime cells: logs (side A) that never left the level they began in
 
     def add_pair(self, c: dict) -> None:
         """An A/A pair's verdict (``c``: a comparison as summary --json prints it)."""
@@ -239,6 +321,42 @@ def pooled_cell(n: int, spread: float, phi: float, reps: int, seed: int, big: bo
         assert c["estimator"] == "pooled"
         t.add_pair(c)
         t.add_interval(last_measured(a).all.pooled_len.estimate().ci95(), truth)
+    return t
+
+
+def regime_cell(
+    spec: RegimeSpec, n: int, reps: int, seed: int, pooled: bool = False, shift: float | None = None
+) -> Tally:
+    """A cell of the regime family (issue 30): A/A pairs of ``spec`` (SGLang values, or vLLM
+    counts with ``pooled``); coverage of the long-run mean (``covered``) and of the mean of the
+    process seen (``seen_covered``) by A's interval; ``one_level``: A never left its first level;
+    with ``shift`` (means), pairs A / A+shift (found = called higher)."""
+    rng = random.Random(seed)
+    t = Tally()
+    for _ in range(reps):
+        state = rng.getstate()
+        first = spec.path(rng, n)
+        rng.setstate(state)  # the same draws again: A's path, to tell whether it switched
+        t.one_level += len(set(first)) == 1
+        if pooled:
+            da, aa, seen = regime_counts(rng, spec, n)
+            db, ab, _ = regime_counts(rng, spec, n)
+            a, b = summarize(vllm_log(da, aa), "a"), summarize(vllm_log(db, ab), "b")
+            truth, ci = 1.0 + spec.mean, last_measured(a).all.pooled_len.estimate().ci95()
+        else:
+            va, seen = regime_values(rng, spec, n)
+            vb, _ = regime_values(rng, spec, n)
+            a, b = summarize(sglang_log(va), "a"), summarize(sglang_log(vb), "b")
+            truth, ci = spec.mean, _lines_ci(a)
+        c = accept_len_verdict(a, b)
+        assert c["estimator"] == ("pooled" if pooled else "mean_of_lines")
+        t.add_pair(c)
+        t.add_interval(ci, truth)
+        t.seen_covered += ci is not None and ci[0] <= seen <= ci[1]
+        if shift is not None and not pooled:
+            s = summarize(sglang_log(regime_values(rng, spec, n, shift)[0]), "s")
+            t.shifted += 1
+            t.found += accept_len_verdict(a, s)["verdict"] == "higher"
     return t
 
 

@@ -13,6 +13,11 @@ means at the level used). The *effective sample size* is ``s²_x / var(mean)``: 
 independent values would give the same precision (at most n); a verdict needs it ≥ ``MIN_INDEP``
 on both sides, and a stable level (lrv.level_shift; see :mod:`tui.core.stats.compare`).
 
+Both estimators pass the regime gate (:func:`_regime_gate`, :func:`tui.core.stats.lrv.regimes`):
+a level that flips between a few values gets the variance of blocks that hold about one switch
+each, with their degrees of freedom, or ``insufficient`` with both levels held when too few
+switches were seen to say how they average out.
+
 For a ratio of sums R = ΣA/ΣD (pooled acceptance, :func:`ratio_estimate`) the batch values are
 ``u_j = (A_j − R·D_j) / (1 − h_j)``, ``h_j = D_j/ΣD``: the delta-method linearisation with the
 jackknife's leverage correction (leaving batch j out moves R by exactly −u_j/ΣD; HC3 in
@@ -40,7 +45,15 @@ from operator import add, mul, sub
 
 from tui.core import native
 from tui.core.model.columns import doubles
-from tui.core.stats.lrv import MIN_UNITS_FOR_CI, ar1_noise, ar1_variance, level_shift, long_run_variance
+from tui.core.stats.lrv import (
+    MIN_UNITS_FOR_CI,
+    ar1_noise,
+    ar1_variance,
+    level_shift,
+    long_run_variance,
+    regimes,
+    slow_lags,
+)
 from tui.core.stats.tdist import t975
 
 # the optional native helpers (setup.py; off with SPECWATCH_NATIVE=0): the same arithmetic, in C
@@ -51,6 +64,8 @@ MIN_INDEP = 5  # effective sample size needed (each side) for a verdict (the t q
 PRINT_SCALES = (100.0, 1000.0, 10000.0)  # print steps tried, coarsest first: 0.01 … 0.0001
 STEP_SAMPLE = 256  # values of a long run that print_step looks at (2,048 cost summary ~6% more)
 MAX_DISTINCT = 1000  # more distinct values than this: no print step is looked for (see print_step)
+BLOCKS_SHARE = 0.5  # regime blocks whose variance is above this share of the long-run one decide df
+SLOW_GATE = 1.0  # lrv.slow_lags beyond this: the series is searched for regimes
 _FIT = 1e-6  # a value fits a step when value/step is this close to a whole number
 
 
@@ -181,6 +196,38 @@ def print_step(xs: Sequence[float]) -> float:
     return 0.0
 
 
+def _regime_gate(
+    units: Sequence[float],
+    short: float,
+    var: float,
+    indep: float,
+    detect: tuple[Sequence[float], float] | None = None,
+) -> tuple[float, float, tuple[float, float] | None, str]:
+    """The regime gate of both estimators (lrv.regimes): when the series moved between levels,
+    the variance from blocks of the regime-aware length where it is larger (and its blocks as the
+    independent count), or, with too few switches to estimate it, the two levels (the interval is
+    widened to hold them) and the reason. Returns (var, indep, levels, why)."""
+    seen, seen_short = detect if detect is not None else (units, short)
+    if not (var > short or slow_lags(seen) > SLOW_GATE):  # short-memory noise: no regimes
+        return var, indep, None, ""
+    reg = regimes(units, seen_short, seen)
+    if reg is None:
+        return var, indep, None, ""
+    if reg.var is None:
+        why = (
+            f"level not stable (switches between ~{reg.lo:.2f} and ~{reg.hi:.2f}, {reg.segments} "
+            "stretches: too few switches to average out); compare stretches of one level, or wait "
+            "for more switches"
+        )
+        return var, indep, (reg.lo, reg.hi), why
+    # the level's share of the variance rests on the blocks even where their estimate is a little
+    # smaller (three blocks' variance is often small by chance): the degrees of freedom are
+    # theirs; blocks far below it (a slow cycle: each block holds whole periods) leave it alone
+    if reg.var > BLOCKS_SHARE * var:
+        return max(var, reg.var), min(indep, float(reg.blocks)), None, ""
+    return var, indep, None, ""
+
+
 def _unstable(
     units: Sequence[float], short: float, var: float, size: int, ess: float
 ) -> tuple[tuple[float, float] | None, str]:
@@ -214,8 +261,11 @@ def mean_estimate(
     if r is None:
         return Estimate(mean, None, None, n, None, None, None, "none (fewer than 3 values)", lo, hi)
     var, indep, phi, k = r.var, r.indep, r.phi, r.size
+    var, indep, held, held_why = _regime_gate(units, r.short, var, indep)
     ess = float(n) if var == 0.0 or not var_x else min(float(n), var_x / var)
     levels, why = _unstable(units, r.short, var, size, ess)
+    if held is not None:
+        levels, why = held, held_why
     method = (
         f"long-run variance of batch means: {b.count // k} batches of {size * k}, AR(1) coefficient {phi:.2f}"
     )
@@ -287,7 +337,14 @@ def ratio_estimate(
     r = long_run_variance(u, _ratio_level1(u, d_s))
     assert r is not None
     d_bar = total / m
-    var = r.var / (d_bar * d_bar)
+    units = [value + x / d_bar for x in u]  # each batch's value of the ratio, linearised
+    short = r.short / (d_bar * d_bar)
+    # regimes are looked for in each batch's acceptance per draft (value + e_j), which the
+    # spread of the drafts does not dilute (as at level 1)
+    e = [value + x / d if d > 0.0 else value for x, d in zip(u, d_s)]
+    fit = ar1_variance(e)
+    detect = (e, fit[0]) if fit is not None and fit[0] > 0.0 else None
+    var, r_indep, held, held_why = _regime_gate(units, short, r.var / (d_bar * d_bar), r.indep, detect)
     # how many batches the drafts are spread over: (ΣD)²/ΣD² (m when all are equal, ~1 when one
     # batch holds nearly all of them); the interval cannot have more degrees of freedom than that
     spread = total * total / math.fsum(map(mul, d_s, d_s))
@@ -295,10 +352,12 @@ def ratio_estimate(
     # about (Σu²)²/Σu⁴ terms' worth of degrees of freedom (Satterthwaite)
     u2 = [x * x for x in u]
     terms = math.fsum(u2) ** 2 / max(1e-300, math.fsum(map(mul, u2, u2)))
-    indep = min(r.indep, spread, terms)
+    indep = min(r_indep, spread, terms)
     zz = math.fsum(map(mul, u, u)) / max(1, m - 1) * b.size / (d_bar * d_bar)
     ess = float(n) if var == 0.0 else min(float(n), zz / var, spread * b.size)
-    levels, why = _unstable([value + x / d_bar for x in u], r.short / (d_bar * d_bar), var, b.size, ess)
+    levels, why = _unstable(units, short, var, b.size, ess)
+    if held is not None:
+        levels, why = held, held_why
     if spread * b.size < MIN_INDEP:
         why = (
             f"drafts concentrated: the largest interval holds {max(d_s) / total:.0%} of all drafts "

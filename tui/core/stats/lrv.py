@@ -45,6 +45,12 @@ Krämer with a long-run variance). Beyond its 0.1% point (1.95) for the finest l
 chosen above, the interval does not account for it: the verdict is ``insufficient: level not
 stable (switches between ~a and ~b …)`` and the interval is widened to hold both levels. (The
 same reason replaces "strongly correlated" when the answer is insufficient anyway.)
+
+**Regimes** (:func:`regimes`, issue 30): a level that flips between two or three values every
+tens to hundreds of records, under noise that may itself be an AR(1), is read at level 1 as a
+strong φ and hidden from the CUSUM above. Change points are found against the noise around the
+levels (:func:`_change_points`: seeded binary segmentation), and blocks that hold about one switch
+each give the variance of the mean (a regime-aware block length); see estimate._regime_gate.
 """
 
 from __future__ import annotations
@@ -253,3 +259,172 @@ def level_shift(units: Sequence[float], short: float, var_mean: float) -> Shift 
     parts = [units[:at], units[at:]] + [units[i * m // 4 : (i + 1) * m // 4] for i in range(4)]
     means = [math.fsum(p) / len(p) for p in parts]
     return Shift(min(means), max(means), at, peak / (m * math.sqrt(var_mean)) > CUSUM_LONG)
+
+
+CHANGE_ALPHA = 0.05  # chance of a false change point, over all seeded intervals
+NOISE_CHUNK = 16  # stretches whose means the first noise estimate is taken around
+SLOW_LAGS = 10  # lags of the regime gate (slow_lags)
+SEGMENTS_Z = 3.09  # ... and differ beyond the 0.1% point of χ²(S − 1) for the whole series' noise
+MIN_SEGMENT = 8  # batch means: the shortest stretch a change point splits off
+REGIME_ROUNDS = 4  # re-segmentations with the noise around the stretches found
+REGIME_BLOCKS = 3  # blocks of the regime-aware length needed to estimate a variance from them
+
+
+@dataclass(slots=True)
+class Regimes:
+    """The stretches of one level a series moved between (:func:`regimes`) and the variance of
+    its mean from blocks as long as two of them (a regime-aware block length)."""
+
+    segments: int  # stretches of one level found (≥ 2)
+    lo: float  # the lowest and highest of their means
+    hi: float
+    var: float | None  # variance of the overall mean from the blocks; None: fewer than REGIME_BLOCKS
+    blocks: int  # blocks of the regime-aware length
+
+
+def _change_points(units: Sequence[float], sd: float) -> list[int]:
+    """Where the level of ``units`` changes: seeded binary segmentation (Kovács et al. 2023)
+    with the narrowest-over-threshold choice (Baranowski et al. 2019). On seeded intervals of
+    every scale (lengths m, m/2, m/4, … down to 2·MIN_SEGMENT, each overlapping its neighbours
+    by half), the CUSUM statistic ``max_k |C_k| / (sd·√w)`` of the interval's best single change
+    is a Kolmogorov statistic under a stable level; the narrowest interval beyond the threshold
+    gives a change point, every interval holding it is dropped, and so on. The threshold keeps
+    the chance of any false change below :data:`CHANGE_ALPHA` over all intervals (Bonferroni on
+    the Kolmogorov tail ``2·e^(−2x²)``). A global CUSUM misses levels that come back (H, L, H…
+    leave little excursion); short seeded intervals see each switch on its own. ``sd``: the
+    short-memory standard deviation of one unit around the levels."""
+    m = len(units)
+    prefix = [0.0]
+    for y in units:
+        prefix.append(prefix[-1] + y)
+    seeds: list[tuple[int, int]] = []
+    w = m
+    while w >= 2 * MIN_SEGMENT:
+        step = max(1, w // 2)
+        seeds.extend((a, min(m, a + w)) for a in range(0, m - w + 1, step))
+        w //= 2
+    crit = math.sqrt(math.log(2.0 * len(seeds) / CHANGE_ALPHA) / 2.0)
+    found: list[tuple[int, int, int]] = []  # (length, start, change point) beyond the threshold
+    for a, b in seeds:
+        n = b - a
+        total = prefix[b] - prefix[a]
+        peak, at = 0.0, 0
+        for k in range(a + MIN_SEGMENT, b - MIN_SEGMENT + 1):
+            c = abs(prefix[k] - prefix[a] - total * (k - a) / n)
+            if c > peak:
+                peak, at = c, k
+        if at and peak / (sd * math.sqrt(n)) > crit:
+            found.append((n, a, at))
+    found.sort()
+    cuts: list[int] = []
+    for n, a, at in found:
+        # narrowest first; an interval that holds a change point already found is dropped
+        if not any(a < c < a + n for c in cuts):
+            cuts.append(at)
+    return sorted(cuts)
+
+
+def slow_lags(units: Sequence[float], lags: int = SLOW_LAGS) -> float:
+    """How far lags 2…``lags`` hold more correlation than the AR(1) of lag 1 implies, in the
+    standard errors of :func:`first_level`'s gate (``−inf`` without positive lag-1 correlation):
+    a slow component under faster noise (levels that switch every tens to hundreds of records
+    under AR(1) noise) decays as ``r₁·ψ^(k−1)`` with ψ far above r₁, which lags 2…5 alone (the
+    gate of level 1) miss at n 300 (its lags still fall at nearly the noise's rate)."""
+    m = len(units)
+    if m < 4 * lags:
+        return -math.inf
+    r = _lags(units, lags)
+    if r is None or r[0] <= 0.0:
+        return -math.inf
+    phi = min(r[0], PHI_MAX)
+    expect = math.fsum(phi**k for k in range(2, lags + 1))
+    sd = (lags - 1) * math.sqrt((1.0 + phi * phi) / ((1.0 - phi * phi) * m))
+    return (math.fsum(r[1:]) - expect) / sd
+
+
+def _diff_noise(units: Sequence[float]) -> float:
+    """The AR(1) variance of the mean from first differences, which a switch of level touches
+    only once: for AR(1) noise of coefficient φ and variance σ², the differences have variance
+    ``2σ²(1 − φ)`` and lag-1 autocorrelation ``−(1 − φ)/2``. Residuals around stretch means
+    (:func:`_noise_var`) fall short of the noise's long-run variance by about the share of its
+    correlation time in a stretch; this bounds them from below (0 with fewer than 8 values)."""
+    m = len(units)
+    if m < 8:
+        return 0.0
+    d = [b - a for a, b in zip(units[:-1], units[1:])]
+    dc, ss = _centred(d)
+    if ss <= 0.0:
+        return 0.0
+    r = math.fsum(map(mul, dc[:-1], dc[1:])) / ss
+    phi = _clamp(1.0 + 2.0 * r, 0.0, PHI_MAX)
+    sigma2 = ss / (len(d) - 1) / (2.0 * (1.0 - phi))
+    return sigma2 * (1.0 + phi) / (1.0 - phi) / m
+
+
+def _noise_var(units: Sequence[float], bounds: Sequence[int]) -> float:
+    """The plain AR(1) variance of the mean of ``units`` around the means of the stretches
+    ``bounds`` (each unit minus the mean of its stretch)."""
+    res: list[float] = []
+    for a, b in zip(bounds[:-1], bounds[1:]):
+        mu = math.fsum(units[a:b]) / (b - a)
+        res.extend(y - mu for y in units[a:b])
+    fit = ar1_variance(res)
+    return math.inf if fit is None else fit[0]
+
+
+def regimes(units: Sequence[float], short: float, detect: Sequence[float] | None = None) -> Regimes | None:
+    """Stretches of one level in ``units`` (change points by :func:`_change_points`), None when
+    the series does not move between levels beyond what its noise explains. ``detect``: the
+    series the stretches are found in when it is not ``units`` itself (pooled ratios: each
+    batch's acceptance per draft, which the spread of the drafts does not dilute; ``short`` is
+    then its short-memory variance), the blocks' variance is still that of ``units``.
+
+    The noise the change points are judged against is not the short-memory variance ``short`` of
+    the whole series (an AR(1) fitted to a level that flips reads the flips as a strong φ and
+    hides them): it is the AR(1) variance of the residuals around means of stretches of
+    :data:`NOISE_CHUNK`, then around the stretches found (:data:`REGIME_ROUNDS` rounds), never
+    below the AR(1) variance from first differences (:func:`_diff_noise`) nor above ``short``.
+    The stretches found must then differ by more than ``short`` itself explains: ``Σ L_i·(ȳ_i −
+    ȳ)² / (short·m)`` beyond the 99% point of χ²(S − 1), so that an AR(1) log gets no regimes.
+
+    With S stretches in m batch means a level lasts about m/S of them; blocks of ``2·m/S`` hold
+    about one switch each, so their means carry what the fraction of time at each level does to
+    the mean — which batches shorter than a dwell cannot see, and which depends on how the dwell
+    times vary (geometric dwells vary as much as they last; a cycle's hardly at all). Their
+    variance of the mean is ``s²_blocks / blocks`` (blocks − 1 degrees of freedom); None with
+    fewer than :data:`REGIME_BLOCKS` blocks: too few switches to say how they average out."""
+    m = len(units)
+    if m < 2 * MIN_SEGMENT or not short > 0.0:
+        return None
+    seen = units if detect is None else detect
+    bounds = list(range(0, m - NOISE_CHUNK + 1, NOISE_CHUNK)) + [m]
+    cuts: list[int] = []
+    noise = short
+    floor = _diff_noise(seen)
+    for _ in range(REGIME_ROUNDS):
+        noise = min(noise, max(floor, _noise_var(seen, bounds)))
+        sd = math.sqrt(noise * m)
+        found = _change_points(seen, sd)
+        if found == cuts:
+            break
+        cuts, bounds = found, [0, *found, m]
+    if not cuts:
+        return None
+    bounds = [0, *cuts, m]
+    lens = [b - a for a, b in zip(bounds[:-1], bounds[1:])]
+    means = [math.fsum(seen[a:b]) / (b - a) for a, b in zip(bounds[:-1], bounds[1:])]
+    mu = math.fsum(seen) / m
+    spread = math.fsum(n * (y - mu) ** 2 for n, y in zip(lens, means)) / m  # the levels' variance
+    # an AR(1) log whose noise the residuals underrate gets a few spurious stretches, whose
+    # means are within the noise of the whole series: χ²(S − 1) in units of ``short``
+    if spread / short <= (len(means) - 1) * chi2_ratio(len(means) - 1.0, SEGMENTS_Z):
+        return None
+    segs = len(means)
+    size = math.ceil(2 * m / segs)  # blocks that hold a switch each, on average
+    blocks = m // size
+    var = None
+    if blocks >= REGIME_BLOCKS:
+        off = (m - blocks * size) // 2  # the remainder split between both ends
+        ys = [math.fsum(units[off + i * size : off + (i + 1) * size]) / size for i in range(blocks)]
+        var = _centred(ys)[1] / (blocks - 1) / blocks
+    return Regimes(segs, min(means), max(means), var, blocks)
