@@ -65,6 +65,16 @@ RELEASES = [
     ),
     (
         "llama-cpp-python",
+        "0.3.28",
+        [
+            "*/vendor/llama.cpp/tools/server/server-context.cpp",
+            "*/vendor/llama.cpp/common/speculative.cpp",
+            "*/vendor/llama.cpp/common/common.cpp",
+            "*/vendor/llama.cpp/tools/server/server-common.h",
+        ],
+    ),
+    (
+        "llama-cpp-python",
         "0.3.36",
         [
             "*/vendor/llama.cpp/tools/server/server-context.cpp",
@@ -516,6 +526,93 @@ def llamacpp(root: Path, restart_line: bool) -> tuple[list[str], dict, list[str]
     )
 
 
+def _elapsed(clock: float) -> str:
+    """common/log.cpp's stamp: elapsed M.SS.mmm.uuu, then the level letter."""
+    us = int(clock * 1e6)
+    return f"{us // 60_000_000}.{us // 1_000_000 % 60:02d}.{us // 1000 % 1000:03d}.{us % 1000:03d} I "
+
+
+def llamacpp_form_b(root: Path, slots: int) -> tuple[list[str], dict, list[str]]:
+    """llama-cpp-python 0.3.28: form B (``draft acceptance = r (a accepted / g generated)``, no
+    length) then ``statistics`` (LOG_INF) with the server-wide counters of the one speculative
+    context every slot shares (``common_speculative_accept`` per slot verify step: ``a``). ``slots``
+    slots decode at once, one step each per round; a request's lines come when it ends. Two
+    server runs (the build line again: the counters from zero)."""
+    base = next(root.glob("*/vendor/llama.cpp"))
+    rel = base.relative_to(root)
+    g = find_c_format(root, str(rel / "tools/server/server-context.cpp"), "graphs reused = ")
+    t = find_c_format(root, str(rel / "tools/server/server-context.cpp"), "draft acceptance = ")
+    s = find_c_format(root, str(rel / "common/speculative.cpp"), "statistics %16s")
+    b = find_c_format(root, str(rel / "common/common.cpp"), ": build %d (%s) with")
+    slt, w1 = c_macro(root, str(rel / "tools/server/server-common.h"), "SLT_INF")
+    where = [x.where() for x in (g, t, s, b)] + [w1]
+    rng = random.Random(28 + slots)
+    lines: list[str] = []
+    segs = []
+    for _run in range(2):
+        clock = 0.0
+
+        def stamp() -> str:
+            nonlocal clock
+            clock += rng.uniform(0.01, 0.2)
+            return _elapsed(clock)
+
+        lines.append(stamp() + b.node % ("common_params_print_info", 6200, "0f1e2d3", "cc (GCC) 13.2", "x86_64", ""))
+        cum = [0, 0, 0, 0, 0, 0, 0]  # calls b, g, a; gen drafts, acc drafts, gen tokens, acc tokens
+        todo = [rng.randint(20, 80) for _ in range(3 * slots)]  # each request's verify steps
+        # slot -> [task, steps left, steps, accepted, generated, began after the last statistics line]
+        active: dict[int, list] = {}
+        done, own, task = [], [], 0
+        stepped = set()  # tasks that made a verify step since the previous statistics line
+        while todo or active:
+            for slot in range(slots):
+                if slot not in active and todo:
+                    active[slot] = [task, todo.pop(0), 0, 0, 0, True]
+                    task += 1
+                    cum[0] += 1
+            cum[1] += 1  # one draft call for every drafting slot of the round
+            for slot in sorted(active):
+                r = active[slot]
+                size = rng.randint(1, 4)
+                acc = min(size, int(rng.expovariate(0.7)))
+                r[1], r[2], r[3], r[4] = r[1] - 1, r[2] + 1, r[3] + acc, r[4] + size
+                cum[2] += 1
+                cum[3] += 1
+                cum[4] += acc > 0
+                cum[5] += size
+                cum[6] += acc
+                stepped.add(r[0])
+            for slot in sorted(active):
+                r = active[slot]
+                if r[1] > 0:
+                    continue
+                del active[slot]
+                pre = slt % ("print_timing", slot, r[0])
+                lines.append(stamp() + pre + g.node % rng.randint(10, 200))
+                ratio = struct.unpack("f", struct.pack("f", r[3] / r[4]))[0]  # (float) accepted / total
+                lines.append(stamp() + pre + t.node % (ratio, r[3], r[4]))
+                lines.append(stamp() + s.node % ("draft", *cum, ""))
+                done.append(r)
+                if r[5] and stepped == {r[0]}:  # the statistics difference is this request's alone
+                    own.append(1 + r[3] / r[2])
+                stepped = set()
+                for other in active.values():
+                    other[5] = False
+        segs.append(
+            {
+                "requests": len(done),
+                "requests_alone": len(own),
+                "requests_alone_accept_len_mean": _mean(own) if own else None,
+                "pooled_accept_len": 1 + sum(r[3] for r in done) / sum(r[2] for r in done),
+                "pooled_accept_rate": sum(r[3] for r in done) / sum(r[4] for r in done),
+                "accepted": sum(r[3] for r in done),
+                "drafted": sum(r[4] for r in done),
+                "verify_steps": cum[2],
+            }
+        )
+    return lines, {"segments": segs, "slots": slots, "restart_by": "startup lines"}, where
+
+
 def llamacpp_2025(root: Path) -> tuple[list[str], dict, list[str]]:
     """A 2025 build: "draft acceptance rate = ..." on a line of its own after the slot prefix (no
     length, no statistics lines); "build: ..." and "system info: n_threads = ..." at start."""
@@ -563,9 +660,11 @@ def llamacpp_2025(root: Path) -> tuple[list[str], dict, list[str]]:
 
 
 # -- fetching and writing -------------------------------------------------------------------------
-def fetch(dest: Path) -> None:
+def fetch(dest: Path, only: list[str] | None = None) -> None:
     for pkg, version, globs in RELEASES:
         target = dest / f"{pkg}-{version}"
+        if only and f"{pkg}-{version}" not in only:
+            continue
         if target.exists():
             continue
         with tempfile.TemporaryDirectory() as tmp:
@@ -585,11 +684,15 @@ def fetch(dest: Path) -> None:
                             z.extract(name, target)
 
 
-def render(src: Path, out: Path) -> None:
+def render(src: Path, out: Path, only: list[str] | None = None) -> None:
+    """Every release's fixtures (``only``: those of these ``package-version`` names, the others'
+    files and expected values left as they are)."""
     out.mkdir(parents=True, exist_ok=True)
-    expected = {}
+    expected = json.loads((out / "expected.json").read_text()) if only and (out / "expected.json").exists() else {}
     jobs: list[tuple[str, str, Any]] = []
     for pkg, version, _ in RELEASES:
+        if only and f"{pkg}-{version}" not in only:
+            continue
         root = src / f"{pkg}-{version}"
         if pkg == "vllm":
             fn = vllm_v0 if version.startswith(("0.4", "0.6")) else vllm_v1
@@ -602,6 +705,15 @@ def render(src: Path, out: Path) -> None:
                     lambda r=root, v=version: sglang(r, v, _sglang_rel(v)),
                 )
             )
+        elif version == "0.3.28":
+            for slots in (1, 2):
+                jobs.append(
+                    (
+                        f"llamacpp-{version}-{slots}-slot{'s' if slots > 1 else ''}.log",
+                        f"llama.cpp (llama-cpp-python {version}, {slots} slot{'s' if slots > 1 else ''})",
+                        lambda r=root, n=slots: llamacpp_form_b(r, n),
+                    )
+                )
         elif version == "0.3.16":
             jobs.append(
                 (
@@ -633,13 +745,14 @@ def main() -> None:
     ap.add_argument("--fetch", type=Path, help="download and unpack the releases' sources here")
     ap.add_argument("--src", type=Path, help="the unpacked sources (as --fetch leaves them)")
     ap.add_argument("--out", type=Path, default=OUT)
+    ap.add_argument("--only", action="append", help="render only this package-version (repeatable)")
     a = ap.parse_args()
     src = a.fetch or a.src
     if src is None:
         ap.error("--fetch DIR or --src DIR")
     if a.fetch:
-        fetch(a.fetch)
-    render(src, a.out)
+        fetch(a.fetch, a.only)
+    render(src, a.out, a.only)
 
 
 if __name__ == "__main__":

@@ -39,7 +39,7 @@ class LlamaCpp(PrintedRate):
         if at >= 0 and ("accepted" in text and "generated" in text):
             timing = parse_timing(line.source, line.line_no, line.offset, text, at, line.raw)
             if isinstance(timing, Record):  # the statistics lines after it: llamacpp.stats
-                state.saw_request(timing.accept_len is not None)
+                state.saw_request(timing.accept_len is not None, (timing.accepted or 0, timing.drafted or 0))
                 timing.graphs_reused, state.graphs = state.graphs, None
             return timing
         if grammar.STATS in text:
