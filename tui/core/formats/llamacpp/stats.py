@@ -55,7 +55,7 @@ class StatsState:
     """The last counters of each implementation, whether per-request lines were seen, and the
     ``graphs reused`` count printed before the next per-request draft line."""
 
-    __slots__ = ("graphs", "last", "per_request", "request_tokens", "wants_len")
+    __slots__ = ("broken", "graphs", "last", "per_request", "request_tokens", "steps", "synthetic", "wants_len")
 
     def __init__(self) -> None:
         # impl -> (a, acc tokens, gen tokens, gen drafts, acc drafts)
@@ -64,6 +64,10 @@ class StatsState:
         self.wants_len = False  # the last one printed no mean length
         self.request_tokens: tuple[int, int] | None = None  # its (accepted, generated)
         self.graphs: int | None = None
+        # slot -> the accepted count of each traced verify step since its last per-request line
+        self.steps: dict[str, list[int]] = {}
+        self.broken: set[str] = set()  # slots whose pending steps were cut by a scanned buffer
+        self.synthetic: str | None = None  # the run's synthetic acceptance, as the server said it
 
     def saw_request(self, has_len: bool, tokens: tuple[int, int] | None = None) -> None:
         self.per_request = True
@@ -75,6 +79,9 @@ class StatsState:
         self.per_request = self.wants_len = False
         self.request_tokens = None
         self.graphs = None
+        self.steps.clear()
+        self.broken.clear()
+        self.synthetic = None
 
 
 def parse_stats(
