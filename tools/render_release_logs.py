@@ -372,7 +372,9 @@ ARGS = {
 SGLANG_DAY = {"0.4.3": "2025-02-20", "0.5.2": "2025-09-20", "0.5.23": "2026-09-20"}
 
 
-def sglang(root: Path, version: str, rel: str) -> tuple[list[str], dict, list[str]]:
+def sglang(root: Path, version: str, rel: str, cap: bool = False) -> tuple[list[str], dict, list[str]]:
+    """``cap`` (0.5.23): DSpark's ``cap len: `` and ``block accept len: `` parts too (each printed
+    when above 0; the cap-accept mode for the block length)."""
     eng = "sglang/srt/entrypoints/engine.py"
     if version == "0.5.23":
         sa = find_fstring(root, eng, "server_args=")
@@ -391,19 +393,28 @@ def sglang(root: Path, version: str, rel: str) -> tuple[list[str], dict, list[st
     parts = [find_fstring(root, rel, "Decode batch")]
     if version != "0.4.3":  # the message is built in pieces
         parts.append(find_fstring(root, rel, "accept len: "))
+        if cap:
+            parts.append(find_fstring(root, rel, "cap len: "))
+            parts.append(find_fstring(root, rel, "block accept len: "))
         parts.append(find_fstring(root, rel, "gen throughput (token/s): ", after="accept len: "))
     else:
         parts = [find_fstring(root, rel, "accept len: ")]
     where = [sa.where()] + [p.where() for p in parts]
-    rng = random.Random(int(version.replace(".", "")))
+    rng = random.Random(int(version.replace(".", "")) + cap)
     day = SGLANG_DAY[version]
     lines = [f"[{day} 09:00:00] {render_fstring(sa, sa_vals)}"]
-    printed, weights = [], []
+    printed, weights, caps, blocks = [], [], [], []
     for i in range(8):
         run = rng.randint(1, 32)
         fwd = run * 40
-        acc = sum(1 + min(3, int(rng.expovariate(0.6))) for _ in range(fwd))  # bonus token included
+        accs = [min(3, int(rng.expovariate(0.6))) for _ in range(fwd)]  # accepted drafts per step
+        acc = sum(1 + a for a in accs)  # bonus token included
         al = acc / fwd
+        # DSpark: each step's verify window (bonus slot included) at least what it accepted; the
+        # uncapped block's accept length at least the capped one
+        crng = random.Random(i)  # (its own draws: the plain fixture's counts stay as they were)
+        cap_lens = [min(4, 1 + a + crng.randint(0, 2)) for a in accs]
+        block = [1 + a + (crng.random() < 0.3) for a in accs]
         vals = {
             "num_running_reqs": run,
             "num_used": 1000 + i,
@@ -425,11 +436,15 @@ def sglang(root: Path, version: str, rel: str) -> tuple[list[str], dict, list[st
             "'cpu graph' if self.device == 'cpu' else 'cuda graph'": "cuda graph",
             "self._graph_backend_label": "cuda graph",
             "iter_msg": "",
+            "spec_cap_length": sum(cap_lens) / fwd,
+            "spec_block_accept_length": sum(block) / fwd,
         }
         msg = "".join(render_fstring(p, vals) for p in parts)
         lines.append(f"[{day} 09:{i + 1:02d}:00 TP0] {msg}")
         printed.append(float(f"{al:.2f}"))
         weights.append(run)
+        caps.append(float(f"{sum(cap_lens) / fwd:.2f}"))
+        blocks.append(float(f"{sum(block) / fwd:.2f}"))
     exp = {
         "segments": [
             {
@@ -445,6 +460,9 @@ def sglang(root: Path, version: str, rel: str) -> tuple[list[str], dict, list[st
         ],
         "version": version,
     }
+    if cap:  # the means of the printed values
+        exp["segments"][0]["cap_len_mean"] = _mean(caps)
+        exp["segments"][0]["block_accept_len_mean"] = _mean(blocks)
     return lines, exp, where
 
 
@@ -613,6 +631,72 @@ def llamacpp_form_b(root: Path, slots: int) -> tuple[list[str], dict, list[str]]
     return lines, {"segments": segs, "slots": slots, "restart_by": "startup lines"}, where
 
 
+def llamacpp_synthetic(root: Path) -> tuple[list[str], dict, list[str]]:
+    """llama-cpp-python 0.3.36 with ``--spec-synth-len`` (benchmarking): the two synthetic
+    acceptance lines of ``common_speculative_init``, the LLAMA_TRACE step lines (``accepted N/M
+    draft tokens``, one per verify step of the slot) and the per-request ``mean len`` form; then a
+    second, real run (the build line again)."""
+    base = next(root.glob("*/vendor/llama.cpp"))
+    rel = base.relative_to(root)
+    sc = str(rel / "tools/server/server-context.cpp")
+    on = find_c_format(root, str(rel / "common/speculative.cpp"), "synthetic speculative acceptance is enabled")
+    syn = find_c_format(root, str(rel / "common/speculative.cpp"), "synthetic acceptance: n_max = ")
+    step = find_c_format(root, sc, '"accepted %2zu/%2zu draft tokens\\n"')
+    t = find_c_format(root, sc, "draft acceptance = ")
+    b = find_c_format(root, str(rel / "common/common.cpp"), ": build %d (%s) with")
+    spc_w, w1 = c_macro(root, str(rel / "common/speculative.cpp"), "SPC_WRN")
+    spc_i, w2 = c_macro(root, str(rel / "common/speculative.cpp"), "SPC_INF")
+    slt, w3 = c_macro(root, str(rel / "tools/server/server-common.h"), "SLT_INF")
+    cmn, w4 = c_macro(root, str(rel / "common/common.h"), "COM_TRC")
+    where = [x.where() for x in (on, syn, step, t, b)] + [w1, w2, w3, w4]
+    rng = random.Random(36)
+    lines: list[str] = []
+    segs = []
+    for run in range(2):
+        clock = 0.0
+
+        def stamp(level: str = "I") -> str:
+            nonlocal clock
+            clock += rng.uniform(0.01, 0.2)
+            return _elapsed(clock)[:-2] + level + " "
+
+        func = "common_params_print_info"
+        lines.append(stamp() + cmn % func + b.node % (func, 6300, "9a8b7c6", "cc (GCC) 13.2", "x86_64", ""))
+        rates = [0.8, 0.5, 0.2]
+        if run == 0:
+            fmt, arg = _C_LIT.findall(on.path.read_text().splitlines()[on.line - 1])[:2]  # ("%s", "...")
+            lines.append(stamp("W") + spc_w % "common_speculative_init" + fmt % arg.replace("\\n", ""))
+            said = ", ".join(f"{r:.6g}" for r in rates)
+            lines.append(stamp() + spc_i % "common_speculative_init" + syn.node % (3, 1 + sum(rates), said))
+        printed, hist, accs, gens = [], [0, 0, 0, 0], [], []
+        for r in range(4):
+            steps = rng.randint(10, 30)
+            a_tot = g_tot = 0
+            for _ in range(steps):
+                a = 0
+                while a < 3 and rng.random() < (0.7 if run == 0 else 0.4):
+                    a += 1
+                hist[a] += 1
+                a_tot, g_tot = a_tot + a, g_tot + 3
+                lines.append(stamp() + slt % ("post_decode", 0, r) + step.node % (a, 3))
+            pre = slt % ("print_timing", 0, r)
+            mean = 1 + a_tot / steps
+            lines.append(stamp() + pre + t.node % (a_tot / g_tot, a_tot, g_tot, mean))
+            printed.append(float(f"{mean:5.2f}"))
+            accs.append(a_tot)
+            gens.append(g_tot)
+        segs.append(
+            {
+                "synthetic": run == 0,
+                "requests": len(printed),
+                "accept_len_mean": _mean(printed),
+                "pooled_accept_rate": sum(accs) / sum(gens),
+                "step_histogram": hist,
+            }
+        )
+    return lines, {"segments": segs, "restart_by": "startup lines"}, where
+
+
 def llamacpp_2025(root: Path) -> tuple[list[str], dict, list[str]]:
     """A 2025 build: "draft acceptance rate = ..." on a line of its own after the slot prefix (no
     length, no statistics lines); "build: ..." and "system info: n_threads = ..." at start."""
@@ -705,6 +789,14 @@ def render(src: Path, out: Path, only: list[str] | None = None) -> None:
                     lambda r=root, v=version: sglang(r, v, _sglang_rel(v)),
                 )
             )
+            if version == "0.5.23":
+                jobs.append(
+                    (
+                        f"sglang-{version}-dspark.log",
+                        f"sglang {version} (DSpark: cap len, block accept len)",
+                        lambda r=root, v=version: sglang(r, v, _sglang_rel(v), cap=True),
+                    )
+                )
         elif version == "0.3.28":
             for slots in (1, 2):
                 jobs.append(
@@ -723,6 +815,13 @@ def render(src: Path, out: Path, only: list[str] | None = None) -> None:
                 )
             )
         else:
+            jobs.append(
+                (
+                    f"llamacpp-{version}-synthetic.log",
+                    f"llama.cpp (llama-cpp-python {version}, synthetic acceptance)",
+                    lambda r=root: llamacpp_synthetic(r),
+                )
+            )
             for restart in (True, False):
                 name = f"llamacpp-{version}-{'startup' if restart else 'counter-reset'}.log"
                 jobs.append(
