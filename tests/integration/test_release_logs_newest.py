@@ -142,3 +142,20 @@ def test_no_alert_fires_on_synthetic_acceptance(tmp_path):
     assert "record" in kinds and "alert" not in kinds
     real = run_cli("stream", "--no-follow", "--jsonl", "--alert", rule, str(REL / "llamacpp-0.3.36-startup.log"), env=env)
     assert "alert" in [json.loads(line)["kind"] for line in real.stdout.splitlines()]  # the rule can fire
+
+
+async def test_the_exporter_serves_cap_series_and_marks_synthetic():
+    from _export_util import Running, find, one
+
+    dspark, syn = REL / "sglang-0.5.23-dspark.log", REL / "llamacpp-0.3.36-synthetic.log"
+    (e,) = EXPECTED[dspark.name]["segments"]
+    async with Running([str(dspark), str(syn)]) as run:
+        await run.wait_records([e["records"], 8])
+        got = await run.scrape()
+    lab = {"source": dspark.name, "rank": "all", "segment": "0"}
+    for q in ("cap_len", "block_accept_len"):
+        assert one(got, f"specwatch_{q}_mean", **lab) == pytest.approx(e[f"{q}_mean"], abs=1e-9)
+        assert one(got, f"specwatch_{q}_values", **lab) == e["records"]
+    assert one(got, "specwatch_segment_synthetic", source=syn.name, rank="all", segment="0") == 1
+    marked = find(got, "specwatch_segment_synthetic")
+    assert [(lab["source"], lab["segment"]) for lab, _ in marked] == [(syn.name, "0")]  # the real run: none
