@@ -575,7 +575,9 @@ def llamacpp_form_b(root: Path, slots: int) -> tuple[list[str], dict, list[str]]
             clock += rng.uniform(0.01, 0.2)
             return _elapsed(clock)
 
-        lines.append(stamp() + b.node % ("common_params_print_info", 6200, "0f1e2d3", "cc (GCC) 13.2", "x86_64", ""))
+        lines.append(
+            stamp() + b.node % ("common_params_print_info", 6200, "0f1e2d3", "cc (GCC) 13.2", "x86_64", "")
+        )
         cum = [0, 0, 0, 0, 0, 0, 0]  # calls b, g, a; gen drafts, acc drafts, gen tokens, acc tokens
         todo = [rng.randint(20, 80) for _ in range(3 * slots)]  # each request's verify steps
         # slot -> [task, steps left, steps, accepted, generated, began after the last statistics line]
@@ -639,7 +641,9 @@ def llamacpp_synthetic(root: Path) -> tuple[list[str], dict, list[str]]:
     base = next(root.glob("*/vendor/llama.cpp"))
     rel = base.relative_to(root)
     sc = str(rel / "tools/server/server-context.cpp")
-    on = find_c_format(root, str(rel / "common/speculative.cpp"), "synthetic speculative acceptance is enabled")
+    on = find_c_format(
+        root, str(rel / "common/speculative.cpp"), "synthetic speculative acceptance is enabled"
+    )
     syn = find_c_format(root, str(rel / "common/speculative.cpp"), "synthetic acceptance: n_max = ")
     step = find_c_format(root, sc, '"accepted %2zu/%2zu draft tokens\\n"')
     t = find_c_format(root, sc, "draft acceptance = ")
@@ -772,7 +776,9 @@ def render(src: Path, out: Path, only: list[str] | None = None) -> None:
     """Every release's fixtures (``only``: those of these ``package-version`` names, the others'
     files and expected values left as they are)."""
     out.mkdir(parents=True, exist_ok=True)
-    expected = json.loads((out / "expected.json").read_text()) if only and (out / "expected.json").exists() else {}
+    expected = (
+        json.loads((out / "expected.json").read_text()) if only and (out / "expected.json").exists() else {}
+    )
     jobs: list[tuple[str, str, Any]] = []
     for pkg, version, _ in RELEASES:
         if only and f"{pkg}-{version}" not in only:

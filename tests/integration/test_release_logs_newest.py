@@ -140,7 +140,9 @@ def test_no_alert_fires_on_synthetic_acceptance(tmp_path):
     assert out.returncode == 0, out.stderr
     kinds = [json.loads(line)["kind"] for line in out.stdout.splitlines()]
     assert "record" in kinds and "alert" not in kinds
-    real = run_cli("stream", "--no-follow", "--jsonl", "--alert", rule, str(REL / "llamacpp-0.3.36-startup.log"), env=env)
+    real = run_cli(
+        "stream", "--no-follow", "--jsonl", "--alert", rule, str(REL / "llamacpp-0.3.36-startup.log"), env=env
+    )
     assert "alert" in [json.loads(line)["kind"] for line in real.stdout.splitlines()]  # the rule can fire
 
 

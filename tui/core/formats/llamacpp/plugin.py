@@ -78,7 +78,9 @@ class LlamaCpp(PrintedRate):
         m = _SYNTH.search(line.text)
         said = state.synthetic or SYNTHETIC_WORDS
         if m is not None:
-            said = f"{SYNTHETIC_WORDS}: n_max = {m.group(1)}, mean length = {m.group(2)}, rates = [{m.group(3)}]"
+            said = (
+                f"{SYNTHETIC_WORDS}: n_max = {m.group(1)}, mean length = {m.group(2)}, rates = [{m.group(3)}]"
+            )
         state.synthetic = said
         return Marker(
             line.source,

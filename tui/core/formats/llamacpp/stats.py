@@ -55,7 +55,16 @@ class StatsState:
     """The last counters of each implementation, whether per-request lines were seen, and the
     ``graphs reused`` count printed before the next per-request draft line."""
 
-    __slots__ = ("broken", "graphs", "last", "per_request", "request_tokens", "steps", "synthetic", "wants_len")
+    __slots__ = (
+        "broken",
+        "graphs",
+        "last",
+        "per_request",
+        "request_tokens",
+        "steps",
+        "synthetic",
+        "wants_len",
+    )
 
     def __init__(self) -> None:
         # impl -> (a, acc tokens, gen tokens, gen drafts, acc drafts)

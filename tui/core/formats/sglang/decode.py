@@ -72,7 +72,9 @@ def parse_decode(source: str, line_no: int, offset: int, text: str, at: int, raw
         if it is not None:
             rec.extra["iter"] = it
         if cap is not None or block is not None:
-            rec.more = {n: float(v) for n, v in (("cap_len", cap), ("block_accept_len", block)) if v is not None}
+            rec.more = {
+                n: float(v) for n, v in (("cap_len", cap), ("block_accept_len", block)) if v is not None
+            }
         if label != "cuda":
             rec.extra["graph_label"] = f"{label} graph"
         return rec
