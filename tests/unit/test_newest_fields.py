@@ -143,3 +143,24 @@ def test_llamacpp_synthetic_lines_mark_the_run_until_a_restart():
     assert "mean length = 2.500000" in marks[1].config["synthetic"]
     first, second = [r for r in items if isinstance(r, Record)]
     assert first.extra["synthetic"] == "true" and "synthetic" not in second.extra
+
+
+def test_the_app_warns_of_a_synthetic_segment_once_and_never_compares_it():
+    from pathlib import Path
+
+    from tui.core.stats.segments import SourceStats
+    from tui.panes.notices import segment_notices
+    from tui.panes.pane_numbers import segment_verdict
+
+    rel = Path(__file__).parent.parent / "fixtures" / "formats" / "releases" / "llamacpp-0.3.36-synthetic.log"
+    lines = rel.read_text().splitlines()
+    second = next(i for i, line in enumerate(lines) if i > 1 and "print_info: build " in line)
+    st = SourceStats("t")
+    st.feed(_llama(lines[:second]))
+    said: set[tuple[int, int]] = set()
+    (n,) = segment_notices(st, "syn", said, set())
+    assert n.severity == "warning" and "SYNTHETIC" in n.title and "mean length = 2.500000" in n.message
+    assert segment_notices(st, "syn", said, set()) == []  # said once
+    st.feed(_llama(lines[second:]))  # the real run after the restart
+    assert segment_verdict(st) is None  # one measured segment: the synthetic one is not
+    assert segment_notices(st, "syn", said, set()) == []

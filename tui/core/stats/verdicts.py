@@ -17,6 +17,11 @@ def _measured(seg: Segment) -> bool:
     return bool(seg.all.accept_len.n or seg.all.pooled_len.n) and not seg.config.synthetic
 
 
+def measured_segments(stats: SourceStats) -> list[Segment]:
+    """The segments whose acceptance was measured, in order (what a segment verdict compares)."""
+    return [s for s in stats.segments if _measured(s)]
+
+
 def last_measured(stats: SourceStats) -> Segment:
     """The newest segment with measured acceptance values (else the newest real segment, else
     the newest)."""
@@ -55,7 +60,7 @@ def comparison(a: SourceStats, b: SourceStats) -> dict:
 
 def segment_comparison(stats: SourceStats) -> dict | None:
     """The newest measured segment against the one before it (before/after a restart)."""
-    measured = [s for s in stats.segments if _measured(s)]
+    measured = measured_segments(stats)
     if len(measured) < 2:
         return None
     before, after = measured[-2], measured[-1]
