@@ -164,3 +164,27 @@ def test_the_app_warns_of_a_synthetic_segment_once_and_never_compares_it():
     st.feed(_llama(lines[second:]))  # the real run after the restart
     assert segment_verdict(st) is None  # one measured segment: the synthetic one is not
     assert segment_notices(st, "syn", said, set()) == []
+
+
+def test_sglang_cap_lines_are_read_fast_and_the_same(scanner):
+    """The scanners read 0.5.23's cap parts by the decode shape's columns: the same columns as
+    the line parser's records (the fast path's contract), on the C kernel and the Python one."""
+    from pathlib import Path
+
+    from tui.core.formats import fastscan
+    from tui.core.model.columns import RecordColumns
+
+    rel = Path(__file__).parent.parent / "fixtures" / "formats" / "releases" / "sglang-0.5.23-dspark.log"
+    decode = [line for line in rel.read_text().splitlines() if "Decode batch" in line]
+    scan = fastscan.scan_chunk(("\n".join(decode) + "\n").encode(), year=2026)
+    assert scan is not None  # read fast, not handed to the line parser
+    (run,) = scan.runs
+    parsed = [r for r in _lines(decode) if isinstance(r, Record)]
+    assert run.col("cap_len").tolist() == [r.more["cap_len"] for r in parsed]
+    assert run.col("block_accept_len").tolist() == [r.more["block_accept_len"] for r in parsed]
+    assert RecordColumns.from_records(parsed).col("cap_len") == run.col("cap_len")
+
+
+def _lines(lines: list[str]) -> list:
+    p = LineParser("t", year=2026)
+    return [p.feed(line, i, 0) for i, line in enumerate(lines, 1)]
