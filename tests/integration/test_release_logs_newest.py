@@ -138,8 +138,13 @@ def test_no_alert_fires_on_synthetic_acceptance(tmp_path):
     env = {"XDG_CONFIG_HOME": str(tmp_path)}
     out = run_cli("stream", "--no-follow", "--jsonl", "--alert", rule, str(syn), env=env)
     assert out.returncode == 0, out.stderr
-    kinds = [json.loads(line)["kind"] for line in out.stdout.splitlines()]
-    assert "record" in kinds and "alert" not in kinds
+    got = [json.loads(line) for line in out.stdout.splitlines()]
+    records = [d for d in got if d["kind"] == "record"]
+    assert records and "alert" not in [d["kind"] for d in got]
+    assert all(d["extra"]["synthetic"] == "true" for d in records)  # each record says so
+    text = run_cli("stream", "--no-follow", str(syn), env=env).stdout
+    lines = [line for line in text.splitlines() if "accept_len=" in line]
+    assert lines and all(line.endswith(" SYNTHETIC") for line in lines)
     real = run_cli(
         "stream", "--no-follow", "--jsonl", "--alert", rule, str(REL / "llamacpp-0.3.36-startup.log"), env=env
     )
