@@ -188,3 +188,16 @@ def test_sglang_cap_lines_are_read_fast_and_the_same(scanner):
 def _lines(lines: list[str]) -> list:
     p = LineParser("t", year=2026)
     return [p.feed(line, i, 0) for i, line in enumerate(lines, 1)]
+
+
+def test_the_app_alerts_skip_a_synthetic_segments_points():
+    from tui.core.alerts.engine import AlertEngine, parse_rule
+    from tui.panes.history import Point
+    from tui.screens.alerting import AppAlerts
+
+    def pt(seq: int, seg: int) -> Point:
+        return Point(seq, seq, float(seq), seg, None, 1.2, None, None, None)
+
+    al = AppAlerts(AlertEngine([parse_rule("accept_len<2.0")], rearm=5.0), ["a"])
+    assert al.poll([[pt(1, 0), pt(2, 0)]], [{0}]) == []  # segment 0 is synthetic: no rule sees it
+    assert [a.state for a in al.poll([[pt(1, 0), pt(2, 0), pt(3, 1)]], [{0}])] == ["firing"]  # the real one
