@@ -65,6 +65,16 @@ RELEASES = [
     ),
     (
         "llama-cpp-python",
+        "0.3.28",
+        [
+            "*/vendor/llama.cpp/tools/server/server-context.cpp",
+            "*/vendor/llama.cpp/common/speculative.cpp",
+            "*/vendor/llama.cpp/common/common.cpp",
+            "*/vendor/llama.cpp/tools/server/server-common.h",
+        ],
+    ),
+    (
+        "llama-cpp-python",
         "0.3.36",
         [
             "*/vendor/llama.cpp/tools/server/server-context.cpp",
@@ -362,7 +372,9 @@ ARGS = {
 SGLANG_DAY = {"0.4.3": "2025-02-20", "0.5.2": "2025-09-20", "0.5.23": "2026-09-20"}
 
 
-def sglang(root: Path, version: str, rel: str) -> tuple[list[str], dict, list[str]]:
+def sglang(root: Path, version: str, rel: str, cap: bool = False) -> tuple[list[str], dict, list[str]]:
+    """``cap`` (0.5.23): DSpark's ``cap len: `` and ``block accept len: `` parts too (each printed
+    when above 0; the cap-accept mode for the block length)."""
     eng = "sglang/srt/entrypoints/engine.py"
     if version == "0.5.23":
         sa = find_fstring(root, eng, "server_args=")
@@ -381,19 +393,28 @@ def sglang(root: Path, version: str, rel: str) -> tuple[list[str], dict, list[st
     parts = [find_fstring(root, rel, "Decode batch")]
     if version != "0.4.3":  # the message is built in pieces
         parts.append(find_fstring(root, rel, "accept len: "))
+        if cap:
+            parts.append(find_fstring(root, rel, "cap len: "))
+            parts.append(find_fstring(root, rel, "block accept len: "))
         parts.append(find_fstring(root, rel, "gen throughput (token/s): ", after="accept len: "))
     else:
         parts = [find_fstring(root, rel, "accept len: ")]
     where = [sa.where()] + [p.where() for p in parts]
-    rng = random.Random(int(version.replace(".", "")))
+    rng = random.Random(int(version.replace(".", "")) + cap)
     day = SGLANG_DAY[version]
     lines = [f"[{day} 09:00:00] {render_fstring(sa, sa_vals)}"]
-    printed, weights = [], []
+    printed, weights, caps, blocks = [], [], [], []
     for i in range(8):
         run = rng.randint(1, 32)
         fwd = run * 40
-        acc = sum(1 + min(3, int(rng.expovariate(0.6))) for _ in range(fwd))  # bonus token included
+        accs = [min(3, int(rng.expovariate(0.6))) for _ in range(fwd)]  # accepted drafts per step
+        acc = sum(1 + a for a in accs)  # bonus token included
         al = acc / fwd
+        # DSpark: each step's verify window (bonus slot included) at least what it accepted; the
+        # uncapped block's accept length at least the capped one
+        crng = random.Random(i)  # (its own draws: the plain fixture's counts stay as they were)
+        cap_lens = [min(4, 1 + a + crng.randint(0, 2)) for a in accs]
+        block = [1 + a + (crng.random() < 0.3) for a in accs]
         vals = {
             "num_running_reqs": run,
             "num_used": 1000 + i,
@@ -415,11 +436,15 @@ def sglang(root: Path, version: str, rel: str) -> tuple[list[str], dict, list[st
             "'cpu graph' if self.device == 'cpu' else 'cuda graph'": "cuda graph",
             "self._graph_backend_label": "cuda graph",
             "iter_msg": "",
+            "spec_cap_length": sum(cap_lens) / fwd,
+            "spec_block_accept_length": sum(block) / fwd,
         }
         msg = "".join(render_fstring(p, vals) for p in parts)
         lines.append(f"[{day} 09:{i + 1:02d}:00 TP0] {msg}")
         printed.append(float(f"{al:.2f}"))
         weights.append(run)
+        caps.append(float(f"{sum(cap_lens) / fwd:.2f}"))
+        blocks.append(float(f"{sum(block) / fwd:.2f}"))
     exp = {
         "segments": [
             {
@@ -435,6 +460,9 @@ def sglang(root: Path, version: str, rel: str) -> tuple[list[str], dict, list[st
         ],
         "version": version,
     }
+    if cap:  # the means of the printed values
+        exp["segments"][0]["cap_len_mean"] = _mean(caps)
+        exp["segments"][0]["block_accept_len_mean"] = _mean(blocks)
     return lines, exp, where
 
 
@@ -516,6 +544,163 @@ def llamacpp(root: Path, restart_line: bool) -> tuple[list[str], dict, list[str]
     )
 
 
+def _elapsed(clock: float) -> str:
+    """common/log.cpp's stamp: elapsed M.SS.mmm.uuu, then the level letter."""
+    us = int(clock * 1e6)
+    return f"{us // 60_000_000}.{us // 1_000_000 % 60:02d}.{us // 1000 % 1000:03d}.{us % 1000:03d} I "
+
+
+def llamacpp_form_b(root: Path, slots: int) -> tuple[list[str], dict, list[str]]:
+    """llama-cpp-python 0.3.28: form B (``draft acceptance = r (a accepted / g generated)``, no
+    length) then ``statistics`` (LOG_INF) with the server-wide counters of the one speculative
+    context every slot shares (``common_speculative_accept`` per slot verify step: ``a``). ``slots``
+    slots decode at once, one step each per round; a request's lines come when it ends. Two
+    server runs (the build line again: the counters from zero)."""
+    base = next(root.glob("*/vendor/llama.cpp"))
+    rel = base.relative_to(root)
+    g = find_c_format(root, str(rel / "tools/server/server-context.cpp"), "graphs reused = ")
+    t = find_c_format(root, str(rel / "tools/server/server-context.cpp"), "draft acceptance = ")
+    s = find_c_format(root, str(rel / "common/speculative.cpp"), "statistics %16s")
+    b = find_c_format(root, str(rel / "common/common.cpp"), ": build %d (%s) with")
+    slt, w1 = c_macro(root, str(rel / "tools/server/server-common.h"), "SLT_INF")
+    where = [x.where() for x in (g, t, s, b)] + [w1]
+    rng = random.Random(28 + slots)
+    lines: list[str] = []
+    segs = []
+    for _run in range(2):
+        clock = 0.0
+
+        def stamp() -> str:
+            nonlocal clock
+            clock += rng.uniform(0.01, 0.2)
+            return _elapsed(clock)
+
+        lines.append(
+            stamp() + b.node % ("common_params_print_info", 6200, "0f1e2d3", "cc (GCC) 13.2", "x86_64", "")
+        )
+        cum = [0, 0, 0, 0, 0, 0, 0]  # calls b, g, a; gen drafts, acc drafts, gen tokens, acc tokens
+        todo = [rng.randint(20, 80) for _ in range(3 * slots)]  # each request's verify steps
+        # slot -> [task, steps left, steps, accepted, generated, began after the last statistics line]
+        active: dict[int, list] = {}
+        done, own, task = [], [], 0
+        stepped = set()  # tasks that made a verify step since the previous statistics line
+        while todo or active:
+            for slot in range(slots):
+                if slot not in active and todo:
+                    active[slot] = [task, todo.pop(0), 0, 0, 0, True]
+                    task += 1
+                    cum[0] += 1
+            cum[1] += 1  # one draft call for every drafting slot of the round
+            for slot in sorted(active):
+                r = active[slot]
+                size = rng.randint(1, 4)
+                acc = min(size, int(rng.expovariate(0.7)))
+                r[1], r[2], r[3], r[4] = r[1] - 1, r[2] + 1, r[3] + acc, r[4] + size
+                cum[2] += 1
+                cum[3] += 1
+                cum[4] += acc > 0
+                cum[5] += size
+                cum[6] += acc
+                stepped.add(r[0])
+            for slot in sorted(active):
+                r = active[slot]
+                if r[1] > 0:
+                    continue
+                del active[slot]
+                pre = slt % ("print_timing", slot, r[0])
+                lines.append(stamp() + pre + g.node % rng.randint(10, 200))
+                ratio = struct.unpack("f", struct.pack("f", r[3] / r[4]))[0]  # (float) accepted / total
+                lines.append(stamp() + pre + t.node % (ratio, r[3], r[4]))
+                lines.append(stamp() + s.node % ("draft", *cum, ""))
+                done.append(r)
+                if r[5] and stepped == {r[0]}:  # the statistics difference is this request's alone
+                    own.append(1 + r[3] / r[2])
+                stepped = set()
+                for other in active.values():
+                    other[5] = False
+        segs.append(
+            {
+                "requests": len(done),
+                "requests_alone": len(own),
+                "requests_alone_accept_len_mean": _mean(own) if own else None,
+                "pooled_accept_len": 1 + sum(r[3] for r in done) / sum(r[2] for r in done),
+                "pooled_accept_rate": sum(r[3] for r in done) / sum(r[4] for r in done),
+                "accepted": sum(r[3] for r in done),
+                "drafted": sum(r[4] for r in done),
+                "verify_steps": cum[2],
+            }
+        )
+    return lines, {"segments": segs, "slots": slots, "restart_by": "startup lines"}, where
+
+
+def llamacpp_synthetic(root: Path) -> tuple[list[str], dict, list[str]]:
+    """llama-cpp-python 0.3.36 with ``--spec-synth-len`` (benchmarking): the two synthetic
+    acceptance lines of ``common_speculative_init``, the LLAMA_TRACE step lines (``accepted N/M
+    draft tokens``, one per verify step of the slot) and the per-request ``mean len`` form; then a
+    second, real run (the build line again)."""
+    base = next(root.glob("*/vendor/llama.cpp"))
+    rel = base.relative_to(root)
+    sc = str(rel / "tools/server/server-context.cpp")
+    on = find_c_format(
+        root, str(rel / "common/speculative.cpp"), "synthetic speculative acceptance is enabled"
+    )
+    syn = find_c_format(root, str(rel / "common/speculative.cpp"), "synthetic acceptance: n_max = ")
+    step = find_c_format(root, sc, '"accepted %2zu/%2zu draft tokens\\n"')
+    t = find_c_format(root, sc, "draft acceptance = ")
+    b = find_c_format(root, str(rel / "common/common.cpp"), ": build %d (%s) with")
+    spc_w, w1 = c_macro(root, str(rel / "common/speculative.cpp"), "SPC_WRN")
+    spc_i, w2 = c_macro(root, str(rel / "common/speculative.cpp"), "SPC_INF")
+    slt, w3 = c_macro(root, str(rel / "tools/server/server-common.h"), "SLT_INF")
+    cmn, w4 = c_macro(root, str(rel / "common/common.h"), "COM_TRC")
+    where = [x.where() for x in (on, syn, step, t, b)] + [w1, w2, w3, w4]
+    rng = random.Random(36)
+    lines: list[str] = []
+    segs = []
+    for run in range(2):
+        clock = 0.0
+
+        def stamp(level: str = "I") -> str:
+            nonlocal clock
+            clock += rng.uniform(0.01, 0.2)
+            return _elapsed(clock)[:-2] + level + " "
+
+        func = "common_params_print_info"
+        lines.append(stamp() + cmn % func + b.node % (func, 6300, "9a8b7c6", "cc (GCC) 13.2", "x86_64", ""))
+        rates = [0.8, 0.5, 0.2]
+        if run == 0:
+            fmt, arg = _C_LIT.findall(on.path.read_text().splitlines()[on.line - 1])[:2]  # ("%s", "...")
+            lines.append(stamp("W") + spc_w % "common_speculative_init" + fmt % arg.replace("\\n", ""))
+            said = ", ".join(f"{r:.6g}" for r in rates)
+            lines.append(stamp() + spc_i % "common_speculative_init" + syn.node % (3, 1 + sum(rates), said))
+        printed, hist, accs, gens = [], [0, 0, 0, 0], [], []
+        for r in range(4):
+            steps = rng.randint(10, 30)
+            a_tot = g_tot = 0
+            for _ in range(steps):
+                a = 0
+                while a < 3 and rng.random() < (0.7 if run == 0 else 0.4):
+                    a += 1
+                hist[a] += 1
+                a_tot, g_tot = a_tot + a, g_tot + 3
+                lines.append(stamp() + slt % ("post_decode", 0, r) + step.node % (a, 3))
+            pre = slt % ("print_timing", 0, r)
+            mean = 1 + a_tot / steps
+            lines.append(stamp() + pre + t.node % (a_tot / g_tot, a_tot, g_tot, mean))
+            printed.append(float(f"{mean:5.2f}"))
+            accs.append(a_tot)
+            gens.append(g_tot)
+        segs.append(
+            {
+                "synthetic": run == 0,
+                "requests": len(printed),
+                "accept_len_mean": _mean(printed),
+                "pooled_accept_rate": sum(accs) / sum(gens),
+                "step_histogram": hist,
+            }
+        )
+    return lines, {"segments": segs, "restart_by": "startup lines"}, where
+
+
 def llamacpp_2025(root: Path) -> tuple[list[str], dict, list[str]]:
     """A 2025 build: "draft acceptance rate = ..." on a line of its own after the slot prefix (no
     length, no statistics lines); "build: ..." and "system info: n_threads = ..." at start."""
@@ -563,9 +748,11 @@ def llamacpp_2025(root: Path) -> tuple[list[str], dict, list[str]]:
 
 
 # -- fetching and writing -------------------------------------------------------------------------
-def fetch(dest: Path) -> None:
+def fetch(dest: Path, only: list[str] | None = None) -> None:
     for pkg, version, globs in RELEASES:
         target = dest / f"{pkg}-{version}"
+        if only and f"{pkg}-{version}" not in only:
+            continue
         if target.exists():
             continue
         with tempfile.TemporaryDirectory() as tmp:
@@ -585,11 +772,17 @@ def fetch(dest: Path) -> None:
                             z.extract(name, target)
 
 
-def render(src: Path, out: Path) -> None:
+def render(src: Path, out: Path, only: list[str] | None = None) -> None:
+    """Every release's fixtures (``only``: those of these ``package-version`` names, the others'
+    files and expected values left as they are)."""
     out.mkdir(parents=True, exist_ok=True)
-    expected = {}
+    expected = (
+        json.loads((out / "expected.json").read_text()) if only and (out / "expected.json").exists() else {}
+    )
     jobs: list[tuple[str, str, Any]] = []
     for pkg, version, _ in RELEASES:
+        if only and f"{pkg}-{version}" not in only:
+            continue
         root = src / f"{pkg}-{version}"
         if pkg == "vllm":
             fn = vllm_v0 if version.startswith(("0.4", "0.6")) else vllm_v1
@@ -602,6 +795,23 @@ def render(src: Path, out: Path) -> None:
                     lambda r=root, v=version: sglang(r, v, _sglang_rel(v)),
                 )
             )
+            if version == "0.5.23":
+                jobs.append(
+                    (
+                        f"sglang-{version}-dspark.log",
+                        f"sglang {version} (DSpark: cap len, block accept len)",
+                        lambda r=root, v=version: sglang(r, v, _sglang_rel(v), cap=True),
+                    )
+                )
+        elif version == "0.3.28":
+            for slots in (1, 2):
+                jobs.append(
+                    (
+                        f"llamacpp-{version}-{slots}-slot{'s' if slots > 1 else ''}.log",
+                        f"llama.cpp (llama-cpp-python {version}, {slots} slot{'s' if slots > 1 else ''})",
+                        lambda r=root, n=slots: llamacpp_form_b(r, n),
+                    )
+                )
         elif version == "0.3.16":
             jobs.append(
                 (
@@ -611,6 +821,13 @@ def render(src: Path, out: Path) -> None:
                 )
             )
         else:
+            jobs.append(
+                (
+                    f"llamacpp-{version}-synthetic.log",
+                    f"llama.cpp (llama-cpp-python {version}, synthetic acceptance)",
+                    lambda r=root: llamacpp_synthetic(r),
+                )
+            )
             for restart in (True, False):
                 name = f"llamacpp-{version}-{'startup' if restart else 'counter-reset'}.log"
                 jobs.append(
@@ -633,13 +850,14 @@ def main() -> None:
     ap.add_argument("--fetch", type=Path, help="download and unpack the releases' sources here")
     ap.add_argument("--src", type=Path, help="the unpacked sources (as --fetch leaves them)")
     ap.add_argument("--out", type=Path, default=OUT)
+    ap.add_argument("--only", action="append", help="render only this package-version (repeatable)")
     a = ap.parse_args()
     src = a.fetch or a.src
     if src is None:
         ap.error("--fetch DIR or --src DIR")
     if a.fetch:
-        fetch(a.fetch)
-    render(src, a.out)
+        fetch(a.fetch, a.only)
+    render(src, a.out, a.only)
 
 
 if __name__ == "__main__":

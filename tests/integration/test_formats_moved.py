@@ -48,8 +48,11 @@ def test_llamacpp_mean_len_fixture(tmp_path):
 
 def test_llamacpp_older_forms_take_the_length_from_statistics(tmp_path):
     s = summary(tmp_path, fixture("llamacpp_print_timing_legacy_rate.log"))
-    assert (s["records"], s["malformed"]) == (3, 0)
+    # 3 per-request lines, 2 statistics differences (verify steps: the tokens are the requests')
+    assert (s["records"], s["malformed"]) == (5, 0)
     assert s["accept_rate"]["mean"] == pytest.approx((0.69953 + 0.49306 + 0.28302) / 3)
+    # the pooled length from the statistics' cumulative counters (the 2025 block prints none)
+    assert s["accept_len"]["pooled"]["value"] == pytest.approx(1 + 220 / 119)
     r = s["requests"]
     # 1 + 149/71 and 1 + 71/48 from the statistics differences; the 2025 block has none
     assert r["n"] == 2 and r["accept_len"]["mean"] == pytest.approx((1 + 149 / 71 + 1 + 71 / 48) / 2)

@@ -277,7 +277,8 @@ def test_without_registration_the_toy_lines_are_nobodys():
 # that generic code handles whichever family fills it (with the reason).
 GENERIC_FIELDS = {
     "cumulative": "running totals since the start: the statistics difference them (Prometheus counters too)",
-    "step_histogram": "a finished request's verify steps by drafts accepted: the request statistics",
+    # (step_histogram: SGLang's Finish lines and llama.cpp's traced steps fill it: no family's own)
+    "more": "the values of the quantities registered beyond the built-in ones, whichever family prints them",
     "process": "the line prefix's process tag, a declared capture of family.toml's prefixes",
 }
 RECORDS = ROOT / "core" / "model" / "records.py"

@@ -72,7 +72,7 @@ def _run(n: int, latency: list[float] | None) -> RecordColumns:
 def test_a_registered_quantity_joins_the_end_of_the_layout_and_is_checked(latency) -> None:
     assert Q.column_names() == (*NUMERIC_FIELDS, "draft_latency_ms")
     assert checks.ranges()["draft_latency_ms"] == (0.0, 1e6)
-    assert Q.added() == (latency,)
+    assert Q.added()[-1:] == (latency,)
     _, refused, full = checks.clean(_run(5, [3.0, -1.0, 4.0, math.inf, 5.0]), None)
     assert refused.out_of_range == {"draft_latency_ms": 1} and refused.nonfinite == {"draft_latency_ms": 1}
     assert refused.example is not None and refused.example["line"] == 2

@@ -363,6 +363,8 @@ class Streamer:
         refused = st.refusals(r, seg)
         if refused:
             parts.append("refused: " + ", ".join(f"{k} {why}" for k, why in refused.items()))
+        if r.extra.get("synthetic"):  # a benchmarking mode's random acceptance, not measured
+            parts.append("SYNTHETIC")
         return " ".join(parts) + "\n"
 
     def _event(self, st: Followed, ev: SourceEvent, out: list[str]) -> None:

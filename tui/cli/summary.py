@@ -79,7 +79,23 @@ def _read_warnings(s: Any, src: dict) -> list[str]:
     look like text (and is no known compression), a compressed stream corrupt or cut short;
     each says what was read."""
     found = "no metric line found" if not src.get("records") else f"{src['records']} metric lines read"
-    return [f"{w}; {found}" for w in getattr(s, "input_warnings", ())]
+    out = [f"{w}; {found}" for w in getattr(s, "input_warnings", ())]
+    synthetic = [g for g in src.get("segments") or () if g.get("synthetic")]
+    if synthetic:
+        name = src.get("label") or src.get("source")
+        said = (synthetic[0].get("config") or {}).get("label") or ""
+        seg = ", ".join(str(g["index"]) for g in synthetic)
+        out.append(
+            f"{name}: SYNTHETIC acceptance in segment {seg} (a benchmarking mode: drawn at random, not "
+            f"measured; {said}): its numbers are shown, no verdict or alert uses them"
+        )
+    return out
+
+
+def _only_synthetic(stats: Any) -> bool:
+    """Every segment with acceptance is a synthetic acceptance run: nothing to compare."""
+    measured = [s for s in stats.segments if s.all.accept_len.n or s.all.pooled_len.n]
+    return bool(measured) and all(s.config.synthetic for s in measured)
 
 
 def _empty_warning(src: dict) -> str | None:
@@ -175,7 +191,9 @@ def run(args: argparse.Namespace) -> int:
             print(visible(f"specwatch summary: warning: {empty}"), file=sys.stderr)
             unreadable = unreadable or not args.allow_empty
         sources.append(d)
-    both = comparison(results[0].stats, results[1].stats) if len(results) == 2 else None
+    both = None
+    if len(results) == 2 and not any(_only_synthetic(r.stats) for r in results):
+        both = comparison(results[0].stats, results[1].stats)
     from tui.core.model.summary import Summary
 
     model = Summary.of(_clean(sources), _clean(both))  # the typed result every output reads

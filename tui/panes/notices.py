@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from tui.core.model.sanitize import number
 from tui.core.stats import SourceStats
 from tui.core.stats.compare import ESTIMATOR_WORDS, compare_accept_len
+from tui.core.stats.verdicts import measured_segments
 
 MAX_NOTICES = 32  # kept per pane until the screen takes them
 
@@ -26,7 +27,7 @@ def segment_notices(
     len stuck at 1.00 with a draft model configured (or drafts made), each said once (the sets
     remember what was said)."""
     out: list[Notice] = []
-    measured = [s for s in stats.segments if s.all.accept_len.n or s.all.pooled_len.n]
+    measured = measured_segments(stats)  # a synthetic acceptance run is never compared
     if len(measured) >= 2:
         before, after = measured[-2], measured[-1]
         key = (before.index, after.index)
@@ -45,6 +46,15 @@ def segment_notices(
                     )
                 )
     cur = stats.current
+    if cur.config.synthetic and (cur.index, -1) not in said_significant:
+        said_significant.add((cur.index, -1))  # (segment, -1): its synthetic warning was said
+        out.append(
+            Notice(
+                "warning",
+                f"{label}: segment {cur.index} acceptance is SYNTHETIC",
+                f"{cur.config.synthetic}; no verdict or alert uses it",
+            )
+        )
     why = cur.no_draft_accepted() if cur.index not in said_stuck else None
     drafted = cur.all.pooled_rate.denominator > 0  # counts prove drafting is on
     if why is not None and (cur.config.speculative or drafted):

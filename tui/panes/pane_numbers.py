@@ -24,6 +24,7 @@ from tui.core.stats.metrics import MEAN_OF_LINES, POOLED, Headline, MetricSet, h
 from tui.core.stats.rates import normalise_transform
 from tui.core.stats.segments import FEW, Segment
 from tui.core.stats.series import Series
+from tui.core.stats.verdicts import measured_segments
 
 DEFINITION_WORDS = words()
 VERDICT_WORDS = {
@@ -248,7 +249,7 @@ def pane_numbers(stats: SourceStats, index: int | None = None, *, brief: bool = 
 
 def segment_verdict(stats: SourceStats) -> dict[str, Any] | None:
     """The newest measured segment against the one before (as ``summary``'s segment_comparison)."""
-    measured = [s for s in stats.segments if s.all.accept_len.n or s.all.pooled_len.n]
+    measured = measured_segments(stats)  # a synthetic acceptance run is never compared
     if len(measured) < 2:
         return None
     before, after = measured[-2], measured[-1]

@@ -28,11 +28,16 @@ class AppAlerts:
         self._seen = [0] * len(self.labels)  # the last Point.seq read, per pane
         self.raised: list[Alert] = []  # every alert so far (the newest last)
 
-    def poll(self, histories: Sequence[Sequence[Any]]) -> list[Alert]:
-        """The alerts raised by the records added to each pane's history since the last poll."""
+    def poll(
+        self, histories: Sequence[Sequence[Any]], synthetic: Sequence[set[int]] | None = None
+    ) -> list[Alert]:
+        """The alerts raised by the records added to each pane's history since the last poll.
+        ``synthetic``: per pane, the segments of a synthetic acceptance run (a benchmarking mode):
+        their records are no measurement, no rule sees them."""
         out: list[Alert] = []
         now = local_now()
         for i, (label, history) in enumerate(zip(self.labels, histories)):
+            skip = synthetic[i] if synthetic is not None else set()
             if not history:
                 continue
             if history[-1].seq < self._seen[i]:  # the pane started over
@@ -45,7 +50,8 @@ class AppAlerts:
                 start -= 1
             for k in range(start, len(history)):
                 p = history[k]
-                out += self.engine.observe_record(label, p, p.segment, now)
+                if p.segment not in skip:
+                    out += self.engine.observe_record(label, p, p.segment, now)
             self._seen[i] = history[-1].seq
         return self._raised(out)
 
@@ -100,7 +106,8 @@ def tick(screen: Any) -> list[Alert]:
     from tui.screens.messages import MarkAdded  # Textual: only when an app is running
 
     al: AppAlerts = screen.alerts
-    raised = al.poll([st.history for st in screen.states])
+    synthetic = [{seg.index for seg in st.stats.synthetic()} for st in screen.states]
+    raised = al.poll([st.history for st in screen.states], synthetic)
     if screen.plan.compare and len(screen.states) == 2:
         a, b = screen.states
         raised += al.verdict(a.label, b.label, screen.alert_verdict)

@@ -294,7 +294,12 @@ class AlertEngine:
         ``timestamp``), at the log's own time when it has one, else ``arrival`` (default: now on
         the local wall clock, the same naive seconds the logs' timestamps are read as). Values the
         statistics refuse (:func:`record_refusals`; ``depth``: the segment's draft depth k when
-        known, the record's own per-position list first) are gaps; a refused timestamp counts as none."""
+        known, the record's own per-position list first) are gaps; a refused timestamp counts as none.
+        A record of a synthetic acceptance run (``extra["synthetic"]``, a benchmarking mode whose
+        acceptance is drawn at random) is no measurement: no rule sees it."""
+        extra = getattr(rec, "extra", None)
+        if extra and extra.get("synthetic"):
+            return []
         bad = record_refusals(rec, depth)
         ts = None if "timestamp" in bad else rec.timestamp
         t = ts if ts is not None else (local_now() if arrival is None else arrival)

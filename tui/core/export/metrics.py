@@ -234,6 +234,15 @@ def _segment(f: _Families, ex: Exported, seg: Segment, current: bool, now: float
         base + [seg.reason],
         1,
     )
+    if seg.config.synthetic:  # only there for such a segment: its acceptance is not measured
+        f.add(
+            "specwatch_segment_synthetic",
+            "1: the segment's server ran a synthetic acceptance mode (benchmarking): its acceptance "
+            "series are drawn at random, not measured; no alert or verdict uses them.",
+            SEG_LABELS,
+            base,
+            1,
+        )
     for reason, counts in (("nonfinite", seg.refused.nonfinite), ("out_of_range", seg.refused.out_of_range)):
         for metric, n in sorted(counts.items()):
             f.add(

@@ -102,13 +102,21 @@ class ServerConfig:
         return None
 
     @property
+    def synthetic(self) -> str | None:
+        """What the server said of a synthetic acceptance mode (a benchmarking run whose
+        acceptance is drawn at random, not measured: a family's startup line, config key
+        ``synthetic``); None for a real run."""
+        v = self.args.get("synthetic")
+        return v if isinstance(v, str) and v else None
+
+    @property
     def speculative(self) -> bool:
         alg = (self.algorithm or "").upper()
         return bool(self.draft_model_path) or (alg not in ("", "NONE"))
 
     def label(self) -> str:
         """Short text: ``EAGLE3 steps=3 topk=1 ndt=4 draft=eagle3-llama``."""
-        parts = []
+        parts = ["SYNTHETIC"] if self.synthetic else []
         if self.algorithm:
             parts.append(str(self.algorithm))
         if self.num_steps is not None:
@@ -131,4 +139,6 @@ class ServerConfig:
         del d["args"]
         d["effective_num_draft_tokens"] = self.effective_num_draft_tokens
         d["label"] = self.label()
+        if self.synthetic:  # only there for a synthetic run
+            d["synthetic"] = True
         return d

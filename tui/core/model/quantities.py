@@ -380,4 +380,35 @@ for _q in (
     register(_q)
 
 _BUILT_IN = frozenset(_REGISTRY)
+
+# Quantities only some servers print, registered as a family's own would be (after the built-in
+# ones: every output shows them generically, each family's shapes and parser say where its
+# lines print them). No entry names a family: docs/formats.md says who prints what.
+for _q in (
+    Quantity(
+        "cap_len",
+        "tokens/step",
+        "cap len",
+        "cap",
+        "the verify window the server scheduled per verify step (bonus slot included), as printed",
+        Combine.MEAN,
+        valid=_LEN,
+        csv="cap_len",
+        prometheus="specwatch_cap_len",
+        outputs=_SHOWN,
+    ),
+    Quantity(
+        "block_accept_len",
+        "tokens/step",
+        "block accept len",
+        "blockAL",
+        "accept len of the whole draft block per verify step, uncapped (accepted + cap-trimmed), as printed",
+        Combine.MEAN,
+        valid=_LEN,
+        csv="block_accept_len",
+        prometheus="specwatch_block_accept_len",
+        outputs=_SHOWN,
+    ),
+):
+    register(_q)
 _note_added()

@@ -285,6 +285,7 @@ class Source:
     window: Window | None
     segment_comparison: SegmentVerdict | None
     warnings: list[str]
+    synthetic: bool | None = optional()  # True: a segment ran a synthetic acceptance mode
 
 
 @model

@@ -253,3 +253,4 @@ class Segment:
     speculation: Speculation
     diagnostics: list[Diagnostic]
     requests: Requests | None
+    synthetic: bool | None = optional()  # True: a synthetic acceptance run (benchmarking), not measured

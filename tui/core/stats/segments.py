@@ -249,6 +249,8 @@ class Segment:
         d["speculation"] = speculation(self.all.throughput, al.estimate(), self.drafted_per_step())
         d["diagnostics"] = self.diagnostics()
         d["requests"] = requests_dict(self.requests)
+        if self.config.synthetic:  # its acceptance is not measured: no verdict, no alert
+            d["synthetic"] = True
         return d
 
 
@@ -408,8 +410,14 @@ class SourceStats:
             seg = self.new_segment(ev.kind.value, None, ev.time)
             seg.markers.append(ev.kind.value)
 
+    def synthetic(self) -> list[Segment]:
+        """The segments whose server ran a synthetic acceptance mode (benchmarking)."""
+        return [s for s in self.segments if s.config.synthetic]
+
     def to_dict(self) -> dict:
+        synthetic = {"synthetic": True} if self.synthetic() else {}
         return {
+            **synthetic,
             "source": self.source,
             "label": self.label,
             "records": self.records,

@@ -11,12 +11,25 @@ from tui.core.stats.payoff import is_baseline, throughput_ratio
 from tui.core.stats.segments import Segment
 
 
+def _measured(seg: Segment) -> bool:
+    """Acceptance values that were measured: a synthetic acceptance run (a benchmarking mode,
+    ``ServerConfig.synthetic``) has values, drawn at random, that no verdict uses."""
+    return bool(seg.all.accept_len.n or seg.all.pooled_len.n) and not seg.config.synthetic
+
+
+def measured_segments(stats: SourceStats) -> list[Segment]:
+    """The segments whose acceptance was measured, in order (what a segment verdict compares)."""
+    return [s for s in stats.segments if _measured(s)]
+
+
 def last_measured(stats: SourceStats) -> Segment:
-    """The newest segment with acceptance values (else the newest segment)."""
+    """The newest segment with measured acceptance values (else the newest real segment, else
+    the newest)."""
     for seg in reversed(stats.segments):
-        if seg.all.accept_len.n or seg.all.pooled_len.n:
+        if _measured(seg):
             return seg
-    return stats.current
+    real = [s for s in stats.segments if not s.config.synthetic]
+    return real[-1] if real else stats.current
 
 
 def comparison(a: SourceStats, b: SourceStats) -> dict:
@@ -47,7 +60,7 @@ def comparison(a: SourceStats, b: SourceStats) -> dict:
 
 def segment_comparison(stats: SourceStats) -> dict | None:
     """The newest measured segment against the one before it (before/after a restart)."""
-    measured = [s for s in stats.segments if s.all.accept_len.n or s.all.pooled_len.n]
+    measured = measured_segments(stats)
     if len(measured) < 2:
         return None
     before, after = measured[-2], measured[-1]

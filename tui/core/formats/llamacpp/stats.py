@@ -25,10 +25,14 @@ Never counted twice: these differences cover the same verify steps as the per-re
   carries the verify steps and ``accept_len_derived`` only — the accepted / drafted tokens are
   the per-request line's, already counted — so the pooled accept length (1 + Σaccepted /
   Σsteps) comes from the statistics and the pooled rate from the per-request lines;
-* after a per-request line without a length (the older forms): the next difference gives that
-  request's length, as a record of kind "request" (the request distribution only; the
-  print_timing record already carries its counts into the interval statistics). With several
-  slots busy the difference also holds the other slots' steps since the previous line.
+* after a per-request line without a length (form B, llama-cpp-python 0.3.28): the interval
+  record carries the verify steps and ``accept_len_derived`` only, as above, so the pooled
+  accept length comes from the statistics here too (the counters are server-wide, one set per
+  implementation shared by every slot: the differences add up to the run's totals whatever the
+  number of slots). When the difference holds exactly that request's tokens (``Δacc tokens`` and
+  ``Δgen tokens`` equal to its ``accepted`` / ``generated``: no other slot drafted since the
+  previous line) it is also that request's length: kind ``stats_request`` (a request too,
+  ``[statistics] request_kinds``); otherwise (other slots busy) kind "stats", the interval only.
 """
 
 from __future__ import annotations
@@ -51,23 +55,42 @@ class StatsState:
     """The last counters of each implementation, whether per-request lines were seen, and the
     ``graphs reused`` count printed before the next per-request draft line."""
 
-    __slots__ = ("graphs", "last", "per_request", "wants_len")
+    __slots__ = (
+        "broken",
+        "graphs",
+        "last",
+        "per_request",
+        "request_tokens",
+        "steps",
+        "synthetic",
+        "wants_len",
+    )
 
     def __init__(self) -> None:
         # impl -> (a, acc tokens, gen tokens, gen drafts, acc drafts)
         self.last: dict[str, tuple[int, int, int, int, int]] = {}
         self.per_request = False  # a per-request draft line was seen
         self.wants_len = False  # the last one printed no mean length
+        self.request_tokens: tuple[int, int] | None = None  # its (accepted, generated)
         self.graphs: int | None = None
+        # slot -> the accepted count of each traced verify step since its last per-request line
+        self.steps: dict[str, list[int]] = {}
+        self.broken: set[str] = set()  # slots whose pending steps were cut by a scanned buffer
+        self.synthetic: str | None = None  # the run's synthetic acceptance, as the server said it
 
-    def saw_request(self, has_len: bool) -> None:
+    def saw_request(self, has_len: bool, tokens: tuple[int, int] | None = None) -> None:
         self.per_request = True
         self.wants_len = not has_len
+        self.request_tokens = tokens if not has_len else None
 
     def reset(self) -> None:
         self.last.clear()
         self.per_request = self.wants_len = False
+        self.request_tokens = None
         self.graphs = None
+        self.steps.clear()
+        self.broken.clear()
+        self.synthetic = None
 
 
 def parse_stats(
@@ -89,13 +112,14 @@ def parse_stats(
     da, dacc, dgen, dgd, dad = (x - y for x, y in zip(now, base))
     if da <= 0:
         return None
-    kind = "request" if state.wants_len else "stats"
-    state.wants_len = False
+    own = state.wants_len and state.request_tokens == (dacc, dgen)  # form B: this request's alone
+    kind = "stats_request" if own else "stats"
+    state.wants_len, state.request_tokens = False, None
     rec = Record(source, line_no, offset, "llamacpp", kind, raw)
     rec.num_drafts = float(da)
     rec.accept_len_derived = 1.0 + dacc / da
     rec.gen_drafts, rec.acc_drafts = dgd, dad
-    if kind == "request" or not state.per_request:  # the counts are this record's own
+    if not state.per_request:  # the counts are this record's own
         rec.accepted, rec.drafted = dacc, dgen
         if dgen > 0:
             rec.accept_rate_derived = dacc / dgen

@@ -22,8 +22,11 @@ _HEAD = re.compile(r"Decode batch(?: \[(\d+)\])?(?:[.,]| iter: (\d+),)(?: iter: 
 
 # key -> (Record attribute, converter): the grammar's table
 KNOWN = DECODE_FIELDS
+# the fields that are quantities of their own (Record.more, tui.core.model.quantities), not attributes
+_MORE = frozenset(attr for attr, _ in KNOWN.values()) - frozenset(Record.__slots__)
 # Keys recoverable when a terminal clipped the line and glued a cut key to them
 # ("token usaccept rate: 0.32"). Not "token usage": "swa token usage" is a real key.
+# "block accept len" is a key of its own (0.5.23), read before this recovery is tried.
 _SUFFIXES = ("gen throughput (token/s)", "accept rate", "accept len", "#running-req", "#queue-req")
 
 
@@ -46,8 +49,8 @@ _CANON = text_regex(DECODE_SHAPE)
 def parse_decode(source: str, line_no: int, offset: int, text: str, at: int, raw: str) -> Record | Malformed:
     """``text`` is the cleaned line and ``at`` the index of ``Decode batch`` in it."""
     c = _CANON.match(text, at)
-    if c is not None and c.group(9) is not None and (c.group(6) is not None or c.group(7) is None):
-        it, _, run, tok, usage, al, ar, label, graph, tput, queue = c.groups()
+    if c is not None and c.group(11) is not None and (c.group(6) is not None or c.group(7) is None):
+        it, _, run, tok, usage, al, ar, cap, block, label, graph, tput, queue = c.groups()
         rec = Record(
             source,
             line_no,
@@ -68,6 +71,10 @@ def parse_decode(source: str, line_no: int, offset: int, text: str, at: int, raw
         )
         if it is not None:
             rec.extra["iter"] = it
+        if cap is not None or block is not None:
+            rec.more = {
+                n: float(v) for n, v in (("cap_len", cap), ("block_accept_len", block)) if v is not None
+            }
         if label != "cuda":
             rec.extra["graph_label"] = f"{label} graph"
         return rec
@@ -113,7 +120,10 @@ def parse_decode(source: str, line_no: int, offset: int, text: str, at: int, raw
             return Malformed(source, line_no, offset, f"bad value for {key!r}: {value.strip()!r}", raw)
         if key.startswith("#full") or key.startswith("full"):
             rec.extra[key] = value.strip()
-        setattr(rec, attr, num)
+        if attr in _MORE:
+            rec.more = {**(rec.more or {}), attr: num}
+        else:
+            setattr(rec, attr, num)
         known += 1
     if known == 0:
         return Malformed(source, line_no, offset, "Decode batch line with no readable field", raw)

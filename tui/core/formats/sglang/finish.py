@@ -4,7 +4,7 @@
 optional ``, headers={...}`` between ``obj=`` and ``out=``). The ``meta_info`` dict is a Python
 literal (single quotes, ``True``/``None``), read with :func:`ast.literal_eval` from the *last*
 ``'meta_info': {`` after ``out=`` (earlier ones may sit in the request or the generated text).
-Each key era is read; the newest canonical key wins over its backward-compatible alias so that
+Each key era is read (0.5.23's cap fields too: :func:`_cap_fields`); the newest canonical key wins over its backward-compatible alias so that
 nothing is counted twice. A request without spec keys (``spec_verify_ct == 0``: a one-token
 completion, an abort before decode) has no acceptance: it yields nothing.
 """
@@ -59,6 +59,28 @@ def _num(v: object) -> float | None:
     return float(v)
 
 
+def _cap_fields(meta: dict, rec: Record) -> None:
+    """0.5.23 (DSpark): ``spec_cap_length`` (cap tokens / verify steps, the bonus slot included)
+    and ``spec_block_accept_length`` (uncapped block accept tokens / verify steps), each present
+    only when the server scheduled caps / ran its cap-accept mode, and
+    ``spec_cap_lens_histogram`` (verify steps whose window was 0, 1, 2, ... tokens). Kept as
+    printed (``Record.more``, the histogram in ``extra``); with no printed cap length the
+    histogram's mean, Σ i·h_i / Σ h_i, is the same figure (``extra["cap_len_from"]``)."""
+    more = {}
+    for key, name in (("spec_cap_length", "cap_len"), ("spec_block_accept_length", "block_accept_len")):
+        v = _num(meta.get(key))
+        if v is not None:
+            more[name] = v
+    hist = meta.get("spec_cap_lens_histogram")
+    if isinstance(hist, list) and hist and all(type(x) is int and x >= 0 for x in hist):
+        rec.extra["cap_lens_histogram"] = ",".join(map(str, hist))
+        if "cap_len" not in more and sum(hist):
+            more["cap_len"] = sum(i * h for i, h in enumerate(hist)) / sum(hist)
+            rec.extra["cap_len_from"] = "spec_cap_lens_histogram"
+    if more:
+        rec.more = more
+
+
 def parse_finish(
     source: str, line_no: int, offset: int, text: str, at: int, raw: str
 ) -> Record | Malformed | None:
@@ -97,6 +119,7 @@ def parse_finish(
     rec.drafted = int(prop) if prop is not None else None
     rec.num_drafts = verify or None
     rec.step_histogram = hist
+    _cap_fields(meta, rec)
     completion = _num(meta.get("completion_tokens"))
     if completion is not None:
         rec.extra["completion_tokens"] = str(int(completion))

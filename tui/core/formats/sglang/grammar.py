@@ -24,6 +24,8 @@ DECODE_FIELDS: dict[str, tuple[str, str]] = {
     "full token usage": ("token_usage", FLOAT),
     "accept len": ("accept_len", FLOAT),
     "accept rate": ("accept_rate", FLOAT),
+    "cap len": ("cap_len", FLOAT),  # 0.5.23: quantities of their own (Record.more)
+    "block accept len": ("block_accept_len", FLOAT),
     "gen throughput (token/s)": ("throughput", FLOAT),
     "#queue-req": ("queue_req", INT),
 }

@@ -24,7 +24,13 @@ SGL_AL, SGL_RATE, SGL_TPUT = "sglang:spec_accept_length", "sglang:spec_accept_ra
 # no running requests for SGLang: sglang:num_running_reqs is also set at prefill log lines, so at a
 # scrape it need not be the batch size of the decode interval the spec gauges hold
 SGL_STEPS, SGL_NDT = "sglang:spec_num_steps", "sglang:spec_num_draft_tokens"
-SGL_NAMES = (SGL_AL, SGL_RATE, SGL_TPUT, SGL_STEPS, SGL_NDT)
+# 0.5.23 (observability/metrics_collector.py): gauges set from the same decode interval as the
+# accept length (0 when no cap was scheduled / outside the cap-accept mode: not printed), and the
+# counter of verify calls of the finished requests (incremented at each request's end)
+SGL_CAP, SGL_BLOCK = "sglang:spec_cap_length", "sglang:spec_block_accept_length"
+SGL_VERIFY = "sglang:spec_verify_calls_total"
+_MORE = ((SGL_CAP, "cap_len"), (SGL_BLOCK, "block_accept_len"))
+SGL_NAMES = (SGL_AL, SGL_RATE, SGL_TPUT, SGL_STEPS, SGL_NDT, SGL_CAP, SGL_BLOCK, SGL_VERIFY)
 
 
 def sglang_rank(labels: dict) -> str:
@@ -59,6 +65,11 @@ def sglang_record(family: str, g: dict, ts: float) -> dict | None:
     for name, what in ((SGL_STEPS, "num_steps"), (SGL_NDT, "num_draft_tokens")):
         if finite(g.get(name)) and g[name] > 0:
             rec["extra"][what] = f"{g[name]:g}"
+    more = {what: g[name] for name, what in _MORE if finite(g.get(name)) and g[name] > 0}
+    if more:
+        rec["more"] = more
+    if finite(g.get(SGL_VERIFY)):  # a running total since the server started (finished requests)
+        rec["extra"]["spec_verify_calls_total"] = f"{g[SGL_VERIFY]:g}"
     return rec
 
 
@@ -88,6 +99,8 @@ class SglangMetrics(MetricsReader):
             self._gauges,
             sglang_rank,
             lambda g: (g.get(SGL_AL), g.get(SGL_RATE), g.get(SGL_TPUT), g.get(SGL_STEPS), g.get(SGL_NDT)),
+            # (the cap gauges are set with the accept length; the verify counter moves at request
+            # ends, not at decode intervals: neither makes a new interval)
             lambda g, ts: sglang_record(self.family, g, ts),
         )
 
