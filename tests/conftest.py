@@ -6,7 +6,9 @@ log and a config naming it, small replay buffers. Plain helpers stay in the
 
 from __future__ import annotations
 
+import os
 import shutil
+import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -16,6 +18,10 @@ from _native_util import require_native
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "sample_logs" / "sglang_eagle3_restart.log"
+
+# The start-up cache (entry points found, parsed family.toml, schema markers) of the tests' own
+# processes and of every CLI they start: a folder of this run, never the user's ~/.cache.
+os.environ.setdefault("SPECWATCH_CACHE_DIR", tempfile.mkdtemp(prefix="specwatch-test-cache-"))
 
 
 @pytest.fixture(params=["native", "python"])

@@ -24,7 +24,7 @@
  * family -1 none; line_nos int64 (1-based within buf); cols ncols columns of n doubles, NaN where
  * not printed; ranks the distinct rank captures and rank_idx (uint8) each record's; pp the list
  * values, pp_k (uint8) how many each record has; edge None or (process, head_unpaired, tail,
- * have_stamp, first_stamp, last_md) for the family's plug-in to settle (fastscan.Edge).
+ * have_stamp, first_stamp, last_md) for the family's plug-in to settle (scan_shapes.Edge).
  * Numbers are converted without strtod: locale-independent, and correctly rounded (an exact
  * integer of at most 15 digits divided by an exact power of ten), i.e. equal to float().
  *

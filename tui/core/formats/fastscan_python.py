@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tui.core.formats.families import FAMILIES
-from tui.core.formats.fastscan import (
+from tui.core.formats.scan_shapes import (
     _ANCHORS,
     _BY_ANCHOR,
     _EDGED,

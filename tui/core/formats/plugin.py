@@ -162,7 +162,7 @@ class Format:
         self, state: Any, clock: TimestampReader, edge: Any, head: Any, has_records: bool, source: str
     ) -> bool | None:
         """A scanned buffer of this family's lines, folded in line order: settle what its records
-        need from the lines before it (``edge``: :class:`tui.core.formats.fastscan.Edge`; ``head``:
+        need from the lines before it (``edge``: :class:`tui.core.formats.scan_shapes.Edge`; ``head``:
         the first record's columns when it may pair with a line before the buffer) against this
         source's ``state`` and ``clock``, as the line parser would have. False: the buffer must be
         read line by line; None: its records get no timestamp (no year known); True: settled."""

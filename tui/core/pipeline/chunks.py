@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, overload
 
 from tui.core.formats import registry
-from tui.core.formats.fastscan import Edge, Scan
+from tui.core.formats.scan_shapes import Edge, Scan
 from tui.core.model.columns import RecordColumns
 from tui.core.model.stop import interruptible
 from tui.core.sources.base import MAX_LINE_BYTES
