@@ -281,6 +281,10 @@ def short(text: str, width: int) -> str:
     return text if len(text) <= width else text[: max(1, width - 1)] + "…"
 
 
+_UNSTABLE = re.compile(r"(?:([AB]): )?level not stable \(switches between ~([\d.]+) and ~([\d.]+),")
+_FEW_STRETCHES = re.compile(
+    r"(?:([AB]): )?consecutive records are strongly correlated[^;]*?about (\d+) independent"
+)
 _SHORT_OF = re.compile(
     r"(?:([AB]): )?n=\d+ but consecutive values are strongly correlated[^;]*; wait for ~(\d+) more"
 )
@@ -288,9 +292,21 @@ _SHORT_OF = re.compile(
 
 def insufficient_short(reason: str) -> str:
     """The advice of an "insufficient" reason in a few words: ``A ~200 more records`` (each side
-    that must wait, from :func:`tui.core.stats.compare.short_of`), else the reason itself."""
+    that must wait, from :func:`tui.core.stats.compare.short_of`), ``B level not stable (~2.25 /
+    ~2.58)`` (a level that switched too few times to average out), else the reason itself."""
     found = _SHORT_OF.findall(reason or "")
     if not found:
+        levels = _UNSTABLE.findall(reason or "")
+        if len(levels) == 1:  # the two levels kept, the advice in the long form
+            side, lo, hi = levels[0]
+            return f"{side + ' ' if side else ''}level not stable (~{lo} / ~{hi})"
+        if levels:
+            return "levels not stable (" + ", ".join(f"{s} ~{lo}/~{hi}" for s, lo, hi in levels) + ")"
+        stretches = _FEW_STRETCHES.findall(reason or "")
+        if stretches:
+            return ", ".join(
+                f"{side + ' ' if side else ''}~{n} independent stretches" for side, n in stretches
+            )
         return reason
     return ", ".join(f"{side + ' ' if side else ''}~{int(n):,} more records" for side, n in found)
 

@@ -185,9 +185,15 @@ def _ratio_chunk(t: tuple) -> RatioChunk:
 
 def _prepared(t: tuple, steps: dict[str, float]) -> Prepared:
     n, chunks, pooled_len, pooled_rate, accepted, drafted, positions, first, last = t
+    by_name = {
+        name: _column_chunk(c, steps[name]) if c is not None else None for name, c in zip(SERIES, chunks)
+    }
+    # the added series (the native code reduces only runs where none is printed) as the Python
+    # code names them: each with no chunk
+    by_name.update((q.name, None) for q in added_series())
     return Prepared(
         n,
-        {name: _column_chunk(c, steps[name]) if c is not None else None for name, c in zip(SERIES, chunks)},
+        by_name,
         _ratio_chunk(pooled_len) if pooled_len is not None else None,
         _ratio_chunk(pooled_rate) if pooled_rate is not None else None,
         int(accepted),
