@@ -155,3 +155,29 @@ def running_prometheus(
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
+
+
+def history_of(url: str, labels: dict[str, str], auth):
+    """One vLLM instance read whole by the history source the fleet screen opens (through
+    ``auth``, a :class:`tui.core.sources.prom.api.PromAuth`): the driver it fed."""
+    import asyncio
+
+    from tui.core.fleet.fetch import fleet_families
+    from tui.core.pipeline.follow import Followed
+    from tui.core.sources.base import LineBatch
+    from tui.core.sources.prom.history import PromHistorySource
+
+    names = next(n for n in fleet_families() if n.family == "vllm")
+    drv = Followed("one")
+
+    async def run() -> None:
+        src = PromHistorySource("one", url, names, labels, window=300, step=1, follow=False, auth=auth)
+        async for b in src:
+            if isinstance(b, LineBatch):
+                drv.feed(b)
+            else:
+                assert b.kind.value != "error", b.message
+        await src.aclose()
+
+    asyncio.run(run())
+    return drv

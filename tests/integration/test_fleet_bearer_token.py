@@ -16,8 +16,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from _cli_util import run_cli
 from _prom_util import FakeVllm, PromServer
-from _prometheus_util import running_prometheus
+from _prometheus_util import history_of, running_prometheus
 from _wait import wait_until
+
+from tui.core.sources.prom.api import PromAuth
 
 TOKEN = "s3cr3t-t0ken-\x1b[31m-9f2"  # an escape sequence in it: it is never printed at all
 CLEAN = "s3cr3t-t0ken-9f2"
@@ -64,33 +66,6 @@ class BearerProxy:
         self.server.server_close()
 
 
-def history_of(url: str, token: str, labels: dict[str, str]):
-    """One instance read whole by the history source the fleet screen opens (the bearer token)."""
-    import asyncio
-
-    from tui.core.fleet.fetch import fleet_families
-    from tui.core.pipeline.follow import Followed
-    from tui.core.sources.base import LineBatch
-    from tui.core.sources.prom.api import PromAuth
-    from tui.core.sources.prom.history import PromHistorySource
-
-    names = next(n for n in fleet_families() if n.family == "vllm")
-    drv = Followed("one")
-
-    async def run() -> None:
-        auth = PromAuth(bearer_token=token)
-        src = PromHistorySource("one", url, names, labels, window=300, step=1, follow=False, auth=auth)
-        async for b in src:
-            if isinstance(b, LineBatch):
-                drv.feed(b)
-            else:
-                assert b.kind.value != "error", b.message
-        await src.aclose()
-
-    asyncio.run(run())
-    return drv
-
-
 def test_bearer_token_from_the_config_live(tmp_path):
     fake = FakeVllm(engines=1)
     srv = PromServer(fake.text).start()
@@ -127,7 +102,9 @@ def test_bearer_token_from_the_config_live(tmp_path):
                 assert not any("t0ken" in p for p, _ in proxy.seen)  # in the header only, never a URL
                 # the instance's own series (the screen's Enter) through the same proxy and token
                 drv = history_of(
-                    proxy.url, TOKEN, {"instance": f"127.0.0.1:{srv.port}", "job": "vllm", "engine": "0"}
+                    proxy.url,
+                    {"instance": f"127.0.0.1:{srv.port}", "job": "vllm", "engine": "0"},
+                    PromAuth(bearer_token=TOKEN),
                 )
                 pooled = drv.stats.total.pooled_len
                 assert pooled.denominator >= 10 and 1 + pooled.numerator / pooled.denominator == 2.6

@@ -10,38 +10,13 @@ import json
 
 from _cli_util import run_cli
 from _prom_util import FakeVllm, PromServer
-from _prometheus_util import running_prometheus
+from _prometheus_util import history_of, running_prometheus
 from _wait import wait_until
+
+from tui.core.sources.prom.api import PromAuth
 
 PASSWORD = "pa55-\x1b[31m-word"
 HOSTILE = 'gpu|"07"\\node\x1b[2J:8000'
-
-
-def history_of(url: str, labels: dict[str, str]):
-    """One instance read whole by the history source the fleet screen opens (basic auth)."""
-    import asyncio
-
-    from tui.core.fleet.fetch import fleet_families
-    from tui.core.pipeline.follow import Followed
-    from tui.core.sources.base import LineBatch
-    from tui.core.sources.prom.api import PromAuth
-    from tui.core.sources.prom.history import PromHistorySource
-
-    names = next(n for n in fleet_families() if n.family == "vllm")
-    drv = Followed("one")
-
-    async def run() -> None:
-        auth = PromAuth(username="sre", password="pa55-word")
-        src = PromHistorySource("one", url, names, labels, window=300, step=1, follow=False, auth=auth)
-        async for b in src:
-            if isinstance(b, LineBatch):
-                drv.feed(b)
-            else:
-                assert b.kind.value != "error", b.message
-        await src.aclose()
-
-    asyncio.run(run())
-    return drv
 
 
 def test_prefix_basic_auth_and_hostile_labels(tmp_path):
@@ -76,7 +51,11 @@ def test_prefix_basic_auth_and_hostile_labels(tmp_path):
             table = run_cli("fleet", prom.url, "--table", "--config", str(cfg))
             assert table.returncode == 0 and "\x1b" not in table.stdout and "gpu|" in table.stdout
             # the instance's own series (the screen's Enter), selected by its exact hostile labels
-            drv = history_of(prom.url, {"instance": HOSTILE, "job": "vllm", "engine": "0"})
+            drv = history_of(
+                prom.url,
+                {"instance": HOSTILE, "job": "vllm", "engine": "0"},
+                PromAuth(username="sre", password="pa55-word"),
+            )
             pooled = drv.stats.total.pooled_len
             assert pooled.denominator >= 10 and pooled.denominator % 10 == 0
             assert 1 + pooled.numerator / pooled.denominator == 2.6

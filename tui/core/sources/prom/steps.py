@@ -21,15 +21,8 @@ from tui.core.model.records import RATE_DRAFTS
 
 def points(values: list) -> list[tuple[float, float]]:
     """A matrix series' [[t, "v"], ...] as (t, v) with finite v."""
-    out = []
-    for t, v in values:
-        try:
-            x = float(v)
-        except (TypeError, ValueError):
-            continue
-        if math.isfinite(x):
-            out.append((float(t), x))
-    return out
+    ts, vs = point_arrays(values)
+    return list(zip(ts, vs))
 
 
 def point_arrays(values: list) -> tuple[array, array]:
