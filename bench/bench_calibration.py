@@ -125,16 +125,21 @@ def table(new: list[dict], old: list[dict] | None) -> str:
             f"| {r['cell']} | {r['n']} | {_pct(r['false'], r['reps'])} ({100 * f_hi:.1f}) | "
             f"{_pct(r['covered'], r['intervals'])} ({100 * c_lo:.1f}) | {_pct(r['insufficient'], r['reps'])} | {power} |"
         )
-        o = before.get((r["cell"], r["n"]))
         if old:
-            line += (
-                f" {_pct(o['false'], o['reps'])} / {_pct(o['covered'], o['intervals'])} / "
-                f"{_pct(o['insufficient'], o['reps'])} / {_pct(o['found'], o['shifted']) if o['shifted'] else '–'} |"
-                if o
-                else " – |"
-            )
+            line += _today(before.get((r["cell"], r["n"])))
         lines.append(line)
     return "\n".join(lines)
+
+
+def _today(o: dict | None) -> str:
+    """The table's last column: the same cell's figures from the baseline run."""
+    if not o:
+        return " – |"
+    power = _pct(o["found"], o["shifted"]) if o["shifted"] else "–"
+    return (
+        f" {_pct(o['false'], o['reps'])} / {_pct(o['covered'], o['intervals'])} / "
+        f"{_pct(o['insufficient'], o['reps'])} / {power} |"
+    )
 
 
 def regime_table(new: list[dict], old: list[dict] | None) -> str:
@@ -162,14 +167,8 @@ def regime_table(new: list[dict], old: list[dict] | None) -> str:
             f"{_pct(r['seen_covered'], r['intervals'])} | {_pct(r['one_level'], r['reps'])} | "
             f"{_pct(r['insufficient'], r['reps'])} | {power} |"
         )
-        o = before.get((r["cell"], r["n"]))
         if old:
-            line += (
-                f" {_pct(o['false'], o['reps'])} / {_pct(o['covered'], o['intervals'])} / "
-                f"{_pct(o['insufficient'], o['reps'])} / {_pct(o['found'], o['shifted']) if o['shifted'] else '–'} |"
-                if o
-                else " – |"
-            )
+            line += _today(before.get((r["cell"], r["n"])))
         lines.append(line)
     return "\n".join(lines)
 
