@@ -14,7 +14,7 @@ from tui.core.pipeline.whole import summarize_file
 from tui.core.sources.base import EventKind, LineBatch, SourceEvent
 from tui.core.stats.verdicts import comparison
 from tui.panes.launch import PaneSpec, demo_plan, find_sample, split_at_restart
-from tui.panes.pane_numbers import verdict_text
+from tui.panes.pane_numbers import verdict_forms, verdict_text
 from tui.widgets.compare_bar import CompareBar
 from tui.widgets.source_pane import SourcePane
 
@@ -44,6 +44,31 @@ async def test_compare_bar_equals_summary_comparison():
             "at equal batch size " + verdict_text(want["accept_len_load_adjusted"], b_name="ab_b.log") in text
         )
         assert f"throughput B / A {want['throughput']['ratio']:.2f}×" in text
+
+
+async def test_compare_bar_names_b_whole_where_room_allows(tmp_path):
+    # a long label is said whole at 160 columns (it was cut to 16 cells at every width), and
+    # shortened only where the verdict would not fit otherwise
+    a = tmp_path / "deployment_baseline_blue.log"
+    b = tmp_path / "deployment_with_fixed_layer_ids.log"
+    a.write_bytes(open(sample("ab_a.log"), "rb").read())
+    b.write_bytes(open(sample("ab_b.log"), "rb").read())
+    for size in ((160, 45), (80, 24)):
+        app = replay_app(str(a), str(b))
+        async with app.run_test(size=size) as pilot:
+            await wait_ended(pilot)
+            c = app.screen.query_one(CompareBar).comparison
+            adj = c["accept_len_load_adjusted"]
+            lines = [" ".join(line.split()) for line in screen_text(app).splitlines()]
+            said = [line for line in lines if "equal batch" in line]
+            assert said, lines
+            if size[0] == 160:
+                assert any(verdict_text(adj, b_name=b.name) in line for line in said), said
+            else:
+                # no room: "B", as the raw verdict above says it, never a label cut to pieces
+                assert any(
+                    verdict_forms(adj)[0] in line or verdict_forms(adj)[-1] in line for line in said
+                ), said
 
 
 async def test_compare_bar_says_when_the_load_differs(tmp_path):

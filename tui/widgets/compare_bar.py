@@ -24,7 +24,6 @@ from tui.panes.pane_numbers import (
 from tui.widgets._colours import hex_color
 
 NOTE_LABEL_W = 24  # cells of each label in the "A = … · B = …" note
-B_NAME_W = 16  # cells of B's label in a verdict ("at equal batch size …: fixed higher")
 VERDICT_COLOUR = {
     "higher": "success",
     "lower": "error",
@@ -106,7 +105,8 @@ class CompareBar(Static):
             rows.append(Text(" " * z + "0", style=muted, no_wrap=True))
         else:
             rows.append(Text(f"means so far: A {_m(al['mean_a'])}, B {_m(al['mean_b'])}", style=muted))
-        rows += _load_rows(c, app, fit_label(b_label, B_NAME_W, peers), muted, width)
+        b_names = (b_label, "B") if b_label != "B" else ("B",)  # the whole label, else "B" as above
+        rows += _load_rows(c, app, b_names, muted, width)
         rate = c.get("accept_rate")
         if rate:
             heads = (f"accept rate ({estimator_words(rate)}) ", "accept rate ")
@@ -143,20 +143,27 @@ def _row(head: str, body: str, style: str, *, wrap: bool) -> Text:
     return t
 
 
-def _load_rows(c: dict[str, Any], app: Any, b_label: str, muted: str, width: int) -> list[Text]:
+def _load_rows(c: dict[str, Any], app: Any, b_names: tuple[str, ...], muted: str, width: int) -> list[Text]:
     """The load-adjusted verdict beside the raw one (and whether the load differs), and the
-    generation throughput ratio (against a source labelled ``baseline``, else B / A)."""
+    generation throughput ratio (against a source labelled ``baseline``, else B / A). ``b_names``
+    are B's label from the whole to the shortest: each verdict says the most of it that fits."""
     rows = []
     adj = c.get("accept_len_load_adjusted")
     if adj:
         colour = hex_color(app, VERDICT_COLOUR[adj["verdict"]])
         heads = ("  at equal batch size ", "  equal batch ")
-        t = fitted_row(heads, verdict_forms(adj, b_label), width, colour)
+        by_name = [verdict_forms(adj, name) for name in b_names]
+        bodies = tuple(
+            dict.fromkeys(f[i] for i in range(max(map(len, by_name))) for f in by_name if i < len(f))
+        )
+        t = fitted_row(heads, bodies, width, colour)
         note = (adj.get("load") or {}).get("note")
         if note and t.cell_len + len(note) + 4 <= width:
             t.append(f"  · {note}", style=muted)
         rows.append(t)
-        why = raw_vs_adjusted(c["accept_len"], adj, b_label)  # said, not left to contradict
+        # said, not left to contradict
+        whys = [raw_vs_adjusted(c["accept_len"], adj, name) for name in b_names]
+        why = next((w for w in whys if len(w) + 2 <= width), whys[-1])
         if why:
             rows.append(Text("  " + why, style=muted, no_wrap=False, overflow="fold"))
     tp = c.get("throughput")
