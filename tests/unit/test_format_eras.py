@@ -9,7 +9,6 @@ import pytest
 from tui.core.formats import LineParser
 from tui.core.formats.fastscan import refused_at, scan_chunk
 from tui.core.formats.markers import MAX_LITERAL, parse_server_args
-from tui.core.formats.vllm.spec import no_bonus_token
 from tui.core.model.records import RESTART, Marker, Record
 from tui.core.stats import SourceStats
 
@@ -24,38 +23,97 @@ def items(lines: list[str]) -> list:
     return [x for i, line in enumerate(lines) if (x := p.feed(line, i + 1, 0)) is not None]
 
 
-def test_vllm_before_0_9_gets_the_bonus_token_from_the_per_position_sum(scanner):
-    # vLLM 0.8.5 (v1/spec_decode/metrics.py:82): accepted / drafts = 0.67; its list sums to 0.67
-    old = V1.format(r="22.3", al="0.67", a=201, d=900, pp="0.400, 0.200, 0.070")
-    new = V1.format(r="22.3", al="1.67", a=201, d=900, pp="0.400, 0.200, 0.070")  # 0.9.0 on
-    (r_old,) = items([old])
-    (r_new,) = items([new])
-    assert r_old.accept_len == r_new.accept_len == 1.67
-    assert r_old.extra["accept_len_printed"] == "0.67" and "no bonus token" in r_old.extra["accept_len_scale"]
-    assert "accept_len_scale" not in r_new.extra
-    # each scanner (this test runs with both) leaves the old era's lines to the line parser, and
-    # refused_at points the line parser at such a line inside a buffer it reads fast otherwise
-    assert scan_chunk((old + "\n").encode(), 2026) is None
-    assert scan_chunk((new + "\n").encode(), 2026) is not None
-    if scanner == "native":
-        buf = (new + "\n" + old + "\n" + new + "\n").encode()
-        assert refused_at(buf, 2026) == len(new) + 1
+def _log(lines: list[str]) -> bytes:
+    return ("\n".join(lines) + "\n").encode()
 
 
-@pytest.mark.parametrize(
-    "al,pp,old",
-    [
-        (0.67, (0.4, 0.2, 0.07), True),
-        (1.67, (0.4, 0.2, 0.07), False),
-        (0.674, (0.4, 0.2, 0.07), True),  # within the rounding of %.2f and 3 x %.3f
-        (0.69, (0.4, 0.2, 0.07), False),
-        (0.5, None, True),  # no list: only a value below 1 tells
-        (1.5, None, False),
-        (7.5, (0.1, 123456789.1), False),
-    ],
-)
-def test_no_bonus_token_evidence(al, pp, old):
-    assert no_bonus_token(al, pp) is old
+def _summary(buf: bytes, tmp_path, name: str = "v.log") -> dict:
+    from tui.core.pipeline.whole import summarize_file
+
+    path = tmp_path / name
+    path.write_bytes(buf)
+    return summarize_file(str(path), name, workers=1).result()
+
+
+def _spec(al: float, pp: tuple[float, ...], s: int = 10) -> str:
+    # a line of vLLM 0.8.5's format (v1/spec_decode/metrics.py:82): the rate is accepted / drafted
+    return V1.format(r="22.3", al=f"{al:.2f}", a=201, d=900, pp=", ".join(f"{x:.3f}" for x in pp)).replace(
+        "10:00:10", f"10:00:{s:02d}"
+    )
+
+
+def test_vllm_before_0_9_gets_the_bonus_token_from_its_segments_evidence(scanner, tmp_path):
+    # vLLM 0.8.5: accepted / drafts = 0.67, the sum of its list; 0.9.0 on: 1.67 for the same counts
+    old = [_spec(0.67, (0.4, 0.2, 0.07), s) for s in range(12)]
+    new = [_spec(1.67, (0.4, 0.2, 0.07), s) for s in range(12)]
+    for lines, printed in ((old, 0.67), (new, 1.67)):
+        d = _summary(_log(lines), tmp_path)
+        (seg,) = d["segments"]
+        assert seg["accept_len"]["mean"] == pytest.approx(1.67), printed
+        assert ("no bonus token" in (seg["rate_definition"].get("note") or "")) == (printed < 1)
+        assert not [x for x in seg["diagnostics"] if x["code"] == "era_disagreement"]
+    # every line is read fast, whatever its era: the scanners say each line's evidence
+    sc = scan_chunk(_log([old[0], new[0]]), 2026)
+    assert sc is not None and list(sc.runs[0].values["sum_match"]) == [1.0, 0.0]
+    assert refused_at(_log([new[0], old[0], new[0]]), 2026) == -1 or scanner != "native"
+
+
+def test_one_line_never_decides_an_era(tmp_path):
+    # a log of 0.11 (1 + the sum) where one line's numbers happen to add up the old way, and a
+    # fork whose per-position rates never add up: the printed values are kept, the odd lines
+    # counted; the line parser (one line at a time) and the scanners agree
+    new = [_spec(1.67, (0.4, 0.2, 0.07), s) for s in range(30)]
+    new[3] = _spec(1.2, (0.6, 0.4, 0.2), 3)  # 1.20 = 0.6 + 0.4 + 0.2: the old era's evidence
+    fork = [_spec(2.25, (0.4, 0.2, 0.07 + 0.001 * (s % 5)), s) for s in range(30)]
+    fork[0] = _spec(1.2, (0.6, 0.4, 0.2), 0)  # by chance, and first
+    for lines, want, off in ((new, (29 * 1.67 + 1.2) / 30, 1), (fork, (29 * 2.25 + 1.2) / 30, 30)):
+        d = _summary(_log(lines), tmp_path)
+        (seg,) = d["segments"]
+        assert seg["accept_len"]["mean"] == pytest.approx(want, abs=1e-9)
+        assert "no bonus token" not in (seg["rate_definition"].get("note") or "")
+        (era,) = [x for x in seg["diagnostics"] if x["code"] == "era_disagreement"]
+        assert era["disagreeing"] == off and era["lines"] == 30 and era["era"] == "V1"
+        assert f"{off:,} of 30 lines disagree" in era["message"]
+        st = SourceStats("t")
+        st.feed(items(lines))  # line by line, as a live source reads them
+        assert st.to_dict()["segments"][0]["accept_len"]["mean"] == pytest.approx(want, abs=1e-9)
+
+
+def test_the_version_line_decides_the_era_and_a_restart_may_change_it(tmp_path):
+    # 0.8.5 then 0.11 in one log: each run on its own scale, by its version line, however its
+    # numbers look (a fork of 0.8.5 whose lists add up the new way keeps its version's era)
+    head = "INFO 05-01 09:59:00 [api_server.py:1090] vLLM API server version {v}"
+    lines = [head.format(v="0.8.5")] + [_spec(1.67, (0.4, 0.2, 0.07), s) for s in range(12)]
+    lines += [head.format(v="0.11.0")] + [_spec(1.67, (0.4, 0.2, 0.07), s) for s in range(12)]
+    d = _summary(_log(lines), tmp_path)
+    a, b = d["segments"]
+    assert a["accept_len"]["mean"] == pytest.approx(2.67) and b["accept_len"]["mean"] == pytest.approx(1.67)
+    assert "no bonus token" in a["rate_definition"]["note"]
+    (era,) = [x for x in a["diagnostics"] if x["code"] == "era_disagreement"]
+    assert era["decided_by"] == "version 0.8.5" and era["disagreeing"] == 12
+    assert not [x for x in b["diagnostics"] if x["code"] == "era_disagreement"]
+
+
+def test_a_live_source_reads_its_first_lines_under_the_newest_era_until_settled():
+    # one line at a time: no line moves a segment off the newest era before ten lines are in; a
+    # log of vLLM 0.8.5 without its version line is then read on its own scale, and the lines
+    # read before are counted (a warning), never hidden
+    fork = [_spec(1.2, (0.6, 0.4, 0.2), 0)] + [_spec(2.25, (0.4, 0.2, 0.071), s) for s in range(1, 12)]
+    old = [_spec(1.2, (0.6, 0.4, 0.2), s) for s in range(12)]
+    for lines, want, early in ((fork, (1.2 + 11 * 2.25) / 12, 0), (old, (9 * 1.2 + 3 * 2.2) / 12, 9)):
+        st = SourceStats("t")
+        for it in items(lines):
+            st.feed([it])
+        seg = st.to_dict()["segments"][0]
+        (era,) = [x for x in seg["diagnostics"] if x["code"] == "era_disagreement"]
+        assert era["read_before_settled"] == early
+        assert era["era"] == ("V1" if lines is fork else "V1 before 0.9")
+        assert seg["accept_len"]["mean"] == pytest.approx(want)
+        bulk = SourceStats("t")
+        bulk.feed(items(lines))  # the same lines at once: settled by all of them
+        assert bulk.to_dict()["segments"][0]["accept_len"]["mean"] == pytest.approx(
+            (1.2 + 11 * 2.25) / 12 if lines is fork else 2.2
+        )
 
 
 def test_v0_system_efficiency_and_counter_reset_opens_a_segment():

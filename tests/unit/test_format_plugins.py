@@ -147,6 +147,7 @@ def _types() -> dict[str, type | tuple[type, ...]]:
         "no_spec_note": str,
         "looked_for": str,
         "wrapped_markers": dict,
+        "sum_matches": dict,
         "aux_layer_ids": (tuple, type(None)),
         "data": FamilyData,
         "metrics_moved_to": (str, type(None)),

@@ -7,8 +7,8 @@
  * configure(anchors, forbidden, ncols, ts_col, elapsed_col, shapes) takes grammar.ANCHORS (bytes,
  * at least 3 long each: every literal text the line parser acts on), the texts a process tag may
  * not hold, the number of output columns (fastscan.LAYOUT), the columns of the clocks, and each
- * shape as (anchor index, family index, pairs, pass columns, derived (dst, src) pairs, (refuse
- * column, within, per item), ops): the program of shape_program.py, ops (code, a, b, text) with
+ * shape as (anchor index, family index, pairs, pass columns, derived (dst, src) pairs, (sum_match
+ * value column, the column it fills, within, per item, offsets), ops): the program of shape_program.py, ops (code, a, b, text) with
  * the group ops (optional, repeat, capture) followed by their a own ops, a number's op with the
  * text before it.
  *
@@ -69,8 +69,8 @@ typedef struct {
     int anchor, family, pairs, recheck, has_rank, has_process, nops;
     int npass, pass[MAXC];
     int nderive, dst[4], src[4];
-    int refuse_col;
-    double within, per_item;
+    int match_val, match_dst, n_off; /* sum_match: value column, the column it fills, offsets */
+    double within, per_item, off[4];
     op_t *ops;
 } shape_t;
 
@@ -169,8 +169,12 @@ static int line_of(state_t *S, const char *ls, const char *le, int which, int ye
     }
     if (S->shape >= 0 && S->shape != (int)(sh - shapes)) return 0; /* records of two shapes */
     S->shape = (int)(sh - shapes);
-    if (sh->refuse_col >= 0 && C.k > 0 && fabs(C.v[sh->refuse_col] - C.sum) <= sh->within + sh->per_item * C.k)
-        return 0; /* a line of an older era: the line parser's */
+    if (sh->match_dst >= 0 && C.k > 0 && C.v[sh->match_val] == C.v[sh->match_val]) {
+        /* the era's evidence: which declared offset the value exceeds its list's sum by */
+        int j = 0;
+        while (j < sh->n_off && !(fabs(C.v[sh->match_val] - sh->off[j] - C.sum) <= sh->within + sh->per_item * C.k)) j++;
+        C.v[sh->match_dst] = (double)j;
+    }
     for (int i = 0; i < sh->nderive; i++)
         if (C.k > 0) C.v[sh->dst[i]] = C.v[sh->src[i]] / C.k;
     if (S->have_pending) {

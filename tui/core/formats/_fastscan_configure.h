@@ -63,16 +63,33 @@ static int int_list(PyObject *seq, int *out, int max, int *n) {
 
 static int one_shape(PyObject *t, shape_t *S) {
     PyObject *pass, *derive, *ops;
-    int refuse;
+    PyObject *offsets;
     memset(S, 0, sizeof *S);
-    if (!PyArg_ParseTuple(t, "iiiiOO(idd)O", &S->anchor, &S->family, &S->pairs, &S->recheck, &pass, &derive,
-                          &refuse, &S->within, &S->per_item, &ops))
+    if (!PyArg_ParseTuple(t, "iiiiOO(iiddO)O", &S->anchor, &S->family, &S->pairs, &S->recheck, &pass, &derive,
+                          &S->match_val, &S->match_dst, &S->within, &S->per_item, &offsets, &ops))
         return 0;
-    if (S->anchor < 0 || S->anchor >= n_anch || S->family < 0 || S->family >= MAXF || refuse >= ncols) {
+    if (S->anchor < 0 || S->anchor >= n_anch || S->family < 0 || S->family >= MAXF || S->match_val >= ncols ||
+        S->match_dst >= ncols || (S->match_dst >= 0 && S->match_val < 0)) {
         PyErr_SetString(PyExc_ValueError, "a shape's anchor, family or column is out of range");
         return 0;
     }
-    S->refuse_col = refuse;
+    PyObject *offs = PySequence_Fast(offsets, "sum_match offsets");
+    if (!offs) return 0;
+    Py_ssize_t no = PySequence_Fast_GET_SIZE(offs);
+    if (no > 4) {
+        Py_DECREF(offs);
+        PyErr_SetString(PyExc_ValueError, "at most 4 sum_match offsets");
+        return 0;
+    }
+    for (Py_ssize_t i = 0; i < no; i++) {
+        S->off[i] = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(offs, i));
+        if (S->off[i] == -1.0 && PyErr_Occurred()) {
+            Py_DECREF(offs);
+            return 0;
+        }
+    }
+    S->n_off = (int)no;
+    Py_DECREF(offs);
     if (!int_list(pass, S->pass, MAXC, &S->npass)) return 0;
     PyObject *d = PySequence_Fast(derive, "derived columns");
     if (!d) return 0;

@@ -25,6 +25,8 @@ dataclasses (``tests/unit/test_data_family.py`` holds the two equal).
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -68,11 +70,36 @@ class Part:
 
 
 @dataclass(frozen=True)
-class RefuseNearSum:
+class SumMatch:
     value: str
-    list: str
+    items: str
     within: float
     per_item: float
+    offsets: list[float]
+    column: str
+
+    def of(self, value: float, items: Sequence[float]) -> float:
+        """A line's evidence under this declaration (:func:`sum_match`)."""
+        return sum_match(value, items, self.within, self.per_item, self.offsets)
+
+
+def sum_match(
+    value: float, items: Sequence[float], within: float, per_item: float, offsets: Sequence[float]
+) -> float:
+    """A line's era evidence (a shape's ``sum_match``): the index of the first of ``offsets`` that
+    ``value`` equals the sum of ``items`` plus, within ``within`` + ``per_item`` x their number;
+    ``len(offsets)`` when none; NaN without items. The C scanner computes the same, summing in
+    the same order (a plain loop: ``sum`` of floats compensates on newer Pythons)."""
+    if not items or value != value:
+        return math.nan
+    total = 0.0
+    for x in items:
+        total += x
+    tol = within + per_item * len(items)
+    for j, off in enumerate(offsets):
+        if abs(value - off - total) <= tol:
+            return float(j)
+    return float(len(offsets))
 
 
 @dataclass(frozen=True)
@@ -87,9 +114,9 @@ class ShapeData:
     lead: list[Part] = field(default_factory=list)  # between the prefix and the anchor
     rate: str | None = None  # "drafts": the printed rate is accepted / proposed drafts
     pairs_with: str | None = None
-    # a line whose ``value`` equals the sum of its ``list`` within ``within`` + ``per_item`` x its
-    # length is of an older era (an era's evidence): the line parser reads it
-    refuse_near_sum: RefuseNearSum | None = None
+    # an era's evidence on each line: which of ``offsets`` the ``value`` column equals the sum of
+    # its ``list`` plus (within ``within`` + ``per_item`` x the list's length), into ``column``
+    sum_match: SumMatch | None = None
     # derived columns: name -> (column, list column): the column divided by the list's length
     per_list_item: dict[str, tuple[str, str]] = field(default_factory=dict)
     rank: str | None = None  # on a pairs_with shape: the record's rank, "engine {engine}"
@@ -99,8 +126,8 @@ class ShapeData:
         d = dict(raw)
         d["body"] = [Part.of(p) for p in d.get("body", [])]
         d["lead"] = [Part.of(p) for p in d.get("lead", [])]
-        if d.get("refuse_near_sum") is not None:
-            d["refuse_near_sum"] = RefuseNearSum(**d["refuse_near_sum"])
+        if d.get("sum_match") is not None:
+            d["sum_match"] = SumMatch(**d["sum_match"])
         d["per_list_item"] = {k: (v[0], v[1]) for k, v in d.get("per_list_item", {}).items()}
         return cls(**d)
 
@@ -144,11 +171,22 @@ class Metrics:
 
 
 @dataclass(frozen=True)
+class EraShift:
+    column: str
+    by: float
+
+
+@dataclass(frozen=True)
 class Era:
     name: str
     evidence: str
     since: str | None = None
     until: str | None = None
+    # the index in its shape's ``sum_match.offsets`` that a line of this era shows (None: its
+    # lines carry no such evidence)
+    sum_match: int | None = None
+    shift: EraShift | None = None  # what a printed value of this era lacks, to be on one scale
+    note: str | None = None  # said in the segment's rate definition when the era is this one
 
 
 @dataclass(frozen=True)
@@ -174,7 +212,17 @@ class FamilyData:
         d["shapes"] = [ShapeData.of(s) for s in d.get("shapes", [])]
         d["statistics"] = Statistics(**d.get("statistics", {}))
         d["metrics"] = Metrics(**d.get("metrics", {}))
-        d["eras"] = [Era(**e) for e in d.get("eras", [])]
+        d["eras"] = [
+            Era(
+                **{
+                    **e,
+                    "shift": EraShift(e["shift"]["column"], float(e["shift"]["by"]))
+                    if e.get("shift")
+                    else None,
+                }
+            )
+            for e in d.get("eras", [])
+        ]
         return cls(**d)
 
     def shape_of(self, kind: str) -> Shape:

@@ -142,19 +142,22 @@ class ShapeData(_Strict):
     # (of the same process) — vLLM's engine line before its spec line
     pairs_with: str | None = None
 
-    # a line whose ``value`` column equals the sum of its ``list`` column within ``within`` +
-    # ``per_item`` x its length is of an older era (an era's evidence): the line parser reads it
-    refuse_near_sum: RefuseNearSum | None = None
+    # an era's evidence on each line, into ``column``: the index of the first of ``offsets`` that
+    # the ``value`` column equals the sum of the ``items`` column plus, within ``within`` +
+    # ``per_item`` x the list's length (the number of offsets when none; not there without a list)
+    sum_match: SumMatch | None = None
     # derived columns: name -> (column, list column): the column divided by the list's length
     per_list_item: dict[str, tuple[str, str]] = {}
     rank: str | None = None  # on a pairs_with shape: the record's rank, "engine {engine}"
 
 
-class RefuseNearSum(_Strict):
+class SumMatch(_Strict):
     value: str
-    list: str
+    items: str
     within: float
     per_item: float
+    offsets: list[float] = Field(min_length=1, max_length=4)
+    column: str
 
 
 class Statistics(_Strict):
@@ -186,6 +189,11 @@ class Metrics(_Strict):
     default_for_records: bool = False  # a metrics record with no family is this family's
 
 
+class EraShift(_Strict):
+    column: str
+    by: float
+
+
 class Era(_Strict):
     """A release era and the evidence that tells a log is of it."""
 
@@ -193,6 +201,10 @@ class Era(_Strict):
     since: str | None = None  # the release (or date) it began
     until: str | None = None
     evidence: str  # what on a line or in the config shows it (words; the code that reads it says where)
+    # the index in its shape's sum_match offsets that this era's lines show
+    sum_match: int | None = Field(default=None, ge=0)
+    shift: EraShift | None = None  # what a printed value of this era lacks, to be on one scale
+    note: str | None = None  # said in the rate definition of a segment of this era
 
 
 class FamilyData(_Strict):

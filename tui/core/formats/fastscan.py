@@ -6,7 +6,7 @@ families' declared shapes (:data:`grammar.SHAPES`, from each family's ``family.t
 the records as :class:`RecordColumns`, else ``None`` and the caller parses the buffer line by
 line with :class:`LineParser`. Nothing here knows a family: the shapes say what each line holds
 (its numbers and the columns they fill, its clock, its rank, its process tag), what a record
-derives (``per_list_item``), when a line is of an older era (``refuse_near_sum``) and which line
+derives (``per_list_item``), which era a line's numbers show (``sum_match``) and which line
 pairs with the next record (``pairs_with``).
 
 This is exact, not heuristic: the contract (checked by the tests on generated and real lines)
@@ -97,7 +97,9 @@ if _native is not None:
                 int(_may_spell_anchor(s.shape)),
                 tuple(_col[c] for c in s.columns if c in _col),
                 tuple((_col[d], _col[a]) for d, (a, _) in s.per_list_item.items()),
-                (_col[s.refuse[0]], s.refuse[2], s.refuse[3]) if s.refuse else (-1, 0.0, 0.0),
+                (_col[s.sum_match[0]], _col[s.sum_match[1]], s.sum_match[2], s.sum_match[3], s.sum_match[4])
+                if s.sum_match
+                else (-1, -1, 0.0, 0.0, ()),
                 program((*s.shape.prefix, *s.shape.lead, Lit(s.shape.anchor), *s.shape.body), _col),
             )
             for s in _SHAPES

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tui.core.formats.families import FAMILIES
+from tui.core.formats.family_data import sum_match
 from tui.core.formats.scan_shapes import (
     _ANCHORS,
     _BY_ANCHOR,
@@ -210,13 +211,8 @@ def _read_family(buf: bytes, found: list[tuple[int, bytes]], n_lines: int, year:
                 pp = v
             else:
                 row[name] = v
-        if s.refuse is not None and pp:
-            value, _, within, per_item = s.refuse
-            total = 0.0
-            for x in pp:  # a plain loop: sum() of floats compensates on newer Pythons
-                total += x
-            if abs(row[value] - total) <= within + per_item * len(pp):
-                return None  # a line of an older era: the line parser's
+        if s.sum_match is not None and pp:
+            row[s.sum_match[1]] = sum_match(row[s.sum_match[0]], pp, *s.sum_match[2:])
         for name, (col, _lst) in s.per_list_item.items():
             if pp:  # from the printed integer, as the line parser divides it
                 row[name] = (exact[col] if col in exact else row[col]) / len(pp)

@@ -177,6 +177,11 @@ class LineParser:
                 item.elapsed = self._ts.elapsed(text)
             if self.family is None:
                 self.family = item.family
+            m = fmt.sum_matches.get(item.kind)
+            if m is not None and item.per_position:  # the era evidence the scanners' column holds
+                v = getattr(item, m.value)
+                if v is not None:
+                    item.more = {**(item.more or {}), m.column: m.of(v, item.per_position)}
         return item
 
     def _continue_args(self, line: str, line_no: int, offset: int) -> Marker | None:

@@ -23,7 +23,7 @@ from tui.core.formats.fleet_names import FleetNames
 from tui.core.formats.rate_definition import RateDefinition
 
 if TYPE_CHECKING:
-    from tui.core.formats.family_data import FamilyData
+    from tui.core.formats.family_data import FamilyData, SumMatch
     from tui.core.formats.server_config import ServerConfig
     from tui.core.formats.timestamps import TimestampReader
     from tui.core.model.columns import RecordColumns
@@ -102,6 +102,7 @@ class Format:
     looked_for: str = ""  # the metric names that make a record, for messages
     metrics_moved_to: str | None = None  # where its server serves /metrics when the default answers JSON
     default_for_metric_records: bool = False  # a metrics record with no family is this family's
+    sum_matches: dict[str, SumMatch] = {}
 
     def __init__(self, data: FamilyData | None = None) -> None:
         if data is None:
@@ -126,6 +127,7 @@ class Format:
         self.no_spec_note, self.looked_for = m.no_spec_note, m.looked_for
         self.metrics_moved_to = m.json_moves_to
         self.default_for_metric_records = m.default_for_records
+        self.sum_matches = {sd.kind: sd.sum_match for sd in data.shapes if sd.sum_match is not None}
 
     # -- lines ---------------------------------------------------------------------------------
     def new_state(self) -> Any:

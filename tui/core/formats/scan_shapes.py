@@ -54,7 +54,8 @@ class _Shape:
     rank_column: str | None  # the column that template names
     rate: str | None
     per_list_item: dict[str, tuple[str, str]]
-    refuse: tuple[str, str, float, float] | None  # value column, list column, within, per item
+    # an era's evidence: (value column, column it goes to, within, per item, offsets)
+    sum_match: tuple[str, str, float, float, tuple[float, ...]] | None
     columns: tuple[str, ...]  # the columns its fields fill (a pairing line's: what it passes on)
     ints: frozenset[str]  # its int columns (kept exact for a derived ratio)
 
@@ -82,7 +83,7 @@ def _compile() -> tuple[list[_Shape], tuple[str, ...]]:
                 rank_col = re.fullmatch(r"[^{}]*\{(\w+)\}[^{}]*", sd.rank).group(1)  # type: ignore[union-attr]
                 if rank_col not in extra and rank_col not in NUMERIC_FIELDS:
                     extra.append(rank_col)
-            r = sd.refuse_near_sum
+            m = sd.sum_match
             shapes.append(
                 _Shape(
                     shape,
@@ -93,7 +94,7 @@ def _compile() -> tuple[list[_Shape], tuple[str, ...]]:
                     rank_col,
                     _RATES[sd.rate] if sd.rate else None,
                     dict(sd.per_list_item),
-                    (r.value, r.list, r.within, r.per_item) if r else None,
+                    (m.value, m.column, m.within, m.per_item, tuple(m.offsets)) if m else None,
                     cols,
                     frozenset(f.name for f in fields if f.name and f.kind == "int"),
                 )

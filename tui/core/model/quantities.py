@@ -376,6 +376,17 @@ for _q in (
         digits=3,
         outputs=frozenset({Output.JSON}),
     ),
+    # a line's evidence of its release era, carried to the statistics and shown nowhere: which of
+    # the offsets its shape declares (``sum_match``) the value equals its list's sum plus
+    Quantity(
+        "sum_match",
+        "index",
+        "era evidence",
+        "era",
+        "the index of the declared offset by which the line's value exceeds the sum of its list",
+        Combine.NONE,
+        outputs=frozenset(),
+    ),
 ):
     register(_q)
 

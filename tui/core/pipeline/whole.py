@@ -288,9 +288,10 @@ class Summarizer:
         head: list[tuple[RecordColumns, Precomputed | None]] = []
         if ready.head is not None:  # settled by the chunk before: not reduced
             head.append((ready.head, None))
-        for rc, reduced in head + ready.runs:
-            if drop_ts:  # the reduction was made with the timestamps
-                rc, reduced = without_timestamps(rc), None
+        # (without the timestamps, not the reduction made with them); one era for all the runs
+        todo = [(without_timestamps(rc), None) if drop_ts else (rc, r) for rc, r in head + ready.runs]
+        self.stats.foresee([rc for rc, _ in todo])
+        for rc, reduced in todo:
             rc = absolute(rc, base)
             raws = ChunkLines(chunk, rc.line_nos) if rc.line_nos is not None else None
             self.driver.add_run(rc, raws, reduced)

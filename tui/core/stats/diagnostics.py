@@ -42,6 +42,9 @@ def of_segment(self: Segment) -> list[dict]:
                 "configured": configured,
             }
         )
+    era = self.era.diagnostic() if self.era is not None else None
+    if era is not None:
+        out.append(era)
     if self.refused.total():
         out.append(
             {

@@ -20,9 +20,9 @@ from tui.core.formats import registry
 from tui.core.formats.plugin import RateEvidence
 from tui.core.formats.server_config import ServerConfig
 from tui.core.model.columns import RecordColumns, row_lengths
-from tui.core.model.records import RESTART, EngineStats, Item, Malformed, Marker, Record, format_ts
+from tui.core.model.records import RESTART, Item, Malformed, Marker, Record, format_ts
 from tui.core.sources.base import SourceEvent
-from tui.core.stats import diagnostics, rates, restarts
+from tui.core.stats import diagnostics, eras, rates, restarts
 from tui.core.stats.checks import MAX_DEPTH, Refused, clean
 from tui.core.stats.compare import MEAN_OF_LINES, POOLED
 from tui.core.stats.depth import ratio_k, running_k
@@ -33,8 +33,7 @@ from tui.core.stats.precompute import Precomputed
 from tui.core.stats.requests import RequestSet
 from tui.core.stats.requests import to_dict as requests_dict
 
-# The rule above in one sentence, as the help (tui/screens/help.py) and the README say it (a test
-# keeps them in step with this).
+# The rule above in one sentence, as the help and the README say it (a test keeps them in step).
 SEGMENT_RULE = (
     "Segments follow the server, not the file: they open at restarts found in the log or at `n` "
     "in the app; a truncation, rotation or switch to a newer file is an event, not a new segment."
@@ -56,7 +55,7 @@ class Segment:
         "ranks",
         "malformed",
         "_rate_pairs",
-        "_rate_def",
+        "cached_rate_def",
         "markers",
         "label",
         "printed_def",
@@ -64,6 +63,7 @@ class Segment:
         "_k",
         "load",
         "requests",
+        "era",
     )
 
     def __init__(
@@ -84,7 +84,7 @@ class Segment:
         self.ranks: dict[str, MetricSet] = {}
         self.malformed = 0
         self._rate_pairs: list[tuple[float, float]] = []
-        self._rate_def: rates.RateDefinition | None = None
+        self.cached_rate_def: rates.RateDefinition | None = None
         self.markers: list[str] = []
         self.label = label
         self.printed_def: str | None = None  # as the records state it (vLLM, llama.cpp)
@@ -92,6 +92,7 @@ class Segment:
         self._k: int | None = None  # draft depth read off the records (per-position list, counts)
         self.load = LoadStrata()  # accept len per batch-size bin
         self.requests: RequestSet | None = None  # per-request accept lengths (stats/requests.py)
+        self.era: eras.EraTally | None = None  # the release era of its lines (stats/eras.py)
 
     @property
     def records(self) -> int:
@@ -121,7 +122,7 @@ class Segment:
         assumptions hold here, else None."""
         if cols.family and not self.config.family:
             self.config.family = cols.family
-            self._rate_def = None
+            self.cached_rate_def = None
         if cols.rate_definition is not None and self.printed_def is None:
             self.printed_def = cols.rate_definition
         k_before = self.depth()
@@ -197,15 +198,18 @@ class Segment:
             new = list(pairs)[:room]
             if new:
                 self._rate_pairs.extend(new)
-                self._rate_def = None
+                self.cached_rate_def = None
 
     def rate_definition(self) -> rates.RateDefinition:
-        if self._rate_def is not None:
-            return self._rate_def
+        if self.cached_rate_def is not None:
+            return self.cached_rate_def
         fmt = registry.get(self.config.family)  # the family says how its printed rate is defined
         seen = RateEvidence(self.printed_def, self.config, self._k, self._rate_pairs, self.all.first_ts)
         rd = fmt.rate_definition(seen)
-        self._rate_def = rd if fmt.rate_definition_cached else None  # else cheap, and changes with records
+        era = self.era.era if self.era is not None else None
+        if era is not None and era.note:  # the era's numbers are on another scale: said
+            rd.note = era.note
+        self.cached_rate_def = rd if fmt.rate_definition_cached else None  # else cheap, may change
         return rd
 
     def drafted_per_step(self) -> float | None:
@@ -298,18 +302,26 @@ class SourceStats:
         return seg
 
     def add_columns(
-        self, cols: RecordColumns, raws: Sequence[str] | None = None, reduced: Precomputed | None = None
+        self,
+        cols: RecordColumns,
+        raws: Sequence[str] | None = None,
+        reduced: Precomputed | None = None,
+        *,
+        era_read: bool = False,
     ) -> None:
         """The one way records enter the statistics: a run of consecutive records of the current
         segment, as columns. Each value is checked once here (finite, physically possible);
         refused values are counted and kept out of every sum. ``raws``: the records' lines, when
         the reader has them (only read to quote a refused value). ``reduced``: the run already
         checked and reduced where it was scanned (:func:`tui.core.stats.precompute.precompute`),
-        merged as it is when the segment's bounds allow, else ignored (the same result)."""
+        merged as it is when the segment's bounds allow, else ignored (the same result).
+        ``era_read``: the run's records were put on their era's scale already (:meth:`feed`)."""
         if cols.n == 0 or (
             registry.get(cols.family).elapsed_clock and restarts.cut_at_clock(self, cols, raws, reduced)
         ):
             return
+        if not era_read and eras.onto_era_scale(self, cols):
+            reduced = None  # reduced on the printed scale
         if cols.kind == "request" or cols.kind in registry.get(cols.family).request_kinds:
             self._add_requests(cols)
             if cols.kind == "request":  # never in the interval statistics
@@ -354,6 +366,7 @@ class SourceStats:
         """Parsed items in order: runs of records go in as columns (:meth:`add_columns`, so one by
         one and in bulk give the same statistics); markers open segments; malformed lines count."""
         run: list[Record] = []
+        run_key: tuple = ()
         for it in items:
             if isinstance(it, Record):
                 if it.extra and RESTART in it.extra:  # counters went back: a new server
@@ -361,14 +374,12 @@ class SourceStats:
                         self._feed_records(run)
                         run = []
                     self.on_counter_reset(it)
-                if run and (it.family, it.kind, it.cumulative) != (
-                    run[0].family,
-                    run[0].kind,
-                    run[0].cumulative,
-                ):
+                key = (it.family, it.kind, it.cumulative)
+                if run and key != run_key:
                     self._feed_records(run)
                     run = []
                 run.append(it)
+                run_key = key
                 continue
             if isinstance(it, Marker):  # only a marker ends a run: it may open a segment
                 if run:
@@ -379,24 +390,27 @@ class SourceStats:
                 self.malformed += 1
                 self.current.malformed += 1
                 self.malformed_examples.append((it.line_no, it.reason))
-            elif isinstance(it, EngineStats):
-                pass
         if run:
             self._feed_records(run)
 
     def _feed_records(self, run: list[Record]) -> None:
-        self.add_columns(RecordColumns.from_records(run), [r.raw for r in run])
+        eras.records_onto_era_scale(self, run)
+        self.add_columns(RecordColumns.from_records(run), [r.raw for r in run], era_read=True)
+
+    def foresee(self, runs: Sequence[RecordColumns]) -> None:
+        """Runs about to go in through :meth:`add_columns` in this segment (see stats/eras.py)."""
+        eras.foresee(self, runs)
 
     def on_marker(self, m: Marker) -> None:
         self.markers += 1
         if m.continuation:
             self.current.config.update(m.family, m.config, m.version)
-            self.current._rate_def = None  # the config it was read with changed
+            self.current.cached_rate_def = None  # the config it was read with changed
             return
         seg = self.new_segment(m.kind, m.line_no, m.timestamp)
         seg.markers.append(m.kind)
         seg.config.update(m.family, m.config, m.version)
-        seg._rate_def = None
+        seg.cached_rate_def = None
 
     def on_counter_reset(self, r: Record) -> None:
         """A record whose cumulative counters went back (``extra[RESTART]``): see restarts.py."""

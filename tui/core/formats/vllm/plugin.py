@@ -8,14 +8,11 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from tui.core.formats.fleet_names import FleetNames, Series
 from tui.core.formats.markers import parse_dict_args, parse_kv_args
-from tui.core.formats.plugin import NOT_MINE, Found, Line, MetricsReader, PrintedRate, RateEvidence
-from tui.core.formats.rate_definition import RateDefinition
+from tui.core.formats.plugin import NOT_MINE, Found, Line, MetricsReader, PrintedRate
 from tui.core.formats.text import at_message_start
 from tui.core.formats.vllm import bench, grammar
-from tui.core.formats.vllm.rates import RATE_VLLM_V0_CUMULATIVE
 from tui.core.formats.vllm.spec import (
     ENGINE_ANCHOR,
-    NO_BONUS,
     SPEC_ANCHOR,
     V0_ANCHOR,
     VllmState,
@@ -32,12 +29,6 @@ _SERVER_VERSION = re.compile(r"vLLM server version (\S+?),? serving model (\S+)"
 _LOGO_VERSION = re.compile(r"\u2580\u2584\u2580 \u2588.*?\bversion\s+(\S+)")
 _ENGINE_INIT = re.compile(r"Initializing an? (?:V1 )?LLM engine \((v[^)]+)\) with config: ")
 _SPEC_CONFIG_JSON = re.compile(r"speculative_config=(\{[^{}]*\}|SpeculativeConfig\([^()]*\)|None)")
-
-
-def before_0_9(version: str | None) -> bool:
-    """A vLLM release before 0.9 (its V1 mean acceptance length has no bonus token, PR #17908)."""
-    m = re.match(r"v?(\d+)\.(\d+)", version or "")
-    return m is not None and (int(m.group(1)), int(m.group(2))) < (0, 9)
 
 
 class Vllm(PrintedRate):
@@ -134,12 +125,6 @@ class Vllm(PrintedRate):
                     cfg["speculative_config"] = sc.group(1)
                 return "engine_init", self.name, cfg, m.group(1)
         return None
-
-    def rate_definition(self, seen: RateEvidence) -> RateDefinition:
-        rd = super().rate_definition(seen)
-        if before_0_9(seen.config.version) and seen.printed != RATE_VLLM_V0_CUMULATIVE:
-            rd.note = f"mean acceptance length: {NO_BONUS}"
-        return rd
 
     def metrics(self) -> MetricsReader:
         from tui.core.formats.vllm.metrics import VllmMetrics  # only a /metrics source needs it

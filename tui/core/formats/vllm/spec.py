@@ -28,8 +28,8 @@ ENGINE_ANCHOR = grammar.ENGINE_LEAD
 _SPEC_KEYS = grammar.SPEC_FIELDS
 
 # vLLM < 0.9 printed "Mean acceptance length" as accepted / drafts, without the bonus token; vLLM PR
-# #17908 (0.9.0) added it. The text of the line is the same: the per-position list tells them apart.
-NO_BONUS = "vllm<0.9: accepted/drafts (no bonus token); 1 added"
+# #17908 (0.9.0) added it. The text of the line is the same: the era is the segment's, decided
+# from its version line or the weight of its lines' evidence (family.toml [[eras]], stats/eras.py).
 
 _SPLIT = re.compile(r",\s+(?=[A-Z][A-Za-z /()\-]*: )")
 _ENGINE = re.compile(r"Engine (\d+): ")
@@ -49,22 +49,6 @@ def _percent(text: str, v: float) -> float:
     digits = text.rstrip("%").strip()
     dec = len(digits) - digits.find(".") - 1 if "." in digits else 0
     return round(v / 100.0, dec + 2) if v == v and abs(v) != float("inf") else v
-
-
-def no_bonus_token(accept_len: float, per_position: tuple[float, ...] | None) -> bool:
-    """Whether a printed ``Mean acceptance length`` is of vLLM < 0.9 (accepted / drafts, no bonus
-    token). Each per-position rate is accepted_at_i / drafts, so their sum is accepted / drafts:
-    before 0.9 the printed value is that sum, from 0.9 on 1 + that sum. The printed value is of
-    the old era when it equals the sum within the rounding of ``%.2f`` and k ``%.3f`` (0.005 +
-    0.0005 k, and 0.001 to spare); the two eras differ by 1. Without a list only a value below 1
-    is evidence (no later value can be). The C scanner applies the same test (``spec_body``),
-    summing in the same order (a plain loop: ``sum`` of floats compensates on newer Pythons)."""
-    if per_position:
-        s = 0.0
-        for x in per_position:
-            s += x
-        return abs(accept_len - s) <= 0.006 + 0.0005 * len(per_position)
-    return 0.0 <= accept_len < 1.0
 
 
 def _per_position(value: str) -> tuple[float, ...] | None:
@@ -182,7 +166,7 @@ def parse_spec(
     if v0:
         _v0_intervals(rec, f, state)
     else:
-        _eras(rec, f)
+        _throughputs(rec, f)
         rec.rate_definition = RATE_DRAFTS if rec.accept_rate is not None else None
         k = len(rec.per_position) if rec.per_position else None
         if k and rec.drafted is not None:
@@ -190,14 +174,9 @@ def parse_spec(
     return rec
 
 
-def _eras(rec: Record, f: dict[str, str]) -> None:
-    """One scale whatever the release: a pre-0.9 mean acceptance length gets its bonus token
-    (the printed value kept in ``extra``); the V1 throughputs as numbers."""
-    al = rec.accept_len
-    if al is not None and al == al and no_bonus_token(al, rec.per_position):
-        rec.extra["accept_len_printed"] = f.get("Mean acceptance length", "")
-        rec.extra["accept_len_scale"] = NO_BONUS
-        rec.accept_len = round(al + 1.0, 2)
+def _throughputs(rec: Record, f: dict[str, str]) -> None:
+    """The V1 throughputs as numbers (the printed length is kept as printed: its era is the
+    segment's, stats/eras.py)."""
     for key, attr in (
         ("Accepted throughput", "accepted_throughput"),
         ("Drafted throughput", "drafted_throughput"),
