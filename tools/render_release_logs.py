@@ -37,12 +37,38 @@ OUT = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "formats" 
 
 # (package, version, files read: globs inside the wheel / sdist)
 RELEASES = [
-    ("vllm", "0.4.1", ["vllm/engine/metrics.py", "vllm/entrypoints/openai/api_server.py"]),
-    ("vllm", "0.6.3", ["vllm/engine/metrics.py", "vllm/entrypoints/openai/api_server.py"]),
+    (
+        "vllm",
+        "0.4.1",
+        [
+            "vllm/engine/metrics.py",
+            "vllm/entrypoints/openai/api_server.py",
+            "vllm/engine/llm_engine.py",
+            "vllm/config.py",
+        ],
+    ),
+    (
+        "vllm",
+        "0.6.3",
+        [
+            "vllm/engine/metrics.py",
+            "vllm/entrypoints/openai/api_server.py",
+            "vllm/engine/llm_engine.py",
+            "vllm/config.py",
+        ],
+    ),
     ("vllm", "0.8.5", ["vllm/v1/spec_decode/metrics.py", "vllm/entrypoints/openai/api_server.py"]),
     ("vllm", "0.9.0", ["vllm/v1/spec_decode/metrics.py", "vllm/entrypoints/openai/api_server.py"]),
     ("vllm", "0.11.0", ["vllm/v1/spec_decode/metrics.py", "vllm/entrypoints/openai/api_server.py"]),
-    ("vllm", "0.33.0", ["vllm/v1/spec_decode/metrics.py", "vllm/entrypoints/common/startup.py"]),
+    (
+        "vllm",
+        "0.33.0",
+        [
+            "vllm/v1/spec_decode/metrics.py",
+            "vllm/entrypoints/common/startup.py",
+            "vllm/v1/metrics/loggers.py",
+        ],
+    ),
     ("sglang", "0.4.3", ["sglang/srt/managers/scheduler.py", "sglang/srt/entrypoints/engine.py"]),
     (
         "sglang",
@@ -232,14 +258,79 @@ def _mean(xs: list[float]) -> float:
 
 
 # -- vLLM -----------------------------------------------------------------------------------------
-def vllm_prefix(version: str, i: int, rel: str, line: int) -> str:
+def vllm_prefix(version: str, i: int, rel: str, line: int, level: str = "INFO") -> str:
     ts = f"05-01 10:{i // 6:02d}:{i % 6 * 10:02d}"
     base = rel.rsplit("/", 1)[-1]
     if version.startswith(("0.4", "0.6")):
-        return f"INFO {ts} {base}:{line}] "
+        return f"{level} {ts} {base}:{line}] "
     if version.startswith(("0.8", "0.9")):
-        return f"INFO {ts} [{base}:{line}] "
-    return f"(APIServer pid=1) INFO {ts} [{base}:{line}] "
+        return f"{level} {ts} [{base}:{line}] "
+    return f"(APIServer pid=1) {level} {ts} [{base}:{line}] "
+
+
+DRAFT_MODEL = "/models/llama-68m"
+TARGET_MODEL = "meta-llama/Llama-2-7b-chat-hf"
+
+
+class _Repr:
+    """An object whose repr is the given text (a config object as its release prints it)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __repr__(self) -> str:
+        return self.text
+
+    __str__ = __repr__
+
+
+def _filler(conv: str, expr: str) -> Any:
+    """A plausible value for a config field the fixture does not care about."""
+    if conv == "d":
+        return 1
+    return None if conv == "r" else "False" if "enable" in expr or "use_" in expr else "None"
+
+
+def vllm_v0_engine_line(root: Path, version: str, k: int) -> tuple[str, str, int]:
+    """The V0 engine's "Initializing an LLM engine (vX) with config: ..." line, with the
+    release's own SpeculativeConfig repr (vllm/config.py): what 0.4 / 0.6 say of k."""
+    rep = find_fstring(root, "vllm/config.py", "SpeculativeConfig(")
+    spec = render_fstring(rep, {"draft_model": DRAFT_MODEL, "num_spec_tokens": k})
+    rel = "vllm/engine/llm_engine.py"
+    known: dict[str, Any] = {
+        "model_config.model": TARGET_MODEL,
+        "model_config.tokenizer": TARGET_MODEL,
+        "speculative_config": _Repr(spec),
+        "vllm.__version__": version,
+        "VLLM_VERSION": version,
+        "model_config.max_model_len": 4096,
+        "parallel_config.tensor_parallel_size": 1,
+        "model_config.seed": 0,
+    }
+    try:
+        f = find_fstring(root, rel, "Initializing an LLM engine")
+        exprs = [ast.unparse(v.value) for v in f.node.values if not isinstance(v, ast.Constant)]
+        values = {e: known.get(e, "None") for e in exprs}
+        return render_fstring(f, values), f"{f.where()} + {rep.where()}", f.line
+    except LookupError:
+        c, args = find_call_format(root, rel, "Initializing an LLM engine")
+        convs = re.findall(r"%([srd])", c.node)
+        vals = tuple(known.get(a, _filler(cv, a)) for cv, a in zip(convs, args))
+        return c.node % vals, f"{c.where()} + {rep.where()}", c.line
+
+
+def vllm_args_line(root: Path, k: int) -> tuple[str, str, int]:
+    """vLLM 0.8's "args: Namespace(...)" line: --speculative-config parsed by json.loads."""
+    c, _ = find_call_format(root, "vllm/entrypoints/openai/api_server.py", "args: %s")
+    ns = argparse.Namespace(
+        host=None,
+        port=8000,
+        model=TARGET_MODEL,
+        tensor_parallel_size=1,
+        speculative_config={"model": DRAFT_MODEL, "num_speculative_tokens": k},
+        disable_log_stats=False,
+    )
+    return c.node % (ns,), c.where(), c.line
 
 
 def version_line(root: Path, version: str) -> tuple[str, str]:
@@ -257,10 +348,12 @@ def vllm_v0(root: Path, version: str) -> tuple[list[str], dict, list[str]]:
     k = 3
     f = find_fstring(root, "vllm/engine/metrics.py", "Speculative metrics: ")
     vline, vwhere = version_line(root, version)
-    lines, where = [], [f.where(), vwhere]
+    eline, ewhere, eno = vllm_v0_engine_line(root, version, k)
+    lines, where = [], [f.where(), vwhere, ewhere]
     segs = []
     for seed in (1, 2):  # two runs of the server: counters start from zero again
         lines.append(vllm_prefix(version, 0, "api_server.py", 1) + vline)
+        lines.append(vllm_prefix(version, 0, "llm_engine.py", eno) + eline)
         ivs = intervals(seed + int(version[2]) * 10, 6, k, 0.7)
         acc = dr = emit = steps = 0
         derived = []
@@ -289,6 +382,11 @@ def vllm_v0(root: Path, version: str) -> tuple[list[str], dict, list[str]]:
                 "pooled_accept_len": 1 + sum(iv.accepted for iv in ivs) / sum(iv.drafts for iv in ivs),
                 "pooled_accept_rate": sum(iv.accepted for iv in ivs) / sum(iv.drafted for iv in ivs),
                 "system_efficiency_last": round(emit / (steps * (k + 1)), 3),
+                "config": {
+                    "num_speculative_tokens": k,
+                    "draft_model_path": DRAFT_MODEL,
+                    "model_path": TARGET_MODEL,
+                },
             }
         )
     return lines, {"segments": segs, "version": version}, where
@@ -312,10 +410,15 @@ def vllm_v1(root: Path, version: str) -> tuple[list[str], dict, list[str]]:
         vline, vwhere = version_line(root, version)
         where.append(vwhere)
         starts = [vline] * 2
+    args_line = vllm_args_line(root, k) if version.startswith("0.8") else None
+    if args_line is not None:
+        where.append(args_line[1])
     lines: list[str] = []
     segs = []
     for seg, seed in enumerate((1, 2)):
         lines.append(vllm_prefix(version, 0, "api_server.py", 1) + starts[seg])
+        if args_line is not None:
+            lines.append(vllm_prefix(version, 0, "api_server.py", args_line[2]) + args_line[0])
         ivs = intervals(seed + 7, 5, k, 0.3 if seg else 0.75)  # the second run accepts little
         printed = []
         for i, iv in enumerate(ivs):
@@ -338,6 +441,17 @@ def vllm_v1(root: Path, version: str) -> tuple[list[str], dict, list[str]]:
                 "pooled_accept_len": 1 + sum(iv.accepted for iv in ivs) / sum(iv.drafts for iv in ivs),
                 "pooled_accept_rate": sum(iv.accepted for iv in ivs) / sum(iv.drafted for iv in ivs),
                 "no_bonus_token": not bonus,
+                **(
+                    {
+                        "config": {
+                            "num_speculative_tokens": k,
+                            "draft_model_path": DRAFT_MODEL,
+                            "model_path": TARGET_MODEL,
+                        }
+                    }
+                    if args_line is not None
+                    else {}
+                ),
             }
         )
     return (
@@ -345,6 +459,72 @@ def vllm_v1(root: Path, version: str) -> tuple[list[str], dict, list[str]]:
         {"segments": segs, "version": version, "throughputs": "Accepted throughput" in f.node},
         where,
     )
+
+
+def vllm_api_servers(root: Path, version: str) -> tuple[list[str], dict, list[str]]:
+    """vLLM >= 0.11 with --api-server-count > 1: the stat logger is never made (a warning from
+    StatLoggerManager), so the log has no SpecDecoding line at all."""
+    st_rel = "vllm/entrypoints/common/startup.py"
+    plain, _ = find_string(root, st_rel, "vLLM server version")
+    rel = "vllm/v1/metrics/loggers.py"
+    c, _ = find_call_format(root, rel, "disabling stats logging")
+    lines = [
+        vllm_prefix(version, 0, "startup.py", 1) + plain % (version, TARGET_MODEL),
+        vllm_prefix(version, 1, "loggers.py", c.line, "WARNING") + c.node,
+    ]
+    where = [f"{st_rel} (log_version_and_model)", c.where()]
+    return lines, {"version": version, "segments": [{"records": 0}], "no_metrics": True}, where
+
+
+def vllm_dynamic(root: Path, version: str) -> tuple[list[str], dict, list[str]]:
+    """vLLM 0.33 dynamic speculative decoding (num_speculative_tokens_per_batch_size): each
+    batch drafts k_b <= k tokens per request, so the drafted tokens are not drafts x k. The stats
+    are kept as the release's SpecDecodingStats.observe_draft does (per-position lists of length
+    k, drafts counted one per request and step) and logged through its SpecDecodingLogging."""
+    k = 5
+    rel = "vllm/v1/spec_decode/metrics.py"
+    (f, args) = find_call_format(root, rel, "SpecDecoding metrics: ")
+    st_rel = "vllm/entrypoints/common/startup.py"
+    plain, _ = find_string(root, st_rel, "vLLM server version")
+    rng = random.Random(33)
+    lines = [vllm_prefix(version, 0, "startup.py", 1) + plain % (version, TARGET_MODEL)]
+    acc_t = drafts_t = drafted_t = 0
+    printed = []
+    n = 40
+    for i in range(n):
+        drafts = accepted = drafted = 0
+        per_pos = [0] * k
+        for _ in range(rng.randint(30, 300)):  # steps of one batch size: its own draft length
+            kb = rng.choice((1, 2, 3, 5))  # the schedule's k for this batch size
+            for _ in range(rng.randint(1, 8)):  # the requests of the batch
+                j = 0
+                while j < kb and rng.random() < 0.55:
+                    j += 1
+                drafts, drafted, accepted = drafts + 1, drafted + kb, accepted + j
+                for p in range(j):
+                    per_pos[p] += 1
+        mal = 1 + accepted / drafts
+        vals = {
+            "draft_acceptance_rate": accepted / drafted * 100,
+            "mean_acceptance_length": mal,
+            "accepted_throughput": accepted / 10.0,
+            "draft_throughput": drafted / 10.0,
+            "num_accepted_tokens": accepted,
+            "num_draft_tokens": drafted,
+            "rates_str": ", ".join(f"{p / drafts:.3f}" for p in per_pos),
+        }
+        lines.append(vllm_prefix(version, i + 1, f.rel, f.line) + f.node % tuple(vals[a] for a in args))
+        printed.append(float(f"{mal:.2f}"))
+        acc_t, drafts_t, drafted_t = acc_t + accepted, drafts_t + drafts, drafted_t + drafted
+    seg = {
+        "records": n,
+        "accept_len_mean": _mean(printed),
+        "pooled_accept_len": 1 + acc_t / drafts_t,
+        "pooled_accept_rate": acc_t / drafted_t,
+        "drafts": drafts_t,
+    }
+    where = [f.where(), f"{st_rel} (log_version_and_model)"]
+    return lines, {"version": version, "segments": [seg], "dynamic": True}, where
 
 
 # -- SGLang ---------------------------------------------------------------------------------------
@@ -787,6 +967,18 @@ def render(src: Path, out: Path, only: list[str] | None = None) -> None:
         if pkg == "vllm":
             fn = vllm_v0 if version.startswith(("0.4", "0.6")) else vllm_v1
             jobs.append((f"vllm-{version}.log", f"vllm {version}", lambda r=root, v=version, fn=fn: fn(r, v)))
+            if version == "0.33.0":
+                for suffix, what, fn2 in (
+                    ("api-servers", "more than one API server", vllm_api_servers),
+                    ("dynamic", "dynamic speculative decoding", vllm_dynamic),
+                ):
+                    jobs.append(
+                        (
+                            f"vllm-{version}-{suffix}.log",
+                            f"vllm {version} ({what})",
+                            lambda r=root, v=version, fn=fn2: fn(r, v),
+                        )
+                    )
         elif pkg == "sglang":
             jobs.append(
                 (

@@ -96,5 +96,8 @@ async def test_a_verdict_rule_fires_in_compare_mode():
     async with app.run_test(size=(160, 45)) as pilot:
         await wait_ended(pilot)
         await wait_for(pilot, lambda: any(n.title == "alert" for n in app._notifications))
-        [alert] = [n for n in app._notifications if n.title == "alert"]
-        assert alert.message.startswith("ab_a.log → ab_b.log: verdict is higher — mark M1")
+        # the verdict is followed as the lines come in: on a replay read in a few large batches
+        # it may clear and fire again once more lines are in (a new mark each time)
+        alerts = [n.message for n in app._notifications if n.title == "alert"]
+        assert alerts[0].startswith("ab_a.log → ab_b.log: verdict is higher — mark M1")
+        assert all(a.startswith("ab_a.log → ab_b.log: verdict is higher — mark M") for a in alerts)

@@ -127,6 +127,14 @@ def _empty_warning(src: dict) -> str | None:
         return f"{name}: no speculative-decoding metric: {said[-1]}"
     if not lines:
         return f"{name}: empty (0 lines read): no metric line"
+    told = [
+        x["message"]
+        for seg in src.get("segments") or ()
+        for x in seg.get("diagnostics") or ()
+        if x.get("code") == "server_note"
+    ]
+    if told:  # the server said why
+        return f"{name}: no speculative-decoding metric ({lines} lines read, no metric line): {told[-1]}"
     return f"{name}: no speculative-decoding metric found ({lines} lines read, no metric line): is it a server's log, with speculation on?"
 
 

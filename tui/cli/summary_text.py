@@ -96,6 +96,9 @@ def no_acceptance_warning(src: Source) -> str | None:
     if not src.lines or has_acceptance(src):
         return None
     what = f"{src.records} metric lines, none with acceptance" if src.records else "no metric line"
+    told = [x.message for seg in src.segments for x in seg.diagnostics if x.code == "server_note"]
+    if told:  # the server said why (its own line, shown with the segment's diagnostics too)
+        return f"  warning: no speculative-decoding metric: {src.lines} lines read, {what} — the server said why (below)"
     base = " (expected: it is labelled baseline)" if src.label.lower() == "baseline" else ""
     return (
         f"  warning: no speculative-decoding metric found — is speculation on?{base} "
@@ -190,6 +193,8 @@ def _whole_file(src: Source) -> list[str]:
     ]
     if al.pooled is not None:
         out.append(f"  accept len, pooled 1 + Σaccepted/Σdrafts   {pooled_text(al.pooled)}")
+        if al.pooled.method:  # the drafts were not printed as such
+            out.append(f"    ({al.pooled.method})")
     if ar.n:
         out.append(f"  accept rate  {mean_ci(ar, 3)}  (mean of printed values)")
     if ar.pooled is not None:

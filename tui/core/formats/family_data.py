@@ -103,6 +103,18 @@ def sum_match(
 
 
 @dataclass(frozen=True)
+class DraftsFromMean:
+    """A derived drafts column checked against the printed mean (``1 + accepted / drafts``,
+    printed to within ``within``): where a segment's lines break it, their drafts are
+    ``accepted / (mean - 1)`` (stats/drafts.py)."""
+
+    mean: str
+    accepted: str
+    drafts: str
+    within: float
+
+
+@dataclass(frozen=True)
 class ShapeData:
     """A line shape: ``kind`` is the record kind it makes (or, with ``pairs_with``, a line whose
     columns go to the next record of that kind)."""
@@ -120,6 +132,7 @@ class ShapeData:
     # derived columns: name -> (column, list column): the column divided by the list's length
     per_list_item: dict[str, tuple[str, str]] = field(default_factory=dict)
     rank: str | None = None  # on a pairs_with shape: the record's rank, "engine {engine}"
+    drafts_from_mean: DraftsFromMean | None = None
 
     @classmethod
     def of(cls, raw: dict[str, Any]) -> ShapeData:
@@ -128,6 +141,8 @@ class ShapeData:
         d["lead"] = [Part.of(p) for p in d.get("lead", [])]
         if d.get("sum_match") is not None:
             d["sum_match"] = SumMatch(**d["sum_match"])
+        if d.get("drafts_from_mean") is not None:
+            d["drafts_from_mean"] = DraftsFromMean(**d["drafts_from_mean"])
         d["per_list_item"] = {k: (v[0], v[1]) for k, v in d.get("per_list_item", {}).items()}
         return cls(**d)
 

@@ -149,6 +149,16 @@ class ShapeData(_Strict):
     # derived columns: name -> (column, list column): the column divided by the list's length
     per_list_item: dict[str, tuple[str, str]] = {}
     rank: str | None = None  # on a pairs_with shape: the record's rank, "engine {engine}"
+    # a derived drafts column (per_list_item) checked against the printed mean 1 + accepted /
+    # drafts: where a segment's lines break it (draft lengths that vary), accepted / (mean - 1)
+    drafts_from_mean: DraftsFromMean | None = None
+
+
+class DraftsFromMean(_Strict):
+    mean: str
+    accepted: str
+    drafts: str
+    within: float = Field(gt=0)
 
 
 class SumMatch(_Strict):

@@ -46,7 +46,7 @@ class ServerConfig:
     dp_size: int | None = None
     args: dict[str, Any] = field(default_factory=dict)  # the raw args that were read
     draft: dict[str, Any] = field(default_factory=dict)  # the draft model's own config.json facts
-    notes: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # what its startup lines said the log will lack
 
     def update(self, family: str | None, args: dict[str, Any], version: str | None = None) -> None:
         if family and not self.family:
@@ -55,8 +55,15 @@ class ServerConfig:
             self.version = version
         if not args:
             return
+        hint = args.get("hint")  # a startup line's word on what the log will lack (a family's marker)
+        if isinstance(hint, str) and hint not in self.notes:
+            self.notes.append(hint)
         self.args.update(
-            {k: v for k, v in args.items() if k != "speculative_config" or isinstance(v, (dict, str))}
+            {
+                k: v
+                for k, v in args.items()
+                if k != "hint" and (k != "speculative_config" or isinstance(v, (dict, str)))
+            }
         )
         a = self.args
         self.model_path = _str(a.get("model_path") or a.get("model")) or self.model_path

@@ -42,6 +42,8 @@ class PooledLen:
     n: int
     effective_n: float | None
     ci_method: str
+    # how the drafts were counted where the log does not print them as such (stats/drafts.py)
+    method: str | None = optional()
 
 
 @model
@@ -178,8 +180,9 @@ class RefusedExample:
 
 @model
 class Diagnostic:
-    """A finding about a segment; ``values_refused`` carries the refused counts, and
-    ``accept_len_stuck_at_1`` whether a draft model was configured."""
+    """A finding about a segment; ``values_refused`` carries the refused counts,
+    ``accept_len_stuck_at_1`` whether a draft model was configured, ``era_disagreement`` its
+    counts."""
 
     __pydantic_config__ = CONFIG
     code: str
@@ -189,6 +192,13 @@ class Diagnostic:
     nonfinite: dict[str, int] | None = optional()
     out_of_range: dict[str, int] | None = optional()
     example: RefusedExample | None = optional()
+    # era_disagreement (tui/core/stats/eras.py): the segment's era, what decided it, its lines with
+    # evidence, those that disagree and those read before the era was settled
+    era: str | None = optional()
+    decided_by: str | None = optional()
+    lines: int | None = optional()
+    disagreeing: int | None = optional()
+    read_before_settled: int | None = optional()
 
 
 @model

@@ -42,6 +42,8 @@ def of_segment(self: Segment) -> list[dict]:
                 "configured": configured,
             }
         )
+    for note in self.config.notes:  # the server said why acceptance lines will be missing
+        out.append({"code": "server_note", "level": "warning", "message": note})
     era = self.era.diagnostic() if self.era is not None else None
     if era is not None:
         out.append(era)

@@ -22,7 +22,7 @@ from tui.core.formats.server_config import ServerConfig
 from tui.core.model.columns import RecordColumns, row_lengths
 from tui.core.model.records import RESTART, Item, Malformed, Marker, Record, format_ts
 from tui.core.sources.base import SourceEvent
-from tui.core.stats import diagnostics, eras, rates, restarts
+from tui.core.stats import diagnostics, drafts, eras, rates, restarts
 from tui.core.stats.checks import MAX_DEPTH, Refused, clean
 from tui.core.stats.compare import MEAN_OF_LINES, POOLED
 from tui.core.stats.depth import ratio_k, running_k
@@ -45,25 +45,9 @@ FEW = diagnostics.FEW  # (read here by the panes)
 
 
 class Segment:
-    __slots__ = (
-        "index",
-        "reason",
-        "start_line",
-        "start_ts",
-        "config",
-        "all",
-        "ranks",
-        "malformed",
-        "_rate_pairs",
-        "cached_rate_def",
-        "markers",
-        "label",
-        "printed_def",
-        "refused",
-        "_k",
-        "load",
-        "requests",
-        "era",
+    __slots__ = tuple(
+        "index reason start_line start_ts config all ranks malformed _rate_pairs cached_rate_def markers"
+        " label printed_def refused _k load requests era drafts".split()
     )
 
     def __init__(
@@ -93,6 +77,7 @@ class Segment:
         self.load = LoadStrata()  # accept len per batch-size bin
         self.requests: RequestSet | None = None  # per-request accept lengths (stats/requests.py)
         self.era: eras.EraTally | None = None  # the release era of its lines (stats/eras.py)
+        self.drafts = drafts.DraftTally()  # drafts from the printed mean (stats/drafts.py)
 
     @property
     def records(self) -> int:
@@ -244,6 +229,8 @@ class Segment:
             "rate_definition": rd.to_dict(),
         }
         d.update(self.all.to_dict(tr))
+        if d["accept_len"]["pooled"] is not None and self.drafts.varies:
+            d["accept_len"]["pooled"]["method"] = self.drafts.method()
         d["ranks"] = (
             {k: v.to_dict(tr) for k, v in sorted(self.ranks.items())} if len(self.ranks) > 1 else None
         )
@@ -320,8 +307,8 @@ class SourceStats:
             registry.get(cols.family).elapsed_clock and restarts.cut_at_clock(self, cols, raws, reduced)
         ):
             return
-        if not era_read and eras.onto_era_scale(self, cols):
-            reduced = None  # reduced on the printed scale
+        if (not era_read and eras.onto_era_scale(self, cols)) | drafts.onto_drafts(self.current, cols):
+            reduced = None  # reduced on the printed scale, or with drafted / k
         if cols.kind == "request" or cols.kind in registry.get(cols.family).request_kinds:
             self._add_requests(cols)
             if cols.kind == "request":  # never in the interval statistics
@@ -430,6 +417,10 @@ class SourceStats:
 
     def to_dict(self) -> dict:
         synthetic = {"synthetic": True} if self.synthetic() else {}
+        total = self.total.to_dict()
+        varied = [s.index for s in self.segments if s.drafts.varies]
+        if varied and total["accept_len"]["pooled"] is not None:
+            total["accept_len"]["pooled"]["method"] = f"drafts from the printed means in segment(s) {varied}"
         return {
             **synthetic,
             "source": self.source,
@@ -438,11 +429,7 @@ class SourceStats:
             "malformed": self.malformed,
             "malformed_examples": [{"line": n, "reason": r} for n, r in self.malformed_examples],
             "refused": self.refused.to_dict(),
-            **{
-                k: v
-                for k, v in self.total.to_dict().items()
-                if k not in ("records", "accept_rate_normalized")
-            },
+            **{k: v for k, v in total.items() if k not in ("records", "accept_rate_normalized")},
             "segments": [s.to_dict() for s in self.segments],
             "requests": requests_dict(self.requests),
         }

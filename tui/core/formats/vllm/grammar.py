@@ -18,6 +18,8 @@ SERVER_VERSION = DATA.markers["server_version"]
 LOGO = DATA.markers["logo"]
 NON_DEFAULT_ARGS = DATA.markers["non_default_args"]
 ENGINE_INIT = DATA.markers["engine_init"]
+ARGS_NAMESPACE = DATA.markers["args_namespace"]
+STATS_DISABLED = DATA.markers["stats_logging_disabled"]
 
 SPEC_FIELDS: dict[str, tuple[str, str]] = {
     "Mean acceptance length": ("accept_len", FLOAT),

@@ -7,7 +7,7 @@ import re
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from tui.core.formats.fleet_names import FleetNames, Series
-from tui.core.formats.markers import parse_dict_args, parse_kv_args
+from tui.core.formats.markers import literal, parse_dict_args, parse_kv_args
 from tui.core.formats.plugin import NOT_MINE, Found, Line, MetricsReader, PrintedRate
 from tui.core.formats.text import at_message_start
 from tui.core.formats.vllm import bench, grammar
@@ -28,6 +28,13 @@ _VERSION = re.compile(r"vLLM API server version (\S+)")
 _SERVER_VERSION = re.compile(r"vLLM server version (\S+?),? serving model (\S+)")
 _LOGO_VERSION = re.compile(r"\u2580\u2584\u2580 \u2588.*?\bversion\s+(\S+)")
 _ENGINE_INIT = re.compile(r"Initializing an? (?:V1 )?LLM engine \((v[^)]+)\) with config: ")
+_SPEC_REPR = re.compile(r"SpeculativeConfig\((.*)\)$")  # vLLM 0.4-0.6: (draft_model='m', num_spec_tokens=5)
+_REPR_KV = re.compile(r"(\w+)=('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|[^,()\s]+)")
+STATS_DISABLED_HINT = (
+    "vLLM switched its stats logging off (more than one API server, --api-server-count > 1): no "
+    "SpecDecoding metrics line will come; run with --api-server-count 1, or read the server's "
+    "/metrics (specwatch summary metrics+http://HOST:PORT/metrics)"
+)
 _SPEC_CONFIG_JSON = re.compile(r"speculative_config=(\{[^{}]*\}|SpeculativeConfig\([^()]*\)|None)")
 
 
@@ -122,8 +129,13 @@ class Vllm(PrintedRate):
                 cfg = parse_kv_args(body)
                 sc = _SPEC_CONFIG_JSON.search(body)
                 if sc and sc.group(1) != "None":
-                    cfg["speculative_config"] = sc.group(1)
+                    cfg["speculative_config"] = _speculative_config(sc.group(1))
                 return "engine_init", self.name, cfg, m.group(1)
+        if grammar.ARGS_NAMESPACE in text:
+            i = text.find(grammar.ARGS_NAMESPACE)
+            return "args", self.name, parse_kv_args(text[i + len("args: ") :]), None
+        if grammar.STATS_DISABLED in text:
+            return "startup", self.name, {"hint": STATS_DISABLED_HINT}, None
         return None
 
     def metrics(self) -> MetricsReader:
@@ -143,3 +155,22 @@ class Vllm(PrintedRate):
             created=Series("vllm:spec_decode_num_drafts_created"),
             instance_labels=("engine",),
         )
+
+
+def _speculative_config(text: str) -> dict[str, Any] | str:
+    """``speculative_config`` of an engine's config line: a dict (``{...}``, the V1 JSON form, or
+    0.4-0.6's ``SpeculativeConfig(draft_model='m', num_spec_tokens=5)`` repr, draft model
+    ``[ngram]`` for n-gram lookup), else the text as printed."""
+    m = _SPEC_REPR.match(text)
+    if m is None:
+        return text
+    kv = {k: literal(v) for k, v in _REPR_KV.findall(m.group(1))}
+    out: dict[str, Any] = {}
+    model = kv.get("draft_model")
+    if model == "[ngram]":
+        out["method"] = "ngram"
+    elif isinstance(model, str):
+        out["model"] = model
+    if isinstance(kv.get("num_spec_tokens"), int):
+        out["num_speculative_tokens"] = kv["num_spec_tokens"]
+    return out
