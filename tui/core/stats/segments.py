@@ -215,7 +215,7 @@ class Segment:
     def to_dict(self) -> dict:
         rd = self.rate_definition()
         tr = rates.normalise_transform(rd.drafts_per_step)
-        d = {
+        d: dict = {
             "index": self.index,
             "reason": self.reason,
             "label": self.label or self.config.label(),
