@@ -6,7 +6,9 @@ Two startup lines (``vLLM API server version``, ``non-default args``), then grou
 as a busy V1 server prints them every stats interval: one ``Engine 000:`` stats line, the
 ``SpecDecoding metrics:`` line that follows it (k = 3, per-position rates, percent rate), and eight
 uvicorn access lines. Values are drawn from a seeded generator, so the same arguments always give
-the same bytes.
+the same bytes. ``--forked``: per-position rates that never add up to the printed mean (drawn
+on their own, as a patched server might print them): about one line in a hundred then shows, by
+chance, the sum of an older release's lines, which must change neither the mean nor the speed.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ K = 3
 PROC = "(APIServer pid=3617069)"
 
 
-def spec_line(rng: random.Random, stamp: str) -> str:
+def spec_line(rng: random.Random, stamp: str, forked: bool = False) -> str:
     drafts = rng.randint(200, 900)
     per_pos = []
     p = rng.uniform(0.6, 0.9)
@@ -33,6 +35,8 @@ def spec_line(rng: random.Random, stamp: str) -> str:
         p *= 0.8
     accepted = sum(accepted_at)
     drafted = drafts * K
+    if forked:
+        per_pos = [f"{rng.random():.3f}" for _ in range(K)]
     secs = 10.0
     return (
         f"{PROC} INFO {stamp} [metrics.py:101] SpecDecoding metrics: Mean acceptance length: "
@@ -59,7 +63,7 @@ def access_line(rng: random.Random) -> str:
     )
 
 
-def write(path: Path, lines: int, seed: int = 1) -> None:
+def write(path: Path, lines: int, seed: int = 1, forked: bool = False) -> None:
     rng = random.Random(seed)
     t = 5 * 86400 + 8 * 3600  # 05-06 08:00:00 (no year: vLLM prints none)
     with open(path, "w") as f:
@@ -74,7 +78,7 @@ def write(path: Path, lines: int, seed: int = 1) -> None:
             day, rem = divmod(t, 86400)
             stamp = f"05-{1 + day % 28:02d} {rem // 3600:02d}:{rem // 60 % 60:02d}:{rem % 60:02d}"
             buf.append(engine_line(rng, stamp))
-            buf.append(spec_line(rng, stamp))
+            buf.append(spec_line(rng, stamp, forked))
             buf.extend(access_line(rng) for _ in range(8))
             if len(buf) >= 100_000:
                 f.write("".join(buf))
@@ -89,8 +93,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--forked", action="store_true", help="per-position rates that never add up")
     args = ap.parse_args(argv)
-    write(args.out, args.lines, args.seed)
+    write(args.out, args.lines, args.seed, args.forked)
     return 0
 
 
