@@ -476,6 +476,53 @@ def vllm_api_servers(root: Path, version: str) -> tuple[list[str], dict, list[st
     return lines, {"version": version, "segments": [{"records": 0}], "no_metrics": True}, where
 
 
+def vllm_aggregated(root: Path, version: str) -> tuple[list[str], dict, list[str]]:
+    """vLLM 0.33 with data-parallel engines and --aggregate-engine-logging: the stats line of the
+    AggregatedLoggingStatLogger ("N Engines Aggregated: " before its parts), each engine's
+    "Iteration(N)" detail line (Engine NNN: prefix), then the spec line of the whole (no prefix:
+    SpecDecodingLogging.log has none)."""
+    rel = "vllm/v1/metrics/loggers.py"
+    agg, agg_line = find_string(root, rel, " Engines Aggregated: ")
+    literals = {n.value for n in ast.walk(_tree(root / rel)) if isinstance(n, ast.Constant)}
+    parts = [  # LoggingStatLogger.log's log_parts, each a literal of its own
+        next(x for x in literals if isinstance(x, str) and x.startswith(t) and x.count("%") == 1)
+        for t in ("Avg prompt throughput: ", "Avg generation throughput: ", "Running: ", "Waiting: ")
+    ]
+    kv = next(x for x in literals if isinstance(x, str) and x.startswith("%s KV cache usage: "))
+    it, it_args = find_call_format(root, rel, "Iteration(%d)")
+    (f, args) = find_call_format(root, "vllm/v1/spec_decode/metrics.py", "SpecDecoding metrics: ")
+    st_rel = "vllm/entrypoints/common/startup.py"
+    plain, _ = find_string(root, st_rel, "vLLM server version")
+    lines = [vllm_prefix(version, 0, "startup.py", 1) + plain % (version, TARGET_MODEL)]
+    k, engines = 3, 2
+    ivs = intervals(44, 8, k, 0.7)
+    for i, iv in enumerate(ivs):
+        for e in range(engines):
+            vals = (f"Engine {e:03d}: ", 100 * i + e, 0, 0, 16, 64, 12.5, "", "GPU", 3.1, "")
+            assert len(vals) == len(it_args)
+            lines.append(vllm_prefix(version, i + 1, "loggers.py", it.line) + it.node % vals)
+        stats = ", ".join([*parts, kv]) % (0.0, 512.0 + i, 16, 0, "GPU", 3.1)
+        lines.append(vllm_prefix(version, i + 1, "loggers.py", agg_line) + agg.format(engines) + stats)
+        vals2 = {
+            "draft_acceptance_rate": iv.accepted / iv.drafted * 100,
+            "mean_acceptance_length": 1 + iv.accepted / iv.drafts,
+            "accepted_throughput": iv.accepted / 10.0,
+            "draft_throughput": iv.drafted / 10.0,
+            "num_accepted_tokens": iv.accepted,
+            "num_draft_tokens": iv.drafted,
+            "rates_str": ", ".join(f"{p / iv.drafts:.3f}" for p in iv.per_pos),
+        }
+        lines.append(vllm_prefix(version, i + 1, f.rel, f.line) + f.node % tuple(vals2[a] for a in args))
+    seg = {
+        "records": len(ivs),
+        "accept_len_mean": _mean([float(f"{1 + iv.accepted / iv.drafts:.2f}") for iv in ivs]),
+        "pooled_accept_len": 1 + sum(iv.accepted for iv in ivs) / sum(iv.drafts for iv in ivs),
+        "throughput_mean": _mean([512.0 + i for i in range(len(ivs))]),
+    }
+    where = [f.where(), f"{rel}:{agg_line} (AggregatedLoggingStatLogger.log_prefix)", it.where()]
+    return lines, {"version": version, "segments": [seg], "aggregated": True}, where
+
+
 def vllm_dynamic(root: Path, version: str) -> tuple[list[str], dict, list[str]]:
     """vLLM 0.33 dynamic speculative decoding (num_speculative_tokens_per_batch_size): each
     batch drafts k_b <= k tokens per request, so the drafted tokens are not drafts x k. The stats
@@ -971,6 +1018,7 @@ def render(src: Path, out: Path, only: list[str] | None = None) -> None:
                 for suffix, what, fn2 in (
                     ("api-servers", "more than one API server", vllm_api_servers),
                     ("dynamic", "dynamic speculative decoding", vllm_dynamic),
+                    ("aggregated", "two engines, --aggregate-engine-logging", vllm_aggregated),
                 ):
                     jobs.append(
                         (

@@ -42,6 +42,7 @@ def test_every_release_fixture_names_its_release_and_format_strings():
         for n in EXPECTED
         if n.startswith("vllm-0.")
         and not EXPECTED[n].get("dynamic")
+        and not EXPECTED[n].get("aggregated")
         and EXPECTED[n]["segments"][0].get("accept_len_mean")
     ],
 )
@@ -100,6 +101,21 @@ def test_vllm_dynamic_speculation_pooled_from_the_printed_means(summaries):
         for n in ("vllm-0.9.0.log", "vllm-0.11.0.log", "vllm-0.33.0.log")
         for g in summaries[n]["segments"]
     )
+
+
+def test_vllm_aggregated_engines_and_iteration_lines(summaries):
+    # two data-parallel engines with --aggregate-engine-logging: the stats line starts
+    # "2 Engines Aggregated: ", each engine prints "Engine NNN: Iteration(N): ..." details, and the
+    # spec line (no prefix) is the whole server's: one series, no ranks, nothing malformed
+    name = "vllm-0.33.0-aggregated.log"
+    s, exp = summaries[name], EXPECTED[name]
+    (seg,) = s["segments"]
+    (e,) = exp["segments"]
+    assert s["malformed"] == 0 and seg["ranks"] is None
+    assert seg["records"] == e["records"] and seg["accept_len"]["n"] == e["records"]
+    assert seg["accept_len"]["mean"] == pytest.approx(e["accept_len_mean"], abs=1e-9)
+    assert seg["accept_len"]["pooled"]["value"] == pytest.approx(e["pooled_accept_len"], rel=1e-12)
+    assert seg["throughput"]["mean"] == pytest.approx(e["throughput_mean"], abs=1e-9)  # the aggregated line's
 
 
 def test_vllm_stats_logging_disabled_says_why_no_line_comes():

@@ -11,6 +11,8 @@ rounded) says which holds: a shape's ``drafts_from_mean`` names the columns.
 * A run of a segment is tested as a whole: Σ drafts x (mean - 1) equals Σ accepted within the
   rounding of the means (``within`` x Σ drafts) while drafts = drafted / k holds. The test is a
   few passes over the columns at C speed, so a log read at full speed stays so.
+* Not while the segment's era is unsettled (stats/eras.py: the first lines of a live source are
+  read under the newest era, whose scale may not be theirs).
 * Once a run of a segment breaks it, the segment's drafts are its lines' ``accepted / (mean -
   1)`` from then on (the earlier runs held within the rounding). A line that cannot tell (its mean
   within the rounding of 1 while it accepted tokens) gets no drafts: it is left out of the pooled
@@ -87,7 +89,10 @@ def onto_drafts(seg: Segment, cols: RecordColumns) -> bool:
     if rule is None or rule.drafts not in cols.values:
         return False
     tally = seg.drafts
-    if not tally.varies and holds(cols, rule):
+    if not tally.varies and (
+        (seg.era is not None and not seg.era.settled)  # its means may be read on the wrong scale yet
+        or holds(cols, rule)
+    ):
         return False
     tally.varies = True
     mean, acc = cols.values[rule.mean], cols.values[rule.accepted]

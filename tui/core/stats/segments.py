@@ -123,7 +123,7 @@ class Segment:
         if refused.total():
             self.refused.merge(refused)
         k = self.depth()
-        if k and fmt.drafts_from_depth and not cols.cumulative:
+        if k and fmt.drafts_from_depth and not cols.cumulative and not self.drafts.varies:
             nd, dr = v["num_drafts"], v["drafted"]
             if any(x != x and y == y for x, y in zip(nd, dr)):  # drafts = drafted tokens / k
                 ks = [k] * cols.n if k == k_before else running_k(cols, k_before)
@@ -135,7 +135,7 @@ class Segment:
 
     def _learn_k(self, cols: RecordColumns) -> None:
         ks = row_lengths(cols.per_position)
-        ratio = ratio_k(cols)
+        ratio = None if self.drafts.varies else ratio_k(cols)  # (drafts from the means: not whole)
         if ratio is not None:
             ks.add(ratio[1])
         ks.discard(0)

@@ -130,7 +130,7 @@ class Vllm(PrintedRate):
                 sc = _SPEC_CONFIG_JSON.search(body)
                 if sc and sc.group(1) != "None":
                     cfg["speculative_config"] = _speculative_config(sc.group(1))
-                return "engine_init", self.name, cfg, m.group(1)
+                return "engine_init", self.name, cfg, m.group(1).removeprefix("v")  # "(v0.6.3)"
         if grammar.ARGS_NAMESPACE in text:
             i = text.find(grammar.ARGS_NAMESPACE)
             return "args", self.name, parse_kv_args(text[i + len("args: ") :]), None
