@@ -75,6 +75,7 @@ class PooledFigure:
     effective_n: float | None
     accepted: float
     denominator: float  # drafts (accept len) or drafted tokens (accept rate)
+    from_means: bool = False  # the drafts came from the printed means (stats/drafts.py)
 
     @property
     def formula(self) -> str:
@@ -173,11 +174,13 @@ def _added(m: MetricSet) -> tuple[AddedFigures, ...]:
     return tuple(out)
 
 
-def _pooled(h: Headline | None) -> PooledFigure | None:
+def _pooled(h: Headline | None, from_means: bool = False) -> PooledFigure | None:
     if h is None or h.estimator != POOLED:
         return None
     e = h.estimate
-    return PooledFigure(h.quantity, e.value, e.ci95(), e.n, e.ess, h.numerator or 0.0, h.denominator or 0.0)
+    return PooledFigure(
+        h.quantity, e.value, e.ci95(), e.n, e.ess, h.numerator or 0.0, h.denominator or 0.0, from_means
+    )
 
 
 def pane_numbers(stats: SourceStats, index: int | None = None, *, brief: bool = False) -> PaneNumbers:
@@ -198,6 +201,8 @@ def pane_numbers(stats: SourceStats, index: int | None = None, *, brief: bool = 
     est = head.estimate if head is not None else None
     if est is None or est.n == 0:
         warning = "no accept len values yet" if m.records or seg.index == stats.current.index else None
+        if warning and seg.config.notes:  # the server said why none will come
+            warning = seg.config.notes[-1]
     elif est.n < FEW:
         warning = f"n={est.n}: too few to conclude (want ≥ {FEW})"
     elif est.se is None:
@@ -206,7 +211,7 @@ def pane_numbers(stats: SourceStats, index: int | None = None, *, brief: bool = 
         warning = short_of("", est)
     else:
         warning = None
-    pooled = _pooled(head)
+    pooled = _pooled(head, seg.drafts.varies)
     return PaneNumbers(
         segment=seg.index,
         segments=len(stats.segments),

@@ -204,7 +204,13 @@ def pooled_pairs(p: PooledFigure, strong: str, muted: str, note: str) -> list[tu
     ends = f" [{p.ci95[0]:.{digits}f}, {p.ci95[1]:.{digits}f}]" if p.ci95 else ""
     return [
         (f"pooled {p.formula}", f"{p.value:.{digits}f}{ends}", f"bold {strong}"),
-        ("", f"({p.denominator:.0f} {p.denominator_words}; {note})", muted),
+        (
+            "",
+            f"({p.denominator:.0f} {p.denominator_words}"
+            + (" from the printed means: the draft length varies" if p.from_means else "")
+            + f"; {note})",
+            muted,
+        ),
     ]
 
 
