@@ -53,6 +53,8 @@ def _figures(src: Source) -> list[list[str]]:
     rows.append(["accept len", mean_ci(al)])
     if al.pooled is not None:
         rows.append(["accept len, pooled", pooled_text(al.pooled)])
+        if al.pooled.method:  # the drafts were not printed as such
+            rows.append(["drafts of the pooled accept len", al.pooled.method])
     if ar.n:
         rows.append(["accept rate (mean of printed values)", mean_ci(ar, 3)])
     if ar.pooled is not None:

@@ -98,7 +98,7 @@ def no_acceptance_warning(src: Source) -> str | None:
     what = f"{src.records} metric lines, none with acceptance" if src.records else "no metric line"
     told = [x.message for seg in src.segments for x in seg.diagnostics if x.code == "server_note"]
     if told:  # the server said why (its own line, shown with the segment's diagnostics too)
-        return f"  warning: no speculative-decoding metric: {src.lines} lines read, {what} — the server said why (below)"
+        return f"  warning: no speculative-decoding metric: {src.lines} lines read, {what}: {told[-1]}"
     base = " (expected: it is labelled baseline)" if src.label.lower() == "baseline" else ""
     return (
         f"  warning: no speculative-decoding metric found — is speculation on?{base} "

@@ -418,9 +418,10 @@ class SourceStats:
     def to_dict(self) -> dict:
         synthetic = {"synthetic": True} if self.synthetic() else {}
         total = self.total.to_dict()
-        varied = [s.index for s in self.segments if s.drafts.varies]
-        if varied and total["accept_len"]["pooled"] is not None:
-            total["accept_len"]["pooled"]["method"] = f"drafts from the printed means in segment(s) {varied}"
+        varied = [s for s in self.segments if s.drafts.varies]
+        if varied and total["accept_len"]["pooled"] is not None:  # said per segment, named here
+            segs = ", ".join(str(s.index) for s in varied)
+            total["accept_len"]["pooled"]["method"] = f"segment {segs}: {varied[-1].drafts.method()}"
         return {
             **synthetic,
             "source": self.source,
