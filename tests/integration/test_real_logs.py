@@ -176,7 +176,9 @@ def test_startup_markers_carry_config():
     assert cfg["tp_size"] == 4
     v0 = summary_json(str(FIXTURES / "vllm_issue_rust-lang-www.rust-lang.org_2107.log"))["sources"][0]
     assert v0["segments"][0]["reason"] == "engine_init"
-    assert v0["segments"][0]["config"]["version"] == "v0.6.6"
+    assert (
+        v0["segments"][0]["config"]["version"] == "0.6.6"
+    )  # "(v0.6.6)" on the line: the release, as the version lines say it
     dump = summary_json(str(FIXTURES / "sglang_issue_noonghunna-club-3090_1261.log"))["sources"][0]
     assert [s["reason"] for s in dump["segments"]] == ["args_dict"]
     assert dump["segments"][0]["config"]["family"] == "sglang"
