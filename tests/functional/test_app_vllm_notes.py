@@ -23,10 +23,17 @@ async def test_the_stats_logging_warning_says_why_no_line_comes():
     app = _app("vllm-0.33.0-api-servers.log")
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_ended(pilot)
-        await wait_for(pilot, lambda: "switched its stats logging off" in screen_text(app))
+        await wait_for(pilot, lambda: "vLLM stats logging is off" in screen_text(app))
         text = " ".join(screen_text(app).split())
         assert "--api-server-count 1" in text
         assert "no accept len values yet" not in text
+    small = _app("vllm-0.33.0-api-servers.log")
+    async with small.run_test(size=(80, 24)) as pilot:  # the compact pane: what, before the aside
+        await wait_ended(pilot)
+        await wait_for(
+            pilot,
+            lambda: "vLLM stats logging is off: no SpecDecoding metrics line will come" in screen_text(small),
+        )
 
 
 async def test_drafts_from_the_printed_means_are_said_next_to_the_pooled_length():

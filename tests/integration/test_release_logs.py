@@ -125,7 +125,7 @@ def test_vllm_stats_logging_disabled_says_why_no_line_comes():
     out = run_cli("summary", str(path))
     assert out.returncode != 0  # no metric: nothing for a gate to judge
     assert "--api-server-count > 1" in out.stderr and "/metrics" in out.stderr
-    assert "seg 0 warning: vLLM switched its stats logging off" in out.stdout
+    assert "seg 0 warning: vLLM stats logging is off: no SpecDecoding metrics line will come" in out.stdout
     js = run_cli("summary", "--json", str(path))
     (seg,) = json.loads(js.stdout)["sources"][0]["segments"]
     assert [d["code"] for d in seg["diagnostics"]] == ["server_note"]

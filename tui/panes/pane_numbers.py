@@ -346,8 +346,9 @@ def raw_vs_adjusted(raw: dict[str, Any], adj: dict[str, Any], b_name: str = "B")
 
 def warning_forms(warning: str) -> tuple[str, ...]:
     """A sample warning, longest first; the short form keeps how many records to wait for
-    (``strongly correlated: ~220 more records``)."""
+    (``strongly correlated: ~220 more records``), or what comes before the first aside."""
     m = re.search(r"wait for (~[\d,]+ more records)", warning)
-    if m is None:
-        return (warning,)
+    if m is None:  # else the words before the first aside (a server's note says what, then why)
+        head = warning.split(" (", 1)[0]
+        return (warning, head) if head != warning else (warning,)
     return (warning, f"strongly correlated: {m.group(1)}", f"wait for {m.group(1)}")

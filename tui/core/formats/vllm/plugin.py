@@ -31,9 +31,9 @@ _ENGINE_INIT = re.compile(r"Initializing an? (?:V1 )?LLM engine \((v[^)]+)\) wit
 _SPEC_REPR = re.compile(r"SpeculativeConfig\((.*)\)$")  # vLLM 0.4-0.6: (draft_model='m', num_spec_tokens=5)
 _REPR_KV = re.compile(r"(\w+)=('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|[^,()\s]+)")
 STATS_DISABLED_HINT = (
-    "vLLM switched its stats logging off (more than one API server, --api-server-count > 1): no "
-    "SpecDecoding metrics line will come; run with --api-server-count 1, or read the server's "
-    "/metrics (specwatch summary metrics+http://HOST:PORT/metrics)"
+    "vLLM stats logging is off: no SpecDecoding metrics line will come (vLLM switches it off with "
+    "more than one API server, --api-server-count > 1); run with --api-server-count 1, or read the "
+    "server's /metrics (specwatch summary metrics+http://HOST:PORT/metrics)"
 )
 _SPEC_CONFIG_JSON = re.compile(r"speculative_config=(\{[^{}]*\}|SpeculativeConfig\([^()]*\)|None)")
 
