@@ -392,6 +392,22 @@ def vllm_v0(root: Path, version: str) -> tuple[list[str], dict, list[str]]:
     return lines, {"segments": segs, "version": version}, where
 
 
+def v1_spec_message(
+    f: Found, args: list[str], accepted: int, drafted: int, drafts: int, per_pos: list[int], mal: float
+) -> str:
+    """A V1 ``SpecDecoding metrics`` message through the release's %-format (interval of 10 s)."""
+    vals = {
+        "draft_acceptance_rate": accepted / drafted * 100,
+        "mean_acceptance_length": mal,
+        "accepted_throughput": accepted / 10.0,
+        "draft_throughput": drafted / 10.0,
+        "num_accepted_tokens": accepted,
+        "num_draft_tokens": drafted,
+        "rates_str": ", ".join(f"{p / drafts:.3f}" for p in per_pos),
+    }
+    return f.node % tuple(vals[a] for a in args)
+
+
 def vllm_v1(root: Path, version: str) -> tuple[list[str], dict, list[str]]:
     k = 3
     (f, args) = find_call_format(root, "vllm/v1/spec_decode/metrics.py", "SpecDecoding metrics: ")
@@ -423,16 +439,8 @@ def vllm_v1(root: Path, version: str) -> tuple[list[str], dict, list[str]]:
         printed = []
         for i, iv in enumerate(ivs):
             mal = (1 + iv.accepted / iv.drafts) if bonus else iv.accepted / iv.drafts
-            vals = {
-                "draft_acceptance_rate": iv.accepted / iv.drafted * 100,
-                "mean_acceptance_length": mal,
-                "accepted_throughput": iv.accepted / 10.0,
-                "draft_throughput": iv.drafted / 10.0,
-                "num_accepted_tokens": iv.accepted,
-                "num_draft_tokens": iv.drafted,
-                "rates_str": ", ".join(f"{p / iv.drafts:.3f}" for p in iv.per_pos),
-            }
-            lines.append(vllm_prefix(version, i + 1, f.rel, f.line) + f.node % tuple(vals[a] for a in args))
+            msg = v1_spec_message(f, args, iv.accepted, iv.drafted, iv.drafts, iv.per_pos, mal)
+            lines.append(vllm_prefix(version, i + 1, f.rel, f.line) + msg)
             printed.append(round(float(f"{mal:.2f}") + (0 if bonus else 1), 2))
         segs.append(
             {
@@ -503,16 +511,10 @@ def vllm_aggregated(root: Path, version: str) -> tuple[list[str], dict, list[str
             lines.append(vllm_prefix(version, i + 1, "loggers.py", it.line) + it.node % vals)
         stats = ", ".join([*parts, kv]) % (0.0, 512.0 + i, 16, 0, "GPU", 3.1)
         lines.append(vllm_prefix(version, i + 1, "loggers.py", agg_line) + agg.format(engines) + stats)
-        vals2 = {
-            "draft_acceptance_rate": iv.accepted / iv.drafted * 100,
-            "mean_acceptance_length": 1 + iv.accepted / iv.drafts,
-            "accepted_throughput": iv.accepted / 10.0,
-            "draft_throughput": iv.drafted / 10.0,
-            "num_accepted_tokens": iv.accepted,
-            "num_draft_tokens": iv.drafted,
-            "rates_str": ", ".join(f"{p / iv.drafts:.3f}" for p in iv.per_pos),
-        }
-        lines.append(vllm_prefix(version, i + 1, f.rel, f.line) + f.node % tuple(vals2[a] for a in args))
+        msg = v1_spec_message(
+            f, args, iv.accepted, iv.drafted, iv.drafts, iv.per_pos, 1 + iv.accepted / iv.drafts
+        )
+        lines.append(vllm_prefix(version, i + 1, f.rel, f.line) + msg)
     seg = {
         "records": len(ivs),
         "accept_len_mean": _mean([float(f"{1 + iv.accepted / iv.drafts:.2f}") for iv in ivs]),
@@ -551,16 +553,8 @@ def vllm_dynamic(root: Path, version: str) -> tuple[list[str], dict, list[str]]:
                 for p in range(j):
                     per_pos[p] += 1
         mal = 1 + accepted / drafts
-        vals = {
-            "draft_acceptance_rate": accepted / drafted * 100,
-            "mean_acceptance_length": mal,
-            "accepted_throughput": accepted / 10.0,
-            "draft_throughput": drafted / 10.0,
-            "num_accepted_tokens": accepted,
-            "num_draft_tokens": drafted,
-            "rates_str": ", ".join(f"{p / drafts:.3f}" for p in per_pos),
-        }
-        lines.append(vllm_prefix(version, i + 1, f.rel, f.line) + f.node % tuple(vals[a] for a in args))
+        msg = v1_spec_message(f, args, accepted, drafted, drafts, per_pos, mal)
+        lines.append(vllm_prefix(version, i + 1, f.rel, f.line) + msg)
         printed.append(float(f"{mal:.2f}"))
         acc_t, drafts_t, drafted_t = acc_t + accepted, drafts_t + drafts, drafted_t + drafted
     seg = {

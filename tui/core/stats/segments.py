@@ -307,7 +307,8 @@ class SourceStats:
             registry.get(cols.family).elapsed_clock and restarts.cut_at_clock(self, cols, raws, reduced)
         ):
             return
-        if (not era_read and eras.onto_era_scale(self, cols)) | drafts.onto_drafts(self.current, cols):
+        shifted = not era_read and eras.onto_era_scale(self, cols)  # (first: the drafts read its scale)
+        if drafts.onto_drafts(self.current, cols) or shifted:
             reduced = None  # reduced on the printed scale, or with drafted / k
         if cols.kind == "request" or cols.kind in registry.get(cols.family).request_kinds:
             self._add_requests(cols)
