@@ -67,6 +67,7 @@ class ExecServer:
         self.stdout: list[tuple[str, bytearray]] = []  # (command, what it wrote so far) of each exec
         self.procs: set[asyncio.subprocess.Process] = set()
         self.user: int | None = None  # run the commands as this uid (permission tests)
+        self.before_exec = None  # called with each command before it runs (a race made to order)
 
     async def start(self, port: int = 0) -> None:
         outer = self
@@ -91,6 +92,8 @@ class ExecServer:
         self.port = self.server.sockets[0].getsockname()[1]
 
     async def _exec(self, process: asyncssh.SSHServerProcess) -> None:
+        if self.before_exec is not None:
+            self.before_exec(process.command or "")
         local = await asyncio.create_subprocess_shell(
             process.command or "true",
             stdin=asyncio.subprocess.DEVNULL,

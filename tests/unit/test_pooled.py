@@ -267,3 +267,14 @@ def test_pooled_effective_n_is_about_n_for_independent_intervals_at_any_length()
         assert e.ess is not None and 0.5 * n <= e.ess <= n, (n, e.ess)
     a, b = series(2, 0.6, 60_000).estimate(), series(3, 0.62, 60_000).estimate()
     assert compare(a, b).verdict == HIGHER
+
+
+def test_the_b_minus_a_bar_names_each_rows_own_pooled_estimator():
+    from tui.panes.pane_numbers import estimator_words
+
+    a = stats_of([vllm_line(i, 2.80, 300) for i in range(100)], "a")
+    b = stats_of([vllm_line(i, 2.60, 300) for i in range(100)], "b")
+    c = comparison(a, b)
+    assert c["accept_len"]["estimator"] == "pooled" and c["accept_rate"]["estimator"] == "pooled"
+    assert estimator_words(c["accept_len"]) == "pooled: 1 + Σaccepted/Σdrafts"
+    assert estimator_words(c["accept_rate"], "accept_rate") == "pooled: Σaccepted/Σdrafted"

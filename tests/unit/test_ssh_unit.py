@@ -3,6 +3,7 @@ local ``sh``/``tail``/``stat`` (no mock of SSH or of the remote side)."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import random
@@ -348,6 +349,49 @@ async def test_file_replaced_while_disconnected_is_a_rotation(server, tmp_path):
         await server.start(server.port)
         await c.wait_lines(7)
     assert c.lines == expected(1, 7) and len(evs(c, K.ROTATED)) == 1
+
+
+async def test_a_compressed_generation_renamed_while_its_head_is_fetched_is_found_again(server, tmp_path):
+    """The set rotates between the listing and the fetch of a compressed file's first bytes (by
+    which a known generation is known under its new inode): the set is listed again, never is the
+    generation taken for lost."""
+    p = tmp_path / "a.log"
+    append(p, seq_lines(1, 5))
+    src = source(server, p)
+    renamed: list[str] = []
+
+    def compress_two() -> None:
+        two = tmp_path / "a.log.2"
+        (tmp_path / "a.log.2.gz").write_bytes(gzip.compress(two.read_bytes()))
+        two.unlink()
+
+    def rotate_under_the_fetch(cmd: str) -> None:
+        if "a.log.2.gz" in cmd and "65536" in cmd and not renamed:  # the head fetch of a.log.2.gz
+            # logrotate with delaycompress, once more: .2.gz -> .3.gz, .1 -> .2 (gzipped), a.log -> .1
+            os.rename(tmp_path / "a.log.2.gz", tmp_path / "a.log.3.gz")
+            os.rename(tmp_path / "a.log.1", tmp_path / "a.log.2")
+            compress_two()
+            os.rename(p, tmp_path / "a.log.1")
+            append(p, seq_lines(12, 13))
+            renamed.append(cmd)
+
+    async with Collector(src) as c:
+        await c.wait_lines(5)
+        await server.stop()
+        append(p, seq_lines(6, 7))  # written after the last read: the rest of generation A
+        os.rename(p, tmp_path / "a.log.2")
+        compress_two()  # A now lives on another inode, known by its first bytes
+        append(tmp_path / "a.log.1", seq_lines(8, 9))
+        append(p, seq_lines(10, 11))
+        server.before_exec = rotate_under_the_fetch
+        await server.start(server.port)
+        await c.wait_lines(13)
+    assert renamed, "the head of a.log.2.gz was never fetched: the race was not made"
+    assert c.lines == expected(1, 13)
+    rot = evs(c, K.ROTATED)
+    assert len(rot) == 1 and not rot[0].data["lost"] and rot[0].data["old_rest"] == "drain", rot[0].message
+    read = [g["path"].rsplit("/", 1)[-1] for g in rot[0].data["generations"]]
+    assert read == ["a.log.3.gz", "a.log.2.gz", "a.log.1"], rot[0].message
 
 
 # -- summary and the draft config -----------------------------------------------------------------

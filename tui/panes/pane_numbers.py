@@ -18,7 +18,7 @@ from tui.core.model import quantities
 from tui.core.model.quantities import Output
 from tui.core.model.sanitize import number
 from tui.core.stats import SourceStats
-from tui.core.stats.compare import ESTIMATOR_WORDS, compare_accept_len, short_of
+from tui.core.stats.compare import ESTIMATOR_WORDS, RATE_ESTIMATOR_WORDS, compare_accept_len, short_of
 from tui.core.stats.estimate import MIN_INDEP
 from tui.core.stats.metrics import MEAN_OF_LINES, POOLED, Headline, MetricSet, headline
 from tui.core.stats.rates import normalise_transform
@@ -277,9 +277,11 @@ def verdict_text(c: dict[str, Any], a_name: str = "A", b_name: str = "B") -> str
     return f"{number(c['diff'], signed=True)} (95% CI {number(lo, signed=True)} … {number(hi, signed=True)}): {words}"
 
 
-def estimator_words(c: dict[str, Any]) -> str:
-    """Which estimator a comparison used, in words ("pooled: 1 + Σaccepted/Σdrafts")."""
-    return ESTIMATOR_WORDS.get(c.get("estimator") or "mean_of_lines", "")
+def estimator_words(c: dict[str, Any], quantity: str = "accept_len") -> str:
+    """Which estimator a comparison of ``quantity`` used, in words ("pooled: 1 + Σaccepted/Σdrafts"
+    for accept len, "pooled: Σaccepted/Σdrafted" for accept rate)."""
+    words = RATE_ESTIMATOR_WORDS if quantity == "accept_rate" else ESTIMATOR_WORDS
+    return words.get(c.get("estimator") or "mean_of_lines", "")
 
 
 def short(text: str, width: int) -> str:

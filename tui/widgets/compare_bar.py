@@ -109,7 +109,7 @@ class CompareBar(Static):
         rows += _load_rows(c, app, b_names, muted, width)
         rate = c.get("accept_rate")
         if rate:
-            heads = (f"accept rate ({estimator_words(rate)}) ", "accept rate ")
+            heads = (f"accept rate ({estimator_words(rate, 'accept_rate')}) ", "accept rate ")
             colour = hex_color(app, VERDICT_COLOUR[rate["verdict"]])
             rt = fitted_row(heads, verdict_forms(rate), width, colour)
             note = f"  [{rate['note']}]" if rate.get("note") else ""

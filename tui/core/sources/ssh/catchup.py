@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from tui.core.sources.base import Batch, EventKind
 from tui.core.sources.compressed import SUFFIXES, Inflater, sniff
-from tui.core.sources.generations import Gen, Listed, plan, read_note, remember
+from tui.core.sources.generations import Gen, Listed, Plan, plan, read_note, remember
 from tui.core.sources.identity import WINDOW, Decision, cksum, plural
 from tui.core.sources.lines import make_batch
 from tui.core.sources.rotation import history_order, rotation_key
@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
 MAX_ROUNDS = 50  # listings in one catch-up (a rotation while it reads lists again)
 HEAD_FETCH = 1 << 16  # compressed bytes fetched to see a compressed file's first bytes
+HEAD_ROUNDS = 8  # listings when compressed files are renamed while their heads are fetched
 
 
 def current_gen(op: Opener) -> Gen | None:
@@ -68,11 +69,7 @@ async def begin(op: Opener, d: Decision | None = None, old: Entry | None = None)
     cu = op.file.catchup
     cu.rounds += 1
     try:
-        listing = await _list(op, old)
-        p = plan(op.file.chain, listing, src.rp.base, _ordered(listing))
-        if p.needs_heads:
-            listing = [await _with_head(op, e) if e.name in p.needs_heads else e for e in listing]
-            p = plan(op.file.chain, listing, src.rp.base, _ordered(listing))
+        listing, p = await _planned(op, old)
     except ChannelRefused as exc:
         op.refused_for_now(exc)
         return
@@ -92,6 +89,29 @@ async def begin(op: Opener, d: Decision | None = None, old: Entry | None = None)
                 k.mtime = max(k.mtime, e.mtime)
     async for x in next_step(op):
         yield x
+
+
+async def _planned(op: Opener, old: Entry | None) -> tuple[list[Listed], Plan]:
+    """The rotated set listed and planned. A compressed file whose first bytes decide is fetched;
+    when one was renamed between the listing and its fetch (the set rotated meanwhile: its head
+    would be unknown, and the known generation it holds taken for lost) the set is listed again
+    (heads fetched before are kept by identity, which a rename keeps)."""
+    base = op.src.rp.base
+    for round_no in range(1, HEAD_ROUNDS + 1):
+        listing = await _list(op, old)
+        p = plan(op.file.chain, listing, base, _ordered(listing))
+        if not p.needs_heads:
+            return listing, p
+        fetched, renamed = [], False
+        for e in listing:
+            if e.name in p.needs_heads and (not renamed or round_no == HEAD_ROUNDS):
+                e, gone = await _with_head(op, e)  # (after a rename: listed again at once)
+                renamed = renamed or gone
+            fetched.append(e)
+        if not renamed:
+            break
+    # (after HEAD_ROUNDS listings that each saw a rename, an unknown head is taken as no match)
+    return fetched, plan(op.file.chain, fetched, base, _ordered(fetched))
 
 
 def _ordered(listing: list[Listed]) -> list[str]:
@@ -134,13 +154,14 @@ def _compression(name: str) -> str | None:
     return None
 
 
-async def _with_head(op: Opener, e: Listed) -> Listed:
-    """``e`` with its first decompressed bytes (the first :data:`HEAD_FETCH` compressed bytes)."""
+async def _with_head(op: Opener, e: Listed) -> tuple[Listed, bool]:
+    """``e`` with its first decompressed bytes (the first :data:`HEAD_FETCH` compressed bytes),
+    and whether it was renamed or replaced since the listing (its head then unknown: empty)."""
     raw = await op.run_raw(gen_command(op.src.tag, op.src.rp, e.name, 0, HEAD_FETCH))
     mark = op.src.tag.encode() + b" H ok " + e.identity.encode() + b" "
     i = raw.find(mark)
-    if i < 0:  # renamed (or replaced) since the listing: not known now, looked at again next time
-        return Listed(e.name, e.identity, e.size, e.mtime, e.compression, e.same, b"")
+    if i < 0:  # renamed (or replaced) since the listing
+        return Listed(e.name, e.identity, e.size, e.mtime, e.compression, e.same, b""), True
     data = raw[raw.find(b"\n", i) + 1 :]
     kind = sniff(data[:16]) or e.compression
     head = b""
@@ -153,7 +174,7 @@ async def _with_head(op: Opener, e: Listed) -> Listed:
     if len(op.file.heads) > 256:
         op.file.heads.clear()
     op.file.heads[(e.identity, e.size)] = head[:WINDOW]
-    return Listed(e.name, e.identity, e.size, e.mtime, kind, e.same, head[:WINDOW])
+    return Listed(e.name, e.identity, e.size, e.mtime, kind, e.same, head[:WINDOW]), False
 
 
 async def reprobe(op: Opener, name: str) -> AsyncIterator[Batch]:
@@ -186,11 +207,7 @@ async def _elsewhere(op: Opener) -> bool:
     if g is None or not g.head:
         return False
     try:
-        listing = await _list(op, None)
-        p = plan(op.file.chain, listing, op.src.rp.base, _ordered(listing))
-        if p.needs_heads:
-            listing = [await _with_head(op, e) if e.name in p.needs_heads else e for e in listing]
-            p = plan(op.file.chain, listing, op.src.rp.base, _ordered(listing))
+        _, p = await _planned(op, None)
     except ChannelRefused:
         return False
     return any(st.gen is g and st.name != op.src.rp.base for st in p.steps)
