@@ -179,3 +179,50 @@ def test_chunks_reduced_natively_put_the_bins_in_time_as_value_by_value() -> Non
             assert list(chunked.time.batches.sums[ca + k]) == pytest.approx(
                 list(by_value.time.batches.sums[cb + k])
             )
+
+
+def _counts_runs(rng: random.Random, n: int) -> dict[str, list[float]]:
+    runs = [float(rng.choice((1, 3, 5, 9, 17, 40, 100))) for _ in range(n)]
+    xs = [NAN if rng.random() < 0.05 else round(rng.uniform(1.0, 4.0), 2) for _ in range(n)]
+    nd = [float(rng.randint(0, 500)) for _ in range(n)]
+    acc = [NAN if rng.random() < 0.05 else float(rng.randint(0, int(3 * d))) for d in nd]
+    return {"accept_len": xs, "running_req": runs, "accepted": acc, "num_drafts": nd}
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_chunks_read_at_the_batch_boundaries_give_the_generic_sums_bit_for_bit(seed, monkeypatch) -> None:
+    """TimeBins.add_chunks reads every channel only where a batch closes; the generic path
+    (Batches.add_prefix over each channel's running sums) gives the very same doubles, whatever
+    the open batch holds when a run comes and however long the runs are."""
+    from tui.core.stats.load import bin_chunks
+
+    rng = random.Random(seed)
+    total = rng.choice((3_000, 40_000, 120_000))
+    cuts = sorted(rng.sample(range(1, total), rng.randint(3, 40)))
+    v = _counts_runs(rng, total)
+    class Generic(TimeBins):
+        __slots__ = ()
+
+        def _add_at_boundaries(self, n, chunks):
+            return False  # every run through Batches.add_prefix
+
+    fast, generic = TimeBins(), Generic()
+    used = []
+    real = TimeBins._add_at_boundaries
+
+    def spy(self, n, chunks):
+        used.append(real(self, n, chunks))
+        return used[-1]
+
+    monkeypatch.setattr(TimeBins, "_add_at_boundaries", spy)
+    for lo, hi in zip([0, *cuts], [*cuts, total]):
+        part = {k: c[lo:hi] for k, c in v.items()}
+        chunks = bin_chunks(part, False)
+        fast.add_chunks(hi - lo, chunks)
+        generic.add_chunks(hi - lo, chunks)
+    assert used and all(used)  # the fast path took every run
+    assert fast.records == generic.records == total and fast.group == generic.group
+    b1, b2 = fast.batches, generic.batches
+    assert (b1.size, b1.cur_n) == (b2.size, b2.cur_n)
+    assert [a.tobytes() for a in b1.sums] == [a.tobytes() for a in b2.sums]
+    assert array("d", b1.cur).tobytes() == array("d", b2.cur).tobytes()
