@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -15,6 +16,13 @@ from pathlib import Path
 import pytest
 from _ci import missing
 from _native_util import require_native
+
+# Bytecode is written (and read again by the next run, and by every CLI subprocess, which only
+# reads it) even where the environment says PYTHONDONTWRITEBYTECODE: without it every run compiled
+# each module again and pytest rewrote every test file's assertions again, in each xdist worker
+# (collecting the suite took 20 s of CPU per worker instead of 8). The caches are __pycache__
+# folders, which git ignores. Set before the test files and the package are imported.
+sys.dont_write_bytecode = False
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "sample_logs" / "sglang_eagle3_restart.log"

@@ -7,6 +7,7 @@ Snapshots of the two panes at 100×30 and 160×45."""
 from __future__ import annotations
 
 import importlib.util
+import math
 import os
 import shutil
 from pathlib import Path
@@ -113,6 +114,12 @@ if importlib.util.find_spec("pytest_textual_snapshot") is None and os.environ.ge
 def test_snapshot_drilldown(snap_compare, size, tmp_path, monkeypatch):
     logs_dir(tmp_path)
     monkeypatch.chdir(tmp_path)  # a relative path: the picture does not hold the test's tmp dir
+    # the picture of a drill-down just opened: the series pane's header says "live", never "live ·
+    # 7 s old" on a machine slow enough to take that long to the picture (the age is
+    # test_labels'/test_state's)
+    from tui.panes import state
+
+    monkeypatch.setattr(state, "LIVE_QUIET_S", math.inf)
 
     async def run_before(pilot) -> None:
         screen = await opened(pilot, 2)

@@ -40,6 +40,8 @@ if TYPE_CHECKING:
 
 __all__ = ["HISTORY", "RAW_TAIL", "Notice", "PaneState", "Point", "RawLine"]
 
+LIVE_QUIET_S = 5.0  # a live source quiet this long says how long: "live (last line 7 s ago)"
+
 
 class PaneState(Driver):
     """One source's driver (parser, statistics, status) with what a pane adds: the recent
@@ -401,7 +403,7 @@ class PaneState(Driver):
             return f"replaying {pace}{pct}"
         if self.status == Status.LIVE and self.last_data is not None and not self.replay:
             quiet, how = self._quiet(now, wall)
-            return "live" if quiet < 5 else f"live (last line {duration(quiet)} ago{how})"
+            return "live" if quiet < LIVE_QUIET_S else f"live (last line {duration(quiet)} ago{how})"
         return self.status.value
 
     def _quiet(self, now: float, wall: float) -> tuple[float, str]:
