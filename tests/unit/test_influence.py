@@ -200,6 +200,7 @@ def test_chunks_read_at_the_batch_boundaries_give_the_generic_sums_bit_for_bit(s
     total = rng.choice((3_000, 40_000, 120_000))
     cuts = sorted(rng.sample(range(1, total), rng.randint(3, 40)))
     v = _counts_runs(rng, total)
+
     class Generic(TimeBins):
         __slots__ = ()
 
