@@ -233,7 +233,14 @@ KbdInteractiveAuthentication no
 PermitRootLogin prohibit-password
 UsePAM no
 LogLevel VERBOSE
+SetEnv HOME={d}/remote_home
 """)
+        # The sessions' HOME is a folder of this server's, not the account's real one: the login
+        # shell then reads no ~/.bashrc of the machine running the tests. Such a file can be slow
+        # or hang (pyenv's rehash waits up to 60 s for a lock left behind when kill() ends a
+        # session during it), and the remote side of the tests is a clean account, not the
+        # developer's.
+        (d / "remote_home").mkdir()
         os.makedirs("/run/sshd", exist_ok=True)
         os.chmod("/run/sshd", 0o755)
         subprocess.run([SSHD, "-t", "-f", str(self.config)], check=True)
