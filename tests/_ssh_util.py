@@ -5,6 +5,7 @@ config and pid file, and the first error of a source that cannot connect."""
 from __future__ import annotations
 
 import asyncio
+import inspect
 import os
 import re
 import shutil
@@ -67,7 +68,9 @@ class ExecServer:
         self.stdout: list[tuple[str, bytearray]] = []  # (command, what it wrote so far) of each exec
         self.procs: set[asyncio.subprocess.Process] = set()
         self.user: int | None = None  # run the commands as this uid (permission tests)
-        self.before_exec = None  # called with each command before it runs (a race made to order)
+        # called with each command before it runs (a race made to order); when it returns an
+        # awaitable, the command runs once that is done (a slow login shell on the host)
+        self.before_exec = None
 
     async def start(self, port: int = 0) -> None:
         outer = self
@@ -93,7 +96,9 @@ class ExecServer:
 
     async def _exec(self, process: asyncssh.SSHServerProcess) -> None:
         if self.before_exec is not None:
-            self.before_exec(process.command or "")
+            made = self.before_exec(process.command or "")
+            if inspect.isawaitable(made):
+                await made
         local = await asyncio.create_subprocess_shell(
             process.command or "true",
             stdin=asyncio.subprocess.DEVNULL,

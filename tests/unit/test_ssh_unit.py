@@ -3,6 +3,7 @@ local ``sh``/``tail``/``stat`` (no mock of SSH or of the remote side)."""
 
 from __future__ import annotations
 
+import asyncio
 import gzip
 import json
 import os
@@ -392,6 +393,37 @@ async def test_a_compressed_generation_renamed_while_its_head_is_fetched_is_foun
     assert len(rot) == 1 and not rot[0].data["lost"] and rot[0].data["old_rest"] == "drain", rot[0].message
     read = [g["path"].rsplit("/", 1)[-1] for g in rot[0].data["generations"]]
     assert read == ["a.log.3.gz", "a.log.2.gz", "a.log.1"], rot[0].message
+
+
+async def test_a_host_slow_to_start_the_reader_is_named_once_and_then_read(server, tmp_path, monkeypatch):
+    """A login shell on the host that takes long before it runs the reader (a slow ~/.bashrc):
+    the source says so once, non-fatal, while it waits; the lines come when the shell is done."""
+    from tui.core.sources.ssh import tail
+
+    monkeypatch.setattr(tail, "READER_START_WARN_S", 0.2)
+    p = tmp_path / "a.log"
+    append(p, seq_lines(1, 5))
+    shell_done = asyncio.Event()
+    held: list[str] = []
+
+    async def slow_shell(cmd: str) -> None:
+        if "a.log" in cmd and not shell_done.is_set():
+            held.append(cmd)
+            await shell_done.wait()
+
+    server.before_exec = slow_shell
+    async with Collector(source(server, p)) as c:
+        await c.wait_event(K.ERROR)
+        assert c.lines == [] and held
+        shell_done.set()
+        await c.wait_lines(5)
+        append(p, seq_lines(6, 7))
+        await c.wait_lines(7)
+    assert c.lines == expected(1, 7)
+    (err,) = evs(c, K.ERROR)
+    assert err.data["fatal"] is False and err.data["seconds"] == 0.2, err
+    assert "has not started reading" in err.message and "a.log" in err.message, err.message
+    assert "~/.bashrc" in err.message and "still waiting" in err.message, err.message
 
 
 # -- summary and the draft config -----------------------------------------------------------------

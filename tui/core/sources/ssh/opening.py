@@ -97,6 +97,7 @@ class Opener:
     async def start_reader(self, cmd: str) -> None:
         try:
             self.cs.reader = await self.channels.start(self.conn, "reader", cmd, self.q)
+            self.cs.reader_since = self.loop.time()
         except ChannelRefused as exc:
             self.refused_for_now(exc)
 
@@ -158,6 +159,7 @@ class Opener:
             self.cs.reader = await self.channels.start(
                 self.conn, "reader", cmd or src.reader_for(name, mode), self.q
             )
+            self.cs.reader_since = self.loop.time()
         except ChannelRefused as exc:
             self.refused_for_now(exc)
 

@@ -43,6 +43,8 @@ class ConnState:
 
     last_data: float  # loop time of the last data (for the idle event)
     reader: object | None = None  # the reader channel's process
+    reader_since: float | None = None  # loop time the reader was started (its header is awaited)
+    slow_start_said: bool = False  # "the host has not started the reader" said (once a connection)
     demux: ReaderDemux | None = None
     pending_name: str | None = None  # being opened
     header: bool = False  # the reader's header came

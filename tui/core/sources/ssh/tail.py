@@ -24,6 +24,12 @@ from tui.core.sources.ssh.scripts import lister_command
 from tui.core.sources.ssh.shared import ChannelRefused, lister_blocks
 from tui.core.sources.ssh.state import ConnState, FileState, SessionOwner
 
+# Seconds a started reader may go without its header before the host is said to be slow to run
+# it. Every command over SSH runs through the account's login shell, so a slow ~/.bashrc (a
+# pyenv rehash waiting for a lock, a network mount, a conda init) delays each one; without the
+# notice a pane says "connected" and nothing more.
+READER_START_WARN_S = 10.0
+
 
 class Session:
     """The follow loop on one connection: the reader's output, the lister's listings and the
@@ -141,6 +147,8 @@ class Session:
         src = self.src
         if src.idle_after and not self.cs.idle_said and self.file.current is not None and src.follow:
             deadlines.append(self.cs.last_data + src.idle_after)
+        if (slow := self._slow_start_at()) is not None:
+            deadlines.append(slow)
         if not deadlines:
             return await self.q.get()
         timeout = max(0.0, min(deadlines) - self.loop.time())
@@ -149,8 +157,27 @@ class Session:
         except TimeoutError:
             return None
 
+    def _slow_start_at(self) -> float | None:
+        """When to say that the host has not started the reader (None: nothing to say)."""
+        cs = self.cs
+        if cs.slow_start_said or cs.header or cs.reader is None or cs.reader_since is None:
+            return None
+        return cs.reader_since + READER_START_WARN_S
+
     async def _timers(self) -> AsyncIterator[Batch]:
         now = self.loop.time()
+        slow = self._slow_start_at()
+        if slow is not None and now >= slow:
+            self.cs.slow_start_said = True
+            src = self.src
+            yield self.ev(
+                EventKind.ERROR,
+                f"{self.display(self.cs.pending_name or src.rp.base)}: the host has not started reading it "
+                f"{READER_START_WARN_S:g} s after it was asked; still waiting. Every command there runs "
+                "through the account's login shell: a slow ~/.bashrc or ~/.profile delays each one",
+                fatal=False,
+                seconds=READER_START_WARN_S,
+            )
         if self.cs.retry_at is not None and now >= self.cs.retry_at:
             self.cs.retry_at = None
             name = self.cs.pending_name or self.file.current or self.src.rp.base
