@@ -146,6 +146,55 @@ class Batches:
             if self.cur_n == self.size:
                 self._close()
 
+    def boundaries(self, n: int) -> list[int] | None:
+        """Where batches close as :meth:`add_prefix` adds ``n`` more values: the offsets 0, the
+        end of the open batch's fill (when one is open), the end of each whole batch, and ``n``
+        (when a part is left open). None where a halving would come meanwhile (only
+        :meth:`add_prefix` does that). For :meth:`add_steps`: a caller that has running sums at a
+        few places need not build a prefix of every value."""
+        size, cur_n = self.size, self.cur_n
+        ks = [0]
+        first = min(size - cur_n, n) if cur_n else 0  # the open batch filled first
+        if first:
+            ks.append(first)
+        whole = (n - first) // size
+        ks.extend(range(first + size, first + size * whole + 1, size))
+        if n - ks[-1]:
+            ks.append(n)
+        closes = bool(cur_n) and cur_n + first == size
+        if len(self.sums[0]) + closes + whole >= self.units:
+            return None
+        return ks
+
+    def add_steps(self, ks: Sequence[int], steps: Sequence[Sequence[float]]) -> None:
+        """The values between the offsets ``ks`` of :meth:`boundaries` added, by their sums:
+        ``steps[c][j]`` is channel c's sum over ``ks[j]…ks[j+1]``. The batch sums are those that
+        :meth:`add_prefix` makes of the same running sums (the same differences, the same order)."""
+        size, cur_n = self.size, self.cur_n
+        n = ks[-1]
+        first = min(size - cur_n, n) if cur_n else 0
+        whole = (n - first) // size
+        rest = n - first - whole * size
+        closes = bool(cur_n) and cur_n + first == size
+        cur = self.cur
+        for c, (d, sums) in enumerate(zip(steps, self.sums)):
+            k = 0
+            if first:
+                cur[c] += d[0]
+                k = 1
+                if closes:
+                    sums.append(cur[c])
+                    cur[c] = 0.0
+            if whole:
+                sums.extend(d[k : k + whole])
+            if rest:
+                cur[c] += d[-1]
+        if closes:
+            self.cur_n = 0
+        elif first:
+            self.cur_n += first
+        self.cur_n += rest
+
     def _close(self) -> None:
         for c, s in enumerate(self.sums):
             s.append(self.cur[c])

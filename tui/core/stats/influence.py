@@ -245,58 +245,31 @@ class TimeBins:
         self.records += n
 
     def _add_at_boundaries(self, n: int, chunks: Mapping[int, tuple]) -> bool:
-        """:meth:`add_chunks` read at the batch boundaries alone: the running sums of every channel
-        at the few record indices where a batch closes (one bisect per bin and boundary), then the
-        same differences, in the same order, that :meth:`Batches.add_prefix` takes of them (the
-        sums are bit for bit those). False (nothing done) where a batch would be halved meanwhile,
-        which :meth:`_coarsen` rules out."""
+        """:meth:`add_chunks` read where batches close alone (:meth:`Batches.boundaries`): the
+        running sums of every channel at those few record indices (one bisect per bin and
+        boundary), their differences added by :meth:`Batches.add_steps` (bit for bit the sums of
+        the prefix path). False (nothing done) where a batch would be halved meanwhile, which
+        :meth:`_coarsen` rules out."""
         bt = self.batches
-        size, cur_n = bt.size, bt.cur_n
-        ks = [0]
-        first = min(size - cur_n, n) if cur_n else 0  # the open batch filled first
-        if first:
-            ks.append(first)
-        whole = (n - first) // size
-        ks.extend(range(first + size, first + size * whole + 1, size))
-        rest = n - ks[-1]
-        if rest:
-            ks.append(n)
-        closes = cur_n + first == size if cur_n else False
-        if len(bt.sums[0]) + closes + whole >= bt.units:
+        ks = bt.boundaries(n)
+        if ks is None:
             return False
         zeros = [0.0] * (len(ks) - 1)
-        diffs: list[list[float]] = [zeros] * len(bt.sums)
-        diffs[0] = [float(b - a) for a, b in zip(ks, ks[1:])]  # channel 0: records
+        steps: list[list[float]] = [zeros] * len(bt.sums)
+        steps[0] = [float(b - a) for a, b in zip(ks, ks[1:])]  # channel 0: records
         for b, (lines, pooled, places) in chunks.items():
             ch = self.group[b]
             if lines is not None:
                 at = _at(places.lines, ks)
                 cum = lines.prefix
-                diffs[ch + X] = [cum[j] - cum[i] for i, j in zip(at, at[1:])]
-                diffs[ch + C] = [float(j) - float(i) for i, j in zip(at, at[1:])]
+                steps[ch + X] = [cum[j] - cum[i] for i, j in zip(at, at[1:])]
+                steps[ch + C] = [float(j) - float(i) for i, j in zip(at, at[1:])]
             if pooled is not None:
                 at = _at(places.pooled, ks)
                 num, den = pooled.num_prefix, pooled.den_prefix
-                diffs[ch + A] = [num[j] - num[i] for i, j in zip(at, at[1:])]
-                diffs[ch + D] = [den[j] - den[i] for i, j in zip(at, at[1:])]
-        cur = bt.cur
-        for c, (d, sums) in enumerate(zip(diffs, bt.sums)):
-            k = 0
-            if first:
-                cur[c] += d[0]
-                k = 1
-                if closes:
-                    sums.append(cur[c])
-                    cur[c] = 0.0
-            if whole:
-                sums.extend(d[k : k + whole])
-            if rest:
-                cur[c] += d[-1]
-        if closes:
-            bt.cur_n = 0
-        elif first:
-            bt.cur_n += first
-        bt.cur_n += rest
+                steps[ch + A] = [num[j] - num[i] for i, j in zip(at, at[1:])]
+                steps[ch + D] = [den[j] - den[i] for i, j in zip(at, at[1:])]
+        bt.add_steps(ks, steps)
         self.records += n
         return True
 
