@@ -173,13 +173,19 @@ def evidence_of_columns(cols: RecordColumns, rule: EraRule) -> Sequence[float]:
 
 
 def evidence_of_records(run: Sequence[Record], rule: EraRule) -> list[float]:
+    """Each record's sum_match: what the parser kept of the line (``more``, as the scanners' column
+    holds it), else from its value and list (a record made elsewhere)."""
     d = rule.decl
-    return [
-        sum_match(v, r.per_position or (), d.within, d.per_item, d.offsets)
-        if (v := getattr(r, d.value)) is not None
-        else float("nan")
-        for r in run
-    ]
+    out = []
+    for r in run:
+        kept = r.more.get(d.column) if r.more else None
+        if kept is not None:
+            out.append(kept)
+        elif (v := getattr(r, d.value)) is not None:
+            out.append(sum_match(v, r.per_position or (), d.within, d.per_item, d.offsets))
+        else:
+            out.append(float("nan"))
+    return out
 
 
 def _evidence(
