@@ -174,7 +174,8 @@ class Session:
                 EventKind.ERROR,
                 f"{self.display(self.cs.pending_name or src.rp.base)}: the host has not started reading it "
                 f"{READER_START_WARN_S:g} s after it was asked; still waiting. Every command there runs "
-                "through the account's login shell: a slow ~/.bashrc or ~/.profile delays each one",
+                "through the account's login shell: a slow ~/.bashrc or ~/.profile delays each one "
+                "(a link that stopped answering is noticed by the keepalive)",
                 fatal=False,
                 seconds=READER_START_WARN_S,
             )
