@@ -42,6 +42,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import repeat
 from operator import add, mul, sub
+from typing import NamedTuple
 
 from tui.core import native
 from tui.core.model.columns import doubles
@@ -108,6 +109,19 @@ def clamp(x: float, lo: float, hi: float) -> float:
     return lo if x < lo else hi if x > hi else x
 
 
+class Steps(NamedTuple):
+    """Where batches close over the next values (:meth:`Batches.boundaries`): the offsets ``ks``
+    (0, the end of the open batch's fill when one is open, the end of each whole batch, and the
+    end when a part is left open), the values that fill the open batch, the whole batches, the
+    values left open, and whether the open batch closes."""
+
+    ks: list[int]
+    first: int
+    whole: int
+    rest: int
+    closes: bool
+
+
 class Batches:
     """Batch sums of one or more parallel channels (values; or numerators and denominators)."""
 
@@ -146,12 +160,11 @@ class Batches:
             if self.cur_n == self.size:
                 self._close()
 
-    def boundaries(self, n: int) -> list[int] | None:
-        """Where batches close as :meth:`add_prefix` adds ``n`` more values: the offsets 0, the
-        end of the open batch's fill (when one is open), the end of each whole batch, and ``n``
-        (when a part is left open). None where a halving would come meanwhile (only
-        :meth:`add_prefix` does that). For :meth:`add_steps`: a caller that has running sums at a
-        few places need not build a prefix of every value."""
+    def boundaries(self, n: int) -> Steps | None:
+        """Where batches close as :meth:`add_prefix` adds ``n`` more values (:class:`Steps`);
+        None where a halving would come meanwhile (only :meth:`add_prefix` does that). For
+        :meth:`add_steps`: a caller that has running sums at a few places need not build a
+        prefix of every value."""
         size, cur_n = self.size, self.cur_n
         ks = [0]
         first = min(size - cur_n, n) if cur_n else 0  # the open batch filled first
@@ -159,23 +172,20 @@ class Batches:
             ks.append(first)
         whole = (n - first) // size
         ks.extend(range(first + size, first + size * whole + 1, size))
-        if n - ks[-1]:
+        rest = n - ks[-1]
+        if rest:
             ks.append(n)
         closes = bool(cur_n) and cur_n + first == size
         if len(self.sums[0]) + closes + whole >= self.units:
             return None
-        return ks
+        return Steps(ks, first, whole, rest, closes)
 
-    def add_steps(self, ks: Sequence[int], steps: Sequence[Sequence[float]]) -> None:
-        """The values between the offsets ``ks`` of :meth:`boundaries` added, by their sums:
-        ``steps[c][j]`` is channel c's sum over ``ks[j]…ks[j+1]``. The batch sums are those that
-        :meth:`add_prefix` makes of the same running sums (the same differences, the same order)."""
-        size, cur_n = self.size, self.cur_n
-        n = ks[-1]
-        first = min(size - cur_n, n) if cur_n else 0
-        whole = (n - first) // size
-        rest = n - first - whole * size
-        closes = bool(cur_n) and cur_n + first == size
+    def add_steps(self, plan: Steps, steps: Sequence[Sequence[float]]) -> None:
+        """The values between the offsets of ``plan`` (:meth:`boundaries`, with nothing added
+        since) added by their sums: ``steps[c][j]`` is channel c's sum over ``ks[j]…ks[j+1]``.
+        The batch sums are those that :meth:`add_prefix` makes of the same running sums (the
+        same differences, the same order)."""
+        first, whole, rest, closes = plan.first, plan.whole, plan.rest, plan.closes
         cur = self.cur
         for c, (d, sums) in enumerate(zip(steps, self.sums)):
             k = 0

@@ -251,9 +251,10 @@ class TimeBins:
         the prefix path). False (nothing done) where a batch would be halved meanwhile, which
         :meth:`_coarsen` rules out."""
         bt = self.batches
-        ks = bt.boundaries(n)
-        if ks is None:
+        plan = bt.boundaries(n)
+        if plan is None:
             return False
+        ks = plan.ks
         zeros = [0.0] * (len(ks) - 1)
         steps: list[list[float]] = [zeros] * len(bt.sums)
         steps[0] = [float(b - a) for a, b in zip(ks, ks[1:])]  # channel 0: records
@@ -269,7 +270,7 @@ class TimeBins:
                 num, den = pooled.num_prefix, pooled.den_prefix
                 steps[ch + A] = [num[j] - num[i] for i, j in zip(at, at[1:])]
                 steps[ch + D] = [den[j] - den[i] for i, j in zip(at, at[1:])]
-        bt.add_steps(ks, steps)
+        bt.add_steps(plan, steps)
         self.records += n
         return True
 

@@ -155,13 +155,7 @@ class Opener:
                 cmd = self._reader(name, 0, True)
         elif after is not None and after.action == "restart":
             cmd = self._reader(name, 0, True)
-        try:
-            self.cs.reader = await self.channels.start(
-                self.conn, "reader", cmd or src.reader_for(name, mode), self.q
-            )
-            self.cs.reader_since = self.loop.time()
-        except ChannelRefused as exc:
-            self.refused_for_now(exc)
+        await self.start_reader(cmd or src.reader_for(name, mode))
 
     def refused_for_now(self, exc: ChannelRefused) -> None:
         """sshd refused one more session: said by the loop, opened again after a delay."""
