@@ -18,7 +18,15 @@ import types
 from pathlib import Path
 
 import pytest
-from _tui_util import ROOT, _isolated_config, finished, screen_text, wait_charts, wait_for  # noqa: F401
+from _tui_util import (  # noqa: F401
+    ROOT,
+    _isolated_config,
+    finished,
+    screen_text,
+    short_samples,
+    wait_charts,
+    wait_for,
+)
 
 from tui.app import SpecwatchApp
 from tui.core.sources.lines import START
@@ -76,7 +84,8 @@ def grid_app(tmp_path: Path, monkeypatch, n: int) -> SpecwatchApp:
     names = [NODE.format(i) for i in range(1, n + 1)]
     # the first 400 lines of a sample (141 records): the names are the point, and each
     # pane still has its numbers, sparklines and chart
-    data = b"".join((ROOT / "sample_logs" / "ab_a.log").read_bytes().splitlines(keepends=True)[:400])
+    (short,) = short_samples(tmp_path, "ab_a.log")
+    data = Path(short).read_bytes()
     for name in names:
         (tmp_path / name).write_bytes(data)
     panes = [replay_pane(name, None, speed=None, where=f"replay of {name}") for name in names]
