@@ -100,3 +100,57 @@ def test_a_line_whose_mean_cannot_tell_its_drafts_is_left_out_and_said():
     got = pooled(lines)
     assert "1 lines whose mean cannot tell their drafts are left out" in got["method"]
     assert got["n"] == 30
+
+
+def _pooled_in_runs(lines: list[str], size: int) -> dict:
+    """The pooled length when the parsed lines go into the statistics ``size`` at a time (1: as
+    a live source feeds them; len(lines): as one run)."""
+    parser = LineParser("t", year=2026, ref_time=None)
+    stats = SourceStats("t")
+    items = [x for i, line in enumerate(lines) if (x := parser.feed(line, i + 1, 0)) is not None]
+    for start in range(0, len(items), size):
+        stats.feed(items[start : start + size])
+    (seg,) = stats.to_dict()["segments"]
+    return seg["accept_len"]["pooled"]
+
+
+@pytest.mark.parametrize("size", [1, 3, 7, 1000])
+def test_the_drafts_do_not_depend_on_how_the_lines_were_cut_into_runs(size):
+    """A segment with no version line starts under an era not settled yet (its first lines could
+    be on another era's scale): a run that holds on no era's scale breaks drafted / k there as
+    anywhere, so a live source's first lines get their drafts from their means too."""
+    lines, truth = lines_of(11, 40, 5, (1, 2, 5), 0.6)
+    got = _pooled_in_runs(lines, size)
+    whole = _pooled_in_runs(lines, len(lines))
+    assert got["method"] == whole["method"] and got["method"].endswith("(printed mean - 1) on 40 lines")
+    assert (got["drafts"], got["accepted"], got["n"]) == (whole["drafts"], whole["accepted"], whole["n"])
+    assert got["value"] == pytest.approx(whole["value"], rel=1e-12)
+    assert got["value"] == pytest.approx(truth, abs=0.004)
+
+
+@pytest.mark.parametrize("size", [1, 4, 1000])
+def test_a_line_with_no_mean_does_not_let_its_run_pass(size):
+    """A line printed with ``nan`` for its mean says nothing about its drafts: the other lines of
+    its run are still tested (before, one such line made a whole run pass, keeping drafted / k)."""
+    lines, truth = lines_of(12, 30, 4, (1, 4), 0.7)
+    nan_line = LINE.format(s=0, mal=float("nan"), at=0.0, dt=0.0, a=0, d=0, pp="nan, nan, nan, nan", r=0.0)
+    lines.insert(10, nan_line.replace("0.0%", "nan%"))
+    got = _pooled_in_runs(lines, size)
+    assert "draft length varies" in got["method"]
+    assert got["value"] == pytest.approx(truth, abs=0.004)
+
+
+@pytest.mark.parametrize("size", [1, 1000])
+def test_an_old_release_read_live_keeps_drafted_over_k(size):
+    """vLLM < 0.9 printed its mean without the bonus token (the sum of the per-position rates). A
+    live source's first lines are read under the newest era until the era settles: on that scale
+    drafted / k breaks the means, on the old era's it holds, so the drafts stay drafted / k."""
+    lines, truth = lines_of(13, 30, 3, (3,), 0.6)
+    old = []
+    for line in lines:
+        head, rest = line.split("Mean acceptance length: ")
+        mal, tail = rest.split(",", 1)
+        old.append(f"{head}Mean acceptance length: {float(mal) - 1:.2f},{tail}")
+    got = _pooled_in_runs(old, size)
+    assert got.get("method") is None
+    assert got["value"] == pytest.approx(truth, rel=1e-12)

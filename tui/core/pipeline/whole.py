@@ -52,7 +52,7 @@ if TYPE_CHECKING:
 CHUNK = 4 << 20
 PARALLEL_MIN = 48 << 20  # smaller files are faster in one process
 SLOW_SLICE = 1 << 20
-SPLIT_MIN = 64 << 10  # a refused chunk is halved down to this size
+SPLIT_MIN = 16 << 10  # a refused chunk is halved down to this size
 
 
 class Summarizer:

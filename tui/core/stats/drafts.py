@@ -11,8 +11,12 @@ rounded) says which holds: a shape's ``drafts_from_mean`` names the columns.
 * A run of a segment is tested as a whole: Σ drafts x (mean - 1) equals Σ accepted within the
   rounding of the means (``within`` x Σ drafts) while drafts = drafted / k holds. The test is a
   few passes over the columns at C speed, so a log read at full speed stays so.
-* Not while the segment's era is unsettled (stats/eras.py: the first lines of a live source are
-  read under the newest era, whose scale may not be theirs).
+* While the segment's era is not settled (stats/eras.py: the first lines of a live source are
+  read under the newest era, whose scale may not be theirs), a run that holds on the scale of an
+  era the segment may yet settle on holds; one that holds on no era's scale breaks it, as it
+  would once settled (so the drafts do not depend on how the lines were cut into runs).
+* A line missing its mean, accepted or drafts (``nan``) says nothing: it is left out of the test
+  (one such line no longer lets a whole run pass).
 * Once a run of a segment breaks it, the segment's drafts are its lines' ``accepted / (mean -
   1)`` from then on (the earlier runs held within the rounding). A line that cannot tell (its mean
   within the rounding of 1 while it accepted tokens) gets no drafts: it is left out of the pooled
@@ -69,18 +73,37 @@ class DraftTally:
         return words
 
 
-def holds(cols: RecordColumns, rule: DraftsFromMean) -> bool:
-    """Whether the run's derived drafts agree with its printed means (True where it cannot tell:
-    a value missing)."""
+def holds(cols: RecordColumns, rule: DraftsFromMean, shift: float = 0.0) -> bool:
+    """Whether the run's derived drafts agree with its printed means (``shift``: the means read
+    on another era's scale, by that much more). Lines missing one of the three values say
+    nothing and are left out of the sums; True where no line can tell."""
     mean, acc, nd = (cols.values.get(c) for c in (rule.mean, rule.accepted, rule.drafts))
     if mean is None or acc is None or nd is None:
         return True
-    total_nd = math.fsum(nd)
-    implied = sum(map(operator.mul, nd, mean)) - total_nd  # Σ drafts x (mean - 1)
-    gap = math.fsum(acc) - implied
-    if gap != gap or total_nd != total_nd:
-        return True
+    total_nd, dot, total_acc = math.fsum(nd), sum(map(operator.mul, nd, mean)), math.fsum(acc)
+    if total_nd != total_nd or dot != dot or total_acc != total_acc:  # a value missing: not at C speed
+        rows = [(d, m, a) for d, m, a in zip(nd, mean, acc) if d == d and m == m and a == a]
+        if not rows:
+            return True
+        total_nd = math.fsum(d for d, _, _ in rows)
+        dot = sum(d * m for d, m, _ in rows)
+        total_acc = math.fsum(a for _, _, a in rows)
+    gap = total_acc - (dot + (shift - 1.0) * total_nd)  # Σ accepted - Σ drafts x (mean - 1)
     return abs(gap) <= rule.within * total_nd + 1e-6 * max(1.0, total_nd)
+
+
+def _may_hold(seg: Segment, cols: RecordColumns, rule: DraftsFromMean) -> bool:
+    """Whether drafted / k may still hold for the run: it holds on the segment's era's scale,
+    or, while that era is not settled (its first lines are read under the newest era), on the
+    scale of an era it may yet settle on."""
+    if holds(cols, rule):
+        return True
+    tally = seg.era
+    if tally is None or tally.settled or tally.era is None:
+        return False
+    here = tally.era.shift.by if tally.era.shift is not None else 0.0
+    others = {e.shift.by if e.shift is not None else 0.0 for e in tally.rule.eras} - {here}
+    return any(holds(cols, rule, by - here) for by in others)
 
 
 def onto_drafts(seg: Segment, cols: RecordColumns) -> bool:
@@ -89,10 +112,7 @@ def onto_drafts(seg: Segment, cols: RecordColumns) -> bool:
     if rule is None or rule.drafts not in cols.values:
         return False
     tally = seg.drafts
-    if not tally.varies and (
-        (seg.era is not None and not seg.era.settled)  # its means may be read on the wrong scale yet
-        or holds(cols, rule)
-    ):
+    if not tally.varies and _may_hold(seg, cols, rule):
         return False
     tally.varies = True
     mean, acc = cols.values[rule.mean], cols.values[rule.accepted]
