@@ -75,11 +75,9 @@ class Summarizer:
             from tui.core.pipeline.driver import Driver
 
             driver = Driver(source, label, ref_time=ref_time)
+            driver.stats.hold_eras = True  # read whole: each segment's era from its lines (eras.hold)
         self.driver = driver
-        self.lines = 0
-        self.bytes = 0
-        self.fast_chunks = 0
-        self.slow_chunks = 0
+        self.lines = self.bytes = self.fast_chunks = self.slow_chunks = 0
         self.elapsed: tuple[float, float] | None = None  # first and last time since the server started
         # lines longer than MAX_LINE_BYTES: counted with their length, never parsed
         self.oversized = 0
@@ -112,6 +110,8 @@ class Summarizer:
 
     @property
     def stats(self) -> SourceStats:
+        """What was read, runs held for their era put in (reading uses ``driver.stats``)."""
+        self.driver.stats.release_held()
         return self.driver.stats
 
     @property
@@ -290,7 +290,7 @@ class Summarizer:
             head.append((ready.head, None))
         # (without the timestamps, not the reduction made with them); one era for all the runs
         todo = [(without_timestamps(rc), None) if drop_ts else (rc, r) for rc, r in head + ready.runs]
-        self.stats.foresee([rc for rc, _ in todo])
+        self.driver.stats.foresee([rc for rc, _ in todo])
         for rc, reduced in todo:
             rc = absolute(rc, base)
             raws = ChunkLines(chunk, rc.line_nos) if rc.line_nos is not None else None
@@ -314,7 +314,7 @@ class Summarizer:
             edge,
             ready.head,
             bool(ready.records),
-            self.stats.source,
+            self.driver.stats.source,
         )
 
     def result(self) -> dict:

@@ -13,8 +13,11 @@ The era is the segment's, never one line's:
 * else from the weight of evidence: the era whose index more than half of the segment's lines
   with evidence show, else the newest era. It is settled once ``SETTLE_LINES`` lines have been
   seen; until then (a live source that has printed a few lines) it is the newest era, and the
-  lines read under it when the settled one differs are counted (a whole file is read in chunks
-  of thousands of lines: its era is settled by the first chunk).
+  lines read under it when the settled one differs are counted. A whole read
+  (``SourceStats.hold_eras``: ``summary``) holds a segment's runs back until its era is settled
+  (or the segment ends: then decided on all its lines), so a segment that starts at the end of a
+  chunk is read as one that starts at the beginning of one: the result does not depend on where
+  the chunks were cut, nor on how many threads read them.
 
 A line that disagrees with its segment's era keeps its printed value (shifted only by the era's
 shift, like every line of the segment) and is counted: ``diagnostics`` says how many. Nothing here
@@ -39,6 +42,7 @@ if TYPE_CHECKING:
     from tui.core.stats.segments import SourceStats
 
 SETTLE_LINES = 10  # lines of evidence after which an era read off the lines is settled
+HOLD_MAX = 200_000  # records a whole read holds back at most while a segment's era is not settled
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,14 +117,18 @@ class EraTally:
         self.count(evidence)
         self._decide(version)
 
-    def _decide(self, version: str | None) -> None:
+    def settle(self, version: str | None) -> None:
+        """Decide now, on the evidence seen (a whole file's segment that ended, or held long)."""
+        self._decide(version, final=True)
+
+    def _decide(self, version: str | None, *, final: bool = False) -> None:
         by_version = era_of_version(self.rule, version)
         if by_version is not None:
             self.era, self.settled, self.by = by_version, True, f"version {version}"
             return
         eras = self.rule.eras
         newest = next((e for e in eras if e.until is None), eras[-1])
-        self.settled = self.lines >= SETTLE_LINES
+        self.settled = final or self.lines >= SETTLE_LINES
         best = next((e for e in eras if 2 * self.votes[e.sum_match or 0] > self.lines), None)
         # until settled, the newest era: a few lines never move a segment off it
         self.era = best if best is not None and self.settled else newest
@@ -238,7 +246,11 @@ def records_onto_era_scale(stats: SourceStats, run: Sequence[Record]) -> None:
     """The same for parsed records (their printed value kept in ``extra``)."""
     rule = rule_of(run[0].family, run[0].kind)
     if rule is not None:
-        era = _era(stats, rule, evidence_of_records(run, rule), len(run))
+        tally = stats.current.era
+        ahead = tally is not None and id(run) in tally.counted  # its evidence came in ahead (hold)
+        if tally is not None and ahead:
+            tally.counted.discard(id(run))
+        era = _era(stats, rule, () if ahead else evidence_of_records(run, rule), len(run))
         if era.shift is not None:
             shift_records(run, era)
 
@@ -271,3 +283,53 @@ def _era(stats: SourceStats, rule: EraRule, evidence: Sequence[float], n: int) -
     if not settled:
         seg.cached_rate_def = None  # its note follows the era
     return era
+
+
+# -- a whole read holds a segment's runs until its era is settled -------------------------------
+def hold(stats: SourceStats, entry: tuple, run: RecordColumns | Sequence[Record]) -> bool:
+    """True when the run (``entry``: how to put it in later, see :func:`release`) is held back:
+    the source is read whole and the current segment's era is not settled yet. Its evidence is
+    counted now; once enough is in, everything held goes in under the settled era."""
+    family, kind = (run.family, run.kind) if isinstance(run, RecordColumns) else (run[0].family, run[0].kind)
+    rule = rule_of(family, kind)
+    seg = stats.current
+    if stats.held is None:
+        if rule is None or (seg.era is not None and seg.era.settled):
+            return False
+        if era_of_version(rule, seg.config.version) is not None:
+            return False  # the version decides it at once
+        stats.held = []
+    tally = seg.era
+    if rule is not None:
+        if tally is None:
+            tally = seg.era = EraTally(rule)
+        if id(run) not in tally.counted:  # (not foreseen already)
+            if isinstance(run, RecordColumns):
+                tally.foresee(evidence_of_columns(run, rule), seg.config.version)
+            else:
+                tally.foresee(evidence_of_records(run, rule), seg.config.version)
+            tally.counted.add(id(run))
+        seg.cached_rate_def = None
+    stats.held.append(entry)
+    stats.held_records += len(run) if not isinstance(run, RecordColumns) else run.n
+    if (tally is not None and tally.settled) or stats.held_records > HOLD_MAX:
+        release(stats)
+    return True
+
+
+def release(stats: SourceStats) -> None:
+    """Everything held goes into the current segment, in line order, under its era (decided
+    now, on what was seen, when it is not settled yet)."""
+    held, stats.held, stats.held_records = stats.held, None, 0
+    if not held:
+        return
+    seg = stats.current
+    if seg.era is not None and not seg.era.settled:
+        seg.era.settle(seg.config.version)
+        seg.cached_rate_def = None
+    for entry in held:
+        if entry[0] == "records":
+            stats.feed_records(entry[1])
+        else:
+            _, cols, raws, reduced, era_read = entry
+            stats.add_columns(cols, raws, reduced, era_read=era_read)

@@ -263,6 +263,9 @@ class SourceStats:
         self._total_k: int | None = None
         self.last_elapsed: float | None = None  # llama.cpp: the last record's time since start
         self.requests: RequestSet | None = None  # per-request accept lengths, all segments
+        self.hold_eras = False  # a whole read: runs wait for their segment's era (eras.hold)
+        self.held: list[tuple] | None = None
+        self.held_records = 0
 
     @property
     def current(self) -> Segment:
@@ -275,6 +278,7 @@ class SourceStats:
     def new_segment(
         self, reason: str, line_no: int | None = None, ts: float | None = None, label: str | None = None
     ) -> Segment:
+        self.release_held()  # the runs held belong to the segment that ends here
         cur = self.current
         if cur.records == 0 and cur.malformed == 0 and cur.requests is None:
             # Nothing measured yet in this one: it simply gets the new reason.
@@ -304,8 +308,10 @@ class SourceStats:
         merged as it is when the segment's bounds allow, else ignored (the same result).
         ``era_read``: the run's records were put on their era's scale already (:meth:`feed`)."""
         if cols.n == 0 or (
-            registry.get(cols.family).elapsed_clock and restarts.cut_at_clock(self, cols, raws, reduced)
+            self.hold_eras and eras.hold(self, ("columns", cols, raws, reduced, era_read), cols)
         ):
+            return
+        if registry.get(cols.family).elapsed_clock and restarts.cut_at_clock(self, cols, raws, reduced):
             return
         shifted = not era_read and eras.onto_era_scale(self, cols)  # (first: the drafts read its scale)
         if drafts.onto_drafts(self.current, cols) or shifted:
@@ -359,19 +365,19 @@ class SourceStats:
             if isinstance(it, Record):
                 if it.extra and RESTART in it.extra:  # counters went back: a new server
                     if run:
-                        self._feed_records(run)
+                        self.feed_records(run)
                         run = []
                     self.on_counter_reset(it)
                 key = (it.family, it.kind, it.cumulative)
                 if run and key != run_key:
-                    self._feed_records(run)
+                    self.feed_records(run)
                     run = []
                 run.append(it)
                 run_key = key
                 continue
             if isinstance(it, Marker):  # only a marker ends a run: it may open a segment
                 if run:
-                    self._feed_records(run)
+                    self.feed_records(run)
                     run = []
                 self.on_marker(it)
             elif isinstance(it, Malformed):
@@ -379,9 +385,14 @@ class SourceStats:
                 self.current.malformed += 1
                 self.malformed_examples.append((it.line_no, it.reason))
         if run:
-            self._feed_records(run)
+            self.feed_records(run)
 
-    def _feed_records(self, run: list[Record]) -> None:
+    def release_held(self) -> None:
+        eras.release(self)  # runs held back for their segment's era (hold_eras) go in now
+
+    def feed_records(self, run: list[Record]) -> None:
+        if self.hold_eras and eras.hold(self, ("records", run), run):
+            return
         eras.records_onto_era_scale(self, run)
         self.add_columns(RecordColumns.from_records(run), [r.raw for r in run], era_read=True)
 
@@ -417,6 +428,7 @@ class SourceStats:
         return [s for s in self.segments if s.config.synthetic]
 
     def to_dict(self) -> dict:
+        self.release_held()
         synthetic = {"synthetic": True} if self.synthetic() else {}
         total = self.total.to_dict()
         varied = [s for s in self.segments if s.drafts.varies]
