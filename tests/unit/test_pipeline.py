@@ -206,3 +206,19 @@ def test_a_reduction_outside_the_segments_bounds_is_not_used():
 
 def test_columns_carry_nothing_for_the_statistics_on_the_side():
     assert not hasattr(RecordColumns.from_records(sglang_records(["2.00"])), "extra")
+
+
+def test_a_host_slow_to_start_its_reader_is_a_wait_not_an_error():
+    """The SSH source's slow-start notice (ssh/tail.py) is a ``waiting`` event: the pane says
+    "waiting (…)" with a warning, never "error", and goes live when the lines come."""
+    st = PaneState("x")
+    st.feed(ev(EventKind.CONNECTED, None))
+    st.feed(ev(EventKind.WAITING, None, reason="slow_start", seconds=10.0))
+    assert st.status == Status.WAITING and st.error is None
+    assert st.status_text(now=0.0, wall=0.0).startswith("waiting (waiting happened")
+    (n,) = st.take_notices()
+    assert (n.severity, n.title) == ("warning", "x: waiting for the host")
+    st.feed(ev(EventKind.WAITING))  # a file not there yet: no toast, as before
+    assert st.take_notices() == []
+    st.feed(batch(["INFO 05-01 10:00:00 [x.py:1] a line"], 1))
+    assert st.status == Status.LIVE

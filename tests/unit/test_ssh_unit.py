@@ -413,15 +413,15 @@ async def test_a_host_slow_to_start_the_reader_is_named_once_and_then_read(serve
 
     server.before_exec = slow_shell
     async with Collector(source(server, p)) as c:
-        await c.wait_event(K.ERROR)
+        await c.wait_event(K.WAITING)
         assert c.lines == [] and held
         shell_done.set()
         await c.wait_lines(5)
         append(p, seq_lines(6, 7))
         await c.wait_lines(7)
     assert c.lines == expected(1, 7)
-    (err,) = evs(c, K.ERROR)
-    assert err.data["fatal"] is False and err.data["seconds"] == 0.2, err
+    (err,) = evs(c, K.WAITING)  # a wait, not an error: the pane says "waiting (…)"
+    assert not evs(c, K.ERROR) and err.data["reason"] == "slow_start" and err.data["seconds"] == 0.2, err
     assert "has not started reading" in err.message and "a.log" in err.message, err.message
     assert "~/.bashrc" in err.message and "still waiting" in err.message, err.message
 

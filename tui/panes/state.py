@@ -321,6 +321,8 @@ class PaneState(Driver):
             self.attempt = int(ev.data.get("attempt") or self.attempt + 1)
             if self.attempt == 1:
                 self.notices.append(Notice("warning", f"{title}: connection lost", ev.message))
+        elif kind == EventKind.WAITING and ev.data.get("reason") == "slow_start":  # said once a link
+            self.notices.append(Notice("warning", f"{title}: waiting for the host", ev.message))
         elif kind == EventKind.ERROR:
             self.notices.append(Notice("error", f"{title}: error", ev.message))
         elif kind == EventKind.EXITED and ev.data.get("returncode"):

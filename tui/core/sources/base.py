@@ -29,7 +29,9 @@ class EventKind(str, Enum):
     TRUNCATED = "truncated"  # the file shrank; reading again from its new start (a file change)
     ROTATED = "rotated"  # the name now points at another file; old one finished (a file change)
     SWITCHED = "switched"  # a glob gained a newer match; old file finished (a file change)
-    WAITING = "waiting"  # the file does not exist (yet / any more); waiting for it
+    # the file does not exist (yet / any more), or (data: reason "slow_start") the host has not
+    # started its reader yet; waiting for it
+    WAITING = "waiting"
     IDLE = "idle"  # no new line for a while (data: seconds)
     EOF = "eof"  # end of input reached and not following
     ERROR = "error"  # a problem worth a one-line message (data: fatal: bool)

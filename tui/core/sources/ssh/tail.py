@@ -171,12 +171,12 @@ class Session:
             self.cs.slow_start_said = True
             src = self.src
             yield self.ev(
-                EventKind.ERROR,
+                EventKind.WAITING,
                 f"{self.display(self.cs.pending_name or src.rp.base)}: the host has not started reading it "
                 f"{READER_START_WARN_S:g} s after it was asked; still waiting. Every command there runs "
                 "through the account's login shell: a slow ~/.bashrc or ~/.profile delays each one "
                 "(a link that stopped answering is noticed by the keepalive)",
-                fatal=False,
+                reason="slow_start",
                 seconds=READER_START_WARN_S,
             )
         if self.cs.retry_at is not None and now >= self.cs.retry_at:
