@@ -44,6 +44,16 @@ def test_fit_label_gives_back_the_shared_start_when_there_is_room():
     assert fit_label(AB[0], 20, AB).endswith("broken.log")
 
 
+@pytest.mark.parametrize("width", range(12, 26))
+def test_a_label_holding_its_own_ellipsis_never_shows_two_in_a_row(width):
+    """An SSH label shortens its remote path (``logbox:…/blue/server.log``): cutting the shared
+    start must not stop right before that ellipsis ("……/blue", "…:…/blue" at 80 columns)."""
+    peers = ["logbox:…/blue/server.log", "logbox:…/green/server.log"]
+    s = fit_label(peers[0], width, peers)
+    assert cell_len(s) <= width and "……" not in s and "…:…" not in s, s
+    assert "blue" in s
+
+
 @pytest.mark.parametrize(
     ("status", "short"),
     [

@@ -82,9 +82,11 @@ def fit_label(label: str, width: int, peers: Sequence[str] = ()) -> str:
     labels = [label, *peers] if label not in peers else list(peers)
     start, end = shared_ends(labels)
     if start:
-        for cut in range(1, start + 1):  # as much of the shared start as there is room for
+        # as much of the shared start as there is room for (never "……" or "…:…": a label may
+        # hold an ellipsis of its own, the remote path shortened, ``gpu1:…/blue/server.log``)
+        for cut in range(1, start + 1):
             form = ELLIPSIS + label[cut:]
-            if cell_len(form) <= width:
+            if cell_len(form) <= width and not label[cut:].lstrip(SEPARATORS).startswith(ELLIPSIS):
                 return form
     core = label_core(label, peers)
     if (start or end) and cell_len(core) <= width:
