@@ -44,13 +44,40 @@ def test_entry_points_kept_and_found_again_when_changed(cache, tmp_path, monkeyp
     monkeypatch.setattr(sys, "path", [str(site)])
     assert families._entry_points() == []
     ep = _dist(site, "one = pkg_one")
-    _bump(site)  # (a new distribution changes its folder's time; the test makes sure it moved)
-    assert families._entry_points() == [("one", "pkg_one")]
+    assert families._entry_points() == [("one", "pkg_one")]  # a new distribution: found
     assert any(p.name.startswith("entry-points-") for p in cache.iterdir())
     assert families._entry_points() == [("one", "pkg_one")]  # from the cache
     ep.write_text(f"[{families.GROUP}]\ntwo = pkg_two\n")  # edited in place: the folder's time stays
     _bump(ep)
     assert families._entry_points() == [("two", "pkg_two")]
+
+
+def test_other_files_changing_keep_the_entry_points_cached_in_one_file(cache, tmp_path, monkeypatch):
+    """A command started from a folder being written (a log folder: ``python -m tui`` puts it
+    on sys.path) still finds the entry points in the cache, and the cache holds one file per
+    sys.path however often what it holds changes (before: one per state, growing for ever)."""
+    import importlib.metadata
+
+    site = tmp_path / "site"
+    site.mkdir()
+    monkeypatch.setattr(sys, "path", [str(site)])
+    ep = _dist(site, "one = pkg_one")
+    assert families._entry_points() == [("one", "pkg_one")]
+    for i in range(5):
+        (site / f"server.log.{i}").write_text("a line\n")  # the folder's time moves
+        _bump(site)
+
+        def walked(**_kw):
+            raise AssertionError("the installed distributions were walked again")
+
+        with monkeypatch.context() as m:
+            m.setattr(importlib.metadata, "entry_points", walked)
+            assert families._entry_points() == [("one", "pkg_one")]
+    for i in range(3):  # what the cache holds changes: the same file is rewritten
+        ep.write_text(f"[{families.GROUP}]\nv{i} = pkg_{i}\n")
+        _bump(ep)
+        assert families._entry_points() == [(f"v{i}", f"pkg_{i}")]
+    assert len([p for p in cache.iterdir() if p.name.startswith("entry-points-")]) == 1
 
 
 def test_nothing_kept_with_an_empty_cache_dir(tmp_path, monkeypatch):

@@ -67,7 +67,9 @@ def _entry_points() -> list[tuple[str, str]]:
     if base is not None:
         import zlib  # (hashlib costs 2 ms to import)
 
-        kept = base / f"entry-points-{zlib.crc32(json.dumps(state).encode()):08x}"
+        # one file per sys.path, rewritten when what it holds changed (not one per state: the
+        # cache would grow with every install)
+        kept = base / f"entry-points-{zlib.crc32(json.dumps(sys.path).encode()):08x}"
         try:
             got = json.loads(kept.read_text(encoding="utf-8"))
             if got["state"] == state:
@@ -88,21 +90,23 @@ def _entry_points() -> list[tuple[str, str]]:
     return found
 
 
-def _path_state(folder: str) -> list[int | None]:
-    """The modification times (ns) of a ``sys.path`` folder (installing or removing a
-    distribution changes it) and of the ``entry_points.txt`` of each distribution in it (an
-    edit in place changes only that file), in the folder's order; [None] when it is no folder."""
+def _path_state(folder: str) -> list:
+    """What says the entry points of a ``sys.path`` folder changed: the name of each
+    distribution in it (installing, upgrading or removing one changes them) and the modification
+    time (ns) of its ``entry_points.txt`` (an edit in place changes only that file), in name
+    order; [None] when it is no folder. Not the folder's own time: other files there (a log
+    being written in the folder a command was started from) say nothing about entry points."""
     try:
-        out: list[int | None] = [os.stat(folder).st_mtime_ns]
         with os.scandir(folder) as it:
             names = sorted(e.name for e in it if e.name.endswith((".dist-info", ".egg-info")))
     except OSError:
         return [None]
+    out: list = []
     for name in names:
         try:
-            out.append(os.stat(os.path.join(folder, name, "entry_points.txt")).st_mtime_ns)
+            out.append([name, os.stat(os.path.join(folder, name, "entry_points.txt")).st_mtime_ns])
         except OSError:
-            out.append(None)
+            out.append([name, None])
     return out
 
 
