@@ -133,9 +133,10 @@ def _empty_warning(src: dict) -> str | None:
         for x in seg.get("diagnostics") or ()
         if x.get("code") == "server_note"
     ]
+    read = f"{lines} line{'' if lines == 1 else 's'} read"
     if told:  # the server said why
-        return f"{name}: no speculative-decoding metric ({lines} lines read, no metric line): {told[-1]}"
-    return f"{name}: no speculative-decoding metric found ({lines} lines read, no metric line): is it a server's log, with speculation on?"
+        return f"{name}: no speculative-decoding metric ({read}, no metric line): {told[-1]}"
+    return f"{name}: no speculative-decoding metric found ({read}, no metric line): is it a server's log, with speculation on?"
 
 
 def run(args: argparse.Namespace) -> int:

@@ -95,14 +95,19 @@ def no_acceptance_warning(src: Source) -> str | None:
     other ``warnings``: a binary file's says more)."""
     if not src.lines or has_acceptance(src):
         return None
-    what = f"{src.records} metric lines, none with acceptance" if src.records else "no metric line"
+    what = (
+        f"{src.records} metric line{'' if src.records == 1 else 's'}, none with acceptance"
+        if src.records
+        else "no metric line"
+    )
+    read = f"{src.lines} line{'' if src.lines == 1 else 's'} read"
     told = [x.message for seg in src.segments for x in seg.diagnostics if x.code == "server_note"]
     if told:  # the server said why (its own line, shown with the segment's diagnostics too)
-        return f"  warning: no speculative-decoding metric: {src.lines} lines read, {what}: {told[-1]}"
+        return f"  warning: no speculative-decoding metric: {read}, {what}: {told[-1]}"
     base = " (expected: it is labelled baseline)" if src.label.lower() == "baseline" else ""
     return (
         f"  warning: no speculative-decoding metric found — is speculation on?{base} "
-        f"{src.lines} lines read, {what}; formats read: {FORMATS_READ}"
+        f"{read}, {what}; formats read: {FORMATS_READ}"
     )
 
 
