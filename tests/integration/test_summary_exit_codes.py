@@ -59,7 +59,9 @@ def test_a_one_line_log_is_one_line_read(tmp_path) -> None:
     (tmp_path / "one.log").write_bytes(b"not a server line\n")
     out = _summary(str(tmp_path / "one.log"))
     assert out.returncode == 2 and "(1 line read, no metric line)" in out.stderr, out.stderr
-    assert "1 line read, no metric line; formats read" in out.stdout and "1 lines" not in out.stdout + out.stderr
+    assert (
+        "1 line read, no metric line; formats read" in out.stdout and "1 lines" not in out.stdout + out.stderr
+    )
 
 
 def test_a_good_log_beside_an_empty_one_still_fails(tmp_path) -> None:
