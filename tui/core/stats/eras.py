@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 from array import array
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING
@@ -286,11 +286,40 @@ def _era(stats: SourceStats, rule: EraRule, evidence: Sequence[float], n: int) -
 
 
 # -- a whole read holds a segment's runs until its era is settled -------------------------------
-def hold(stats: SourceStats, entry: tuple, run: RecordColumns | Sequence[Record]) -> bool:
+def hold_columns(
+    stats: SourceStats, cols: RecordColumns, raws: Sequence[str] | None, reduced: object, era_read: bool
+) -> bool:
+    """True when the run of columns is held back (see :func:`_hold`)."""
+    entry = ("columns", cols, raws, reduced, era_read)
+    return _hold(stats, entry, cols, cols.family, cols.kind, cols.n, lambda r: evidence_of_columns(cols, r))
+
+
+def hold_records(stats: SourceStats, run: Sequence[Record]) -> bool:
+    """True when the run of parsed records is held back (see :func:`_hold`)."""
+    first = run[0]
+    return _hold(
+        stats,
+        ("records", run),
+        run,
+        first.family,
+        first.kind,
+        len(run),
+        lambda r: evidence_of_records(run, r),
+    )
+
+
+def _hold(
+    stats: SourceStats,
+    entry: tuple,
+    run: object,
+    family: str | None,
+    kind: str,
+    n: int,
+    evidence: Callable[[EraRule], Sequence[float]],
+) -> bool:
     """True when the run (``entry``: how to put it in later, see :func:`release`) is held back:
     the source is read whole and the current segment's era is not settled yet. Its evidence is
     counted now; once enough is in, everything held goes in under the settled era."""
-    family, kind = (run.family, run.kind) if isinstance(run, RecordColumns) else (run[0].family, run[0].kind)
     rule = rule_of(family, kind)
     seg = stats.current
     if stats.held is None:
@@ -299,20 +328,15 @@ def hold(stats: SourceStats, entry: tuple, run: RecordColumns | Sequence[Record]
         if era_of_version(rule, seg.config.version) is not None:
             return False  # the version decides it at once
         stats.held = []
-    tally = seg.era
     if rule is not None:
-        if tally is None:
-            tally = seg.era = EraTally(rule)
+        tally = seg.era = seg.era or EraTally(rule)
         if id(run) not in tally.counted:  # (not foreseen already)
-            if isinstance(run, RecordColumns):
-                tally.foresee(evidence_of_columns(run, rule), seg.config.version)
-            else:
-                tally.foresee(evidence_of_records(run, rule), seg.config.version)
+            tally.foresee(evidence(rule), seg.config.version)
             tally.counted.add(id(run))
         seg.cached_rate_def = None
     stats.held.append(entry)
-    stats.held_records += len(run) if not isinstance(run, RecordColumns) else run.n
-    if (tally is not None and tally.settled) or stats.held_records > HOLD_MAX:
+    stats.held_records += n
+    if (seg.era is not None and seg.era.settled) or stats.held_records > HOLD_MAX:
         release(stats)
     return True
 

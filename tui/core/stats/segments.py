@@ -307,9 +307,7 @@ class SourceStats:
         checked and reduced where it was scanned (:func:`tui.core.stats.precompute.precompute`),
         merged as it is when the segment's bounds allow, else ignored (the same result).
         ``era_read``: the run's records were put on their era's scale already (:meth:`feed`)."""
-        if cols.n == 0 or (
-            self.hold_eras and eras.hold(self, ("columns", cols, raws, reduced, era_read), cols)
-        ):
+        if cols.n == 0 or (self.hold_eras and eras.hold_columns(self, cols, raws, reduced, era_read)):
             return
         if registry.get(cols.family).elapsed_clock and restarts.cut_at_clock(self, cols, raws, reduced):
             return
@@ -391,7 +389,7 @@ class SourceStats:
         eras.release(self)  # runs held back for their segment's era (hold_eras) go in now
 
     def feed_records(self, run: list[Record]) -> None:
-        if self.hold_eras and eras.hold(self, ("records", run), run):
+        if self.hold_eras and eras.hold_records(self, run):
             return
         eras.records_onto_era_scale(self, run)
         self.add_columns(RecordColumns.from_records(run), [r.raw for r in run], era_read=True)
