@@ -133,7 +133,9 @@ def _empty_warning(src: dict) -> str | None:
         for x in seg.get("diagnostics") or ()
         if x.get("code") == "server_note"
     ]
-    read = f"{lines} line{'' if lines == 1 else 's'} read"
+    from tui.core.sources.identity import plural
+
+    read = f"{plural(lines, 'line')} read"
     if told:  # the server said why
         return f"{name}: no speculative-decoding metric ({read}, no metric line): {told[-1]}"
     return f"{name}: no speculative-decoding metric found ({read}, no metric line): is it a server's log, with speculation on?"

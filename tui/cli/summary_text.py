@@ -23,6 +23,7 @@ from tui.core.model.summary import (
     Summary,
     Verdict,
 )
+from tui.core.sources.identity import plural
 
 DEFINITION_WORDS = words()
 VERDICT_WORDS = {
@@ -95,12 +96,8 @@ def no_acceptance_warning(src: Source) -> str | None:
     other ``warnings``: a binary file's says more)."""
     if not src.lines or has_acceptance(src):
         return None
-    what = (
-        f"{src.records} metric line{'' if src.records == 1 else 's'}, none with acceptance"
-        if src.records
-        else "no metric line"
-    )
-    read = f"{src.lines} line{'' if src.lines == 1 else 's'} read"
+    what = f"{plural(src.records, 'metric line')}, none with acceptance" if src.records else "no metric line"
+    read = f"{plural(src.lines, 'line')} read"
     told = [x.message for seg in src.segments for x in seg.diagnostics if x.code == "server_note"]
     if told:  # the server said why (its own line, shown with the segment's diagnostics too)
         return f"  warning: no speculative-decoding metric: {read}, {what}: {told[-1]}"
