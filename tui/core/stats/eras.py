@@ -30,8 +30,8 @@ import re
 from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import cache
-from typing import TYPE_CHECKING
+from functools import cache, partial
+from typing import TYPE_CHECKING, Literal
 
 from tui.core.formats import registry
 from tui.core.formats.family_data import Era, SumMatch, sum_match
@@ -39,6 +39,7 @@ from tui.core.model.columns import RecordColumns
 from tui.core.model.records import Record
 
 if TYPE_CHECKING:
+    from tui.core.stats.precompute import Precomputed
     from tui.core.stats.segments import SourceStats
 
 SETTLE_LINES = 10  # lines of evidence after which an era read off the lines is settled
@@ -229,12 +230,8 @@ def onto_era_scale(stats: SourceStats, cols: RecordColumns) -> bool:
     rule = rule_of(cols.family, cols.kind)
     if rule is None:
         return False
-    tally = stats.current.era
-    if tally is not None and id(cols) in tally.counted:  # its evidence came in ahead (foresee)
-        tally.counted.discard(id(cols))
-        era = _era(stats, rule, (), cols.n)
-    else:
-        era = _era(stats, rule, evidence_of_columns(cols, rule), cols.n)
+    ahead = _counted_ahead(stats, cols)
+    era = _era(stats, rule, () if ahead else evidence_of_columns(cols, rule), cols.n)
     if era.shift is None:
         return False
     name = era.shift.column
@@ -246,13 +243,20 @@ def records_onto_era_scale(stats: SourceStats, run: Sequence[Record]) -> None:
     """The same for parsed records (their printed value kept in ``extra``)."""
     rule = rule_of(run[0].family, run[0].kind)
     if rule is not None:
-        tally = stats.current.era
-        ahead = tally is not None and id(run) in tally.counted  # its evidence came in ahead (hold)
-        if tally is not None and ahead:
-            tally.counted.discard(id(run))
+        ahead = _counted_ahead(stats, run)
         era = _era(stats, rule, () if ahead else evidence_of_records(run, rule), len(run))
         if era.shift is not None:
             shift_records(run, era)
+
+
+def _counted_ahead(stats: SourceStats, run: object) -> bool:
+    """Whether the run's evidence came in ahead (:func:`foresee`, :func:`_hold`): then it is not
+    counted again (and no longer marked)."""
+    tally = stats.current.era
+    if tally is None or id(run) not in tally.counted:
+        return False
+    tally.counted.discard(id(run))
+    return True
 
 
 def foresee(stats: SourceStats, runs: Sequence[RecordColumns]) -> None:
@@ -287,54 +291,64 @@ def _era(stats: SourceStats, rule: EraRule, evidence: Sequence[float], n: int) -
 
 # -- a whole read holds a segment's runs until its era is settled -------------------------------
 def hold_columns(
-    stats: SourceStats, cols: RecordColumns, raws: Sequence[str] | None, reduced: object, era_read: bool
+    stats: SourceStats,
+    cols: RecordColumns,
+    raws: Sequence[str] | None,
+    reduced: Precomputed | None,
+    era_read: bool,
 ) -> bool:
     """True when the run of columns is held back (see :func:`_hold`)."""
-    entry = ("columns", cols, raws, reduced, era_read)
-    return _hold(stats, entry, cols, cols.family, cols.kind, cols.n, lambda r: evidence_of_columns(cols, r))
+    rule = _holding(stats, cols.family, cols.kind)
+    if rule is False:
+        return False
+    put = partial(stats.add_columns, cols, raws, reduced, era_read=era_read)
+    return _hold(stats, rule, put, cols, cols.n, lambda r: evidence_of_columns(cols, r))
 
 
-def hold_records(stats: SourceStats, run: Sequence[Record]) -> bool:
+def hold_records(stats: SourceStats, run: list[Record]) -> bool:
     """True when the run of parsed records is held back (see :func:`_hold`)."""
-    first = run[0]
-    return _hold(
-        stats,
-        ("records", run),
-        run,
-        first.family,
-        first.kind,
-        len(run),
-        lambda r: evidence_of_records(run, r),
-    )
+    rule = _holding(stats, run[0].family, run[0].kind)
+    if rule is False:
+        return False
+    put = partial(stats.feed_records, run)
+    return _hold(stats, rule, put, run, len(run), lambda r: evidence_of_records(run, r))
 
 
-def _hold(
-    stats: SourceStats,
-    entry: tuple,
-    run: object,
-    family: str | None,
-    kind: str,
-    n: int,
-    evidence: Callable[[EraRule], Sequence[float]],
-) -> bool:
-    """True when the run (``entry``: how to put it in later, see :func:`release`) is held back:
-    the source is read whole and the current segment's era is not settled yet. Its evidence is
-    counted now; once enough is in, everything held goes in under the settled era."""
+def _holding(stats: SourceStats, family: str | None, kind: str) -> EraRule | None | Literal[False]:
+    """False when a run of ``kind`` goes in at once: nothing is held and the current segment's
+    era is settled, or its version decides it, or the run's kind has no era; else its rule (None:
+    a kind with no era, held behind the runs held before it)."""
     rule = rule_of(family, kind)
-    seg = stats.current
     if stats.held is None:
+        seg = stats.current
         if rule is None or (seg.era is not None and seg.era.settled):
             return False
         if era_of_version(rule, seg.config.version) is not None:
             return False  # the version decides it at once
         stats.held = []
+    return rule
+
+
+def _hold(
+    stats: SourceStats,
+    rule: EraRule | None,
+    put: Callable[[], None],
+    run: object,
+    n: int,
+    evidence: Callable[[EraRule], Sequence[float]],
+) -> bool:
+    """The run held back (``put``: how it goes in later, :func:`release`) while the current
+    segment's era is not settled: its evidence is counted now; once the era is settled (or
+    ``HOLD_MAX`` records wait), everything held goes in under it, in line order."""
+    seg = stats.current
+    assert stats.held is not None
     if rule is not None:
         tally = seg.era = seg.era or EraTally(rule)
         if id(run) not in tally.counted:  # (not foreseen already)
             tally.foresee(evidence(rule), seg.config.version)
             tally.counted.add(id(run))
         seg.cached_rate_def = None
-    stats.held.append(entry)
+    stats.held.append(put)
     stats.held_records += n
     if (seg.era is not None and seg.era.settled) or stats.held_records > HOLD_MAX:
         release(stats)
@@ -351,9 +365,5 @@ def release(stats: SourceStats) -> None:
     if seg.era is not None and not seg.era.settled:
         seg.era.settle(seg.config.version)
         seg.cached_rate_def = None
-    for entry in held:
-        if entry[0] == "records":
-            stats.feed_records(entry[1])
-        else:
-            _, cols, raws, reduced, era_read = entry
-            stats.add_columns(cols, raws, reduced, era_read=era_read)
+    for put in held:
+        put()

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from array import array
 from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from tui.core.formats import registry
 from tui.core.formats.plugin import RateEvidence
@@ -264,7 +264,7 @@ class SourceStats:
         self.last_elapsed: float | None = None  # llama.cpp: the last record's time since start
         self.requests: RequestSet | None = None  # per-request accept lengths, all segments
         self.hold_eras = False  # a whole read: runs wait for their segment's era (eras.hold)
-        self.held: list[tuple] | None = None
+        self.held: list[Callable[[], None]] | None = None  # the runs held, each as it goes in
         self.held_records = 0
 
     @property
