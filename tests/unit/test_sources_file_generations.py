@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 from _sources_util import FAST, Collector, append, seq, seq_lines
+from _wait import wait_until_async
 
 from tui.core.sources.base import EventKind as K
 from tui.core.sources.file import FileSource
@@ -99,3 +100,30 @@ async def test_a_writer_rotating_every_fifth_of_a_second_loses_nothing(tmp_path)
         await c.wait_for(lambda c: "end" in c.lines, "the end line")
     assert c.lines == [seq(i) for i in range(1, n[0] + 1)] + ["end"]
     assert all(not e.data.get("lost") for e in c.events if e.kind == K.ROTATED)
+
+
+async def test_the_new_file_rotated_and_compressed_while_the_old_one_is_finished_is_read_once(tmp_path):
+    """The follower has opened the new file B and is finishing the old one A (``settle``) when
+    two more rotations move B to ``srv.log.2.gz`` (a copy under another inode) and C to
+    ``srv.log.1``: the catch-up knows B's copy by its first bytes and reads neither it nor C
+    (newer than B) before B itself; B is followed, then C is read at the next switch. Before,
+    C's lines came before B's and B's twice."""
+    p = tmp_path / "srv.log"
+    append(p, seq_lines(1, 10))
+    src = FileSource(str(p), **{**FAST, "settle": 0.5})
+    async with Collector(src) as c:
+        await c.wait_lines(10)
+        rotate(tmp_path)  # A -> .1, B at the name
+        append(p, seq_lines(11, 20))
+        await wait_until_async(lambda: src._pending is not None)  # B opened, A being finished
+        rotate(tmp_path)  # A -> .2.gz, B -> .1, C at the name
+        append(p, seq_lines(21, 30))
+        rotate(tmp_path)  # A -> .3.gz, B -> .2.gz, C -> .1, D at the name
+        append(p, seq_lines(31, 40))
+        await c.wait_lines(40)
+        append(p, seq_lines(41, 45))
+        await c.wait_lines(45)
+    assert c.lines == [seq(i) for i in range(1, 46)]
+    rotated = [e for e in c.events if e.kind == K.ROTATED]
+    read = [[os.path.basename(g["path"]) for g in e.data["generations"]] for e in rotated]
+    assert read == [[], ["srv.log.1"]]

@@ -38,6 +38,12 @@ def gen_of(f: OpenFile) -> Gen:
     )
 
 
+def _copy_of(e: Listed, head: bytes) -> bool:
+    """Whether ``e`` is a compressed copy of the file whose first bytes are ``head`` (the rule
+    :func:`.generations.plan` knows generations by)."""
+    return bool(head) and e.compression is not None and e.head is not None and e.head.startswith(head)
+
+
 class LocalCatchUp:
     """One catch-up of the set of ``path`` (see the module notes); ``chain``: the follower's."""
 
@@ -96,13 +102,15 @@ class LocalCatchUp:
                 r.close()
         return self.heads[key]
 
-    async def run(self, old: Gen, new_identity: str, source: str) -> AsyncIterator[Batch]:
-        """Reads what the set holds between ``old`` (finished) and the new file ``new_identity``."""
+    async def run(self, old: Gen, new_identity: str, new_head: bytes, source: str) -> AsyncIterator[Batch]:
+        """Reads what the set holds between ``old`` (finished) and the new file ``new_identity``
+        (its first bytes ``new_head``: the new file may itself have been rotated and compressed
+        while the old one was finished; its compressed copy, and all that is newer, waits too)."""
         remember(self.chain, old)
         listing = self.listing()
         ordered = history_order([e.name for e in listing], {e.name: e.mtime for e in listing})
         p = plan(self.chain, listing, self.base, ordered)
-        at = {e.name for e in listing if e.identity == new_identity}
+        at = {e.name for e in listing if e.identity == new_identity or _copy_of(e, new_head)}
         stop = next((i for i, n in enumerate(ordered) if n in at), len(ordered))
         before = set(ordered[:stop])  # the new file is followed: only what is older is read now
         for g in p.lost_known:

@@ -34,6 +34,7 @@ from tui.core.sources.base import (
 from tui.core.sources.chain import LocalCatchUp, gen_of
 from tui.core.sources.copies import after_truncation
 from tui.core.sources.generations import Gen
+from tui.core.sources.identity import WINDOW
 from tui.core.sources.lines import (
     START,
     StartAt,
@@ -286,7 +287,8 @@ class Follower(GeneratorSource):
                 cu = LocalCatchUp(path, self.chain, self._heads)
                 old = gen_of(f)
                 old.closed = finished[0] == "read"
-                async for b in cu.run(old, f"{new.identity[0]}:{new.identity[1]}", self.name):
+                ident = f"{new.identity[0]}:{new.identity[1]}"
+                async for b in cu.run(old, ident, os.pread(new.fd, WINDOW, 0), self.name):
                     yield b
             f.close()
         self.current, self._pending = new, None
