@@ -3,9 +3,9 @@
 
 A writer numbers its lines and rotates as logrotate does (``.N -> .N+1`` from the highest,
 ``srv.log -> srv.log.1``, a new ``srv.log``; with compression ``.2`` is gzipped to ``.2.gz``,
-logrotate's ``delaycompress``): connected, every 1 s and every 0.5 s for 20 s, and with
-compression; 20 rotations while sshd is down and while the path is blocked (a TCP black hole);
-a rotated generation deleted while disconnected. Exact: every line once and in order, or the
+logrotate's ``delaycompress``): connected, every 1 s and every 0.5 s for 20 s and every 0.2 s
+for 10 s, each with and without compression; 20 rotations while sshd is down and while the path
+is blocked (a TCP black hole); a rotated generation deleted while disconnected. Exact: every line once and in order, or the
 ``rotated`` event names what is gone (``lost_generations``). Each case's figures (written,
 received, lost, duplicated) are printed as a ``fault-matrix`` line (and appended as JSON to the
 file named by ``$SPECWATCH_FAULT_MATRIX``, when set)."""
@@ -146,11 +146,23 @@ async def ended(c: Collector) -> None:
 
 
 @pytest.mark.parametrize(
-    "every,compress",
-    [(1.0, False), (0.5, False), (1.0, True)],
-    ids=["every-1s", "every-0.5s", "every-1s-compressed"],
+    "every,compress,seconds",
+    [(1.0, False, 20), (0.5, False, 20), (1.0, True, 20), (0.5, True, 20), (0.2, False, 10), (0.2, True, 10)],
+    ids=[
+        "every-1s",
+        "every-0.5s",
+        "every-1s-compressed",
+        "every-0.5s-compressed",
+        "every-0.2s",
+        "every-0.2s-compressed",
+    ],
 )
-async def test_connected_rotations_every_line_once(home, running, tmp_path, every, compress):
+async def test_connected_rotations_every_line_once(home, running, tmp_path, every, compress, seconds):
+    """Every 0.2 s: the catch-up reads a backlog of tens of files one channel each while the set
+    keeps rotating under it (each file renamed, .2 gzipped onto a new inode, and the inode freed
+    by the plain .2 taken by the next srv.log): each file is found where the rotation took it,
+    by its identity (device, inode, birth time). Before, generations were read twice, skipped
+    unsaid, or a new file on a reused inode was read as an older one."""
     d = tmp_path / "logs"
     d.mkdir()
     w = Logrotate(d, compress)
@@ -158,10 +170,10 @@ async def test_connected_rotations_every_line_once(home, running, tmp_path, ever
     # the default status interval and settle time: a rotation every 0.5 s is two per status
     async with Collector(remote(d / "srv.log", status_interval=1.0, settle=0.25)) as c:
         await c.wait_lines(20)
-        await asyncio.to_thread(w.run, 20.0, every, 60.0)
+        await asyncio.to_thread(w.run, float(seconds), every, 60.0)
         w.end()
         await ended(c)
-    case = f"connected, rotation every {every:g} s for 20 s" + (", .2 gzipped" if compress else "")
+    case = f"connected, rotation every {every:g} s for {seconds} s" + (", .2 gzipped" if compress else "")
     fig = figures(case, w.written, c.lines, [])
     assert fig["lost"] == 0 and fig["duplicated"] == 0, events(c)
     assert c.lines == w.written + [END], c.stream()[-20:]

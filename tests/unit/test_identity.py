@@ -130,8 +130,10 @@ def test_remote_verify_resumes_only_on_the_same_bytes(tmp_path):
     p = tmp_path / "a.log"
     data = seq_lines(1, 1000).encode()
     p.write_bytes(data)
-    st = p.stat()
-    ident = f"{st.st_dev}:{st.st_ino}"
+    # the identity as the host's stat gives it (device, inode, birth time)
+    ident = subprocess.run(
+        ["stat", "-L", "-c", "%d:%i:%.9W", str(p)], capture_output=True, text=True
+    ).stdout.strip()
     fp = Fingerprint()
     fp.feed(data[:7000])
     assert _verify(p, fp, ident)[:5] == ["ok", ident, str(len(data)), "7000", "-"]  # at 7000

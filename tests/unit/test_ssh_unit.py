@@ -354,8 +354,8 @@ async def test_file_replaced_while_disconnected_is_a_rotation(server, tmp_path):
 
 async def test_a_compressed_generation_renamed_while_its_head_is_fetched_is_found_again(server, tmp_path):
     """The set rotates between the listing and the fetch of a compressed file's first bytes (by
-    which a known generation is known under its new inode): the set is listed again, never is the
-    generation taken for lost."""
+    which a known generation is known under its new inode): the fetch finds it where the rotation
+    took it (``a.log.3.gz``, named so in the event), never is the generation taken for lost."""
     p = tmp_path / "a.log"
     append(p, seq_lines(1, 5))
     src = source(server, p)

@@ -64,13 +64,15 @@ class Listed:
 @dataclass(frozen=True)
 class Step:
     """Read ``name`` (identity, compression) from byte ``start`` (decompressed bytes for a
-    compressed file) to its end; ``gen``: the known generation it continues (None: a new one)."""
+    compressed file) to its end; ``gen``: the known generation it continues (None: a new one);
+    ``size``: its size as listed."""
 
     name: str
     identity: str
     start: int
     compression: str | None
     gen: Gen | None
+    size: int = 0
 
 
 @dataclass
@@ -137,11 +139,11 @@ def plan(chain: list[Gen], listing: list[Listed], base: str, ordered: list[str])
                 continue
             if e.compression is None and e.size <= g.pos:
                 continue
-            out.steps.append(Step(n, e.identity, g.pos, e.compression, g))
+            out.steps.append(Step(n, e.identity, g.pos, e.compression, g, e.size))
         elif newest_known is not None and i > newest_known:
-            out.steps.append(Step(n, e.identity, 0, e.compression, None))
+            out.steps.append(Step(n, e.identity, 0, e.compression, None, e.size))
         elif newest_known is None and last is not None and last.mtime > 0 and e.mtime >= last.mtime:
-            out.steps.append(Step(n, e.identity, 0, e.compression, None))
+            out.steps.append(Step(n, e.identity, 0, e.compression, None, e.size))
     for g in chain:
         if id(g) not in found and not g.closed:
             out.lost_known.append(g)

@@ -10,6 +10,7 @@ event says what was read (file, bytes, lines) and what is gone from disk (``lost
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from tui.core.sources.base import Batch, EventKind
@@ -26,7 +27,9 @@ from tui.core.sources.ssh.state import CatchUp
 if TYPE_CHECKING:
     from tui.core.sources.ssh.opening import Opener
 
-MAX_ROUNDS = 50  # listings in one catch-up (a rotation while it reads lists again)
+# listings in a row that read no file (a rotation while it reads lists again; a storm of rotations
+# goes on as long as each listing's files are read: counted from the last file read)
+MAX_ROUNDS = 50
 HEAD_FETCH = 1 << 16  # compressed bytes fetched to see a compressed file's first bytes
 HEAD_ROUNDS = 8  # listings when compressed files are renamed while their heads are fetched
 
@@ -157,7 +160,7 @@ def _compression(name: str) -> str | None:
 async def _with_head(op: Opener, e: Listed) -> tuple[Listed, bool]:
     """``e`` with its first decompressed bytes (the first :data:`HEAD_FETCH` compressed bytes),
     and whether it was renamed or replaced since the listing (its head then unknown: empty)."""
-    raw = await op.run_raw(gen_command(op.src.tag, op.src.rp, e.name, 0, HEAD_FETCH))
+    raw = await op.run_raw(gen_command(op.src.tag, op.src.rp, e.name, 0, HEAD_FETCH, (e.identity, e.size)))
     mark = op.src.tag.encode() + b" H ok " + e.identity.encode() + b" "
     i = raw.find(mark)
     if i < 0:  # renamed (or replaced) since the listing
@@ -221,6 +224,10 @@ async def step_header(op: Opener, fields: list[str]) -> AsyncIterator[Batch]:
     if not (fields[:2] == ["ok", st.identity] and (st.compression is not None or size >= st.start)):
         async for b in step_done(op, False):
             yield b
+        return
+    if len(fields) > 3:  # found under the name a rotation gave it since the listing
+        op.cs.step = replace(st, name=op.src.rp.base + fields[3])
+        op.file.current = op.cs.pending_name = op.cs.step.name
 
 
 async def next_step(op: Opener) -> AsyncIterator[Batch]:
@@ -241,10 +248,10 @@ async def next_step(op: Opener) -> AsyncIterator[Batch]:
         cs.drain_from_line = line_no
         if step.compression is not None:
             cs.inflater, cs.skip = Inflater(step.compression, whole_lines=True), step.start
-            cmd = gen_command(src.tag, src.rp, step.name, 0)
+            cmd = gen_command(src.tag, src.rp, step.name, 0, listed=(step.identity, step.size))
         else:
             cs.inflater, cs.skip = None, 0
-            cmd = gen_command(src.tag, src.rp, step.name, step.start)
+            cmd = gen_command(src.tag, src.rp, step.name, step.start, listed=(step.identity, step.size))
         await op.start_reader(cmd)
         return
     cs.step = None
@@ -285,6 +292,7 @@ async def step_done(op: Opener, whole: bool) -> AsyncIterator[Batch]:
         g.pos, g.line_no, g.closed, g.name = end, f.splitter.line_no, True, step.name
         g.size = max(g.size, end)
         remember(f.chain, g)
+        cu.rounds = 0
         cu.read_ids.append(g.identity)
         cu.read.append(
             {
@@ -301,11 +309,18 @@ async def step_done(op: Opener, whole: bool) -> AsyncIterator[Batch]:
     cs.step, cs.inflater = None, None
     if not whole and step.gen is None and end == step.start:
         f.identity = None  # nothing of it was read: it is found again by the next listing
-    if not whole and cu.rounds < MAX_ROUNDS:  # it moved since the listing: list again
+    if not whole and cu.rounds < MAX_ROUNDS:  # gone from the set since the listing: list again
         cs.steps = []
         async for x in begin(op):
             yield x
         return
+    if not whole:  # (the set changed under every one of MAX_ROUNDS listings) said, never dropped
+        cu.lost.append(
+            f"{step.name} (from byte {step.start}) could not be read: the rotated set changed "
+            f"under each of {cu.rounds} listings"
+        )
+        if step.gen is None:
+            cu.lost_generations += 1
     async for x in next_step(op):
         yield x
 

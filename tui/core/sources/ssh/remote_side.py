@@ -9,7 +9,7 @@ evaluated).
 
 **Reader** (one channel per file being read)::
 
-    TAG H ok DEV:INO SIZE START LINE_NO        header: the file opened, where reading starts
+    TAG H ok DEV:INO:BIRTH SIZE START LINE_NO  header: the file opened, where reading starts
     TAG H err KIND [DETAIL]                    or why it could not be opened (``moved``: in
                                                mode verify, not the file read to OFFSET)
     <bytes of the file from START, as tail writes them>
@@ -22,6 +22,12 @@ exactly in order with the data. It is given a path with a random run of ``./`` s
 *nonce*) so its messages can be told apart from log text; status records carry a random *tag*.
 Status records are single ``printf`` writes shorter than ``PIPE_BUF``, so they land whole
 (possibly between two halves of a large data write, which :class:`ReaderDemux` handles).
+
+A file's identity is ``DEV:INO:BIRTH`` (``stat``'s ``%d:%i:%.9W``): its birth time (ns; the same
+"0" for every file where the host's ``stat`` or file system does not know it) tells apart a new
+file on an inode freed a moment before, which happens within one rotation (logrotate compresses
+``NAME.2`` and deletes it; the next ``NAME`` may get its inode) and would otherwise be read as
+the older generation.
 
 **Probe** (after ``moved``): the name's entry and checksums, and the entry and checksums of the
 file with the old identity if it is still in the directory; **copies**: the same for files named

@@ -10,6 +10,7 @@ import secrets
 import shlex
 
 from tui.core.sources.identity import cksum
+from tui.core.sources.rotation import rotation_key, strip_compression
 from tui.core.sources.ssh.remote_side import RemotePath
 
 # -- the scripts -------------------------------------------------------------------------------
@@ -40,7 +41,7 @@ READER = "; ".join(
         '[ -e "$P" ] || { printf \'%s H err enoent\\n\' "$T"; exit 2; }',
         '[ -d "$P" ] && { printf \'%s H err isdir\\n\' "$T"; exit 2; }',
         '[ -r "$P" ] || { printf \'%s H err eacces\\n\' "$T"; exit 2; }',
-        "st=$(stat -L -c '%d:%i %s %Y %F' -- \"$P\" 2>/dev/null) || { printf '%s H err stat\\n' \"$T\"; exit 2; }",
+        "st=$(stat -L -c '%d:%i:%.9W %s %Y %F' -- \"$P\" 2>/dev/null) || { printf '%s H err stat\\n' \"$T\"; exit 2; }",
         "id=${st%% *}; st=${st#* }; size=${st%% *}; st=${st#* }; mt=${st%% *}; kind=${st#* }",
         "case $kind in regular*) ;; *) printf '%s H err notregular\\n' \"$T\"; exit 2;; esac",
         _LAST_START,
@@ -64,7 +65,7 @@ READER = "; ".join(
         "F=---disable-inotify; tail $F -c 0 -- /dev/null >/dev/null 2>&1 || F=",
         'tail -c +$((start + 1)) -f $F -s 0.05 -- "$S$B" 2>&1 & p=$!; d=0.02',
         "while :; do sleep $d; "
-        "r=$(stat -L -c '%F|%d:%i|%s|%n' -- \"$P\" /proc/$p/fd/* 2>/dev/null); "
+        "r=$(stat -L -c '%F|%d:%i:%.9W|%s|%n' -- \"$P\" /proc/$p/fd/* 2>/dev/null); "
         'printf \'%s S\\n%s\\n%s E\\n\' "$T" "$r" "$T" || break; '
         "kill -0 $p 2>/dev/null || { printf '%s X\\n' \"$T\"; break; }; "
         "case $d in 0.02) d=0.1;; *) d=$I;; esac; done",
@@ -77,14 +78,18 @@ LISTER = "; ".join(
         _PRELUDE,
         'T=$1; D=$2; G=$3; I=$4; Q=$5; IFS=""',
         "command -v stat >/dev/null 2>&1 || { printf '%s H err notfound stat\\n' \"$T\"; exit 127; }",
-        "while :; do r=; if cd -- \"$D\" 2>/dev/null; then r=$(stat -L -c '%F|%d:%i|%s|%.9Y|%n' -- $G 2>/dev/null); fi; "
+        "while :; do r=; if cd -- \"$D\" 2>/dev/null; then r=$(stat -L -c '%F|%d:%i:%.9W|%s|%.9Y|%n' -- $G 2>/dev/null); fi; "
         'printf \'%s S\\n%s\\n%s E\\n\' "$T" "$r" "$T" || exit 0; [ "$Q" = 1 ] && exit 0; sleep "$I" || exit 0; done',
     ]
 )
 
+# sums LABEL FILE [ID]: the cksum of each byte range R of FILE; with ID, only when FILE is still
+# the file ID (opened once, read through /dev/fd: a rename after the listing sums no other file)
 _SUMS = (
-    "sums() { for r in $R; do a=${r%:*}; l=${r#*:}; "
-    'c=$(tail -c +$((a + 1)) -- "$2" 2>/dev/null | head -c "$l" | cksum 2>/dev/null); '
+    'sums() { p=$2; if [ -n "$3" ]; then { command exec 4< "$2"; } 2>/dev/null || return 0; '
+    '[ "$(stat -L -c %d:%i:%.9W /dev/fd/4 2>/dev/null)" = "$3" ] || return 0; p=/dev/fd/4; fi; '
+    "for r in $R; do a=${r%:*}; l=${r#*:}; "
+    'c=$(tail -c +$((a + 1)) -- "$p" 2>/dev/null | head -c "$l" | cksum 2>/dev/null); '
     'printf \'%s P C %s %s %s %s\\n\' "$T" "$1" "$a" "$l" "$c"; done; }'
 )
 
@@ -97,10 +102,10 @@ PROBE = "; ".join(
         'cd -- "$D" 2>/dev/null || { printf \'%s P E\\n\' "$T"; exit 0; }',
         _SUMS,
         "P=./$B; id=",
-        "st=$(stat -L -c '%F|%d:%i|%s|%n' -- \"$P\" 2>/dev/null) && { "
+        "st=$(stat -L -c '%F|%d:%i:%.9W|%s|%n' -- \"$P\" 2>/dev/null) && { "
         'printf \'%s P N %s\\n\' "$T" "$st"; id=${st#*|}; id=${id%%|*}; '
         'case $st in regular*) sums name "$P";; esac; }',
-        '[ "$id" != "$X" ] && stat -L -c \'%F|%d:%i|%s|%n\' -- ./* ./.[!.]* ./..?* 2>/dev/null | '
+        '[ "$id" != "$X" ] && stat -L -c \'%F|%d:%i:%.9W|%s|%n\' -- ./* ./.[!.]* ./..?* 2>/dev/null | '
         'while IFS= read -r l; do case $l in regular*"|$X|"*) '
         'f=${l#*"|$X|"}; f=${f#*|}; printf \'%s P O %s\\n\' "$T" "$l"; sums old "$f"; break;; esac; done',
         "printf '%s P E\\n' \"$T\"",
@@ -115,7 +120,7 @@ COPIES = "; ".join(
         "T=$1; D=$2; B=$3; O=$4; R=$5; n=0",
         'cd -- "$D" 2>/dev/null || { printf \'%s P E\\n\' "$T"; exit 0; }',
         _SUMS,
-        "stat -L -c '%F|%d:%i|%s|%n' -- ./\"$B\"?* 2>/dev/null | while IFS= read -r l; do "
+        "stat -L -c '%F|%d:%i:%.9W|%s|%n' -- ./\"$B\"?* 2>/dev/null | while IFS= read -r l; do "
         "case $l in regular*) ;; *) continue;; esac; f=${l#*|*|}; s=${f%%|*}; f=${f#*|}; "
         '[ "$s" -ge "$O" ] || continue; printf \'%s P K %s\\n\' "$T" "$l"; sums "k$n" "$f"; '
         "n=$((n + 1)); [ $n -lt 8 ] || break; done",
@@ -133,25 +138,39 @@ SET = "; ".join(
         'cd -- "$D" 2>/dev/null || { printf \'%s P E\\n\' "$T"; exit 0; }',
         _SUMS,
         # listed again until two listings agree: a rename between the glob and stat drops a file
-        'ls1() { stat -L -c \'%F|%d:%i|%s|%.9Y|%n\' -- ./"$B" ./"$B"?* 2>/dev/null; }',
+        'ls1() { stat -L -c \'%F|%d:%i:%.9W|%s|%.9Y|%n\' -- ./"$B" ./"$B"?* 2>/dev/null; }',
         'a=$(ls1); k=0; while [ $k -lt 20 ]; do b=$(ls1); [ "$a" = "$b" ] && break; a=$b; k=$((k + 1)); done',
         "printf '%s\\n' \"$a\" | while IFS= read -r l; do "
         'case $l in regular*) ;; *) continue;; esac; printf \'%s P K %s\\n\' "$T" "$l"; '
         "id=${l#*|}; id=${id%%|*}; f=${l#*|*|*|*|}; "
-        'for w in $W; do case $w in "$id="*) R=$(printf %s "${w#*=}" | tr , " "); sums "$id" "$f";; esac; done; '
+        'for w in $W; do case $w in "$id="*) R=$(printf %s "${w#*=}" | tr , " "); sums "$id" "$f" "$id";; esac; done; '
         "done",
         "printf '%s P E\\n' \"$T\"",
     ]
 )
 
 # gen: one file of the rotated set through one descriptor (so the identity said is the file read):
-# "H ok DEV:INO SIZE", then its bytes from O (L > 0: at most L of them)
+# "H ok DEV:INO:BIRTH SIZE [WHERE]", then its bytes from O (L > 0: at most L of them). With K (the number in the
+# name listed, 0 for the name itself): when N is no longer the file I listed there (the set rotated
+# since, renaming it), it is found where a rotation can have taken it -- B.M with M > K and the same
+# compression suffix S, at least Z bytes long (an inode freed and reused by another file is not
+# taken for it) -- up to three renames (WHERE: its name now, after B); "H err enoent" when nothing
+# can be opened.
 GEN = "; ".join(
     [
         _PRELUDE,
-        "T=$1; F=$2; O=$3; L=$4",
-        'exec 3< "$F" 2>/dev/null || { printf \'%s H err enoent\\n\' "$T"; exit 0; }',
-        "st=$(stat -L -c '%d:%i %s' /dev/fd/3 2>/dev/null) || { printf '%s H err stat\\n' \"$T\"; exit 0; }",
+        "T=$1; D=$2; N=$3; O=$4; L=$5; I=$6; B=$7; K=$8; S=$9; Z=${10}; k=0",
+        'cd -- "$D" 2>/dev/null || { printf \'%s H err enoent\\n\' "$T"; exit 0; }',
+        # (command exec: a failed redirection must not end the shell, as a special built-in's does)
+        "while :; do st=; { command exec 3< \"./$N\"; } 2>/dev/null && st=$(stat -L -c '%d:%i:%.9W %s' /dev/fd/3 2>/dev/null)",
+        '[ -z "$K" ] && break; [ "${st%% *}" = "$I" ] && break; k=$((k + 1)); [ $k -le 3 ] || break',
+        'n=$(stat -L -c \'%d:%i:%.9W|%s|%n\' -- ./"$B".*"$S" 2>/dev/null | while IFS= read -r l; do '
+        'case $l in "$I|"*) ;; *) continue;; esac; f=${l#*|}; z=${f%%|*}; f=${f#*|./}; d=${f#"$B".}; d=${d%"$S"}; '
+        'case $d in ""|*[!0-9]*) continue;; esac; '
+        '[ "$d" -gt "$K" ] && [ "$z" -ge "$Z" ] && { printf %s "$f"; break; }; done)',
+        '[ -n "$n" ] || break; N=$n; done',
+        '[ -n "$st" ] || { printf \'%s H err enoent\\n\' "$T"; exit 0; }',
+        '[ "$N" = "$3" ] || st="$st ${N#"$B"}"',  # (found renamed: where, after the name)
         'printf \'%s H ok %s\\n\' "$T" "$st"',
         '[ "$L" = 0 ] && exec tail -c +$((O + 1)) <&3',
         'tail -c +$((O + 1)) <&3 | head -c "$L"',
@@ -237,9 +256,24 @@ def set_command(tag: str, rp: RemotePath, known: dict[str, list[tuple[int, int]]
     return _command(SET, tag, rp.dir, rp.base, w)
 
 
-def gen_command(tag: str, rp: RemotePath, name: str, offset: int = 0, limit: int = 0) -> str:
-    """:data:`GEN` for the file ``name`` in ``rp.dir``: its bytes from ``offset`` (``limit``)."""
-    return _command(GEN, tag, f"{rp.dir}/{name}", str(offset), str(limit))
+def gen_command(
+    tag: str,
+    rp: RemotePath,
+    name: str,
+    offset: int = 0,
+    limit: int = 0,
+    listed: tuple[str, int] | None = None,
+) -> str:
+    """:data:`GEN` for the file ``name`` in ``rp.dir``: its bytes from ``offset`` (``limit``);
+    ``listed``: (identity, size) of the file the listing found there, followed where a rotation
+    renames it since (a numbered name: ``NAME.N`` to ``NAME.M``, M > N)."""
+    ident, size = listed or ("", 0)
+    base, rank, within = rotation_key(name)
+    number = {2: "0", 1: str(-within[0]) if within else ""}.get(rank, "") if listed else ""
+    suffix = name[len(strip_compression(name)) :]
+    return _command(
+        GEN, tag, rp.dir, name, str(offset), str(limit), ident, rp.base, number, suffix, str(size)
+    )
 
 
 def cat_command(tag: str, path: str, limit: int = 0) -> str:

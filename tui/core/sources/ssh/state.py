@@ -92,7 +92,7 @@ class CatchUp:
     lost_generations: int = 0
     expect: str | None = None  # the identity planned at the name
     expect_from: int = 0  # and the byte it is read from (its offset when it is the file read)
-    rounds: int = 0  # listings made (a rotation during the catch-up lists again)
+    rounds: int = 0  # listings in a row that read nothing (a rotation during the catch-up lists again)
 
 
 class SessionOwner(Protocol):
