@@ -3,7 +3,7 @@ which order, from which byte, and what is named as gone."""
 
 from __future__ import annotations
 
-from tui.core.sources.generations import Gen, Listed, plan
+from tui.core.sources.generations import Gen, Listed, plan, read_note, read_phrase
 from tui.core.sources.rotation import history_order
 
 
@@ -75,3 +75,21 @@ def test_the_same_inode_with_other_bytes_is_not_the_generation_read() -> None:
     listing = [Listed("srv.log.1", "1:10", 200, 1.0, same=False), Listed("srv.log", "1:11", 9, 2.0)]
     p = run([old], listing)
     assert p.lost_known == [old] and not [s for s in p.steps if s.gen is old]
+
+
+def test_a_storm_of_rotations_is_said_in_a_line_of_its_own_size() -> None:
+    """Tens of files read in one catch-up (a rotation every 0.2 s): the event names the first three
+    and the last two and counts the rest and the lines; a few are all named."""
+    notes = [read_note(f"srv.log.{n}", 0, 108, 12, None) for n in range(40, 0, -1)]
+    text = read_phrase(notes, 480)
+    assert text == (
+        "then read what was left in 40 files of the rotated set (480 lines in all), oldest first: "
+        "srv.log.40 (bytes 0 to 108, 12 lines), srv.log.39 (bytes 0 to 108, 12 lines), "
+        "srv.log.38 (bytes 0 to 108, 12 lines), … 35 more …, srv.log.2 (bytes 0 to 108, 12 lines), "
+        "srv.log.1 (bytes 0 to 108, 12 lines)"
+    )
+    few = read_phrase(notes[-2:], 24)
+    assert few == (
+        "then read what was left in 2 files of the rotated set, oldest first: "
+        "srv.log.2 (bytes 0 to 108, 12 lines), srv.log.1 (bytes 0 to 108, 12 lines)"
+    )

@@ -16,8 +16,8 @@ from collections.abc import AsyncIterator
 
 from tui.core.sources.base import Batch
 from tui.core.sources.compressed import SNIFF, InflatingReader, sniff
-from tui.core.sources.generations import Gen, Listed, Step, plan, read_note, remember
-from tui.core.sources.identity import WINDOW, plural
+from tui.core.sources.generations import Gen, Listed, Step, plan, read_note, read_phrase, remember
+from tui.core.sources.identity import WINDOW
 from tui.core.sources.lines import LineSplitter, make_batch
 from tui.core.sources.openfile import OpenFile
 from tui.core.sources.rotation import history_order, rotation_key
@@ -174,8 +174,7 @@ class LocalCatchUp:
         """What the catch-up read and what is gone, for the event ("" when nothing)."""
         parts = []
         if self.notes:
-            what = f"{plural(len(self.notes), 'file')} of the rotated set"
-            parts.append(f"then read what was left in {what}, oldest first: " + ", ".join(self.notes))
+            parts.append(read_phrase(self.notes, sum(g["lines"] for g in self.read)))
         if self.lost:
             parts.append("lost: " + "; ".join(self.lost))
         return "; ".join(parts)

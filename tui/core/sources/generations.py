@@ -175,6 +175,20 @@ def remember(chain: list[Gen], g: Gen) -> None:
     del chain[:-MAX_CHAIN]
 
 
+SHOWN = 6  # files of a catch-up named one by one in its event (all of them are in its data)
+
+
+def read_phrase(notes: list[str], lines: int) -> str:
+    """What a catch-up read, for its event: each file's :func:`read_note`, oldest first; after a
+    storm of rotations (tens of files) the first three and the last two, and the count."""
+    what = f"{plural(len(notes), 'file')} of the rotated set"
+    listed = ", ".join(notes)
+    if len(notes) > SHOWN:
+        what += f" ({plural(lines, 'line')} in all)"
+        listed = ", ".join(notes[:3]) + f", … {len(notes) - 5} more …, " + ", ".join(notes[-2:])
+    return f"then read what was left in {what}, oldest first: {listed}"
+
+
 def read_note(path: str, start: int, end: int, lines: int, compression: str | None) -> str:
     what = f"{compression}, " if compression else ""
     return f"{path} ({what}bytes {start} to {end}, {plural(lines, 'line')})"

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from tui.core.sources.base import Batch, EventKind
 from tui.core.sources.compressed import SUFFIXES, Inflater, sniff
-from tui.core.sources.generations import Gen, Listed, Plan, plan, read_note, remember
+from tui.core.sources.generations import Gen, Listed, Plan, plan, read_note, read_phrase, remember
 from tui.core.sources.identity import WINDOW, Decision, cksum, plural
 from tui.core.sources.lines import make_batch
 from tui.core.sources.rotation import history_order, rotation_key
@@ -351,8 +351,7 @@ async def finish(
     if cu.first_note:
         parts.append(cu.first_note)
     if cu.notes:
-        what = f"{plural(len(cu.notes), 'file')} of the rotated set"
-        parts.append(f"then read what was left in {what}, oldest first: " + ", ".join(cu.notes))
+        parts.append(read_phrase(cu.notes, sum(g["lines"] for g in cu.read)))
     if cu.lost:
         parts.append("lost: " + "; ".join(cu.lost))
     if not parts:
