@@ -485,3 +485,47 @@ async def test_live_source_reads_the_draft_config_over_its_own_connection(server
     assert missing["note"] == "config.json not found" and "hub id" in hub["note"]
     assert src.draft_resolver()(str(draft), "vllm")["aux_layer_ids"] == [2, 16, 29]
     assert server.connections == 1
+
+
+async def test_a_catch_up_cut_by_an_outage_is_taken_up_again_after_the_reconnect(server, tmp_path):
+    """The catch-up finds a file of the set replaced since its listing (the same bytes on another
+    inode: it lists again) and the connection drops at that listing: after the reconnect the set
+    is listed again and every generation read, oldest first. Before, the reconnect opened the file
+    at the name and ended the catch-up there: the generations in between were skipped unsaid."""
+    p = tmp_path / "a.log"
+    append(p, seq_lines(1, 5))
+    src = source(server, p)
+    made: list[str] = []
+
+    async def outage() -> None:
+        await server.stop()
+        await server.start(server.port)
+
+    def race(cmd: str):
+        if "command exec 3<" in cmd and "a.log.2" in cmd and not made:  # the reader of a.log.2
+            two = tmp_path / "a.log.2"
+            shutil.copy(two, tmp_path / "copy")
+            os.rename(tmp_path / "copy", two)
+            made.append("replaced")
+        elif "ls1()" in cmd and made == ["replaced"]:  # the listing that follows: the host goes away
+            made.append("cut")
+            asyncio.get_running_loop().create_task(outage())
+            return asyncio.sleep(30)  # never runs: the connection goes first
+        return None
+
+    async with Collector(src) as c:
+        await c.wait_lines(5)
+        await server.stop()
+        for k in range(3):  # three generations rotated away while the host is unreachable
+            append(p, seq_lines(6 + 2 * k, 7 + 2 * k))
+            for n in range(k, 0, -1):
+                os.rename(tmp_path / f"a.log.{n}", tmp_path / f"a.log.{n + 1}")
+            os.rename(p, tmp_path / "a.log.1")
+        append(p, seq_lines(12, 13))
+        server.before_exec = race
+        await server.start(server.port)
+        await c.wait_lines(13)
+    assert made == ["replaced", "cut"], "the race was not made"
+    assert c.lines == expected(1, 13)
+    rot = evs(c, K.ROTATED)
+    assert len(rot) == 1 and not rot[0].data["lost"], rot[0].message

@@ -87,6 +87,16 @@ class Session:
                     await asyncio.sleep(src.settings.delay(attempt))
             if self.file.current is not None:
                 await self.opener.open(self.file.current)
+        elif self.file.catchup is not None:
+            # the connection went while the rotated set was read: what is left of it is listed
+            # again (not the file at the name opened, which would end the catch-up unsaid)
+            if self.cs.step is not None:  # a file of it was being read: again from its last whole line
+                sp = self.file.splitter
+                sp.reset(sp.line_start, sp.line_no)
+                self.cs.step = self.cs.inflater = None
+            self.cs.steps = []
+            async for b in catchup.begin(self.opener):
+                yield b
         else:
             await self.opener.open(src.rp.base)
         while not self.cs.done:
