@@ -98,3 +98,18 @@ def test_no_line_is_drawn_across_a_gap():
 def test_labels_are_cut_with_an_ellipsis():
     assert cut("seg 1: EAGLE3 steps=5 topk=1", 12) == "seg 1: EAGL…"
     assert cut("short", 12) == "short"
+
+
+def test_marks_closer_than_their_labels_keep_their_lines_and_label_only_in_their_own_room():
+    """A storm of rotations marks the chart every few columns: each mark keeps its line, and its
+    label is drawn only in the room before the next mark (cut, or left out), never over the next
+    one ("rotrorotarotated" before); a mark alone, and the last, keeps its whole label."""
+    xs = [float(i) for i in range(101)]
+    marks = [(10.0, "rotated"), (40.0, "rotated"), (42.0, "rotated"), (44.0, "rotated"), (80.0, "M1")]
+    data = ChartData(
+        [ChartSeries("al", xs, [2.0 + (i % 7) / 10 for i in range(101)])], marks=marks, ylim=(1.0, 3.0)
+    )
+    text = "\n".join(s.text for s in build_strips(data, 100, 12, {**COLOURS, "warning": (255, 200, 0)}))
+    assert "rotated" in text and "M1" in text
+    assert "rotro" not in text and "rotr" not in text
+    assert text.count("rotated") == 2  # the first and the last of the three close ones

@@ -238,10 +238,13 @@ def build_strips(d: ChartData, w: int, h: int, colours: dict[str, tuple[int, int
         room = int((nxt - x) / span * cols) - 2 if span > 0 else cols - 2
         if room >= 4 and framed:
             plt.text(cut(label, room), x, hi, color=colour.get(c, muted_rgb), alignment="left")
-    for x, label in d.marks:
-        if x0 <= x <= x1:
-            plt.vline(x, colour["warning"])
-            plt.text(label, x, lo, color=colour["warning"], alignment="left")
+    marks = sorted((x, label) for x, label in d.marks if x0 <= x <= x1)
+    for i, (x, label) in enumerate(marks):  # (a storm of rotations: each label only in its own room)
+        plt.vline(x, colour["warning"])
+        nxt = marks[i + 1][0] if i + 1 < len(marks) else None
+        room = cols if nxt is None or span <= 0 else int((nxt - x) / span * cols) - 1
+        if room >= min(4, len(label)):
+            plt.text(cut(label, room), x, lo, color=colour["warning"], alignment="left")
     if not own_row:
         plt.xlabel(cut(d.xlabel, max(0, cols)))  # plotext drops a label wider than its plot
     ansi = plt.build()
