@@ -241,8 +241,8 @@ def build_strips(d: ChartData, w: int, h: int, colours: dict[str, tuple[int, int
     marks = sorted((x, label) for x, label in d.marks if x0 <= x <= x1)
     for i, (x, label) in enumerate(marks):  # (a storm of rotations: each label only in its own room)
         plt.vline(x, colour["warning"])
-        nxt = marks[i + 1][0] if i + 1 < len(marks) else None
-        room = cols if nxt is None or span <= 0 else int((nxt - x) / span * cols) - 1
+        last = i + 1 == len(marks)
+        room = cols if last or span <= 0 else int((marks[i + 1][0] - x) / span * cols) - 1
         if room >= min(4, len(label)):
             plt.text(cut(label, room), x, lo, color=colour["warning"], alignment="left")
     if not own_row:
