@@ -61,7 +61,7 @@ setup(
         Extension(
             "tui.core.stats._reduce",
             ["tui/core/stats/_reduce.c"],
-            depends=["tui/core/stats/_reduce_compute.h"],
+            depends=["tui/core/stats/_reduce_compute.h", "tui/core/stats/_reduce_requests.h"],
             optional=True,
             extra_compile_args=FLAGS,
         ),

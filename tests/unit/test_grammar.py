@@ -265,10 +265,10 @@ WRAPPED = (
 def test_slow_path_reads_only_anchor_lines_with_the_same_result(slice_size, scanner, monkeypatch):
     """Summarizer's line-by-line path skips lines without an anchor unread; it must give what
     feeding every line to the line parser gives, args dumps wrapped over slice ends included."""
-    import tui.core.pipeline.whole as summary
+    import tui.core.pipeline.line_reading as line_reading
     from tui.core.stats import SourceStats
 
-    monkeypatch.setattr(summary, "SLOW_SLICE", slice_size)
+    monkeypatch.setattr(line_reading, "SLOW_SLICE", slice_size)
     data = (make_log(31, 400, 37) + WRAPPED.encode() + vllm_log(32, 400) + LLAMA.encode()) * 2
     every = LineParser("x", year=2026)
     st = SourceStats("x")

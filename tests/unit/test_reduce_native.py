@@ -157,6 +157,33 @@ def vllm_run(draw, common: bool = True):
     return columns("vllm", n, vals, ranks, pp)
 
 
+@st.composite
+def counts_run(draw, common: bool = True):
+    """A family whose lines print accepted and drafted tokens but no drafts count (llama.cpp's
+    per-request lines, a family defined only by data): the weights of its means, and the drafts
+    of its pooled length, printed on no record. Drafted tokens, the means and the batch sizes
+    each printed or not."""
+    n = draw(st.integers(1, 520))
+    v = Values(draw(seeds))
+    drafted = [float(v(1, 900)) for _ in range(n)]
+    accepted = [float(v(0, int(d))) for d in drafted]
+    vals: dict[str, list[float]] = {"accepted": accepted}
+    if draw(st.booleans()):
+        vals["drafted"] = drafted
+    if draw(st.booleans()):
+        vals["accept_len"] = [v(100, 1100) / 100 for _ in range(n)]
+    if draw(st.booleans()):
+        vals["accept_rate"] = [a / d for a, d in zip(accepted, drafted)]
+    if draw(st.booleans()):
+        vals["running_req"] = [float(v(1, 64)) for _ in range(n)]
+    if draw(st.booleans()):
+        vals["timestamp"] = [1.77e9 + i for i in range(n)]
+    family = draw(st.sampled_from(["llamacpp", "vllm"]))  # drafts completed from k, or never
+    if not common:
+        _spoil(draw, vals, n, list(vals))
+    return columns(family, n, vals)
+
+
 def _spoil(draw, vals: dict[str, list[float]], n: int, names: list[str]) -> None:
     """One value of one column made what the common form excludes."""
     name = draw(st.sampled_from([x for x in names if x in vals]))
@@ -177,7 +204,17 @@ def test_common_runs_reduce_natively_to_the_same_result(rc):
 
 
 @SETTINGS
-@given(st.one_of(sglang_run(common=False), vllm_run(common=False)))
+@given(counts_run())
+def test_runs_without_a_drafts_count_reduce_natively_to_the_same_result(rc):
+    """(Before, every such run fell to the Python reduction: a new family's lines, llama.cpp's.)"""
+    native, python = both(rc)
+    assert python is not None
+    assert native is not None, "a run in the common form was declined"
+    same(native, python)
+
+
+@SETTINGS
+@given(st.one_of(sglang_run(common=False), vllm_run(common=False), counts_run(common=False)))
 def test_other_runs_are_declined_or_reduced_the_same(rc):
     native, python = both(rc)
     if native is not None:
@@ -223,7 +260,7 @@ def runs_of(path: Path):
 def test_logs_reduce_natively_to_the_same_result(path):
     compared = 0
     for rc in runs_of(path):
-        if rc.n == 0 or (rc.family != "sglang" and not P.depth_free(rc)):
+        if rc.n == 0:
             continue
         native, python = both(rc)
         if native is not None:
@@ -231,6 +268,38 @@ def test_logs_reduce_natively_to_the_same_result(path):
             compared += 1
     if path in SAMPLES:
         assert compared, "no run of a sample log took the native reduction"
+
+
+@pytest.mark.parametrize("k", [None, 2, 4])
+def test_a_segment_takes_a_reduction_made_without_it_only_where_its_k_changes_nothing(k):
+    """A family whose missing drafts count is drafted tokens / k (vLLM's): its run without drafts
+    is reduced natively ahead of the segment; a segment that knows no k takes that, one that
+    knows k completes the drafts (and bounds accept len by k + 1) itself. The statistics are the
+    same as the segment's own reduction's either way."""
+    from tui.core.stats.segments import SourceStats
+
+    n = 300
+    v = Values(7)
+    drafted = [float(v(4, 40)) for _ in range(n)]
+    accepted = [float(v(0, int(d))) for d in drafted]
+    vals = {"accepted": accepted, "drafted": drafted, "accept_len": [v(100, 400) / 100 for _ in range(n)]}
+    out = []
+    for reduce_ahead in (False, True):
+        st = SourceStats("t")
+        if k is not None:
+            st.current.config.num_speculative_tokens = k  # (vLLM's config line says it)
+        rc = columns("vllm", n, vals)
+        pre = P.precompute(rc) if reduce_ahead else None
+        if reduce_ahead:
+            assert pre is not None  # (before, such a run was never reduced ahead)
+        st.add_columns(rc, reduced=pre)
+        out.append(json.dumps(st.to_dict(), sort_keys=True))
+    assert out[0] == out[1]
+    d = json.loads(out[0])["segments"][0]
+    if k is None:
+        assert d["accept_len"]["pooled"] is None  # no drafts, no k: no pooled length
+    else:
+        assert d["accept_len"]["pooled"] is not None  # drafts = drafted tokens / k
 
 
 def test_the_real_logs_are_there():

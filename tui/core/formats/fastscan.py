@@ -140,12 +140,15 @@ def line_end(buf: bytes | memoryview, at: int) -> int:
 
 
 def refused_at(buf: bytes | memoryview, year: int = 1970) -> int:
-    """Where the native scanner stops reading ``buf`` (whole lines): the offset of the first line
-    it cannot read, -1 when it reads them all or is not built. The lines before that one can be
+    """Where the scanner stops reading ``buf`` (whole lines): the offset of the first line it
+    cannot read, -1 when it reads them all (the native scanner's answer, else the Python one's). The lines before that one can be
     read fast, the line itself by the line parser."""
     if _native is None:
-        return -1
-    at = int(_native.scan(buf, year, True))
+        from tui.core.formats.fastscan_python import refused_python
+
+        at = refused_python(bytes(buf), year)
+    else:
+        at = int(_native.scan(buf, year, True))
     extra = grammar.extra_line(buf) if grammar.EXTRA_ANCHORS else -1  # a family registered later
     return at if extra < 0 or 0 <= at < extra else extra
 

@@ -102,11 +102,53 @@ def _elapsed(m: re.Match[bytes], rd: _Reader) -> float:
     return d["N"] * 60 + d["S"] + d["L"] / 1e3 + d["U"] / 1e6
 
 
+class _Stop(Exception):
+    """The scanner stops at the line starting at ``ls``: the line parser's."""
+
+    def __init__(self, ls: int) -> None:
+        self.ls = ls
+
+
+def refused_python(buf: bytes, year: int) -> int:
+    """Where the Python scanner stops reading ``buf`` (whole lines), as the native scanner's
+    ``where`` mode says it: the start of the first line it cannot read (a marker, a line of
+    another family, a line that conflicts with the ones before it), -1 when it reads them all.
+    The lines before that one scan; so a range is cut into the same parts either way."""
+    stop = len(buf)  # the first line holding a marker
+    found: list[tuple[int, bytes]] = []
+    for a in _ANCHORS:
+        i = buf.find(a)
+        if i >= 0 and a not in _BY_ANCHOR:
+            stop = min(stop, buf.rfind(b"\n", 0, i) + 1)
+        while i >= 0 and a in _BY_ANCHOR:
+            found.append((i, a))
+            i = buf.find(a, i + 1)
+    found = sorted(f for f in found if f[0] < stop)
+    if found:
+        fam = _BY_ANCHOR[found[0][1]][0].family
+        other = next((j for j, (_, a) in enumerate(found) if _BY_ANCHOR[a][0].family != fam), None)
+        if other is not None:  # several families: the first line of the second one
+            stop = min(stop, buf.rfind(b"\n", 0, found[other][0]) + 1)
+            found = found[:other]
+        try:
+            _read_family(buf, found, buf.count(b"\n"), year, fam)
+        except _Stop as e:
+            return e.ls
+    return stop if stop < len(buf) else -1
+
+
 def scan_python(buf: bytes, year: int) -> Scan | None:
     """The Python scanner: what :func:`tui.core.formats.fastscan.scan_chunk` gives for ``buf``
     (whole lines), without the native code."""
     if not buf.endswith(b"\n"):
         return None
+    try:
+        return _scan(buf, year)
+    except _Stop:
+        return None
+
+
+def _scan(buf: bytes, year: int) -> Scan | None:
     found: list[tuple[int, bytes]] = []
     for a in _ANCHORS:
         i = buf.find(a)
@@ -145,14 +187,14 @@ def _read_family(buf: bytes, found: list[tuple[int, bytes]], n_lines: int, year:
     for pos, a in found:
         ls = buf.rfind(b"\n", 0, pos) + 1
         if ls == last_start:
-            return None  # two anchors on one line
+            raise _Stop(ls)  # two anchors on one line
         last_start = ls
         for rd in _readers(a):
             m = rd.pattern.match(buf, ls)
             if m is not None:
                 break
         else:
-            return None
+            raise _Stop(ls)
         no += buf.count(b"\n", counted, ls)
         counted = ls
         s = rd.s
@@ -160,22 +202,22 @@ def _read_family(buf: bytes, found: list[tuple[int, bytes]], n_lines: int, year:
             p = m.group(rd.process) if rd.process >= 0 else None
             if first:
                 if p is not None and any(t in p for t in _FORBIDDEN_IN_TAG):
-                    return None
+                    raise _Stop(ls)
                 proc, first = p, False
             elif p != proc:
-                return None  # several processes: the line parser pairs per process
+                raise _Stop(ls)  # several processes: the line parser pairs per process
         ts = NAN
         if rd.clock_kind == CLOCK_KINDS[2]:
             elapsed = _elapsed(m, rd)
         elif rd.clock_kind is not None:
             st = _stamp(m, rd, year)
             if st is None:
-                return None
+                raise _Stop(ls)
             ts, stamp = st
             if rd.clock_kind == CLOCK_KINDS[1]:  # year-less: every stamp moves the year reader
                 md = stamp[:2]
                 if last_md is not None and md < last_md and last_md[0] - md[0] >= 6:
-                    return None  # a new year: the line parser's
+                    raise _Stop(ls)  # a new year: the line parser's
                 if first_stamp is None:
                     first_stamp = stamp
                 last_md = md
@@ -199,7 +241,7 @@ def _read_family(buf: bytes, found: list[tuple[int, bytes]], n_lines: int, year:
         if record is None:
             record = s
         elif record is not s:
-            return None  # records of two shapes in one buffer: the line parser's
+            raise _Stop(ls)  # records of two shapes in one buffer: the line parser's
         row = dict.fromkeys(NUMERIC_FIELDS, NAN)
         if rd.clock_kind == CLOCK_KINDS[2]:
             row["elapsed"] = elapsed

@@ -22,9 +22,8 @@ from functools import partial
 from typing import TYPE_CHECKING, BinaryIO
 
 from tui.core.formats import registry
-from tui.core.formats.fastscan import Scan, anchor_lines, scan_chunk
+from tui.core.formats.fastscan import Scan, scan_chunk
 from tui.core.formats.timestamps import TimestampReader
-from tui.core.model.records import Item, Record
 from tui.core.pipeline.chunks import (
     ChunkLines,
     Limited,
@@ -35,15 +34,14 @@ from tui.core.pipeline.chunks import (
     prepare,
     without_timestamps,
 )
-from tui.core.pipeline.ranges import Part, Pending, ScanThreads, range_size
+from tui.core.pipeline.line_reading import LineReading
+from tui.core.pipeline.ranges import Part, Pending, ScanThreads, range_size, scan_parts
 from tui.core.pipeline.ranges import ranges as scan_ranges
 from tui.core.pipeline.ranges import workers as default_workers
-from tui.core.sources.base import MAX_LINE_BYTES
 from tui.core.sources.compressed import decompressing
 from tui.core.sources.window import Cutter, Window
 
 if TYPE_CHECKING:
-    from tui.core.formats import LineParser
     from tui.core.model.columns import RecordColumns
     from tui.core.pipeline.driver import Driver
     from tui.core.stats import SourceStats
@@ -51,11 +49,10 @@ if TYPE_CHECKING:
 
 CHUNK = 4 << 20
 PARALLEL_MIN = 48 << 20  # smaller files are faster in one process
-SLOW_SLICE = 1 << 20
 SPLIT_MIN = 16 << 10  # a refused chunk is halved down to this size
 
 
-class Summarizer:
+class Summarizer(LineReading):
     """Reads chunks of one source whole into a :class:`Driver` (its parser and statistics).
 
     ``ref_time``: where year-less stamps get their year (the file's mtime; None: no year
@@ -89,13 +86,6 @@ class Summarizer:
         self.window: dict | None = None
         self.input_warnings: list[str] = []
 
-    def add_oversized(self, line_no: int, offset: int, nbytes: int) -> None:
-        self.oversized += 1
-        self.oversized_bytes += nbytes
-        self.oversized_largest = max(self.oversized_largest, nbytes)
-        if len(self.oversized_examples) < 20:
-            self.oversized_examples.append({"line": line_no, "offset": offset, "bytes": nbytes})
-
     def skip_oversized(self, offset: int, nbytes: int, newline: bool = True) -> None:
         """The next line is an oversized one that the reader skipped (see :func:`iter_chunks`):
         counted, its bytes (and its newline) counted as read."""
@@ -103,10 +93,6 @@ class Summarizer:
         self.parser.lines += 1
         self.bytes += nbytes + newline
         self.add_oversized(self.lines, offset, nbytes)
-
-    @property
-    def parser(self) -> LineParser:
-        return self.driver.parser
 
     @property
     def stats(self) -> SourceStats:
@@ -129,16 +115,21 @@ class Summarizer:
         whole-file reader takes (local files, streams, rotated sets, SSH, time windows)."""
         self.feed(buf, offset, scan_chunk(buf, self.year) if self.can_fast else None)
 
-    def fold_parts(self, parts: list[Part], read: Callable[[int, int], bytes]) -> None:
+    def fold_parts(self, parts: list[Part], read: Callable[[int, int], bytes], counted: bool = False) -> None:
         """A range's parts (:func:`~tui.core.pipeline.ranges.scan_parts`) in order: scanned ones
-        folded, the others (or refused) fed line by line; ``read(start, end)``: a part's bytes."""
+        folded, the others (or refused) fed line by line; ``read(start, end)``: a part's bytes;
+        ``counted``: their bytes are counted already."""
         for part in parts:
             start, end = part.start, part.end
             scanned = part.ready if part.ready is not None else part.scan
             if scanned is not None and self._apply_scan(scanned, partial(read, start, end)):
-                self.bytes += end - start
+                if not counted:
+                    self.bytes += end - start
             else:
-                self.feed(read(start, end), start, None)
+                buf = read(start, end)
+                if not counted:
+                    self.bytes += len(buf)
+                self._halve(buf, start)
 
     def read_chunks(
         self, chunks: Iterable[tuple[int, bytes]], cutter: Cutter | None = None, stop: bool = True
@@ -164,12 +155,19 @@ class Summarizer:
         """``fast``: ``scan_chunk(buf, self.year)`` when it was tried, else None. A chunk that holds
         an oversized line goes line by line, where such lines are counted and skipped."""
         self.bytes += len(buf)
-        if fast is not None and has_oversized(buf):
-            fast = None
-        if fast is None or not self._apply_scan(fast, _given(buf)):
-            self._split(buf, offset)
+        oversized = has_oversized(buf)
+        if fast is not None and not oversized and self._apply_scan(fast, _given(buf)):
+            return
+        if fast is None and not oversized and self.parser.idle and len(buf) > SPLIT_MIN:
+            # cut where the scanner stops, as a scanning thread cuts its range: the runs, and so
+            # every sum, are the same however many threads read the file
+            with memoryview(buf) as view:
+                parts = scan_parts(view, self.year, offset)
+            self.fold_parts(parts, lambda start, end: buf[start - offset : end - offset], counted=True)
+        else:
+            self._halve(buf, offset)
 
-    def _split(self, buf: bytes, offset: int) -> None:
+    def _halve(self, buf: bytes, offset: int) -> None:
         """A chunk the fast path refused as a whole: most of it is usually canonical, around a
         few lines that are not (a restart's args dump, a malformed line). Halve it until the
         halves qualify or are small; only the small pieces around those lines go line by line.
@@ -184,85 +182,7 @@ class Summarizer:
         for part, off in ((buf[:mid], offset), (buf[mid:], offset + mid)):
             fast = scan_chunk(part, self.year) if self.parser.idle and not has_oversized(part) else None
             if fast is None or not self._apply_scan(fast, _given(part)):
-                self._split(part, off)
-
-    def _slow(self, buf: bytes, offset: int) -> None:
-        self.slow_chunks += 1
-        start = 0
-        while start < len(buf):  # in slices of ~1 MiB of lines: bounded transient memory
-            end = buf.find(b"\n", min(start + SLOW_SLICE, len(buf) - 1))
-            end = len(buf) if end < 0 else end + 1
-            if has_oversized(buf, start, end):
-                self._every_line(buf[start:end], offset + start)
-            else:
-                self._anchor_lines(buf[start:end], offset + start)
-            start = end
-
-    def _anchor_lines(self, buf: bytes, offset: int) -> None:
-        """The line parser on the lines that hold an anchor (found at ``memchr`` speed), and on
-        the lines continuing an args dump; every other line yields nothing, so it is only
-        counted. The same items, in the same order, as feeding every line (no line of ``buf``
-        is oversized)."""
-        base, fed = self.lines, 0
-        counted_at, counted = 0, 0  # newlines in buf[:counted_at]
-        nxt = 0  # lines starting before this have been fed
-        items: list[Item] = []  # fed at the end of the slice: runs of records go in as columns
-        starts = anchor_lines(buf)
-        if not self.parser.idle:  # an args dump from the slice before goes on here
-            starts.insert(0, 0)
-        for ls in starts:
-            if ls < nxt:
-                continue
-            counted += buf.count(b"\n", counted_at, ls)
-            counted_at = ls
-            while True:  # this line, then the lines an args dump goes on over
-                end = buf.find(b"\n", ls)
-                end = len(buf) if end < 0 else end
-                self._feed_line(buf[ls:end], base + counted + 1, offset + ls, items)
-                fed += 1
-                nxt = end + 1
-                if self.parser.idle or nxt >= len(buf):
-                    break
-                ls = nxt
-                counted += 1
-                counted_at = ls
-        total = buf.count(b"\n") + (0 if buf.endswith(b"\n") else 1)
-        self.lines = base + total
-        self.parser.lines += total - fed
-        self._feed_items(items)
-
-    def _every_line(self, buf: bytes, offset: int) -> None:
-        """Every line through the line parser, except oversized ones: those are only counted."""
-        items: list[Item] = []
-        no = self.lines
-        pieces = buf.split(b"\n")
-        if pieces and pieces[-1] == b"":
-            pieces.pop()
-        for raw in pieces:
-            no += 1
-            if len(raw) > MAX_LINE_BYTES:  # not parsed: only counted, with its length
-                self.parser.lines += 1
-                self.add_oversized(no, offset, len(raw))
-            else:
-                self._feed_line(raw, no, offset, items)
-            offset += len(raw) + 1
-        self.lines = no
-        self._feed_items(items)
-
-    def _feed_line(self, raw: bytes, no: int, offset: int, items: list[Item]) -> None:
-        line = raw.decode("utf-8", "replace")
-        if line.endswith("\r"):
-            line = line[:-1]
-        item = self.parser.feed(line, no, offset)
-        if item is not None:
-            items.append(item)
-
-    def _feed_items(self, items: list[Item]) -> None:
-        self.driver.fold(items)
-        for it in items:
-            if isinstance(it, Record) and it.elapsed is not None:
-                first = self.elapsed[0] if self.elapsed else it.elapsed
-                self.elapsed = (first, it.elapsed)
+                self._halve(part, off)
 
     def _apply_scan(self, sc: Scan | Ready, chunk: Callable[[], bytes]) -> bool:
         """Fold a scanned chunk in; False (nothing done) when what its records need from the lines
@@ -371,8 +291,9 @@ def summarize_file(
         if hi - lo >= PARALLEL_MIN and hasattr(os, "pread") and stat.S_ISREG(st.st_mode):
             step = range_size(f, CHUNK)
             nw = default_workers(step) if workers is None else workers
-            if nw > 1:
-                ranges = scan_ranges(f, step) if region is None else scan_ranges(f, step, lo, hi)
+            # cut into the same ranges by one thread as by many: the last bits of some sums
+            # depend on where the cuts are, never on how many threads read
+            ranges = scan_ranges(f, step) if region is None else scan_ranges(f, step, lo, hi)
         if ranges is None:
             s = Summarizer(source or path, label, ref_time=ref_time)
             _feed_prefix(s, f, prefix)

@@ -46,6 +46,7 @@ static int AL, AR, ALD, ARD, ACC, DR, ND, RUN, TP, TS;
 #define NBINS 64
 
 #include "_reduce_compute.h"
+#include "_reduce_requests.h"
 
 /* ---- phase 2, with the GIL: the objects ---- */
 static PyObject *doubles(const double *v, Py_ssize_t m) {
@@ -70,7 +71,9 @@ static PyObject *build_cc(const cc_t *c) {
     if (m <= SMALL) {
         small = PyList_New(m);
         for (Py_ssize_t i = 0; small && i < m; i++) {
-            PyObject *o = w ? PyFloat_FromDouble(AT(w, idx, i)) : (Py_INCREF(Py_None), Py_None);
+            PyObject *o = w ? PyFloat_FromDouble(AT(w, idx, i))
+                          : c->wzero ? PyFloat_FromDouble(0.0)
+                                     : (Py_INCREF(Py_None), Py_None);
             if (!o) {
                 Py_CLEAR(small);
                 break;
@@ -196,16 +199,20 @@ static int common_form(run_t *R) {
     if (R->present[ACC] && R->present[DR])
         for (Py_ssize_t i = 0; i < n; i++)
             if (R->c[ACC][i] > R->c[DR][i] + EPS) return 0;
-    /* the weights of the series printed: positive (the fast branch of _chunk) */
+    /* the weights of the series printed: positive (the fast branch of _chunk), or printed on no
+     * record (a family whose lines print no drafts count: every weight 0, as _present makes them) */
     if (R->sglang) {
         if ((R->present[AL] || R->present[AR]) && !positive(R, RUN)) return 0;
         if (R->present[ALD] || R->present[ARD]) return 0; /* SGLang derives none */
     } else {
-        if ((R->present[AL] || R->present[ALD] || R->present[ARD]) && !positive(R, ND)) return 0;
-        if (R->present[AR] && !positive(R, DR)) return 0;
+        if ((R->present[ALD] || R->present[ARD]) && !positive(R, ND)) return 0;
+        if (R->present[ALD] && !R->present[ACC]) return 0; /* prepare's pooled len from the derived values */
+        if (R->present[AL] && R->present[ND] && !positive(R, ND)) return 0;
+        if (R->present[AR] && R->present[DR] && !positive(R, DR)) return 0;
     }
-    /* pooled: every count there and positive, or no accepted count at all */
-    if (R->present[ACC] && !(positive(R, ND) && positive(R, DR))) return 0;
+    /* pooled: each denominator (drafts, drafted tokens) there and positive, or printed on no
+     * record (its ratio then has no pair) */
+    if (R->present[ACC] && ((R->present[ND] && !positive(R, ND)) || (R->present[DR] && !positive(R, DR)))) return 0;
     if (R->k > 0) {
         if (R->k > MAX_POSITIONS || !positive(R, ND)) return 0;
         for (Py_ssize_t i = 0; i < n * R->k; i++)
@@ -426,6 +433,8 @@ static PyMethodDef methods[] = {
     {"precompute", precompute, METH_VARARGS, "Reduce a run in the common form (see the module text), or None."},
     {"steps", steps, METH_VARARGS, "Sums of whole batches from running sums (estimate.Batches)."},
     {"pairs", pairs, METH_VARARGS, "Neighbouring batch sums added (estimate.Batches halving)."},
+    {"reservoir", reservoir, METH_VARARGS, "Reservoir draws of requests.RequestSet (see _reduce_requests.h)."},
+    {"tally", tally, METH_VARARGS, "The kept values, their bins and sum (requests.RequestSet, see _reduce_requests.h)."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, .m_name = "_reduce", .m_size = -1, .m_methods = methods};

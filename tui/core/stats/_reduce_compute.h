@@ -77,6 +77,7 @@ typedef struct { /* a ColumnChunk */
     const double *x, *w;
     const int32_t *idx;
     double *prefix; /* m + 1 running sums (malloc) */
+    int wzero;      /* weighted by a column printed on no record: every weight 0 (w is NULL) */
 } cc_t;
 
 typedef struct { /* a RatioChunk */
@@ -187,17 +188,23 @@ static int prepare(run_t *R, prep_t *P, const int32_t *idx, Py_ssize_t m) {
     const int col[6] = {AL, AR, TP, RUN, ALD, ARD};
     const double *wt[6] = {w_len, w_rate, NULL, NULL, c[ND], c[ND]};
     P->m = m, P->idx = idx;
+    const int wcol[6] = {sg ? RUN : ND, sg ? RUN : DR, -1, -1, ND, ND};
     for (int s = 0; s < 6; s++) {
         P->has[s] = R->present[col[s]];
-        if (P->has[s] && !column_chunk(R, &P->cc[s], c[col[s]], wt[s], idx, m)) return 0;
+        int absent = wcol[s] >= 0 && !R->present[wcol[s]];
+        if (P->has[s] && !column_chunk(R, &P->cc[s], c[col[s]], absent ? NULL : wt[s], idx, m)) return 0;
+        P->cc[s].wzero = P->has[s] && absent;
     }
-    P->pooled = positive(R, ND) && positive(R, DR) && R->present[ACC];
+    /* pooled (the counts' branches of prepare): each ratio over the records whose denominator is
+     * printed (all or none, in the common form) */
+    P->pooled = R->present[ACC];
     P->accepted = P->drafted = 0.0;
     if (P->pooled) {
-        if (!ratio_chunk(R, &P->pl, c[ACC], c[ND], idx, m) || !ratio_chunk(R, &P->pr, c[ACC], c[DR], idx, m))
+        Py_ssize_t m_nd = R->present[ND] ? m : 0, m_dr = R->present[DR] ? m : 0;
+        if (!ratio_chunk(R, &P->pl, c[ACC], c[ND], idx, m_nd) || !ratio_chunk(R, &P->pr, c[ACC], c[DR], idx, m_dr))
             return 0;
         P->accepted = fsum_of(R, c[ACC], idx, m);
-        P->drafted = fsum_of(R, c[DR], idx, m);
+        P->drafted = fsum_of(R, c[DR], idx, m_dr);
     }
     if (R->k > 0) {
         P->pos = (double *)malloc((size_t)R->k * sizeof(double));
@@ -300,7 +307,7 @@ static int bins_compute(run_t *R, bins_t *B) {
         e->bin = j;
         e->idx = idx, e->m = m;
         e->lines = R->present[AL];
-        e->pooled = R->present[ACC];
+        e->pooled = R->present[ACC] && R->present[ND];
         if (!e->lines && !e->pooled) continue;
         B->n++;
         if (e->lines && !column_chunk(R, &e->cc, R->c[AL], NULL, idx, m)) return 0;

@@ -42,7 +42,8 @@ def ranges() -> dict[str, tuple[float, float]]:
     return got
 
 
-def _depth_bound() -> frozenset[str]:
+def depth_bounded() -> frozenset[str]:
+    """The checked quantities whose upper end is k + 1 where the draft depth k is known."""
     ranges()
     return _depth[quantities.column_names()]
 
@@ -103,7 +104,7 @@ def refusal(name: str, x: float, depth: int | None = None, row_depth: int | None
     lo, hi = ranges()[name]
     if name == ROW_BOUND and row_depth:
         hi = row_depth + 1.0
-    elif depth is not None and name in _depth_bound():
+    elif depth is not None and name in depth_bounded():
         hi = depth + 1.0
     if not math.isfinite(x):
         return "not finite"
@@ -178,7 +179,7 @@ def clean(
     full: dict[str, tuple[float, float]] = {}
     pp = cols.per_position
     n = cols.n
-    bounded = _depth_bound()
+    bounded = depth_bounded()
     for name, (lo, hi) in ranges().items():
         col = cols.col(name)
         if name in bounded and depth is not None:

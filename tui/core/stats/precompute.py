@@ -23,7 +23,7 @@ from typing import cast
 from tui.core import native
 from tui.core.formats import registry
 from tui.core.model.columns import RecordColumns, doubles, flat_rows, row_lengths
-from tui.core.stats.checks import Refused, all_nan, clean, ranges
+from tui.core.stats.checks import Refused, all_nan, clean, depth_bounded, ranges
 from tui.core.stats.estimate import print_step
 from tui.core.stats.load import BinChunks, Places, bin_chunks
 from tui.core.stats.metrics import SERIES, Prepared, added_series, prepare
@@ -75,17 +75,39 @@ def depth_free(cols: RecordColumns) -> bool:
 
 def precompute(cols: RecordColumns) -> Precomputed | None:
     """Check and reduce ``cols`` now (in a scanning thread, say); the result goes with the run to
-    :meth:`SourceStats.add_columns` (its ``reduced`` argument). SGLang runs, and the runs whose
-    records need nothing from the segment (:func:`depth_free`); None for the others and for a run
-    with a refused value. A run in the common form is reduced by the native code (``_reduce.c``)
+    :meth:`SourceStats.add_columns` (its ``reduced`` argument). SGLang runs, the runs whose
+    records need nothing from the segment (:func:`depth_free`) and, natively only, the others
+    (the segment checks its k against them); None for a run with a refused value. A run in the common form is reduced by the native code (``_reduce.c``)
     when it is built, with the same result."""
     if cols.n == 0:
         return None
     free = depth_free(cols)
     if registry.get(cols.family).drafts_from_depth and not free:
-        return None
+        # the segment's k may bound this run or complete its drafts: only the native reduction
+        # (cheap) is tried, and the segment takes it where its k changes nothing (Segment._fits)
+        return _native_precompute(cols, free) if _native is not None else None
     pre = _native_precompute(cols, free) if _native is not None else None
     return _python_precompute(cols, free) if pre is None else pre
+
+
+def fits(pre: Precomputed, k: int | None, drafts_from_depth: bool) -> bool:
+    """Whether a run's reduction made without its segment is what the segment's own checks give,
+    the segment's depth being ``k``: the run needs nothing from k (none known, or the run is
+    :func:`depth_free`), or every value bounded by k + 1 is within it and, for a family whose
+    missing drafts are drafted tokens / k, no drafts count is missing where drafted tokens are
+    printed."""
+    if pre.depth_free or k is None:
+        return True
+    if pre.max_accept_len > k + 1.0:
+        return False
+    for name in depth_bounded():
+        ext = pre.full.get(name)
+        if (ext[1] > k + 1.0) if ext is not None else not all_nan(pre.v[name]):
+            return False
+    if not drafts_from_depth:
+        return True
+    nd, dr = pre.v["num_drafts"], pre.v["drafted"]
+    return not math.isnan(sum(nd)) or all_nan(dr) or not any(x != x and y == y for x, y in zip(nd, dr))
 
 
 def _python_precompute(cols: RecordColumns, free: bool) -> Precomputed | None:

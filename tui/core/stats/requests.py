@@ -23,18 +23,50 @@ from __future__ import annotations
 
 import math
 import random
+import sys
 from array import array
 from collections import Counter
 from collections.abc import Sequence
 from functools import reduce
 from operator import add
 
+from tui.core import native
 from tui.core.model.columns import RecordColumns
+
+# the optional native reservoir draws (_reduce.c; off with SPECWATCH_NATIVE=0): the same draws
+_native = native.load("tui.core.stats._reduce")
+_U32 = next(t for t in "IL" if array(t).itemsize == 4)  # array's typecode of 32-bit outputs
 
 RESERVOIR = 4096
 LO, HI, BIN_WIDTH = 1.0, 65.0, 0.05
 N_BINS = round((HI - LO) / BIN_WIDTH)
 MAX_STEPS = 65
+
+
+def _native_draws(
+    rng: random.Random, n: int, vals: list[float], start: int, sample: list[float]
+) -> tuple[int, int]:
+    """The reservoir draws of ``vals[start:]`` after ``n`` values, by the native code, from the
+    generator's next 32-bit outputs: taken in blocks (``getrandbits(32 * m)`` is m outputs, the
+    first in the lowest bits), the generator put back and moved on by exactly the outputs the
+    draws used, so it is left as drawing one by one leaves it. (index of the first value not
+    drawn for, n after the drawn ones)."""
+    lib = _native
+    assert lib is not None
+    while start < len(vals):
+        state = rng.getstate()
+        m = 2 * (len(vals) - start) + 64  # a draw takes < 2 outputs on average
+        words = array(_U32, rng.getrandbits(32 * m).to_bytes(4 * m, "little"))
+        if sys.byteorder != "little":
+            words.byteswap()
+        done, used = lib.reservoir(words, n, vals, start, sample)
+        rng.setstate(state)
+        if used:
+            rng.getrandbits(32 * used)
+        start, n = start + done, n + done
+        if not done:  # n past 32 bits: the rest one by one
+            break
+    return start, n
 
 
 def _percentile(sorted_vals: Sequence[float], q: float) -> float:
@@ -102,21 +134,27 @@ class RequestSet:
         the bit: the running sum added value by value, the same bins, and the reservoir drawing
         the same numbers from its generator (``randrange(n)`` is ``getrandbits`` of n's bit
         length until below n)."""
-        ok = [a for a in vals if LO <= a <= HI]  # NaN refused too
+        if _native is not None:
+            ok, self.total = _native.tally(vals, self.bins, LO, HI, BIN_WIDTH, self.total)
+        else:
+            ok = [a for a in vals if LO <= a <= HI]  # NaN refused too
+            self.total = reduce(add, ok, self.total)
+            last = N_BINS - 1
+            for b, c in Counter([int((a - LO) / BIN_WIDTH + 1e-9) for a in ok]).items():
+                self.bins[min(b, last)] += c
         self.refused += len(vals) - len(ok)
         if not ok:
             return
-        self.total = reduce(add, ok, self.total)
-        last = N_BINS - 1
-        for b, c in Counter([int((a - LO) / BIN_WIDTH + 1e-9) for a in ok]).items():
-            self.bins[min(b, last)] += c
         sample = self._sample
         room = max(0, RESERVOIR - len(sample))
         sample.extend(ok[:room])
         n = self.n + min(room, len(ok))
         self.n += len(ok)
+        start = min(room, len(ok))
+        if _native is not None and start < len(ok):
+            start, n = _native_draws(self._rng, n, ok, start, sample)
         getrandbits = self._rng.getrandbits
-        for a in ok[room:] if room < len(ok) else ():
+        for a in ok[start:]:
             n += 1
             k = n.bit_length()
             j = getrandbits(k)

@@ -29,7 +29,7 @@ from tui.core.stats.depth import ratio_k, running_k
 from tui.core.stats.load import LoadStrata
 from tui.core.stats.metrics import MetricSet, Prepared, prepare
 from tui.core.stats.payoff import speculation
-from tui.core.stats.precompute import Precomputed
+from tui.core.stats.precompute import Precomputed, fits
 from tui.core.stats.requests import RequestSet
 from tui.core.stats.requests import to_dict as requests_dict
 
@@ -113,12 +113,10 @@ class Segment:
         k_before = self.depth()
         self._learn_k(cols)
         fmt = registry.get(cols.family)
-        if pre is not None and (pre.depth_free or not fmt.drafts_from_depth):
-            k = self.depth()
-            if pre.depth_free or k is None or pre.max_accept_len <= k + 1.0:  # the bounds hold
-                if pre.refused.total():
-                    self.refused.merge(pre.refused)
-                return pre.v, pre.refused, pre.full, pre
+        if pre is not None and fits(pre, self.depth(), fmt.drafts_from_depth):
+            if pre.refused.total():
+                self.refused.merge(pre.refused)
+            return pre.v, pre.refused, pre.full, pre
         v, refused, full = clean(cols, self.depth(), raws)
         if refused.total():
             self.refused.merge(refused)
