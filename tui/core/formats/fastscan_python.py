@@ -12,7 +12,8 @@ from __future__ import annotations
 import calendar
 import re
 from array import array
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import Any
 
 from tui.core.formats.families import FAMILIES
@@ -46,6 +47,13 @@ class _Reader:
     clock_kind: str | None
     rank: int  # group of the rank capture, -1
     process: int  # group of the process capture, -1
+    # a date clock's groups but the fraction, and what they read as: (seconds, stamp) or None
+    # (records share their second: each is worked out once; bounded)
+    stamps: dict[tuple[object, int], tuple[float, tuple[int, int, int, int, int]] | None] = field(
+        default_factory=dict
+    )
+    whole: tuple[int, ...] = ()  # the clock's groups but the fraction's
+    frac: int = 0  # the fraction's group, 0: none
 
 
 _READERS: dict[bytes, list[_Reader]] = {}
@@ -72,7 +80,10 @@ def _readers(anchor: bytes) -> list[_Reader]:
                             rank = g
                         else:
                             process = g
-                out.append(_Reader(s, pattern, fields, clock, kind, rank, process))
+                rd = _Reader(s, pattern, fields, clock, kind, rank, process)
+                rd.whole = tuple(g for g, k in clock if k != "f")
+                rd.frac = next((g for g, k in clock if k == "f"), 0)
+                out.append(rd)
             _READERS[a] = out
     return _READERS.get(anchor, [])
 
@@ -83,18 +94,33 @@ def _percent(text: bytes) -> float:
     return round(float(text) / 100.0, dec + 2)
 
 
+STAMPS_KEPT = 4096
+
+
 def _stamp(m: re.Match[bytes], rd: _Reader, year: int) -> tuple[float, tuple[int, int, int, int, int]] | None:
     """(seconds, (month, day, h, m, s)) of a date or year-less clock; None when out of range."""
+    key = (m.group(*rd.whole), year)
+    whole = rd.stamps.get(key, False)
+    if whole is False:
+        whole = _whole_second(m, rd, year)
+        if len(rd.stamps) >= STAMPS_KEPT:
+            rd.stamps.clear()
+        rd.stamps[key] = whole
+    if whole is None:
+        return None
+    frac = m.group(rd.frac) if rd.frac else None
+    return whole[0] + (int(frac) / 10 ** len(frac) if frac else 0.0), whole[1]
+
+
+def _whole_second(
+    m: re.Match[bytes], rd: _Reader, year: int
+) -> tuple[float, tuple[int, int, int, int, int]] | None:
     d: dict[str, bytes] = {k: m.group(g) for g, k in rd.clock}
     mo, dd, h, mi, s = (int(d[k]) for k in "mdHMS")
     if not (1 <= mo <= 12 and 1 <= dd <= 31) or h > 23 or mi > 59 or s > 60:
         return None
     y = int(d["Y"]) if "Y" in d else year
-    frac = d.get("f")
-    ts = float(calendar.timegm((y, mo, dd, h, mi, s, 0, 0, 0))) + (
-        int(frac) / 10 ** len(frac) if frac else 0.0
-    )
-    return ts, (mo, dd, h, mi, s)
+    return float(calendar.timegm((y, mo, dd, h, mi, s, 0, 0, 0))), (mo, dd, h, mi, s)
 
 
 def _elapsed(m: re.Match[bytes], rd: _Reader) -> float:
@@ -171,7 +197,8 @@ def _scan(buf: bytes, year: int) -> Scan | None:
 
 def _read_family(buf: bytes, found: list[tuple[int, bytes]], n_lines: int, year: int, fi: int) -> Scan | None:
     edged = _EDGED[fi]
-    cols: dict[str, list[float]] = {f: [] for f in NUMERIC_FIELDS}
+    rows: list[tuple[float, ...]] = []  # each record's NUMERIC_FIELDS
+    fields_of = itemgetter(*NUMERIC_FIELDS)
     ranks: list[str | None] = []
     per_pos: list[tuple[float, ...] | None] = []
     paired: list[float] = []  # the pairing rank column of each record
@@ -269,8 +296,7 @@ def _read_family(buf: bytes, found: list[tuple[int, bytes]], n_lines: int, year:
         elif edged:
             head_unpaired = head_unpaired or not saw_record
         saw_record = True
-        for f in NUMERIC_FIELDS:
-            cols[f].append(row[f])
+        rows.append(fields_of(row))
         ranks.append(m.group(rd.rank).decode().strip() if rd.rank >= 0 else None)
         paired.append(rank_v)
         per_pos.append(pp)
@@ -290,7 +316,7 @@ def _read_family(buf: bytes, found: list[tuple[int, bytes]], n_lines: int, year:
     )
     if record is None:
         return Scan(n_lines, [], edge)
-    values_a = {f: array("d", cols[f]) for f in NUMERIC_FIELDS}
+    values_a = {f: array("d", col) for f, col in zip(NUMERIC_FIELDS, zip(*rows))}
     rk: list[str | None] | None = ranks if any(r is not None for r in ranks) else None
     if rk is None:
         rk = _paired_ranks(_pairing_of(fi), paired)
