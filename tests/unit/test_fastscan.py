@@ -49,6 +49,22 @@ def test_fast_equals_slow(seed, odd_every, tags, scanner):
         assert (s.slow_chunks > 0) == any(o not in READ_FAST for o in odd_lines_in(data))
 
 
+def test_the_python_scanners_kept_seconds_stay_bounded_and_right(monkeypatch):
+    """The Python scanner works a date clock's second out once and keeps it (STAMPS_KEPT at
+    most, then starts again): with room for only two, a log of thousands of seconds still reads
+    as the line parser reads it."""
+    import tui.core.formats.fastscan as fastscan
+    import tui.core.formats.fastscan_python as fastscan_python
+
+    monkeypatch.setattr(fastscan, "_native", None)
+    monkeypatch.setattr(fastscan_python, "STAMPS_KEPT", 2)
+    data = make_log(9, 6000)
+    fast, s = fast_result(data)
+    same(fast, slow_result(data))
+    assert s.fast_chunks > 5
+    assert all(len(rd.stamps) <= 2 for readers in fastscan_python._READERS.values() for rd in readers)
+
+
 def test_fast_path_refuses_what_it_cannot_read(scanner):
     from tui.core.formats import LineParser
 

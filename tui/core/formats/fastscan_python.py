@@ -100,8 +100,9 @@ STAMPS_KEPT = 4096
 def _stamp(m: re.Match[bytes], rd: _Reader, year: int) -> tuple[float, tuple[int, int, int, int, int]] | None:
     """(seconds, (month, day, h, m, s)) of a date or year-less clock; None when out of range."""
     key = (m.group(*rd.whole), year)
-    whole = rd.stamps.get(key, False)
-    if whole is False:
+    if key in rd.stamps:
+        whole = rd.stamps[key]
+    else:
         whole = _whole_second(m, rd, year)
         if len(rd.stamps) >= STAMPS_KEPT:
             rd.stamps.clear()
