@@ -236,13 +236,16 @@ def _next_newline(f: BinaryIO, pos: int, total: int) -> int | None:
     return None
 
 
-# What one scanning thread and the rest of the process cost at their peak (RSS, as
-# bench/bench_summary.py counts it: on the 5M-line SGLang log, ranges of 4 MiB, 46 MB with 1
-# thread, 50 with 2, 79 with 4, 127 with 8). A thread holds up to two ranges (the one it reads and
-# its result waiting to be folded): WORKER_MB for 4 MiB ranges, plus twice the extra bytes of
-# larger ranges (sparse logs, whose results are small).
-WORKER_MB = 12
-MAIN_MB = 40
+# What one scanning thread and the rest of the process cost at their peak (max RSS of
+# summarize_file in-process, 2026-12-04: on the 5M-line SGLang log, ranges of 4 MiB and about
+# 18k records each, 46 MB with 1 thread, 63 with 2, 118 with 5, 136 with 6, 186 with 9: about
+# 29 + 17.5 per thread; on the 3M-line vLLM log, sparse, ranges of 10 MiB: 37 with 1, 160 with 6).
+# A thread holds up to two ranges (the one it reads and its result waiting to be folded):
+# WORKER_MB for 4 MiB ranges dense with records, plus twice the extra bytes of larger ranges
+# (sparse logs, whose results are small). (Until 2026-12-04 WORKER_MB was 12, from older
+# figures: 9 threads on 16 cores took the SGLang log to 202 MB.)
+WORKER_MB = 18
+MAIN_MB = 30
 RSS_BUDGET_MB = 150
 
 
