@@ -22,7 +22,7 @@ from functools import partial
 from typing import TYPE_CHECKING, BinaryIO
 
 from tui.core.formats import registry
-from tui.core.formats.fastscan import Scan, scan_chunk
+from tui.core.formats.fastscan import Scan, native_scanner, scan_chunk
 from tui.core.formats.timestamps import TimestampReader
 from tui.core.pipeline.chunks import (
     ChunkLines,
@@ -290,7 +290,8 @@ def summarize_file(
         ranges = None
         if hi - lo >= PARALLEL_MIN and hasattr(os, "pread") and stat.S_ISREG(st.st_mode):
             step = range_size(f, CHUNK)
-            nw = default_workers(step) if workers is None else workers
+            nw = workers if workers is not None else default_workers(step) if native_scanner() else 1
+            # (the Python scanner holds the GIL: more threads would only hold more ranges)
             # cut into the same ranges by one thread as by many: the last bits of some sums
             # depend on where the cuts are, never on how many threads read
             ranges = scan_ranges(f, step) if region is None else scan_ranges(f, step, lo, hi)
