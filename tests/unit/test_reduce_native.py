@@ -195,18 +195,10 @@ SETTINGS = settings(max_examples=examples(150), deadline=None, suppress_health_c
 
 
 @SETTINGS
-@given(st.one_of(sglang_run(), vllm_run()))
+@given(st.one_of(sglang_run(), vllm_run(), counts_run()))
 def test_common_runs_reduce_natively_to_the_same_result(rc):
-    native, python = both(rc)
-    assert python is not None
-    assert native is not None, "a run in the common form was declined"
-    same(native, python)
-
-
-@SETTINGS
-@given(counts_run())
-def test_runs_without_a_drafts_count_reduce_natively_to_the_same_result(rc):
-    """(Before, every such run fell to the Python reduction: a new family's lines, llama.cpp's.)"""
+    """(Runs without a drafts count, counts_run, fell to the Python reduction until 2026-12-04:
+    a new family's lines, llama.cpp's.)"""
     native, python = both(rc)
     assert python is not None
     assert native is not None, "a run in the common form was declined"
