@@ -241,8 +241,8 @@ def _next_newline(f: BinaryIO, pos: int, total: int) -> int | None:
 # 18k records each, 46 MB with 1 thread, 63 with 2, 118 with 5, 136 with 6, 186 with 9: about
 # 29 + 17.5 per thread; on the 3M-line vLLM log, sparse, ranges of 10 MiB: 37 with 1, 160 with 6).
 # A thread holds up to two ranges (the one it reads and its result waiting to be folded):
-# WORKER_MB for 4 MiB ranges dense with records, plus twice the extra bytes of larger ranges
-# (sparse logs, whose results are small). MAIN_MB is the 16-core machine's (Python 3.12, the
+# WORKER_MB for 4 MiB ranges dense with records, plus the extra bytes of larger ranges (sparse
+# logs: their buffer grows, their results are small; the vLLM figures above: 24.6 per thread). MAIN_MB is the 16-core machine's (Python 3.12, the
 # bench's max RSS: 202 MB with 9 threads, 154 with 6, about 58 + 16 per thread), where this
 # machine's is 29. (Until 2026-12-04: 12 and 40, from older figures, so 9 threads on 16 cores.)
 WORKER_MB = 18
@@ -272,5 +272,5 @@ def workers(range_bytes: int = READ_CHUNK) -> int:
     avail = _available_mb()
     if avail is not None:
         budget = min(budget, avail / 2 - MAIN_MB)
-    per_thread = WORKER_MB + 2 * max(0, range_bytes - READ_CHUNK) / (1 << 20)
+    per_thread = WORKER_MB + max(0, range_bytes - READ_CHUNK) / (1 << 20)
     return max(1, min(n, int(budget // per_thread)))
