@@ -204,6 +204,33 @@ def test_a_reduction_outside_the_segments_bounds_is_not_used():
     assert pre.to_dict() == plain.to_dict()
 
 
+def test_a_status_says_why_without_the_panes_own_name_in_front():
+    """The SSH source says ``host:/dir/server.log: the host has not started reading it …``; the
+    pane's title names that file already, so its header keeps the words that say why (a narrow
+    header cut them off after the path). Another file's name, and a message that is only the
+    name, stay."""
+    st = PaneState("gpu1:/var/log/server.log")
+    st.feed(ev(EventKind.CONNECTED, None))
+    why = "the host has not started reading it 10 s after it was asked; still waiting"
+    st.feed(SourceEvent(st.name, EventKind.WAITING, f"{st.name}: {why}", None, data={"reason": "slow_start"}))
+    assert st.status_text(now=0.0, wall=0.0) == f"waiting ({why})"
+    other = f"gpu1:/var/log/server.log.1: {why}"
+    st.feed(SourceEvent(st.name, EventKind.WAITING, other, None))
+    assert st.status_text(now=0.0, wall=0.0) == f"waiting ({other})"
+    st.feed(SourceEvent(st.name, EventKind.ERROR, f"{st.name}: connection refused (retrying)", None))
+    assert st.status_text(now=0.0, wall=0.0) == "error (connection refused (retrying))"
+    # the app's pane: named by its label, placed by its path; the source says host:/dir/name
+    from types import SimpleNamespace
+
+    app = PaneState("gpu1:server.log", "/var/log/server.log")
+    app.source = SimpleNamespace(name="gpu1:/var/log/server.log")
+    app.feed(ev(EventKind.CONNECTED, None))
+    app.feed(
+        SourceEvent("gpu1:/var/log/server.log", EventKind.WAITING, f"gpu1:/var/log/server.log: {why}", None)
+    )
+    assert app.status_text(now=0.0, wall=0.0) == f"waiting ({why})"
+
+
 def test_columns_carry_nothing_for_the_statistics_on_the_side():
     assert not hasattr(RecordColumns.from_records(sglang_records(["2.00"])), "extra")
 

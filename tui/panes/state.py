@@ -370,6 +370,16 @@ class PaneState(Driver):
             return float(at(self.fed_end))
         return float(getattr(src, "progress", 0.0))
 
+    def _own_words(self, message: str) -> str:
+        """A status message without the pane's own source in front (``host:/dir/server.log: the
+        host has not …``): the pane's title names it, and a narrow header keeps the words that say
+        why. Another file's name stays."""
+        src = getattr(self.source, "name", None)  # host:/dir/server.log (the pane: label, where)
+        for own in (f"{self.name}: ", f"{self.label}: ", f"{src}: "):
+            if message.startswith(own) and len(message) > len(own):
+                return message[len(own) :]
+        return message
+
     def status_text(
         self, now: float | None = None, wall: float | None = None, progress: float | None = None
     ) -> str:
@@ -391,9 +401,9 @@ class PaneState(Driver):
         if self.status == Status.RECONNECTING:
             return f"reconnecting (attempt {self.attempt})"
         if self.status == Status.ERROR:
-            return f"error ({self.status_message or self.error})"
+            return f"error ({self._own_words(self.status_message or self.error or '')})"
         if self.status == Status.WAITING:
-            return f"waiting ({self.status_message})" if self.status_message else "waiting"
+            return f"waiting ({self._own_words(self.status_message)})" if self.status_message else "waiting"
         if self.replay and src is not None and self.status in (Status.LIVE, Status.CONNECTING):
             speed = getattr(src, "speed", None)
             pace = "max" if speed is None else f"{speed:g}×"
