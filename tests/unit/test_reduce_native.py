@@ -294,6 +294,20 @@ def test_a_segment_takes_a_reduction_made_without_it_only_where_its_k_changes_no
         assert d["accept_len"]["pooled"] is not None  # drafts = drafted tokens / k
 
 
+def test_a_run_whose_accept_len_is_printed_on_some_records_fits_a_segment_within_its_bounds():
+    """An SGLang run with lines without accept len (reduced ahead by the Python code, which the
+    native one declines): the segment takes the reduction where k + 1 bounds the printed values,
+    and only there."""
+    n = 60
+    al = [NAN if i % 3 == 0 else 1.5 + (i % 5) / 4 for i in range(n)]  # printed ones: 1.5 ... 2.5
+    vals = {"timestamp": [1.77e9 + i for i in range(n)], "accept_len": al, "running_req": [4.0] * n}
+    rc = columns("sglang", n, vals, ["TP0"] * n)
+    pre = P._python_precompute(rc, P.depth_free(rc))
+    assert pre is not None and "accept_len" not in pre.full
+    assert P.fits(pre, None, False) and P.fits(pre, 2, False) and P.fits(pre, 3, False)
+    assert not P.fits(pre, 1, False)  # 2.5 > 1 + 1
+
+
 def test_the_real_logs_are_there():
     assert len(REAL) >= 20  # the parametrisation above must not shrink to nothing
 

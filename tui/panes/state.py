@@ -375,9 +375,9 @@ class PaneState(Driver):
         host has not …``): the pane's title names it, and a narrow header keeps the words that say
         why. Another file's name stays."""
         src = getattr(self.source, "name", None)  # host:/dir/server.log (the pane: label, where)
-        for own in (f"{self.name}: ", f"{self.label}: ", f"{src}: "):
-            if message.startswith(own) and len(message) > len(own):
-                return message[len(own) :]
+        for own in (self.name, self.label, src):
+            if own and message.startswith(f"{own}: ") and len(message) > len(own) + 2:
+                return message[len(own) + 2 :]
         return message
 
     def status_text(

@@ -141,8 +141,9 @@ def line_end(buf: bytes | memoryview, at: int) -> int:
 
 def refused_at(buf: bytes | memoryview, year: int = 1970) -> int:
     """Where the scanner stops reading ``buf`` (whole lines): the offset of the first line it
-    cannot read, -1 when it reads them all (the native scanner's answer, else the Python one's). The lines before that one can be
-    read fast, the line itself by the line parser."""
+    cannot read, -1 when it reads them all (the native scanner's answer, else the Python
+    scanner's, which agree). The lines before that one can be read fast, the line itself by the
+    line parser."""
     if _native is None:
         from tui.core.formats.fastscan_python import refused_python
 

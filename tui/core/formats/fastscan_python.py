@@ -80,10 +80,9 @@ def _readers(anchor: bytes) -> list[_Reader]:
                             rank = g
                         else:
                             process = g
-                rd = _Reader(s, pattern, fields, clock, kind, rank, process)
-                rd.whole = tuple(g for g, k in clock if k != "f")
-                rd.frac = next((g for g, k in clock if k == "f"), 0)
-                out.append(rd)
+                whole = tuple(g for g, k in clock if k != "f")
+                frac = next((g for g, k in clock if k == "f"), 0)
+                out.append(_Reader(s, pattern, fields, clock, kind, rank, process, whole=whole, frac=frac))
             _READERS[a] = out
     return _READERS.get(anchor, [])
 
@@ -141,7 +140,37 @@ def refused_python(buf: bytes, year: int) -> int:
     ``where`` mode says it: the start of the first line it cannot read (a marker, a line of
     another family, a line that conflicts with the ones before it), -1 when it reads them all.
     The lines before that one scan; so a range is cut into the same parts either way."""
-    stop = len(buf)  # the first line holding a marker
+    found, stop = _anchors(buf)
+    if found:
+        try:
+            _read_family(buf, found, buf.count(b"\n"), year, _BY_ANCHOR[found[0][1]][0].family)
+        except _Stop as e:
+            return e.ls
+    return stop if stop < len(buf) else -1
+
+
+def scan_python(buf: bytes, year: int) -> Scan | None:
+    """The Python scanner: what :func:`tui.core.formats.fastscan.scan_chunk` gives for ``buf``
+    (whole lines), without the native code."""
+    if not buf.endswith(b"\n"):
+        return None
+    found, stop = _anchors(buf)
+    if stop < len(buf):
+        return None  # a marker (a line of no declared shape), or several families: the line parser's
+    n_lines = buf.count(b"\n")
+    if not found:
+        return Scan(n_lines)
+    try:
+        return _read_family(buf, found, n_lines, year, _BY_ANCHOR[found[0][1]][0].family)
+    except _Stop:
+        return None
+
+
+def _anchors(buf: bytes) -> tuple[list[tuple[int, bytes]], int]:
+    """The shaped anchors of ``buf`` in order, (offset, anchor), up to where the scanner must
+    stop before reading a line: the start of the first line that holds a marker or an anchor of
+    a second family (``len(buf)``: none)."""
+    stop = len(buf)
     found: list[tuple[int, bytes]] = []
     for a in _ANCHORS:
         i = buf.find(a)
@@ -154,46 +183,10 @@ def refused_python(buf: bytes, year: int) -> int:
     if found:
         fam = _BY_ANCHOR[found[0][1]][0].family
         other = next((j for j, (_, a) in enumerate(found) if _BY_ANCHOR[a][0].family != fam), None)
-        if other is not None:  # several families: the first line of the second one
+        if other is not None:
             stop = min(stop, buf.rfind(b"\n", 0, found[other][0]) + 1)
             found = found[:other]
-        try:
-            _read_family(buf, found, buf.count(b"\n"), year, fam)
-        except _Stop as e:
-            return e.ls
-    return stop if stop < len(buf) else -1
-
-
-def scan_python(buf: bytes, year: int) -> Scan | None:
-    """The Python scanner: what :func:`tui.core.formats.fastscan.scan_chunk` gives for ``buf``
-    (whole lines), without the native code."""
-    if not buf.endswith(b"\n"):
-        return None
-    try:
-        return _scan(buf, year)
-    except _Stop:
-        return None
-
-
-def _scan(buf: bytes, year: int) -> Scan | None:
-    found: list[tuple[int, bytes]] = []
-    for a in _ANCHORS:
-        i = buf.find(a)
-        if i < 0:
-            continue
-        if a not in _BY_ANCHOR:
-            return None  # a marker, a line of no declared shape: the line parser's
-        while i >= 0:
-            found.append((i, a))
-            i = buf.find(a, i + 1)
-    n_lines = buf.count(b"\n")
-    if not found:
-        return Scan(n_lines)
-    found.sort()
-    fams = {_BY_ANCHOR[a][0].family for _, a in found}
-    if len(fams) != 1:
-        return None  # several families in one buffer: the line parser's
-    return _read_family(buf, found, n_lines, year, fams.pop())
+    return found, stop
 
 
 def _read_family(buf: bytes, found: list[tuple[int, bytes]], n_lines: int, year: int, fi: int) -> Scan | None:

@@ -26,15 +26,14 @@ class LineReading:
     lines: int
     slow_chunks: int
     elapsed: tuple[float, float] | None
-
-    @property
-    def parser(self) -> LineParser:
-        return self.driver.parser
-
     oversized: int
     oversized_bytes: int
     oversized_largest: int
     oversized_examples: list[dict[str, int]]
+
+    @property
+    def parser(self) -> LineParser:
+        return self.driver.parser
 
     def add_oversized(self, line_no: int, offset: int, nbytes: int) -> None:
         """A line longer than MAX_LINE_BYTES: counted with its length, never parsed."""

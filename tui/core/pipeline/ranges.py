@@ -73,17 +73,18 @@ def _read_into(fd: int, target: memoryview, offset: int) -> int:
     return len(data)
 
 
-def scan_parts(view: memoryview, year: int, offset: int) -> list[Part]:
+def scan_parts(view: memoryview, year: int, offset: int, refused: bool = False) -> list[Part]:
     """The whole lines of ``view`` (at file ``offset``) scanned, in parts: where the scanner
     stops at a line it cannot read (a restart's args dump, a malformed line), the lines before
     it are scanned, that line is left to the line parser, and the scan goes on after it. The
-    reader folds the parts in order, exactly as if it had read the lines one by one."""
+    reader folds the parts in order, exactly as if it had read the lines one by one.
+    ``refused``: the caller's ``scan_chunk`` of the whole view gave None (not scanned again)."""
     n = len(view)
     parts: list[Part] = []
     pos = 0
     while pos < n:
         with view[pos:] as rest:
-            sc = scan_chunk(rest, year)
+            sc = None if refused and pos == 0 else scan_chunk(rest, year)
             if sc is not None:
                 parts.append(Part(offset + pos, offset + n, sc))
                 break

@@ -152,7 +152,8 @@ class Summarizer(LineReading):
         return cutter is not None and cutter.done
 
     def feed(self, buf: bytes, offset: int, fast: Scan | None) -> None:
-        """``fast``: ``scan_chunk(buf, self.year)`` when it was tried, else None. A chunk that holds
+        """``fast``: ``scan_chunk(buf, self.year)``, tried whenever the parser is idle (as
+        :meth:`read` does); None when it gave None or the parser is not idle. A chunk that holds
         an oversized line goes line by line, where such lines are counted and skipped."""
         self.bytes += len(buf)
         oversized = has_oversized(buf)
@@ -161,8 +162,8 @@ class Summarizer(LineReading):
         if fast is None and not oversized and self.parser.idle and len(buf) > SPLIT_MIN:
             # cut where the scanner stops, as a scanning thread cuts its range: the runs, and so
             # every sum, are the same however many threads read the file
-            with memoryview(buf) as view:
-                parts = scan_parts(view, self.year, offset)
+            with memoryview(buf) as view:  # (fast is None: read() scanned it, the parser idle)
+                parts = scan_parts(view, self.year, offset, refused=True)
             self.fold_parts(parts, lambda start, end: buf[start - offset : end - offset], counted=True)
         else:
             self._halve(buf, offset)
@@ -333,7 +334,7 @@ def _feed_prefix(
 ) -> None:
     found = prefix(f.fileno()) if prefix is not None else None
     if found is not None:
-        s.feed(found[1], found[0], None)
+        s.read(found[1], found[0])
 
 
 def _load_reduction() -> None:

@@ -23,7 +23,7 @@ from typing import cast
 from tui.core import native
 from tui.core.formats import registry
 from tui.core.model.columns import RecordColumns, doubles, flat_rows, row_lengths
-from tui.core.stats.checks import Refused, all_nan, clean, depth_bounded, ranges
+from tui.core.stats.checks import ROW_BOUND, Refused, all_nan, clean, depth_bounded, ranges
 from tui.core.stats.estimate import print_step
 from tui.core.stats.load import BinChunks, Places, bin_chunks
 from tui.core.stats.metrics import SERIES, Prepared, added_series, prepare
@@ -77,14 +77,15 @@ def precompute(cols: RecordColumns) -> Precomputed | None:
     """Check and reduce ``cols`` now (in a scanning thread, say); the result goes with the run to
     :meth:`SourceStats.add_columns` (its ``reduced`` argument). SGLang runs, the runs whose
     records need nothing from the segment (:func:`depth_free`) and, natively only, the others
-    (the segment checks its k against them); None for a run with a refused value. A run in the common form is reduced by the native code (``_reduce.c``)
-    when it is built, with the same result."""
+    (the segment checks its k against them, :func:`fits`); None for a run with a refused value.
+    A run in the common form is reduced by the native code (``_reduce.c``) when it is built,
+    with the same result."""
     if cols.n == 0:
         return None
     free = depth_free(cols)
     if registry.get(cols.family).drafts_from_depth and not free:
         # the segment's k may bound this run or complete its drafts: only the native reduction
-        # (cheap) is tried, and the segment takes it where its k changes nothing (Segment._fits)
+        # (cheap) is tried, and the segment takes it where its k changes nothing (fits)
         return _native_precompute(cols, free) if _native is not None else None
     pre = _native_precompute(cols, free) if _native is not None else None
     return _python_precompute(cols, free) if pre is None else pre
@@ -98,11 +99,13 @@ def fits(pre: Precomputed, k: int | None, drafts_from_depth: bool) -> bool:
     printed."""
     if pre.depth_free or k is None:
         return True
-    if pre.max_accept_len > k + 1.0:
+    if pre.max_accept_len > k + 1.0:  # (printed on some records only: its max over those)
         return False
-    for name in depth_bounded():
-        ext = pre.full.get(name)
-        if (ext[1] > k + 1.0) if ext is not None else not all_nan(pre.v[name]):
+    for name in depth_bounded() - {ROW_BOUND}:
+        ext, col = pre.full.get(name), pre.v[name]
+        if ext is None and all_nan(col):  # not printed (at C speed)
+            continue
+        if (ext[1] if ext is not None else max(x for x in col if x == x)) > k + 1.0:
             return False
     if not drafts_from_depth:
         return True
